@@ -1,0 +1,53 @@
+# Formward: build, run, test and benchmark the one binary.
+#
+#   make run    build bin/formward and start it in the embedded mode (SQLite under ./data)
+#   make test   every test, the PostgreSQL ones included
+#   make bench  the capture-path load benchmark on SQLite and PostgreSQL
+
+GO ?= go
+BIN ?= bin/formward
+PKG := github.com/formward/formward
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X $(PKG)/bootstrap.Version=$(VERSION)
+
+# Tests reach PostgreSQL through this admin URL and create their own throwaway databases.
+FORMWARD_TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+export FORMWARD_TEST_POSTGRES_URL
+
+# `make test RACE=-race` adds the race detector (about 2-3x slower on two cores).
+RACE ?=
+TEST_TIMEOUT ?= 20m
+TEST_FLAGS ?=
+
+WIRE_VERSION := v0.7.0
+GOBIN_DIR := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
+WIRE := $(GOBIN_DIR)/wire
+
+.PHONY: all build run test bench generate lint clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) .
+
+run: build
+	./$(BIN) serve
+
+test:
+	$(GO) test -count=1 $(RACE) -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
+
+bench:
+	bash test/load/bench.sh
+
+generate:
+	@test -x $(WIRE) || $(GO) install github.com/google/wire/cmd/wire@$(WIRE_VERSION)
+	PATH="$(GOBIN_DIR):$$PATH" $(GO) generate ./...
+	$(WIRE) gen ./bootstrap
+
+lint:
+	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './vendor/*' -not -path './.git/*')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,188 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/ports"
+)
+
+var (
+	formProps          = []string{"name", "description", "fields", "status"}
+	formReadOnly       = []string{"id", "created_at", "updated_at", "submission_count"}
+	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder"}
+	submissionProps    = []string{"data"}
+	submissionReadOnly = []string{"id", "form_id", "metadata", "submitted_at", "updated_at", "created_at"}
+)
+
+// pageOf reads limit and cursor for the list identified by list.
+func (a *api) pageOf(c *gin.Context, list string) (ports.Page, error) {
+	page := ports.Page{Limit: 20}
+	if s, ok := c.GetQuery("limit"); ok {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 100 {
+			return page, badRequest("limit must be an integer from 1 to 100")
+		}
+		page.Limit = n
+	}
+	if s, ok := c.GetQuery("cursor"); ok {
+		pos, err := a.cursors.decode(list, s)
+		if err != nil {
+			return page, err
+		}
+		page.After = pos
+	}
+	return page, nil
+}
+
+func (a *api) listForms(c *gin.Context) {
+	p := principal(c)
+	var status *form.Status
+	list := "forms:" + p.WorkspaceID
+	if s, ok := c.GetQuery("status"); ok {
+		st, valid := form.ParseStatus(s)
+		if !valid {
+			fail(c, a.Logger, badRequest("status must be one of draft, published, archived"))
+			return
+		}
+		status = &st
+		list += ":" + s
+	}
+	page, err := a.pageOf(c, list)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	views, more, err := a.App.Queries.ListForms.Handle(c, application.ListForms{WorkspaceID: p.WorkspaceID, Status: status, Page: page})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	items := make([]formJSON, len(views))
+	for i, v := range views {
+		items[i] = presentForm(v, false)
+	}
+	env := envelope{Data: items, HasMore: more}
+	if more {
+		last := views[len(views)-1].Form
+		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.CreatedAt(), ID: last.ID()})
+		env.NextCursor = &cur
+	}
+	c.JSON(http.StatusOK, env)
+}
+
+func (a *api) createForm(c *gin.Context) {
+	var vs domain.Violations
+	o, err := parseBody(body(c), &vs)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	o.allow(formProps[:3], append(formReadOnly, "status"))
+	var d form.Draft
+	name, present := o.str("name")
+	if !present {
+		vs.Add("name", "required", "name is required")
+	}
+	d.Name = name
+	d.Description, _ = o.nullableStr("description")
+	d.Fields = fieldSpecs(o)
+	if err := vs.Err(); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	v, err := a.App.Commands.CreateForm.Handle(c, application.CreateForm{WorkspaceID: principal(c).WorkspaceID, Draft: d})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusCreated, presentForm(v, true))
+}
+
+// fieldSpecs reads the fields array; nil when absent.
+func fieldSpecs(o object) []form.FieldSpec {
+	items, present := o.objects("fields")
+	if !present {
+		return nil
+	}
+	specs := make([]form.FieldSpec, 0, len(items))
+	for _, it := range items {
+		it.allow(fieldProps, nil)
+		var s form.FieldSpec
+		s.ID, _ = it.str("id")
+		s.Label, _ = it.str("label")
+		if !it.has("label") {
+			it.vs.Add(it.at("label"), "required", "label is required")
+		}
+		s.Type, _ = it.str("type")
+		if !it.has("type") {
+			it.vs.Add(it.at("type"), "required", "type is required")
+		}
+		s.Required, _ = it.boolean("required")
+		if !it.isNull("options") {
+			s.Options, _ = it.strings("options")
+		}
+		s.Placeholder, _ = it.nullableStr("placeholder")
+		specs = append(specs, s)
+	}
+	return specs
+}
+
+func (a *api) getForm(c *gin.Context) {
+	v, err := a.App.Queries.GetForm.Handle(c, application.GetForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentForm(v, true))
+}
+
+func (a *api) updateForm(c *gin.Context) {
+	var vs domain.Violations
+	o, err := parseBody(body(c), &vs)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	o.allow(formProps, formReadOnly)
+	var p form.Patch
+	if name, present := o.str("name"); present {
+		p.Name = &name
+	}
+	if desc, present := o.nullableStr("description"); present {
+		p.Description = &desc
+	}
+	if st, present := o.str("status"); present {
+		p.Status = &st
+	}
+	if o.has("fields") {
+		specs := fieldSpecs(o)
+		if specs == nil {
+			specs = []form.FieldSpec{}
+		}
+		p.Fields = &specs
+	}
+	if err := vs.Err(); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	v, err := a.App.Commands.UpdateForm.Handle(c, application.UpdateForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id"), Patch: p})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentForm(v, true))
+}
+
+func (a *api) deleteForm(c *gin.Context) {
+	if err := a.App.Commands.DeleteForm.Handle(c, application.DeleteForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")}); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

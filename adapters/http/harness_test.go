@@ -1,0 +1,168 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/formward/formward/adapters/crypto"
+	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/http/openapi"
+	"github.com/formward/formward/adapters/persistence"
+	"github.com/formward/formward/adapters/persistence/persistencetest"
+	"github.com/formward/formward/adapters/system"
+	"github.com/formward/formward/application"
+)
+
+// harness is the real router over a real database, with keys of every scope in two workspaces.
+type harness struct {
+	t         *testing.T
+	handler   http.Handler
+	app       *application.Application
+	db        *persistence.DB
+	validator *openapi.Validator
+	logs      *observer.ObservedLogs
+	wsA, wsB  string
+	keys      map[string]string // admin, read-write, read-only, revoked, other (admin of B)
+	keyIDs    map[string]string
+}
+
+func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness {
+	t.Helper()
+	ctx := context.Background()
+	ids := system.NewIDs()
+	clock := system.Clock{}
+	cipher := persistencetest.Cipher()
+	app := application.New(application.Deps{
+		Workspaces:  persistence.NewWorkspaceRepository(db),
+		Keys:        persistence.NewAPIKeyRepository(db),
+		Forms:       persistence.NewFormRepository(db, cipher),
+		Submissions: persistence.NewSubmissionRepository(db, cipher),
+		IDs:         ids,
+		Clock:       clock,
+		IPHasher:    crypto.NewIPHasher([]byte("test ip secret")),
+	}, application.Settings{})
+	core, logs := observer.New(zap.DebugLevel)
+	if opts.CursorKey == nil {
+		opts.CursorKey = []byte("cursor key for tests")
+	}
+	h := &harness{t: t, app: app, db: db, logs: logs, keys: map[string]string{}, keyIDs: map[string]string{}}
+	h.handler = httpapi.NewRouter(httpapi.Deps{
+		App: app, Idempotency: persistence.NewIdempotencyStore(db, cipher), Clock: clock, Logger: zap.New(core),
+		Ready: db.Ping,
+	}, opts)
+	v, err := openapi.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.validator = v
+	a, err := app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "B"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.wsA, h.wsB = a.ID(), b.ID()
+	for name, spec := range map[string][2]string{
+		"admin": {h.wsA, "admin"}, "read-write": {h.wsA, "read-write"}, "read-only": {h.wsA, "read-only"},
+		"revoked": {h.wsA, "admin"}, "other": {h.wsB, "admin"},
+	} {
+		k, err := app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: spec[0], Name: name, Scope: spec[1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.keys[name], h.keyIDs[name] = k.Token, k.Key.ID()
+	}
+	if err := app.Commands.RevokeAPIKey.Handle(ctx, application.RevokeAPIKey{ID: h.keyIDs["revoked"]}); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+type response struct {
+	*httptest.ResponseRecorder
+	json map[string]any
+}
+
+func (r response) errorCode() string {
+	e, _ := r.json["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
+}
+
+// do sends a request through the router; every response is checked against the OpenAPI document.
+func (h *harness) do(method, path, key string, body any, headers ...string) response {
+	h.t.Helper()
+	var rd *bytes.Reader
+	switch b := body.(type) {
+	case nil:
+		rd = bytes.NewReader(nil)
+	case string:
+		rd = bytes.NewReader([]byte(b))
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.handler.ServeHTTP(rec, req)
+	res := response{ResponseRecorder: rec}
+	if rec.Body.Len() > 0 {
+		_ = json.Unmarshal(rec.Body.Bytes(), &res.json)
+	}
+	if rel, ok := strings.CutPrefix(req.URL.Path, "/v1"); ok {
+		if err := h.validator.ValidateResponse(method, rel, rec.Code, rec.Body.Bytes()); err != nil {
+			h.t.Errorf("%s %s → %d does not match the OpenAPI document: %v\nbody: %s", method, path, rec.Code, err, rec.Body.String())
+		}
+	}
+	return res
+}
+
+func (h *harness) expect(r response, status int, code string) {
+	h.t.Helper()
+	if r.Code != status {
+		h.t.Fatalf("status %d, want %d; body %s", r.Code, status, r.Body.String())
+	}
+	if code != "" && r.errorCode() != code {
+		h.t.Fatalf("error code %q, want %q; body %s", r.errorCode(), code, r.Body.String())
+	}
+}
+
+// createForm makes a form in workspace A with the given fields and returns its JSON.
+func (h *harness) createForm(fields ...map[string]any) map[string]any {
+	h.t.Helper()
+	if fields == nil {
+		fields = []map[string]any{}
+	}
+	r := h.do("POST", "/v1/forms", h.keys["admin"], map[string]any{"name": "Contact", "fields": fields})
+	h.expect(r, 201, "")
+	return r.json
+}
+
+func fieldIDs(f map[string]any) []string {
+	var ids []string
+	for _, fl := range f["fields"].([]any) {
+		ids = append(ids, fl.(map[string]any)["id"].(string))
+	}
+	return ids
+}

@@ -1,0 +1,247 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+	"golang.org/x/time/rate"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/ports"
+)
+
+const (
+	ctxRequestID = "formward.request_id"
+	ctxPrincipal = "formward.principal"
+	ctxBody      = "formward.body"
+)
+
+func requestID() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		id := c.GetHeader("X-Request-ID")
+		if !saneRequestID(id) {
+			b := make([]byte, 12)
+			_, _ = rand.Read(b)
+			id = "req_" + hex.EncodeToString(b)
+		}
+		c.Set(ctxRequestID, id)
+		c.Header("X-Request-ID", id)
+		c.Next()
+	}
+}
+
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// accessLog writes one line per request: never a header value, a query string or a body.
+func accessLog(log *zap.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		route := c.FullPath()
+		if route == "" {
+			route = "unmatched"
+		}
+		log.Info("request",
+			zap.String("request_id", c.GetString(ctxRequestID)),
+			zap.String("method", c.Request.Method),
+			zap.String("route", route),
+			zap.Int("status", c.Writer.Status()),
+			zap.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
+			zap.Int("bytes", c.Writer.Size()),
+		)
+	}
+}
+
+func recovery(log *zap.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				log.Error("panic", zap.String("request_id", c.GetString(ctxRequestID)), zap.Any("panic", r), zap.Stack("stack"))
+				fail(c, log, errors.New("panic"))
+			}
+		}()
+		c.Next()
+	}
+}
+
+// limitBody reads the whole body up front (at most 1 MiB) so that handlers and the
+// idempotency check see the same bytes.
+func (a *api) limitBody(c *gin.Context) {
+	if c.Request.Method == http.MethodGet || c.Request.Method == http.MethodDelete {
+		return
+	}
+	if c.Request.ContentLength > MaxBodyBytes {
+		fail(c, a.Logger, errPayloadTooLarge)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			fail(c, a.Logger, err)
+			return
+		}
+		fail(c, a.Logger, badRequest("could not read the request body"))
+		return
+	}
+	c.Set(ctxBody, body)
+}
+
+func body(c *gin.Context) []byte {
+	b, _ := c.Get(ctxBody)
+	raw, _ := b.([]byte)
+	return raw
+}
+
+func (a *api) authenticate(c *gin.Context) {
+	scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		fail(c, a.Logger, application.ErrUnauthenticated)
+		return
+	}
+	p, err := a.App.Queries.Authenticate.Handle(c, application.Authenticate{Token: strings.TrimSpace(token)})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.Set(ctxPrincipal, p)
+}
+
+func principal(c *gin.Context) application.Principal {
+	p, _ := c.Get(ctxPrincipal)
+	return p.(application.Principal)
+}
+
+// authorize maps the method to a permission: reading needs read, anything else write.
+func (a *api) authorize(c *gin.Context) {
+	need := apikey.PermWrite
+	if c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead {
+		need = apikey.PermRead
+	}
+	if !principal(c).Scope.Allows(need) {
+		fail(c, a.Logger, errForbidden)
+	}
+}
+
+// limiter is a token bucket per API key.
+type limiter struct {
+	rate  rate.Limit
+	burst int
+	mu    sync.Mutex
+	keys  map[string]*rate.Limiter
+}
+
+func newLimiter(perSecond float64, burst int) *limiter {
+	if burst <= 0 {
+		burst = int(math.Max(1, perSecond*2))
+	}
+	return &limiter{rate: rate.Limit(perSecond), burst: burst, keys: map[string]*rate.Limiter{}}
+}
+
+func (l *limiter) get(key string) *rate.Limiter {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lim, ok := l.keys[key]
+	if !ok {
+		lim = rate.NewLimiter(l.rate, l.burst)
+		l.keys[key] = lim
+	}
+	return lim
+}
+
+func (a *api) rateLimit(c *gin.Context) {
+	if a.limiter.rate <= 0 {
+		return
+	}
+	lim := a.limiter.get(principal(c).KeyID)
+	now := time.Now()
+	c.Header("RateLimit-Limit", itoa(a.limiter.burst))
+	if !lim.AllowN(now, 1) {
+		wait := time.Duration(float64(time.Second) / float64(a.limiter.rate))
+		secs := int(math.Ceil(wait.Seconds()))
+		c.Header("RateLimit-Remaining", "0")
+		c.Header("RateLimit-Reset", itoa(secs))
+		fail(c, a.Logger, &rateLimited{retryAfter: secs})
+		return
+	}
+	remaining := int(lim.TokensAt(now))
+	c.Header("RateLimit-Remaining", itoa(max(remaining, 0)))
+	c.Header("RateLimit-Reset", itoa(int(math.Ceil(float64(a.limiter.burst-remaining)/float64(a.limiter.rate)))))
+}
+
+// idempotent replays the first response to a POST with the same Idempotency-Key and body.
+func (a *api) idempotent(c *gin.Context) {
+	key := c.GetHeader("Idempotency-Key")
+	if c.Request.Method != http.MethodPost || key == "" {
+		return
+	}
+	if len(key) > 255 {
+		fail(c, a.Logger, badRequest("Idempotency-Key must be at most 255 characters"))
+		return
+	}
+	p := principal(c)
+	h := sha256.New()
+	h.Write([]byte(c.Request.Method + " " + c.Request.URL.Path + "\n"))
+	h.Write(body(c))
+	stored, err := a.Idempotency.Reserve(c, p.WorkspaceID, "api", key, h.Sum(nil), a.Clock.Now())
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	if stored != nil {
+		c.Header("Idempotent-Replayed", "true")
+		c.Data(stored.Status, "application/json; charset=utf-8", stored.Body)
+		c.Abort()
+		return
+	}
+	rec := &recorder{ResponseWriter: c.Writer}
+	c.Writer = rec
+	c.Next()
+	if rec.Status() >= 500 || rec.Status() == 429 {
+		_ = a.Idempotency.Release(c, p.WorkspaceID, "api", key)
+		return
+	}
+	if err := a.Idempotency.Complete(c, p.WorkspaceID, "api", key, ports.StoredResponse{Status: rec.Status(), Body: rec.buf.Bytes()}); err != nil {
+		a.Logger.Error("store idempotent response", zap.String("request_id", c.GetString(ctxRequestID)), zap.Error(err))
+	}
+}
+
+type recorder struct {
+	gin.ResponseWriter
+	buf bytes.Buffer
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.buf.Write(b)
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) WriteString(s string) (int, error) {
+	r.buf.WriteString(s)
+	return r.ResponseWriter.WriteString(s)
+}

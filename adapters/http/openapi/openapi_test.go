@@ -1,0 +1,383 @@
+package openapi
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func newValidator(t *testing.T) *Validator {
+	t.Helper()
+	v, err := NewValidator()
+	if err != nil {
+		t.Fatalf("NewValidator: %v", err)
+	}
+	return v
+}
+
+type doc struct {
+	OpenAPI           string                                `json:"openapi"`
+	JSONSchemaDialect string                                `json:"jsonSchemaDialect"`
+	Servers           []struct{ URL string }                `json:"servers"`
+	Security          []map[string][]string                 `json:"security"`
+	Paths             map[string]map[string]json.RawMessage `json:"paths"`
+	Components        struct {
+		SecuritySchemes map[string]struct {
+			Type   string `json:"type"`
+			Scheme string `json:"scheme"`
+		} `json:"securitySchemes"`
+	} `json:"components"`
+}
+
+type op struct {
+	Security   *[]map[string][]string     `json:"security"`
+	Parameters []map[string]string        `json:"parameters"`
+	Responses  map[string]json.RawMessage `json:"responses"`
+}
+
+func parseDoc(t *testing.T) doc {
+	t.Helper()
+	var d doc
+	if err := json.Unmarshal(Document(), &d); err != nil {
+		t.Fatalf("document is not JSON: %v", err)
+	}
+	return d
+}
+
+// operations yields every operation of the document with its lower-case method.
+func operations(t *testing.T, d doc) map[string]op {
+	t.Helper()
+	out := map[string]op{}
+	for path, item := range d.Paths {
+		for m, raw := range item {
+			if m == "parameters" || m == "summary" || m == "description" {
+				continue
+			}
+			var o op
+			if err := json.Unmarshal(raw, &o); err != nil {
+				t.Fatalf("%s %s: %v", m, path, err)
+			}
+			out[strings.ToUpper(m)+" "+path] = o
+		}
+	}
+	return out
+}
+
+func TestDocumentIsOpenAPI31(t *testing.T) {
+	d := parseDoc(t)
+	if d.OpenAPI != "3.1.0" {
+		t.Errorf("openapi = %q, want 3.1.0", d.OpenAPI)
+	}
+	if d.JSONSchemaDialect != "https://json-schema.org/draft/2020-12/schema" {
+		t.Errorf("jsonSchemaDialect = %q", d.JSONSchemaDialect)
+	}
+	if len(d.Servers) != 1 || d.Servers[0].URL != "http://127.0.0.1:8080/v1" {
+		t.Errorf("servers = %+v", d.Servers)
+	}
+	if s, ok := d.Components.SecuritySchemes["bearer"]; !ok || s.Type != "http" || s.Scheme != "bearer" {
+		t.Errorf("bearer security scheme = %+v", s)
+	}
+	if len(d.Security) != 1 || d.Security[0]["bearer"] == nil {
+		t.Errorf("global security = %+v", d.Security)
+	}
+}
+
+func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
+	d := parseDoc(t)
+	ops := operations(t, d)
+	if len(ops) != 11 {
+		t.Errorf("%d operations, want 11", len(ops))
+	}
+	for name, o := range ops {
+		if name == "GET /openapi.json" {
+			if o.Security == nil || len(*o.Security) != 0 {
+				t.Errorf("%s: security must be [] (no auth)", name)
+			}
+			continue
+		}
+		if o.Security != nil {
+			t.Errorf("%s: must use the global bearer security", name)
+		}
+		for _, code := range []string{"401", "429", "500"} {
+			if _, ok := o.Responses[code]; !ok {
+				t.Errorf("%s: no %s response", name, code)
+			}
+		}
+		write := !strings.HasPrefix(name, "GET ")
+		if _, ok := o.Responses["403"]; ok != write {
+			t.Errorf("%s: 403 documented = %v, want %v", name, ok, write)
+		}
+		if strings.HasPrefix(name, "POST ") {
+			idem := false
+			for _, p := range o.Parameters {
+				idem = idem || p["$ref"] == "#/components/parameters/IdempotencyKey"
+			}
+			if !idem {
+				t.Errorf("%s: no Idempotency-Key parameter", name)
+			}
+			if _, ok := o.Responses["201"]; !ok {
+				t.Errorf("%s: no 201", name)
+			}
+		}
+		if strings.HasPrefix(name, "DELETE ") {
+			if _, ok := o.Responses["204"]; !ok {
+				t.Errorf("%s: no 204", name)
+			}
+		}
+		if strings.HasPrefix(name, "POST ") || strings.HasPrefix(name, "PATCH ") {
+			for _, code := range []string{"400", "413", "422"} {
+				if _, ok := o.Responses[code]; !ok {
+					t.Errorf("%s: no %s response", name, code)
+				}
+			}
+		}
+	}
+}
+
+func TestOperations(t *testing.T) {
+	got := strings.Join(newValidator(t).Operations(), "\n")
+	want := strings.Join([]string{
+		"DELETE /forms/{id}",
+		"DELETE /forms/{id}/submissions/{submission_id}",
+		"GET /forms",
+		"GET /forms/{id}",
+		"GET /forms/{id}/submissions",
+		"GET /forms/{id}/submissions/{submission_id}",
+		"GET /openapi.json",
+		"PATCH /forms/{id}",
+		"PATCH /forms/{id}/submissions/{submission_id}",
+		"POST /forms",
+		"POST /forms/{id}/submissions",
+	}, "\n")
+	if got != want {
+		t.Errorf("Operations() =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestPathTemplatesMatch(t *testing.T) {
+	v := newValidator(t)
+	cases := map[string]string{
+		"/forms":                                  "/forms",
+		"/forms?limit=5":                          "/forms",
+		"/forms/frm_ABC":                          "/forms/{id}",
+		"/forms/frm_ABC/submissions":              "/forms/{id}/submissions",
+		"/forms/frm_ABC/submissions/sub_XYZ":      "/forms/{id}/submissions/{submission_id}",
+		"/forms/anything-at-all/submissions/junk": "/forms/{id}/submissions/{submission_id}",
+		"/openapi.json":                           "/openapi.json",
+	}
+	for path, want := range cases {
+		pi, ok := v.match(path)
+		if !ok || pi.template != want {
+			t.Errorf("match(%q) = %v, want %s", path, pi, want)
+		}
+	}
+	for _, path := range []string{"", "forms", "/forms/", "/forms//submissions", "/forms/frm_A/other", "/v1/forms", "/workflows"} {
+		if pi, ok := v.match(path); ok {
+			t.Errorf("match(%q) = %s, want no match", path, pi.template)
+		}
+	}
+}
+
+const validForm = `{
+  "id": "frm_01JD8X3R9T6V2KQ4M7ZB5WN0AE",
+  "name": "Contact",
+  "description": null,
+  "status": "draft",
+  "fields": [
+    {"id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AF", "label": "Email", "type": "email", "required": true, "options": [], "placeholder": null},
+    {"id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AG", "label": "Topic", "type": "radio", "required": false, "options": ["a", "b"], "placeholder": "pick one"}
+  ],
+  "submission_count": 0,
+  "created_at": "2026-11-22T19:48:41.123Z",
+  "updated_at": "2026-11-22T19:48:41.123Z"
+}`
+
+func mutate(t *testing.T, body string, f func(m map[string]any)) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		t.Fatal(err)
+	}
+	f(m)
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestValidateForm(t *testing.T) {
+	v := newValidator(t)
+	for _, method := range []string{"GET", "PATCH"} {
+		if err := v.ValidateResponse(method, "/forms/frm_01JD8X3R9T6V2KQ4M7ZB5WN0AE", 200, []byte(validForm)); err != nil {
+			t.Errorf("%s valid form: %v", method, err)
+		}
+	}
+	if err := v.ValidateResponse("POST", "/forms", 201, []byte(validForm)); err != nil {
+		t.Errorf("POST valid form: %v", err)
+	}
+
+	bad := map[string][]byte{
+		"missing id":          mutate(t, validForm, func(m map[string]any) { delete(m, "id") }),
+		"extra property":      mutate(t, validForm, func(m map[string]any) { m["owner"] = "me" }),
+		"bad id prefix":       mutate(t, validForm, func(m map[string]any) { m["id"] = "form_01JD8X3R9T6V2KQ4M7ZB5WN0AE" }),
+		"timestamp no millis": mutate(t, validForm, func(m map[string]any) { m["created_at"] = "2026-11-22T19:48:41Z" }),
+		"timestamp offset":    mutate(t, validForm, func(m map[string]any) { m["updated_at"] = "2026-11-22T19:48:41.123+00:00" }),
+		"unknown status":      mutate(t, validForm, func(m map[string]any) { m["status"] = "live" }),
+		"count not integer":   mutate(t, validForm, func(m map[string]any) { m["submission_count"] = 1.5 }),
+		"field options null": mutate(t, validForm, func(m map[string]any) {
+			m["fields"].([]any)[0].(map[string]any)["options"] = nil
+		}),
+		"field extra property": mutate(t, validForm, func(m map[string]any) {
+			m["fields"].([]any)[0].(map[string]any)["hint"] = "x"
+		}),
+	}
+	for name, body := range bad {
+		if err := v.ValidateResponse("GET", "/forms/frm_X", 200, body); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if err := v.ValidateResponse("GET", "/forms/frm_X", 200, []byte("not json")); err == nil {
+		t.Error("non-JSON body accepted")
+	}
+}
+
+func TestValidateFormList(t *testing.T) {
+	v := newValidator(t)
+	item := mutate(t, validForm, func(m map[string]any) { delete(m, "fields") })
+	page := []byte(`{"data": [` + string(item) + `], "next_cursor": "abc", "has_more": true}`)
+	if err := v.ValidateResponse("GET", "/forms?limit=1", 200, page); err != nil {
+		t.Errorf("valid page: %v", err)
+	}
+	if err := v.ValidateResponse("GET", "/forms", 200, []byte(`{"data": [], "next_cursor": null, "has_more": false}`)); err != nil {
+		t.Errorf("empty page: %v", err)
+	}
+	withFields := []byte(`{"data": [` + validForm + `], "next_cursor": null, "has_more": false}`)
+	if err := v.ValidateResponse("GET", "/forms", 200, withFields); err == nil {
+		t.Error("list item with fields accepted")
+	}
+	if err := v.ValidateResponse("GET", "/forms", 200, []byte(`{"data": []}`)); err == nil {
+		t.Error("envelope without next_cursor/has_more accepted")
+	}
+}
+
+const validSubmission = `{
+  "id": "sub_01JD8X3R9T6V2KQ4M7ZB5WN0AH",
+  "form_id": "frm_01JD8X3R9T6V2KQ4M7ZB5WN0AE",
+  "data": {"fld_01JD8X3R9T6V2KQ4M7ZB5WN0AF": "a@example.com", "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AG": ["a", "b"]},
+  "metadata": {"ip": null, "user_agent": null, "referrer": null, "source": "api", "utm": {}},
+  "submitted_at": "2026-11-22T19:48:41.123Z",
+  "updated_at": "2026-11-22T19:48:41.123Z"
+}`
+
+func TestValidateSubmission(t *testing.T) {
+	v := newValidator(t)
+	if err := v.ValidateResponse("POST", "/forms/frm_A/submissions", 201, []byte(validSubmission)); err != nil {
+		t.Errorf("valid submission: %v", err)
+	}
+	public := mutate(t, validSubmission, func(m map[string]any) {
+		m["metadata"] = map[string]any{
+			"ip":         strings.Repeat("ab", 32),
+			"user_agent": "Mozilla/5.0",
+			"referrer":   "https://example.com/",
+			"source":     "form",
+			"utm":        map[string]any{"utm_source": "news", "utm_campaign": "fall"},
+		}
+	})
+	if err := v.ValidateResponse("GET", "/forms/frm_A/submissions/sub_B", 200, public); err != nil {
+		t.Errorf("public submission: %v", err)
+	}
+	bad := map[string][]byte{
+		"raw ip":         mutate(t, validSubmission, func(m map[string]any) { m["metadata"].(map[string]any)["ip"] = "203.0.113.7" }),
+		"other utm key":  mutate(t, validSubmission, func(m map[string]any) { m["metadata"].(map[string]any)["utm"] = map[string]any{"gclid": "x"} }),
+		"number value":   mutate(t, validSubmission, func(m map[string]any) { m["data"] = map[string]any{"fld_01JD8X3R9T6V2KQ4M7ZB5WN0AF": 42} }),
+		"bad source":     mutate(t, validSubmission, func(m map[string]any) { m["metadata"].(map[string]any)["source"] = "web" }),
+		"no updated_at":  mutate(t, validSubmission, func(m map[string]any) { delete(m, "updated_at") }),
+		"data key no id": mutate(t, validSubmission, func(m map[string]any) { m["data"] = map[string]any{"email": "x"} }),
+	}
+	for name, body := range bad {
+		if err := v.ValidateResponse("GET", "/forms/frm_A/submissions/sub_B", 200, body); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	page := []byte(`{"data": [` + validSubmission + `], "next_cursor": null, "has_more": false}`)
+	if err := v.ValidateResponse("GET", "/forms/frm_A/submissions?created_after=2026-01-01T00:00:00Z", 200, page); err != nil {
+		t.Errorf("submission page: %v", err)
+	}
+}
+
+func TestValidateErrors(t *testing.T) {
+	v := newValidator(t)
+	unauthorized := []byte(`{"error": {"code": "unauthorized", "message": "missing API key", "status": 401}}`)
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/forms"}, {"POST", "/forms"}, {"DELETE", "/forms/frm_A"}, {"PATCH", "/forms/frm_A/submissions/sub_B"},
+	} {
+		if err := v.ValidateResponse(c.method, c.path, 401, unauthorized); err != nil {
+			t.Errorf("%s %s 401: %v", c.method, c.path, err)
+		}
+	}
+	if err := v.ValidateResponse("GET", "/forms", 401, []byte(`{"error": {"code": "forbidden", "message": "x", "status": 401}}`)); err == nil {
+		t.Error("401 with code forbidden accepted")
+	}
+	if err := v.ValidateResponse("GET", "/forms", 401, []byte(`{"error": {"code": "unauthorized", "message": "x", "status": 401, "trace": "x"}}`)); err == nil {
+		t.Error("error with extra property accepted")
+	}
+	validation := []byte(`{"error": {"code": "validation_failed", "message": "bad", "status": 422,
+		"details": [{"field": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AF", "code": "required", "message": "Email: a value is required"}]}}`)
+	if err := v.ValidateResponse("POST", "/forms/frm_A/submissions", 422, validation); err != nil {
+		t.Errorf("422: %v", err)
+	}
+	if err := v.ValidateResponse("POST", "/forms/frm_A/submissions", 422, []byte(`{"error": {"code": "validation_failed", "message": "bad", "status": 422}}`)); err == nil {
+		t.Error("422 without details accepted")
+	}
+	for _, code := range []string{"form_closed", "conflict"} {
+		body := []byte(`{"error": {"code": "` + code + `", "message": "x", "status": 409}}`)
+		if err := v.ValidateResponse("POST", "/forms/frm_A/submissions", 409, body); err != nil {
+			t.Errorf("409 %s: %v", code, err)
+		}
+	}
+	if err := v.ValidateResponse("POST", "/forms", 409, []byte(`{"error": {"code": "form_closed", "message": "x", "status": 409}}`)); err == nil {
+		t.Error("form_closed on POST /forms accepted")
+	}
+	notAllowed := []byte(`{"error": {"code": "method_not_allowed", "message": "x", "status": 405}}`)
+	if err := v.ValidateResponse("PUT", "/forms/frm_A", 405, notAllowed); err != nil {
+		t.Errorf("405 on known path: %v", err)
+	}
+}
+
+func TestUndocumented(t *testing.T) {
+	v := newValidator(t)
+	notFound := []byte(`{"error": {"code": "not_found", "message": "x", "status": 404}}`)
+	if err := v.ValidateResponse("GET", "/forms", 404, notFound); err == nil {
+		t.Error("undocumented status accepted")
+	}
+	if err := v.ValidateResponse("GET", "/forms", 403, []byte(`{"error": {"code": "forbidden", "message": "x", "status": 403}}`)); err == nil {
+		t.Error("403 on a GET accepted")
+	}
+	if err := v.ValidateResponse("PUT", "/forms/frm_A", 200, []byte(validForm)); err == nil {
+		t.Error("undocumented method accepted")
+	}
+	if err := v.ValidateResponse("GET", "/workflows", 200, []byte(`{}`)); err == nil {
+		t.Error("undocumented path accepted")
+	}
+	if err := v.ValidateResponse("GET", "/openapi.json", 401, nil); err == nil {
+		t.Error("401 on /openapi.json accepted")
+	}
+}
+
+func TestNoContent(t *testing.T) {
+	v := newValidator(t)
+	if err := v.ValidateResponse("DELETE", "/forms/frm_A", 204, nil); err != nil {
+		t.Errorf("204 without body: %v", err)
+	}
+	if err := v.ValidateResponse("DELETE", "/forms/frm_A/submissions/sub_B", 204, []byte("{}")); err == nil {
+		t.Error("204 with a body accepted")
+	}
+}
+
+func TestDocumentValidatesItself(t *testing.T) {
+	v := newValidator(t)
+	if err := v.ValidateResponse("GET", "/openapi.json", 200, Document()); err != nil {
+		t.Errorf("GET /openapi.json: %v", err)
+	}
+}

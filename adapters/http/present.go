@@ -1,0 +1,97 @@
+package httpapi
+
+import (
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
+)
+
+type fieldJSON struct {
+	ID          string   `json:"id"`
+	Label       string   `json:"label"`
+	Type        string   `json:"type"`
+	Required    bool     `json:"required"`
+	Options     []string `json:"options"`
+	Placeholder *string  `json:"placeholder"`
+}
+
+type formJSON struct {
+	ID              string       `json:"id"`
+	Name            string       `json:"name"`
+	Description     *string      `json:"description"`
+	Status          string       `json:"status"`
+	Fields          *[]fieldJSON `json:"fields,omitempty"`
+	SubmissionCount int64        `json:"submission_count"`
+	CreatedAt       string       `json:"created_at"`
+	UpdatedAt       string       `json:"updated_at"`
+}
+
+func presentForm(v application.FormView, withFields bool) formJSON {
+	f := v.Form
+	out := formJSON{
+		ID: f.ID(), Name: f.Name(), Description: f.Description(), Status: string(f.Status()),
+		SubmissionCount: v.SubmissionCount,
+		CreatedAt:       domain.FormatTime(f.CreatedAt()), UpdatedAt: domain.FormatTime(f.UpdatedAt()),
+	}
+	if withFields {
+		fields := make([]fieldJSON, 0, len(f.Fields()))
+		for _, fl := range f.Fields() {
+			fields = append(fields, presentField(fl))
+		}
+		out.Fields = &fields
+	}
+	return out
+}
+
+func presentField(f form.Field) fieldJSON {
+	opts := f.Options
+	if opts == nil {
+		opts = []string{}
+	}
+	return fieldJSON{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: opts, Placeholder: f.Placeholder}
+}
+
+type metadataJSON struct {
+	IP        *string           `json:"ip"`
+	UserAgent *string           `json:"user_agent"`
+	Referrer  *string           `json:"referrer"`
+	Source    string            `json:"source"`
+	UTM       map[string]string `json:"utm"`
+}
+
+type submissionJSON struct {
+	ID          string         `json:"id"`
+	FormID      string         `json:"form_id"`
+	Data        map[string]any `json:"data"`
+	Metadata    metadataJSON   `json:"metadata"`
+	SubmittedAt string         `json:"submitted_at"`
+	UpdatedAt   string         `json:"updated_at"`
+}
+
+func presentSubmission(s *submission.Submission) submissionJSON {
+	data := make(map[string]any, len(s.Data()))
+	for k, v := range s.Data() {
+		if v.IsList() {
+			data[k] = v.Strings()
+		} else {
+			data[k] = v.String()
+		}
+	}
+	m := s.Metadata()
+	utm := m.UTM
+	if utm == nil {
+		utm = map[string]string{}
+	}
+	return submissionJSON{
+		ID: s.ID(), FormID: s.FormID(), Data: data,
+		Metadata:    metadataJSON{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm},
+		SubmittedAt: domain.FormatTime(s.SubmittedAt()), UpdatedAt: domain.FormatTime(s.UpdatedAt()),
+	}
+}
+
+type envelope struct {
+	Data       any     `json:"data"`
+	NextCursor *string `json:"next_cursor"`
+	HasMore    bool    `json:"has_more"`
+}

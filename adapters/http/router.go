@@ -1,0 +1,86 @@
+// Package httpapi is the gin adapter of the /v1 REST API.
+package httpapi
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/adapters/http/openapi"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/ports"
+)
+
+// MaxBodyBytes is the API body limit of DECISIONS.md.
+const MaxBodyBytes = 1 << 20
+
+// Options configure the API edge.
+type Options struct {
+	// CursorKey signs pagination cursors.
+	CursorKey []byte
+	// RateLimit is requests per second per key; 0 turns the limit off.
+	RateLimit float64
+	// RateBurst is the bucket size of the per-key limit.
+	RateBurst int
+}
+
+// Deps are what the router needs.
+type Deps struct {
+	App         *application.Application
+	Idempotency ports.IdempotencyStore
+	Clock       ports.Clock
+	Logger      *zap.Logger
+	// Ready reports whether the database answers.
+	Ready func(ctx context.Context) error
+}
+
+type api struct {
+	Deps
+	cursors cursors
+	limiter *limiter
+}
+
+// NewRouter builds the HTTP handler: /healthz, /readyz and the /v1 API.
+func NewRouter(d Deps, o Options) *Router {
+	gin.SetMode(gin.ReleaseMode)
+	a := &api{Deps: d, cursors: cursors{key: o.CursorKey}, limiter: newLimiter(o.RateLimit, o.RateBurst)}
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.ContextWithFallback = true
+	r.Use(requestID(), accessLog(d.Logger), recovery(d.Logger))
+	r.NoRoute(func(c *gin.Context) { fail(c, d.Logger, errRouteNotFound) })
+	r.NoMethod(func(c *gin.Context) { fail(c, d.Logger, errMethodNotFound) })
+
+	r.GET("/healthz", func(c *gin.Context) { c.JSON(200, gin.H{"status": "ok"}) })
+	r.GET("/readyz", func(c *gin.Context) {
+		if err := d.Ready(c); err != nil {
+			d.Logger.Warn("not ready", zap.Error(err))
+			c.JSON(503, gin.H{"status": "unavailable"})
+			return
+		}
+		c.JSON(200, gin.H{"status": "ok"})
+	})
+	r.GET("/v1/openapi.json", func(c *gin.Context) { c.Data(200, "application/json", openapi.Document()) })
+
+	v1 := r.Group("/v1", a.limitBody, a.authenticate, a.rateLimit, a.authorize, a.idempotent)
+	v1.GET("/forms", a.listForms)
+	v1.POST("/forms", a.createForm)
+	v1.GET("/forms/:id", a.getForm)
+	v1.PATCH("/forms/:id", a.updateForm)
+	v1.DELETE("/forms/:id", a.deleteForm)
+	v1.GET("/forms/:id/submissions", a.listSubmissions)
+	v1.POST("/forms/:id/submissions", a.createSubmission)
+	v1.GET("/forms/:id/submissions/:submission_id", a.getSubmission)
+	v1.PATCH("/forms/:id/submissions/:submission_id", a.updateSubmission)
+	v1.DELETE("/forms/:id/submissions/:submission_id", a.deleteSubmission)
+	return &Router{Engine: r}
+}
+
+// Router is the API's http.Handler.
+type Router struct{ *gin.Engine }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,124 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/ports"
+)
+
+func (a *api) listSubmissions(c *gin.Context) {
+	p := principal(c)
+	q := application.ListSubmissions{WorkspaceID: p.WorkspaceID, FormID: c.Param("id")}
+	for name, dst := range map[string]**time.Time{"created_after": &q.CreatedAfter, "created_before": &q.CreatedBefore} {
+		if s, ok := c.GetQuery(name); ok {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				fail(c, a.Logger, badRequest(name+" must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z"))
+				return
+			}
+			t = t.UTC()
+			*dst = &t
+		}
+	}
+	list := "submissions:" + p.WorkspaceID + ":" + q.FormID
+	page, err := a.pageOf(c, list)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	q.Page = page
+	subs, more, err := a.App.Queries.ListSubmissions.Handle(c, q)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	items := make([]submissionJSON, len(subs))
+	for i, s := range subs {
+		items[i] = presentSubmission(s)
+	}
+	env := envelope{Data: items, HasMore: more}
+	if more {
+		last := subs[len(subs)-1]
+		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.SubmittedAt(), ID: last.ID()})
+		env.NextCursor = &cur
+	}
+	c.JSON(http.StatusOK, env)
+}
+
+// answers reads the required data object of a submission body.
+func (a *api) answers(c *gin.Context) (map[string]submission.Input, bool) {
+	var vs domain.Violations
+	o, err := parseBody(body(c), &vs)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return nil, false
+	}
+	o.allow(submissionProps, submissionReadOnly)
+	data, present := o.answers("data")
+	if !present {
+		vs.Add("data", "required", "data is required: an object mapping field IDs to values")
+	}
+	if err := vs.Err(); err != nil {
+		fail(c, a.Logger, err)
+		return nil, false
+	}
+	return data, true
+}
+
+func (a *api) createSubmission(c *gin.Context) {
+	data, ok := a.answers(c)
+	if !ok {
+		return
+	}
+	s, err := a.App.Commands.CaptureSubmission.Handle(c, application.CaptureSubmission{
+		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Data: data, Source: submission.SourceAPI,
+	})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusCreated, presentSubmission(s))
+}
+
+func (a *api) getSubmission(c *gin.Context) {
+	s, err := a.App.Queries.GetSubmission.Handle(c, application.GetSubmission{
+		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"),
+	})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentSubmission(s))
+}
+
+func (a *api) updateSubmission(c *gin.Context) {
+	data, ok := a.answers(c)
+	if !ok {
+		return
+	}
+	s, err := a.App.Commands.UpdateSubmission.Handle(c, application.UpdateSubmission{
+		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"), Changes: data,
+	})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentSubmission(s))
+}
+
+func (a *api) deleteSubmission(c *gin.Context) {
+	err := a.App.Commands.DeleteSubmission.Handle(c, application.DeleteSubmission{
+		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"),
+	})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

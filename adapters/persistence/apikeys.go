@@ -1,0 +1,76 @@
+package persistence
+
+import (
+	"context"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/ports"
+)
+
+// APIKeyRepository stores API keys; only the hash of a secret is kept.
+type APIKeyRepository struct{ db *DB }
+
+var _ ports.APIKeyRepository = (*APIKeyRepository)(nil)
+
+// NewAPIKeyRepository returns the API key repository.
+func NewAPIKeyRepository(db *DB) *APIKeyRepository { return &APIKeyRepository{db: db} }
+
+// Create stores k; an existing ID gives domain.ErrConflict, an unknown workspace domain.ErrNotFound.
+func (r *APIKeyRepository) Create(ctx context.Context, k *apikey.Key) error {
+	row := apiKeyFromDomain(k)
+	return r.db.write(ctx, func(db *gorm.DB) error {
+		return mapErr("create api key", db.Create(&row).Error)
+	})
+}
+
+// Get returns the key, revoked or not, or domain.ErrNotFound.
+func (r *APIKeyRepository) Get(ctx context.Context, id string) (*apikey.Key, error) {
+	var row apiKeyRow
+	if err := r.db.read(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+		return nil, mapErr("get api key", err)
+	}
+	return row.toDomain(), nil
+}
+
+// List returns the keys of one workspace, or of all when workspaceID is empty, oldest first.
+func (r *APIKeyRepository) List(ctx context.Context, workspaceID string) ([]*apikey.Key, error) {
+	q := r.db.read(ctx).Order("created_at, id")
+	if workspaceID != "" {
+		q = q.Where("workspace_id = ?", workspaceID)
+	}
+	var rows []apiKeyRow
+	if err := q.Find(&rows).Error; err != nil {
+		return nil, mapErr("list api keys", err)
+	}
+	out := make([]*apikey.Key, len(rows))
+	for i, row := range rows {
+		out[i] = row.toDomain()
+	}
+	return out, nil
+}
+
+// Revoke sets revoked_at; a key already revoked keeps its first time. Unknown IDs give
+// domain.ErrNotFound.
+func (r *APIKeyRepository) Revoke(ctx context.Context, id string, at time.Time) error {
+	return r.db.write(ctx, func(db *gorm.DB) error {
+		res := db.Exec("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", toMillis(at), id)
+		if res.Error != nil {
+			return mapErr("revoke api key", res.Error)
+		}
+		if res.RowsAffected > 0 {
+			return nil
+		}
+		var n int64
+		if err := db.Table("api_keys").Where("id = ?", id).Count(&n).Error; err != nil {
+			return mapErr("revoke api key", err)
+		}
+		if n == 0 {
+			return domain.ErrNotFound
+		}
+		return nil
+	})
+}

@@ -1,0 +1,277 @@
+// Package persistence is the gorm adapter that stores Formward's aggregates in SQLite (the
+// embedded default) or PostgreSQL (scaled out), with one set of repositories and the same
+// semantics on both: times are unix milliseconds UTC, submitted content is sealed with the
+// workspace's data key, and submissions are captured through group commit.
+package persistence
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/glebarez/sqlite"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/formward/formward/migrations"
+)
+
+// Dialect names.
+const (
+	DialectSQLite   = "sqlite"
+	DialectPostgres = "postgres"
+)
+
+// ErrClosed is returned by SubmissionRepository.Add after Close.
+var ErrClosed = errors.New("persistence: database is closed")
+
+// Config selects and tunes the database.
+type Config struct {
+	// DatabaseURL is a postgres:// or postgresql:// URL; empty means SQLite under DataDir.
+	DatabaseURL string
+	// DataDir holds formward.db when DatabaseURL is empty (default "data", created with mode 0700).
+	DataDir string
+	// MaxConns bounds the connection pool (default 16 on PostgreSQL, max(8, GOMAXPROCS) on SQLite).
+	MaxConns int
+	// GroupCommitMax is the most submissions written in one capture transaction (default 128).
+	GroupCommitMax int
+	// Committers is the number of capture transactions in flight on PostgreSQL (default 4);
+	// SQLite has one writer, so always one.
+	Committers int
+}
+
+// DB is an open database with its group committers.
+type DB struct {
+	gorm    *gorm.DB
+	sqlDB   *sql.DB
+	dialect string
+
+	// writeSlot serialises writers inside this process on SQLite, which has one writer at a
+	// time anyway: waiting here is cheaper than sleeping in SQLite's busy handler. nil on PostgreSQL.
+	writeSlot chan struct{}
+
+	groupMax   int
+	adds       chan *pendingAdd
+	closeMu    sync.RWMutex
+	closed     bool
+	committers sync.WaitGroup
+}
+
+// Open connects, configures durability and starts the group committers. It does not migrate.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	gcfg := &gorm.Config{
+		Logger:                 logger.Discard, // never log SQL: values may be secret
+		SkipDefaultTransaction: true,
+	}
+	var (
+		dialector gorm.Dialector
+		dialect   string
+		maxConns  = cfg.MaxConns
+	)
+	switch {
+	case strings.HasPrefix(cfg.DatabaseURL, "postgres://"), strings.HasPrefix(cfg.DatabaseURL, "postgresql://"):
+		dsn, err := postgresDSN(cfg.DatabaseURL)
+		if err != nil {
+			return nil, err
+		}
+		dialect = DialectPostgres
+		// pgx caches prepared statements per connection itself; gorm's cache would only add a layer.
+		dialector = postgres.New(postgres.Config{DSN: dsn})
+		if maxConns <= 0 {
+			maxConns = 16
+		}
+	case cfg.DatabaseURL == "":
+		dsn, err := sqliteDSN(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		dialect = DialectSQLite
+		dialector = sqlite.Open(dsn)
+		gcfg.PrepareStmt = true
+		if maxConns <= 0 {
+			maxConns = max(8, runtime.GOMAXPROCS(0))
+		}
+	default:
+		return nil, errors.New("persistence: database url must start with postgres:// or postgresql://")
+	}
+
+	g, err := gorm.Open(dialector, gcfg)
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	sqlDB, err := g.DB()
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	sqlDB.SetMaxOpenConns(maxConns)
+	sqlDB.SetMaxIdleConns(maxConns)
+	if err := sqlDB.PingContext(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("connect to %s database: %w", dialect, err)
+	}
+
+	d := &DB{gorm: g, sqlDB: sqlDB, dialect: dialect, groupMax: cfg.GroupCommitMax}
+	if d.groupMax <= 0 {
+		d.groupMax = 128
+	}
+	committers := 1
+	if dialect == DialectSQLite {
+		d.writeSlot = make(chan struct{}, 1)
+	} else {
+		committers = cfg.Committers
+		if committers <= 0 {
+			committers = 4
+		}
+	}
+	d.adds = make(chan *pendingAdd, d.groupMax*committers*2)
+	for shard := range committers {
+		d.committers.Add(1)
+		go d.commitLoop(shard)
+	}
+	return d, nil
+}
+
+// postgresDSN forces synchronous_commit=on, so an acknowledged commit is on disk.
+func postgresDSN(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", errors.New("persistence: database url is not a valid URL")
+	}
+	q := u.Query()
+	q.Set("synchronous_commit", "on")
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// sqliteDSN creates the data dir (0700) and the database file (0600) and returns a DSN with
+// WAL, synchronous=FULL (every acknowledged commit survives power loss), foreign keys, a busy
+// timeout, and BEGIN IMMEDIATE so write transactions take the lock up front.
+func sqliteDSN(dataDir string) (string, error) {
+	if dataDir == "" {
+		dataDir = "data"
+	}
+	dir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("data dir: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create data dir: %w", err)
+	}
+	path := filepath.Join(dir, "formward.db")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("create database file: %w", err)
+	}
+	_ = f.Close()
+	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
+	return "file:" + escaped +
+		"?_pragma=busy_timeout(10000)" +
+		"&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(FULL)" +
+		"&_pragma=foreign_keys(ON)" +
+		"&_txlock=immediate", nil
+}
+
+// Dialect returns "sqlite" or "postgres".
+func (d *DB) Dialect() string { return d.dialect }
+
+// SQL returns the underlying pool, for health checks and tests.
+func (d *DB) SQL() *sql.DB { return d.sqlDB }
+
+// Ping checks that the database answers.
+func (d *DB) Ping(ctx context.Context) error { return d.sqlDB.PingContext(ctx) }
+
+// Close waits for the committers to write everything already queued, then closes the pool.
+func (d *DB) Close() error {
+	d.closeMu.Lock()
+	if d.closed {
+		d.closeMu.Unlock()
+		return nil
+	}
+	d.closed = true
+	close(d.adds)
+	d.closeMu.Unlock()
+	d.committers.Wait()
+	return d.sqlDB.Close()
+}
+
+// Migrate applies the embedded migrations of the dialect. On PostgreSQL a session advisory lock
+// makes concurrent starts safe: one process migrates, the others wait and find nothing to do.
+func (d *DB) Migrate(ctx context.Context) error {
+	sub, err := fs.Sub(migrations.FS, d.dialect)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	var opts []goose.ProviderOption
+	gooseDialect := goose.DialectSQLite3
+	if d.dialect == DialectPostgres {
+		gooseDialect = goose.DialectPostgres
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 600))
+		if err != nil {
+			return fmt.Errorf("migrations: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	} else {
+		release, err := d.acquireWrite(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	// The provider is not closed: Close would close our pool.
+	p, err := goose.NewProvider(gooseDialect, d.sqlDB, sub, opts...)
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// acquireWrite takes this process's write slot on SQLite; a no-op on PostgreSQL.
+func (d *DB) acquireWrite(ctx context.Context) (release func(), err error) {
+	if d.writeSlot == nil {
+		return func() {}, nil
+	}
+	select {
+	case d.writeSlot <- struct{}{}:
+		return func() { <-d.writeSlot }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// write runs one or more statements outside a transaction, as a writer.
+func (d *DB) write(ctx context.Context, fn func(db *gorm.DB) error) error {
+	release, err := d.acquireWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return fn(d.gorm.WithContext(ctx))
+}
+
+// tx runs fn in a write transaction (BEGIN IMMEDIATE on SQLite).
+func (d *DB) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	release, err := d.acquireWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return d.gorm.WithContext(ctx).Transaction(fn)
+}
+
+// read returns a session for queries.
+func (d *DB) read(ctx context.Context) *gorm.DB { return d.gorm.WithContext(ctx) }

@@ -1,0 +1,71 @@
+package persistence
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	sqlitedrv "github.com/glebarez/go-sqlite"
+	"github.com/jackc/pgx/v5/pgconn"
+	"gorm.io/gorm"
+
+	"github.com/formward/formward/domain"
+)
+
+type violation int
+
+const (
+	noViolation violation = iota
+	uniqueViolation
+	foreignKeyViolation
+)
+
+// classify recognises constraint violations of both drivers.
+func classify(err error) violation {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "23505":
+			return uniqueViolation
+		case "23503":
+			return foreignKeyViolation
+		}
+		return noViolation
+	}
+	var sqErr *sqlitedrv.Error
+	if errors.As(err, &sqErr) {
+		switch sqErr.Code() {
+		case 2067, 1555: // SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY
+			return uniqueViolation
+		case 787: // SQLITE_CONSTRAINT_FOREIGNKEY
+			return foreignKeyViolation
+		}
+		// Without extended result codes the message still says which constraint failed.
+		msg := sqErr.Error()
+		switch {
+		case strings.Contains(msg, "UNIQUE constraint failed"), strings.Contains(msg, "PRIMARY KEY constraint failed"):
+			return uniqueViolation
+		case strings.Contains(msg, "FOREIGN KEY constraint failed"):
+			return foreignKeyViolation
+		}
+	}
+	return noViolation
+}
+
+// mapErr turns driver errors into domain errors: no rows → ErrNotFound, unique violation →
+// ErrConflict, a missing parent (foreign key) → ErrNotFound. Anything else is wrapped with what.
+func mapErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return domain.ErrNotFound
+	}
+	switch classify(err) {
+	case uniqueViolation:
+		return fmt.Errorf("%s: %w", what, domain.ErrConflict)
+	case foreignKeyViolation:
+		return fmt.Errorf("%s: %w", what, domain.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

@@ -1,0 +1,188 @@
+package persistence
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/ports"
+)
+
+// FormRepository stores forms. Form definitions are plain JSON; the events an update emits
+// go to the outbox sealed, in the same transaction.
+type FormRepository struct {
+	db     *DB
+	cipher ports.Cipher
+}
+
+var _ ports.FormRepository = (*FormRepository)(nil)
+
+// NewFormRepository returns the form repository; cipher seals the outbox payloads of updates.
+func NewFormRepository(db *DB, cipher ports.Cipher) *FormRepository {
+	return &FormRepository{db: db, cipher: cipher}
+}
+
+// Create stores f; an existing ID gives domain.ErrConflict.
+func (r *FormRepository) Create(ctx context.Context, f *form.Form) error {
+	row, err := formFromDomain(f)
+	if err != nil {
+		return err
+	}
+	return r.db.write(ctx, func(db *gorm.DB) error {
+		return mapErr("create form", db.Create(&row).Error)
+	})
+}
+
+// Get returns the form of the workspace, or domain.ErrNotFound (also for another workspace's form).
+func (r *FormRepository) Get(ctx context.Context, workspaceID, id string) (*form.Form, error) {
+	var row formRow
+	if err := r.db.read(ctx).Where("workspace_id = ? AND id = ?", workspaceID, id).Take(&row).Error; err != nil {
+		return nil, mapErr("get form", err)
+	}
+	return row.toDomain()
+}
+
+// List returns up to page.Limit forms of the workspace, newest first (created_at, id), strictly
+// after page.After, optionally of one status.
+func (r *FormRepository) List(ctx context.Context, workspaceID string, status *form.Status, page ports.Page) ([]*form.Form, error) {
+	if page.Limit <= 0 {
+		return nil, nil
+	}
+	q := r.db.read(ctx).Where("workspace_id = ?", workspaceID)
+	if status != nil {
+		q = q.Where("status = ?", string(*status))
+	}
+	if page.After != nil {
+		q = q.Where("(created_at, id) < (?, ?)", toMillis(page.After.CreatedAt), page.After.ID)
+	}
+	var rows []formRow
+	if err := q.Order("created_at DESC, id DESC").Limit(page.Limit).Find(&rows).Error; err != nil {
+		return nil, mapErr("list forms", err)
+	}
+	out := make([]*form.Form, 0, len(rows))
+	for _, row := range rows {
+		f, err := row.toDomain()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Update loads and locks the form, runs change, and stores the form and the events change
+// returns in one transaction. When change fails nothing is written and its error is returned
+// as is. On PostgreSQL the row lock is FOR NO KEY UPDATE: it serialises updates of the form
+// without blocking submissions, whose foreign key check takes FOR KEY SHARE on the same row.
+// On SQLite the write transaction (BEGIN IMMEDIATE) already serialises writers.
+func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, change func(*form.Form) ([]event.Event, error)) (*form.Form, error) {
+	// Make sure the workspace's data key exists before taking the lock: creating it inside the
+	// transaction would need a second writer on SQLite.
+	if _, err := r.cipher.Seal(ctx, workspaceID, nil, nil); err != nil {
+		return nil, fmt.Errorf("update form: %w", err)
+	}
+	var updated *form.Form
+	err := r.db.tx(ctx, func(tx *gorm.DB) error {
+		q := tx.Where("workspace_id = ? AND id = ?", workspaceID, id)
+		if r.db.dialect == DialectPostgres {
+			q = q.Clauses(clause.Locking{Strength: "NO KEY UPDATE"})
+		}
+		var row formRow
+		if err := q.Take(&row).Error; err != nil {
+			return mapErr("load form", err)
+		}
+		f, err := row.toDomain()
+		if err != nil {
+			return err
+		}
+		events, err := change(f)
+		if err != nil {
+			return err
+		}
+		next, err := formFromDomain(f)
+		if err != nil {
+			return err
+		}
+		err = tx.Exec("UPDATE forms SET name = ?, description = ?, status = ?, fields = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.Name, next.Description, next.Status, next.Fields, next.UpdatedAt, workspaceID, id).Error
+		if err != nil {
+			return mapErr("update form", err)
+		}
+		sealed := make([]sealedEvent, 0, len(events))
+		for _, e := range events {
+			se, err := sealEvent(ctx, r.cipher, e)
+			if err != nil {
+				return err
+			}
+			sealed = append(sealed, se)
+		}
+		if err := insertEvents(tx, sealed); err != nil {
+			return mapErr("write form events", err)
+		}
+		updated = f
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
+}
+
+// Delete removes the form, its submissions and its counters in one transaction, or returns
+// domain.ErrNotFound. Deleting the form row first waits for capture transactions that hold its
+// key (PostgreSQL); submissions they wrote then go with it.
+func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string) error {
+	return r.db.tx(ctx, func(tx *gorm.DB) error {
+		res := tx.Exec("DELETE FROM forms WHERE workspace_id = ? AND id = ?", workspaceID, id)
+		if res.Error != nil {
+			return mapErr("delete form", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return domain.ErrNotFound
+		}
+		// The foreign keys cascade; these make it explicit and independent of that.
+		if err := tx.Exec("DELETE FROM submissions WHERE workspace_id = ? AND form_id = ?", workspaceID, id).Error; err != nil {
+			return mapErr("delete form submissions", err)
+		}
+		if err := tx.Exec("DELETE FROM form_counters WHERE form_id = ?", id).Error; err != nil {
+			return mapErr("delete form counters", err)
+		}
+		return nil
+	})
+}
+
+// SubmissionCounts sums the counter shards of each form of the workspace. Every requested ID
+// is in the result; forms without submissions (or of another workspace) count 0.
+func (r *FormRepository) SubmissionCounts(ctx context.Context, workspaceID string, formIDs []string) (map[string]int64, error) {
+	out := make(map[string]int64, len(formIDs))
+	for _, id := range formIDs {
+		out[id] = 0
+	}
+	if len(formIDs) == 0 {
+		return out, nil
+	}
+	type countRow struct {
+		FormID string `gorm:"column:form_id"`
+		N      int64  `gorm:"column:n"`
+	}
+	var rows []countRow
+	for chunk := range slices.Chunk(formIDs, 500) {
+		err := r.db.read(ctx).Raw(`SELECT c.form_id AS form_id, CAST(SUM(c.n) AS BIGINT) AS n
+			FROM form_counters c JOIN forms f ON f.id = c.form_id
+			WHERE f.workspace_id = ? AND c.form_id IN ?
+			GROUP BY c.form_id`, workspaceID, chunk).Scan(&rows).Error
+		if err != nil {
+			return nil, mapErr("count submissions", err)
+		}
+		for _, row := range rows {
+			out[row.FormID] = row.N
+		}
+	}
+	return out, nil
+}

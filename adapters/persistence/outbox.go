@@ -1,0 +1,126 @@
+package persistence
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/ports"
+)
+
+// Outbox is the relay's view of the outbox table.
+//
+// On PostgreSQL seq is taken when a row is inserted, not when it commits, so with concurrent
+// writers a row may become visible after a higher seq was already read. Pending only returns
+// unpublished rows, so a relay that reads from afterSeq 0 (or from the lowest seq it has not
+// seen published) never misses one; a relay that only moves afterSeq forward may skip rows.
+type Outbox struct {
+	db     *DB
+	cipher ports.Cipher
+}
+
+var _ ports.Outbox = (*Outbox)(nil)
+
+// NewOutbox returns the outbox reader; cipher opens the sealed event payloads.
+func NewOutbox(db *DB, cipher ports.Cipher) *Outbox { return &Outbox{db: db, cipher: cipher} }
+
+// Pending returns up to limit unpublished events with seq > afterSeq, in seq order.
+func (o *Outbox) Pending(ctx context.Context, afterSeq int64, limit int) ([]ports.OutboxRecord, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var rows []outboxRow
+	err := o.db.read(ctx).
+		Where("published_at IS NULL AND seq > ?", afterSeq).
+		Order("seq").Limit(limit).Find(&rows).Error
+	if err != nil {
+		return nil, mapErr("read outbox", err)
+	}
+	out := make([]ports.OutboxRecord, 0, len(rows))
+	for _, r := range rows {
+		plain, err := o.cipher.Open(ctx, r.WorkspaceID, r.Payload, outboxAAD(r.ID))
+		if err != nil {
+			return nil, fmt.Errorf("open outbox event %s: %w", r.ID, err)
+		}
+		var data map[string]any
+		if err := json.Unmarshal(plain, &data); err != nil {
+			return nil, fmt.Errorf("decode outbox event %s: %w", r.ID, err)
+		}
+		out = append(out, ports.OutboxRecord{Seq: r.Seq, Event: event.Event{
+			ID: r.ID, Type: event.Type(r.Type), WorkspaceID: r.WorkspaceID, FormID: r.FormID,
+			OccurredAt: fromMillis(r.CreatedAt), Data: data,
+		}})
+	}
+	return out, nil
+}
+
+// MarkPublished records the broker's acknowledgement; rows already marked keep their time.
+func (o *Outbox) MarkPublished(ctx context.Context, seqs []int64, at time.Time) error {
+	if len(seqs) == 0 {
+		return nil
+	}
+	return o.db.write(ctx, func(db *gorm.DB) error {
+		for chunk := range slices.Chunk(seqs, 500) {
+			err := db.Exec("UPDATE outbox SET published_at = ? WHERE published_at IS NULL AND seq IN ?", toMillis(at), chunk).Error
+			if err != nil {
+				return mapErr("mark outbox published", err)
+			}
+		}
+		return nil
+	})
+}
+
+// PurgePublished deletes rows published before the given time and returns how many.
+func (o *Outbox) PurgePublished(ctx context.Context, before time.Time) (int64, error) {
+	var n int64
+	err := o.db.write(ctx, func(db *gorm.DB) error {
+		res := db.Exec("DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < ?", toMillis(before))
+		n = res.RowsAffected
+		return mapErr("purge outbox", res.Error)
+	})
+	return n, err
+}
+
+// sealedEvent is an outbox row ready to insert: the event's Data is JSON, sealed.
+type sealedEvent struct {
+	id, typ, workspaceID, formID string
+	payload                      []byte
+	createdAt                    int64
+}
+
+func sealEvent(ctx context.Context, c ports.Cipher, e event.Event) (sealedEvent, error) {
+	plain, err := json.Marshal(e.Data)
+	if err != nil {
+		return sealedEvent{}, fmt.Errorf("encode event %s: %w", e.ID, err)
+	}
+	sealed, err := c.Seal(ctx, e.WorkspaceID, plain, outboxAAD(e.ID))
+	if err != nil {
+		return sealedEvent{}, fmt.Errorf("seal event %s: %w", e.ID, err)
+	}
+	return sealedEvent{id: e.ID, typ: string(e.Type), workspaceID: e.WorkspaceID, formID: e.FormID,
+		payload: sealed, createdAt: toMillis(e.OccurredAt)}, nil
+}
+
+// insertEvents writes sealed events with one multi-row INSERT, in the order given.
+func insertEvents(tx *gorm.DB, events []sealedEvent) error {
+	if len(events) == 0 {
+		return nil
+	}
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO outbox (id, type, workspace_id, form_id, payload, created_at) VALUES ")
+	args := make([]any, 0, len(events)*6)
+	for i, e := range events {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString("(?,?,?,?,?,?)")
+		args = append(args, e.id, e.typ, e.workspaceID, e.formID, e.payload, e.createdAt)
+	}
+	return tx.Exec(sb.String(), args...).Error
+}

@@ -1,0 +1,253 @@
+package persistence
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/workspace"
+	"github.com/formward/formward/ports"
+)
+
+// Times are stored as unix milliseconds UTC on both dialects, the precision of the API.
+func toMillis(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func toMillisPtr(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	ms := toMillis(*t)
+	return &ms
+}
+
+func fromMillisPtr(ms *int64) *time.Time {
+	if ms == nil {
+		return nil
+	}
+	t := fromMillis(*ms)
+	return &t
+}
+
+// Additional authenticated data binds each sealed value to its table and row, so a ciphertext
+// copied to another row does not open.
+func submissionAAD(id string) []byte { return []byte("submissions/" + id) }
+
+func outboxAAD(eventID string) []byte { return []byte("outbox/" + eventID) }
+
+func idempotencyAAD(scope, key string) []byte { return []byte("idempotency_keys/" + scope + "/" + key) }
+
+type workspaceRow struct {
+	ID        string `gorm:"column:id;primaryKey"`
+	Name      string `gorm:"column:name"`
+	Plan      string `gorm:"column:plan"`
+	CreatedAt int64  `gorm:"column:created_at"`
+}
+
+func (workspaceRow) TableName() string { return "workspaces" }
+
+func workspaceFromDomain(w *workspace.Workspace) workspaceRow {
+	return workspaceRow{ID: w.ID(), Name: w.Name(), Plan: string(w.Plan()), CreatedAt: toMillis(w.CreatedAt())}
+}
+
+func (r workspaceRow) toDomain() *workspace.Workspace {
+	return workspace.UnmarshalFromDatabase(r.ID, r.Name, workspace.Plan(r.Plan), fromMillis(r.CreatedAt))
+}
+
+type apiKeyRow struct {
+	ID          string `gorm:"column:id;primaryKey"`
+	WorkspaceID string `gorm:"column:workspace_id"`
+	Name        string `gorm:"column:name"`
+	Scope       string `gorm:"column:scope"`
+	SecretHash  []byte `gorm:"column:secret_hash"`
+	CreatedAt   int64  `gorm:"column:created_at"`
+	RevokedAt   *int64 `gorm:"column:revoked_at"`
+}
+
+func (apiKeyRow) TableName() string { return "api_keys" }
+
+func apiKeyFromDomain(k *apikey.Key) apiKeyRow {
+	return apiKeyRow{ID: k.ID(), WorkspaceID: k.WorkspaceID(), Name: k.Name(), Scope: string(k.Scope()),
+		SecretHash: k.SecretHash(), CreatedAt: toMillis(k.CreatedAt()), RevokedAt: toMillisPtr(k.RevokedAt())}
+}
+
+func (r apiKeyRow) toDomain() *apikey.Key {
+	return apikey.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.Name, apikey.Scope(r.Scope), r.SecretHash,
+		fromMillis(r.CreatedAt), fromMillisPtr(r.RevokedAt))
+}
+
+type dataKeyRow struct {
+	ID          string `gorm:"column:id;primaryKey"`
+	WorkspaceID string `gorm:"column:workspace_id"`
+	MasterKeyID string `gorm:"column:master_key_id"`
+	Wrapped     []byte `gorm:"column:wrapped"`
+	CreatedAt   int64  `gorm:"column:created_at"`
+}
+
+func (dataKeyRow) TableName() string { return "data_keys" }
+
+func dataKeyFromPort(k ports.WrappedKey) dataKeyRow {
+	return dataKeyRow{ID: k.ID, WorkspaceID: k.WorkspaceID, MasterKeyID: k.MasterKeyID, Wrapped: k.Wrapped, CreatedAt: toMillis(k.CreatedAt)}
+}
+
+func (r dataKeyRow) toPort() ports.WrappedKey {
+	return ports.WrappedKey{ID: r.ID, WorkspaceID: r.WorkspaceID, MasterKeyID: r.MasterKeyID, Wrapped: r.Wrapped, CreatedAt: fromMillis(r.CreatedAt)}
+}
+
+type formRow struct {
+	ID          string  `gorm:"column:id;primaryKey"`
+	WorkspaceID string  `gorm:"column:workspace_id"`
+	Name        string  `gorm:"column:name"`
+	Description *string `gorm:"column:description"`
+	Status      string  `gorm:"column:status"`
+	Fields      string  `gorm:"column:fields"`
+	CreatedAt   int64   `gorm:"column:created_at"`
+	UpdatedAt   int64   `gorm:"column:updated_at"`
+}
+
+func (formRow) TableName() string { return "forms" }
+
+// fieldJSON is a field's stored shape. Form definitions are not secret and stay readable.
+type fieldJSON struct {
+	ID          string   `json:"id"`
+	Label       string   `json:"label"`
+	Type        string   `json:"type"`
+	Required    bool     `json:"required,omitempty"`
+	Options     []string `json:"options,omitempty"`
+	Placeholder *string  `json:"placeholder,omitempty"`
+}
+
+func formFromDomain(f *form.Form) (formRow, error) {
+	fields := f.Fields()
+	out := make([]fieldJSON, len(fields))
+	for i, fl := range fields {
+		out[i] = fieldJSON{ID: fl.ID, Label: fl.Label, Type: string(fl.Type), Required: fl.Required, Options: fl.Options, Placeholder: fl.Placeholder}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return formRow{}, fmt.Errorf("encode form fields: %w", err)
+	}
+	return formRow{ID: f.ID(), WorkspaceID: f.WorkspaceID(), Name: f.Name(), Description: f.Description(),
+		Status: string(f.Status()), Fields: string(b), CreatedAt: toMillis(f.CreatedAt()), UpdatedAt: toMillis(f.UpdatedAt())}, nil
+}
+
+func (r formRow) toDomain() (*form.Form, error) {
+	var stored []fieldJSON
+	if err := json.Unmarshal([]byte(r.Fields), &stored); err != nil {
+		return nil, fmt.Errorf("decode fields of form %s: %w", r.ID, err)
+	}
+	fields := make([]form.Field, len(stored))
+	for i, s := range stored {
+		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder}
+	}
+	return form.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.Name, r.Description, form.Status(r.Status), fields,
+		fromMillis(r.CreatedAt), fromMillis(r.UpdatedAt)), nil
+}
+
+type submissionRow struct {
+	ID          string `gorm:"column:id;primaryKey"`
+	WorkspaceID string `gorm:"column:workspace_id"`
+	FormID      string `gorm:"column:form_id"`
+	SubmittedAt int64  `gorm:"column:submitted_at"`
+	UpdatedAt   int64  `gorm:"column:updated_at"`
+	Sealed      []byte `gorm:"column:sealed"`
+}
+
+func (submissionRow) TableName() string { return "submissions" }
+
+// sealedSubmission is the plaintext inside submissions.sealed: everything the respondent sent
+// and how it arrived.
+type sealedSubmission struct {
+	Data     map[string]json.RawMessage `json:"data"`
+	Metadata sealedMetadata             `json:"metadata"`
+}
+
+type sealedMetadata struct {
+	IPHash    *string           `json:"ip_hash,omitempty"`
+	UserAgent *string           `json:"user_agent,omitempty"`
+	Referrer  *string           `json:"referrer,omitempty"`
+	Source    string            `json:"source"`
+	UTM       map[string]string `json:"utm,omitempty"`
+}
+
+func encodeSubmission(s *submission.Submission) ([]byte, error) {
+	data := s.Data()
+	out := sealedSubmission{Data: make(map[string]json.RawMessage, len(data))}
+	for k, v := range data {
+		var (
+			b   []byte
+			err error
+		)
+		if v.IsList() {
+			b, err = json.Marshal(v.Strings())
+		} else {
+			b, err = json.Marshal(v.String())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("encode submission: %w", err)
+		}
+		out.Data[k] = b
+	}
+	m := s.Metadata()
+	out.Metadata = sealedMetadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: m.UTM}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode submission: %w", err)
+	}
+	return b, nil
+}
+
+func decodeSubmission(r submissionRow, plaintext []byte) (*submission.Submission, error) {
+	var in sealedSubmission
+	if err := json.Unmarshal(plaintext, &in); err != nil {
+		return nil, fmt.Errorf("decode submission %s: %w", r.ID, err)
+	}
+	data := make(map[string]submission.Value, len(in.Data))
+	for k, raw := range in.Data {
+		if len(raw) > 0 && raw[0] == '[' {
+			var list []string
+			if err := json.Unmarshal(raw, &list); err != nil {
+				return nil, fmt.Errorf("decode submission %s: %w", r.ID, err)
+			}
+			data[k] = submission.List(list)
+			continue
+		}
+		var one string
+		if err := json.Unmarshal(raw, &one); err != nil {
+			return nil, fmt.Errorf("decode submission %s: %w", r.ID, err)
+		}
+		data[k] = submission.Single(one)
+	}
+	m := in.Metadata
+	meta := submission.Metadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: submission.Source(m.Source), UTM: m.UTM}
+	return submission.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.FormID, data, meta, fromMillis(r.SubmittedAt), fromMillis(r.UpdatedAt)), nil
+}
+
+type outboxRow struct {
+	Seq         int64  `gorm:"column:seq;primaryKey"`
+	ID          string `gorm:"column:id"`
+	Type        string `gorm:"column:type"`
+	WorkspaceID string `gorm:"column:workspace_id"`
+	FormID      string `gorm:"column:form_id"`
+	Payload     []byte `gorm:"column:payload"`
+	CreatedAt   int64  `gorm:"column:created_at"`
+	PublishedAt *int64 `gorm:"column:published_at"`
+}
+
+func (outboxRow) TableName() string { return "outbox" }
+
+type idempotencyRow struct {
+	WorkspaceID string `gorm:"column:workspace_id;primaryKey"`
+	Scope       string `gorm:"column:scope;primaryKey"`
+	Key         string `gorm:"column:key;primaryKey"`
+	Fingerprint []byte `gorm:"column:fingerprint"`
+	Status      *int   `gorm:"column:status"`
+	Body        []byte `gorm:"column:body"`
+	CreatedAt   int64  `gorm:"column:created_at"`
+}
+
+func (idempotencyRow) TableName() string { return "idempotency_keys" }

@@ -1,0 +1,63 @@
+package persistence
+
+import (
+	"context"
+	"errors"
+
+	"gorm.io/gorm"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/workspace"
+	"github.com/formward/formward/ports"
+)
+
+// WorkspaceRepository stores workspaces.
+type WorkspaceRepository struct{ db *DB }
+
+var _ ports.WorkspaceRepository = (*WorkspaceRepository)(nil)
+
+// NewWorkspaceRepository returns the workspace repository.
+func NewWorkspaceRepository(db *DB) *WorkspaceRepository { return &WorkspaceRepository{db: db} }
+
+// Create stores w; an existing ID gives domain.ErrConflict.
+func (r *WorkspaceRepository) Create(ctx context.Context, w *workspace.Workspace) error {
+	row := workspaceFromDomain(w)
+	return r.db.write(ctx, func(db *gorm.DB) error {
+		return mapErr("create workspace", db.Create(&row).Error)
+	})
+}
+
+// Get returns the workspace or domain.ErrNotFound.
+func (r *WorkspaceRepository) Get(ctx context.Context, id string) (*workspace.Workspace, error) {
+	var row workspaceRow
+	if err := r.db.read(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+		return nil, mapErr("get workspace", err)
+	}
+	return row.toDomain(), nil
+}
+
+// List returns every workspace, oldest first.
+func (r *WorkspaceRepository) List(ctx context.Context) ([]*workspace.Workspace, error) {
+	var rows []workspaceRow
+	if err := r.db.read(ctx).Order("created_at, id").Find(&rows).Error; err != nil {
+		return nil, mapErr("list workspaces", err)
+	}
+	out := make([]*workspace.Workspace, len(rows))
+	for i, row := range rows {
+		out[i] = row.toDomain()
+	}
+	return out, nil
+}
+
+// Oldest returns the first workspace created, or domain.ErrNotFound.
+func (r *WorkspaceRepository) Oldest(ctx context.Context) (*workspace.Workspace, error) {
+	var row workspaceRow
+	err := r.db.read(ctx).Order("created_at, id").Limit(1).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, domain.ErrNotFound
+	}
+	if err != nil {
+		return nil, mapErr("oldest workspace", err)
+	}
+	return row.toDomain(), nil
+}

@@ -1,0 +1,115 @@
+package application
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/apikey"
+)
+
+// ErrUnauthenticated means the presented key is missing, malformed, unknown or revoked.
+var ErrUnauthenticated = errors.New("unauthenticated")
+
+// CreateAPIKey asks for a new key in a workspace.
+type CreateAPIKey struct {
+	WorkspaceID string
+	Name        string
+	Scope       string
+}
+
+// CreatedAPIKey is the new key and its full token, which is shown once and never stored.
+type CreatedAPIKey struct {
+	Key   *apikey.Key
+	Token string
+}
+
+// CreateAPIKeyHandler creates keys.
+type CreateAPIKeyHandler struct{ d Deps }
+
+// Handle creates the key; the workspace must exist.
+func (h CreateAPIKeyHandler) Handle(ctx context.Context, cmd CreateAPIKey) (CreatedAPIKey, error) {
+	if _, err := h.d.Workspaces.Get(ctx, cmd.WorkspaceID); err != nil {
+		if errors.Is(err, domain.ErrNotFound) {
+			return CreatedAPIKey{}, domain.Validation("workspace_id", "not_found", "no workspace "+cmd.WorkspaceID)
+		}
+		return CreatedAPIKey{}, err
+	}
+	scope, err := apikey.ParseScope(cmd.Scope)
+	if err != nil {
+		return CreatedAPIKey{}, err
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return CreatedAPIKey{}, fmt.Errorf("generate key secret: %w", err)
+	}
+	secret := base64.RawURLEncoding.EncodeToString(raw)
+	k, err := apikey.New(h.d.IDs.New(PrefixAPIKey), cmd.WorkspaceID, cmd.Name, scope, apikey.HashSecret(secret), h.d.Clock.Now())
+	if err != nil {
+		return CreatedAPIKey{}, err
+	}
+	if err := h.d.Keys.Create(ctx, k); err != nil {
+		return CreatedAPIKey{}, fmt.Errorf("store key: %w", err)
+	}
+	return CreatedAPIKey{Key: k, Token: apikey.FormatToken(k.ID(), secret)}, nil
+}
+
+// RevokeAPIKey revokes a key by ID.
+type RevokeAPIKey struct{ ID string }
+
+// RevokeAPIKeyHandler revokes keys.
+type RevokeAPIKeyHandler struct{ d Deps }
+
+// Handle revokes the key; it is rejected from the next request on, in every process.
+func (h RevokeAPIKeyHandler) Handle(ctx context.Context, cmd RevokeAPIKey) error {
+	return h.d.Keys.Revoke(ctx, cmd.ID, h.d.Clock.Now())
+}
+
+// ListAPIKeys lists the keys of one workspace, or of all when WorkspaceID is empty.
+type ListAPIKeys struct{ WorkspaceID string }
+
+// ListAPIKeysHandler lists keys.
+type ListAPIKeysHandler struct{ d Deps }
+
+// Handle lists the keys (never their secrets, which are not stored).
+func (h ListAPIKeysHandler) Handle(ctx context.Context, q ListAPIKeys) ([]*apikey.Key, error) {
+	return h.d.Keys.List(ctx, q.WorkspaceID)
+}
+
+// Principal is who a request acts as.
+type Principal struct {
+	KeyID       string
+	WorkspaceID string
+	Scope       apikey.Scope
+}
+
+// Authenticate checks a presented bearer token.
+type Authenticate struct{ Token string }
+
+// AuthenticateHandler resolves tokens to principals. It reads the key on every request, so a
+// revocation made by another process takes effect on the next request.
+type AuthenticateHandler struct{ d Deps }
+
+// Handle returns the principal or ErrUnauthenticated.
+func (h AuthenticateHandler) Handle(ctx context.Context, q Authenticate) (Principal, error) {
+	id, secret, err := apikey.ParseToken(q.Token)
+	if err != nil {
+		return Principal{}, ErrUnauthenticated
+	}
+	k, err := h.d.Keys.Get(ctx, id)
+	if errors.Is(err, domain.ErrNotFound) {
+		// Compare anyway so unknown and wrong keys take the same time.
+		apikey.UnmarshalFromDatabase("", "", "", "", make([]byte, 32), h.d.Clock.Now(), nil).Matches(secret)
+		return Principal{}, ErrUnauthenticated
+	}
+	if err != nil {
+		return Principal{}, fmt.Errorf("load key: %w", err)
+	}
+	if !k.Matches(secret) || !k.Active() {
+		return Principal{}, ErrUnauthenticated
+	}
+	return Principal{KeyID: k.ID(), WorkspaceID: k.WorkspaceID(), Scope: k.Scope()}, nil
+}

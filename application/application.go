@@ -1,0 +1,100 @@
+// Package application holds the use cases: one handler per command or query, each with
+// Handle(ctx, cmd), depending only on the domain and the ports.
+package application
+
+import (
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/workspace"
+	"github.com/formward/formward/ports"
+)
+
+// Application groups every use case.
+type Application struct {
+	Commands Commands
+	Queries  Queries
+}
+
+// Commands change state.
+type Commands struct {
+	CreateWorkspace        CreateWorkspaceHandler
+	EnsureDefaultWorkspace EnsureDefaultWorkspaceHandler
+	CreateAPIKey           CreateAPIKeyHandler
+	RevokeAPIKey           RevokeAPIKeyHandler
+	CreateForm             CreateFormHandler
+	UpdateForm             UpdateFormHandler
+	DeleteForm             DeleteFormHandler
+	CaptureSubmission      CaptureSubmissionHandler
+	UpdateSubmission       UpdateSubmissionHandler
+	DeleteSubmission       DeleteSubmissionHandler
+}
+
+// Queries read state.
+type Queries struct {
+	Authenticate    AuthenticateHandler
+	ListWorkspaces  ListWorkspacesHandler
+	ListAPIKeys     ListAPIKeysHandler
+	GetForm         GetFormHandler
+	ListForms       ListFormsHandler
+	GetSubmission   GetSubmissionHandler
+	ListSubmissions ListSubmissionsHandler
+}
+
+// Settings are the limits and defaults the use cases apply.
+type Settings struct {
+	FormLimits  form.Limits
+	DefaultPlan workspace.Plan
+}
+
+// Deps are the ports the use cases need.
+type Deps struct {
+	Workspaces  ports.WorkspaceRepository
+	Keys        ports.APIKeyRepository
+	Forms       ports.FormRepository
+	Submissions ports.SubmissionRepository
+	IDs         ports.IDs
+	Clock       ports.Clock
+	IPHasher    ports.IPHasher
+}
+
+// New wires every use case to its ports.
+func New(d Deps, s Settings) *Application {
+	if s.FormLimits == (form.Limits{}) {
+		s.FormLimits = form.DefaultLimits
+	}
+	if s.DefaultPlan == "" {
+		s.DefaultPlan = workspace.PlanBusiness
+	}
+	return &Application{
+		Commands: Commands{
+			CreateWorkspace:        CreateWorkspaceHandler{d, s},
+			EnsureDefaultWorkspace: EnsureDefaultWorkspaceHandler{d, s},
+			CreateAPIKey:           CreateAPIKeyHandler{d},
+			RevokeAPIKey:           RevokeAPIKeyHandler{d},
+			CreateForm:             CreateFormHandler{d, s},
+			UpdateForm:             UpdateFormHandler{d, s},
+			DeleteForm:             DeleteFormHandler{d},
+			CaptureSubmission:      CaptureSubmissionHandler{d},
+			UpdateSubmission:       UpdateSubmissionHandler{d},
+			DeleteSubmission:       DeleteSubmissionHandler{d},
+		},
+		Queries: Queries{
+			Authenticate:    AuthenticateHandler{d},
+			ListWorkspaces:  ListWorkspacesHandler{d},
+			ListAPIKeys:     ListAPIKeysHandler{d},
+			GetForm:         GetFormHandler{d},
+			ListForms:       ListFormsHandler{d},
+			GetSubmission:   GetSubmissionHandler{d},
+			ListSubmissions: ListSubmissionsHandler{d},
+		},
+	}
+}
+
+// ID prefixes of every resource.
+const (
+	PrefixWorkspace  = "wsp"
+	PrefixAPIKey     = "key"
+	PrefixForm       = "frm"
+	PrefixField      = "fld"
+	PrefixSubmission = "sub"
+	PrefixEvent      = "evt"
+)

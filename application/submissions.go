@@ -1,0 +1,151 @@
+package application
+
+import (
+	"context"
+	"time"
+
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/ports"
+)
+
+// CaptureSubmission is one response to store, from the API or the public form.
+// IP is the respondent's address as seen by the edge; only its keyed hash is kept.
+type CaptureSubmission struct {
+	WorkspaceID string
+	FormID      string
+	Data        map[string]submission.Input
+	Source      submission.Source
+	IP          string
+	UserAgent   *string
+	Referrer    *string
+	UTM         map[string]string
+}
+
+// CaptureSubmissionHandler is the one capture path: validate, assign ID and time, seal, store
+// with the submission.created event in one (group-committed) transaction.
+type CaptureSubmissionHandler struct{ d Deps }
+
+// Handle returns the stored submission once its commit is durable.
+func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmission) (*submission.Submission, error) {
+	f, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
+	if err != nil {
+		return nil, err
+	}
+	meta := submission.Metadata{Source: cmd.Source, UserAgent: cmd.UserAgent, Referrer: cmd.Referrer, UTM: keepUTM(cmd.UTM)}
+	if cmd.IP != "" {
+		hash := h.d.IPHasher.Hash(cmd.IP)
+		meta.IPHash = &hash
+	}
+	now := h.d.Clock.Now()
+	s, err := submission.New(h.d.IDs.New(PrefixSubmission), f, cmd.Data, meta, now)
+	if err != nil {
+		return nil, err
+	}
+	e := event.ForSubmission(h.d.IDs.New(PrefixEvent), event.SubmissionCreated, s, now)
+	if err := h.d.Submissions.Add(ctx, s, e); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func keepUTM(in map[string]string) map[string]string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(submission.UTMKeys))
+	for _, k := range submission.UTMKeys {
+		if v, ok := in[k]; ok && v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// UpdateSubmission merges changed values into a submission.
+type UpdateSubmission struct {
+	WorkspaceID string
+	FormID      string
+	ID          string
+	Changes     map[string]submission.Input
+}
+
+// UpdateSubmissionHandler updates submissions and emits submission.updated.
+type UpdateSubmissionHandler struct{ d Deps }
+
+// Handle re-validates the merged answers and stores them with the event.
+func (h UpdateSubmissionHandler) Handle(ctx context.Context, cmd UpdateSubmission) (*submission.Submission, error) {
+	f, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
+	if err != nil {
+		return nil, err
+	}
+	return h.d.Submissions.Update(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID, func(s *submission.Submission) (event.Event, error) {
+		now := h.d.Clock.Now()
+		if err := s.Update(f, cmd.Changes, now); err != nil {
+			return event.Event{}, err
+		}
+		return event.ForSubmission(h.d.IDs.New(PrefixEvent), event.SubmissionUpdated, s, now), nil
+	})
+}
+
+// DeleteSubmission permanently deletes one submission.
+type DeleteSubmission struct {
+	WorkspaceID string
+	FormID      string
+	ID          string
+}
+
+// DeleteSubmissionHandler deletes submissions.
+type DeleteSubmissionHandler struct{ d Deps }
+
+// Handle deletes the submission.
+func (h DeleteSubmissionHandler) Handle(ctx context.Context, cmd DeleteSubmission) error {
+	return h.d.Submissions.Delete(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID)
+}
+
+// GetSubmission reads one submission of a form.
+type GetSubmission struct {
+	WorkspaceID string
+	FormID      string
+	ID          string
+}
+
+// GetSubmissionHandler reads submissions.
+type GetSubmissionHandler struct{ d Deps }
+
+// Handle returns the submission.
+func (h GetSubmissionHandler) Handle(ctx context.Context, q GetSubmission) (*submission.Submission, error) {
+	return h.d.Submissions.Get(ctx, q.WorkspaceID, q.FormID, q.ID)
+}
+
+// ListSubmissions reads a page of a form's submissions, newest first.
+type ListSubmissions struct {
+	WorkspaceID   string
+	FormID        string
+	Page          ports.Page
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+}
+
+// ListSubmissionsHandler lists submissions.
+type ListSubmissionsHandler struct{ d Deps }
+
+// Handle returns up to Page.Limit submissions and whether more exist; an unknown form is not found.
+func (h ListSubmissionsHandler) Handle(ctx context.Context, q ListSubmissions) ([]*submission.Submission, bool, error) {
+	if _, err := h.d.Forms.Get(ctx, q.WorkspaceID, q.FormID); err != nil {
+		return nil, false, err
+	}
+	page := q.Page
+	page.Limit++
+	subs, err := h.d.Submissions.List(ctx, q.WorkspaceID, q.FormID, ports.SubmissionQuery{
+		Page: page, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(subs) > q.Page.Limit
+	if more {
+		subs = subs[:q.Page.Limit]
+	}
+	return subs, more, nil
+}

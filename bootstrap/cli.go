@@ -1,0 +1,283 @@
+package bootstrap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/workspace"
+)
+
+// Main runs the CLI and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRootCommand(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(stderr, "formward:", publicMessage(err))
+		return 1
+	}
+	return 0
+}
+
+// publicMessage shows validation details plainly and everything else as it is.
+func publicMessage(err error) string {
+	var verr *domain.ValidationError
+	if errors.As(err, &verr) && len(verr.Violations) > 0 {
+		v := verr.Violations[0]
+		return v.Field + ": " + v.Message
+	}
+	return err.Error()
+}
+
+type cli struct {
+	cfg    Config
+	binder *binder
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	c := &cli{stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:           "formward",
+		Short:         "Formward: self-hostable form collection with encrypted capture and signed events",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return errors.Join(c.binder.errs...)
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	c.binder = &binder{fs: root.PersistentFlags()}
+	bindCommon(c.binder, &c.cfg)
+
+	serve := &cobra.Command{Use: "serve", Short: "Run the API server (embedded mode: everything in one process)", Args: cobra.NoArgs}
+	serveFlags := &binder{fs: serve.Flags()}
+	bindServe(serveFlags, &c.cfg)
+	serve.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := errors.Join(serveFlags.errs...); err != nil {
+			return err
+		}
+		return c.serve(cmd.Context())
+	}
+	root.AddCommand(serve, c.migrateCommand(), c.keysCommand(), c.workspacesCommand(),
+		&cobra.Command{Use: "version", Short: "Print the version", Args: cobra.NoArgs, RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintln(c.stdout, Version)
+			return nil
+		}})
+	return root
+}
+
+// withRuntime opens the database (migrating it) and makes sure the default workspace exists.
+func (c *cli) withRuntime(ctx context.Context, fn func(*Runtime) error) error {
+	log, err := newLogger(c.cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = log.Sync() }()
+	rt, cleanup, err := newRuntime(ctx, c.cfg, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if _, err := rt.App.Commands.EnsureDefaultWorkspace.Handle(ctx); err != nil {
+		return err
+	}
+	return fn(rt)
+}
+
+func (c *cli) migrateCommand() *cobra.Command {
+	return &cobra.Command{Use: "migrate", Short: "Apply the database migrations (embedded in the binary)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
+				fmt.Fprintln(c.stdout, "migrations applied ("+rt.DB.Dialect()+")")
+				return nil
+			})
+		}}
+}
+
+func (c *cli) printJSON(v any) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func (c *cli) keysCommand() *cobra.Command {
+	keys := &cobra.Command{Use: "keys", Short: "Manage API keys"}
+	var name, scope, wsID string
+	var asJSON bool
+	create := &cobra.Command{Use: "create", Short: "Create an API key; prints the full key once", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
+				target, err := c.workspaceOrDefault(cmd.Context(), rt, wsID)
+				if err != nil {
+					return err
+				}
+				created, err := rt.App.Commands.CreateAPIKey.Handle(cmd.Context(), application.CreateAPIKey{WorkspaceID: target, Name: name, Scope: scope})
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					k := created.Key
+					return c.printJSON(map[string]string{"id": k.ID(), "key": created.Token, "name": k.Name(), "scope": string(k.Scope()), "workspace_id": k.WorkspaceID()})
+				}
+				fmt.Fprintln(c.stdout, created.Token)
+				return nil
+			})
+		}}
+	create.Flags().StringVar(&name, "name", "", "descriptive name (required)")
+	create.Flags().StringVar(&scope, "scope", "", "admin, read-write or read-only (required)")
+	create.Flags().StringVar(&wsID, "workspace", "", "workspace ID (default: the default workspace)")
+	create.Flags().BoolVar(&asJSON, "json", false, "print id, key, name, scope and workspace_id as JSON")
+	_ = create.MarkFlagRequired("name")
+	_ = create.MarkFlagRequired("scope")
+
+	var listWS string
+	var listJSON bool
+	list := &cobra.Command{Use: "list", Short: "List API keys (never their secrets)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
+				ks, err := rt.App.Queries.ListAPIKeys.Handle(cmd.Context(), application.ListAPIKeys{WorkspaceID: listWS})
+				if err != nil {
+					return err
+				}
+				rows := make([]map[string]any, 0, len(ks))
+				for _, k := range ks {
+					var revoked *string
+					if t := k.RevokedAt(); t != nil {
+						s := domain.FormatTime(*t)
+						revoked = &s
+					}
+					rows = append(rows, map[string]any{"id": k.ID(), "name": k.Name(), "scope": string(k.Scope()),
+						"workspace_id": k.WorkspaceID(), "created_at": domain.FormatTime(k.CreatedAt()), "revoked_at": revoked})
+				}
+				if listJSON {
+					return c.printJSON(rows)
+				}
+				tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tWORKSPACE\tCREATED\tREVOKED")
+				for _, r := range rows {
+					rev := "-"
+					if s, _ := r["revoked_at"].(*string); s != nil {
+						rev = *s
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r["id"], r["name"], r["scope"], r["workspace_id"], r["created_at"], rev)
+				}
+				return tw.Flush()
+			})
+		}}
+	list.Flags().StringVar(&listWS, "workspace", "", "only keys of this workspace")
+	list.Flags().BoolVar(&listJSON, "json", false, "print JSON")
+
+	revoke := &cobra.Command{Use: "revoke ID", Short: "Revoke an API key; running servers reject it on the next request", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
+				if err := rt.App.Commands.RevokeAPIKey.Handle(cmd.Context(), application.RevokeAPIKey{ID: args[0]}); err != nil {
+					if errors.Is(err, domain.ErrNotFound) {
+						return fmt.Errorf("no API key %s", args[0])
+					}
+					return err
+				}
+				fmt.Fprintln(c.stderr, "revoked", args[0])
+				return nil
+			})
+		}}
+
+	rotate := &cobra.Command{Use: "rotate-master", Short: "Re-wrap every data key under the current master key", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
+				n, err := crypto.RotateMaster(cmd.Context(), rt.Keyring, rt.DataKeys)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.stdout, "re-wrapped %d data keys under master key %s\n", n, rt.Keyring.Primary().ID())
+				return nil
+			})
+		}}
+	keys.AddCommand(create, list, revoke, rotate)
+	return keys
+}
+
+func (c *cli) workspaceOrDefault(ctx context.Context, rt *Runtime, id string) (string, error) {
+	if id != "" {
+		return id, nil
+	}
+	w, err := rt.App.Commands.EnsureDefaultWorkspace.Handle(ctx)
+	if err != nil {
+		return "", err
+	}
+	return w.ID(), nil
+}
+
+func (c *cli) workspacesCommand() *cobra.Command {
+	ws := &cobra.Command{Use: "workspaces", Short: "Manage workspaces"}
+	var name, plan string
+	create := &cobra.Command{Use: "create", Short: "Create a workspace; prints its ID", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
+				w, err := rt.App.Commands.CreateWorkspace.Handle(cmd.Context(), application.CreateWorkspace{Name: name, Plan: workspace.Plan(plan)})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(c.stdout, w.ID())
+				return nil
+			})
+		}}
+	create.Flags().StringVar(&name, "name", "", "workspace name (required)")
+	create.Flags().StringVar(&plan, "plan", "", "free, starter, growth or business (default: --default-plan)")
+	_ = create.MarkFlagRequired("name")
+
+	var asJSON bool
+	list := &cobra.Command{Use: "list", Short: "List workspaces", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
+				all, err := rt.App.Queries.ListWorkspaces.Handle(cmd.Context())
+				if err != nil {
+					return err
+				}
+				rows := make([]map[string]string, 0, len(all))
+				for _, w := range all {
+					rows = append(rows, map[string]string{"id": w.ID(), "name": w.Name(), "plan": string(w.Plan()), "created_at": domain.FormatTime(w.CreatedAt())})
+				}
+				if asJSON {
+					return c.printJSON(rows)
+				}
+				tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tNAME\tPLAN\tCREATED")
+				for _, r := range rows {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r["id"], r["name"], r["plan"], r["created_at"])
+				}
+				return tw.Flush()
+			})
+		}}
+	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	ws.AddCommand(create, list)
+	return ws
+}
+
+func newLogger(level string) (*zap.Logger, error) {
+	cfg := zap.NewProductionConfig()
+	if err := cfg.Level.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("log level %q: use debug, info, warn or error", level)
+	}
+	cfg.DisableStacktrace = true
+	cfg.EncoderConfig.TimeKey = "time"
+	cfg.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
+	return cfg.Build()
+}

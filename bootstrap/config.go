@@ -1,0 +1,122 @@
+// Package bootstrap reads the configuration, wires adapters to use cases (google/wire) and runs
+// the process roles and the CLI.
+package bootstrap
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Version is set at build time with -ldflags.
+var Version = "dev"
+
+// Config is every setting; each has a flag and a FORMWARD_ environment variable.
+type Config struct {
+	DataDir            string
+	DatabaseURL        string
+	MasterKey          string
+	PreviousMasterKeys string
+	IPHashSecret       string
+	LogLevel           string
+	DefaultPlan        string
+	DBMaxConns         int
+	GroupCommitMax     int
+	MaxFields          int
+	MaxOptions         int
+
+	HTTPAddr        string
+	TLSCertFile     string
+	TLSKeyFile      string
+	APIRateLimit    float64
+	APIRateBurst    int
+	ShutdownTimeout time.Duration
+}
+
+// envName turns a flag name into its environment variable.
+func envName(flag string) string {
+	return "FORMWARD_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// binder registers flags whose defaults come from the environment, so flag > env > default.
+type binder struct {
+	fs   *pflag.FlagSet
+	errs []error
+}
+
+func (b *binder) env(name string) (string, bool) {
+	return os.LookupEnv(envName(name))
+}
+
+func (b *binder) usage(name, usage string) string {
+	return fmt.Sprintf("%s [%s]", usage, envName(name))
+}
+
+func (b *binder) String(p *string, name, def, usage string) {
+	if v, ok := b.env(name); ok {
+		def = v
+	}
+	b.fs.StringVar(p, name, def, b.usage(name, usage))
+}
+
+func (b *binder) Int(p *int, name string, def int, usage string) {
+	if v, ok := b.env(name); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Errorf("%s: not an integer", envName(name)))
+		}
+		def = n
+	}
+	b.fs.IntVar(p, name, def, b.usage(name, usage))
+}
+
+func (b *binder) Float(p *float64, name string, def float64, usage string) {
+	if v, ok := b.env(name); ok {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Errorf("%s: not a number", envName(name)))
+		}
+		def = n
+	}
+	b.fs.Float64Var(p, name, def, b.usage(name, usage))
+}
+
+func (b *binder) Duration(p *time.Duration, name string, def time.Duration, usage string) {
+	if v, ok := b.env(name); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Errorf("%s: not a duration such as 15s", envName(name)))
+		}
+		def = d
+	}
+	b.fs.DurationVar(p, name, def, b.usage(name, usage))
+}
+
+// bindCommon registers the settings every command uses.
+func bindCommon(b *binder, c *Config) {
+	b.String(&c.DataDir, "data-dir", "./data", "directory for the SQLite database, the generated master key and local files")
+	b.String(&c.DatabaseURL, "database-url", "", "postgres://… to use PostgreSQL; empty uses SQLite in the data dir")
+	b.String(&c.MasterKey, "master-key", "", "base64 of 32 bytes wrapping the data keys; generated into the data dir when empty")
+	b.String(&c.PreviousMasterKeys, "previous-master-keys", "", "comma-separated older master keys, still accepted while rotating")
+	b.String(&c.IPHashSecret, "ip-hash-secret", "", "secret keying the respondent IP hash; derived from the master key when empty")
+	b.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
+	b.String(&c.DefaultPlan, "default-plan", "business", "plan of new workspaces: free, starter, growth, business")
+	b.Int(&c.DBMaxConns, "db-max-conns", 0, "maximum open database connections (0: a sensible default per database)")
+	b.Int(&c.GroupCommitMax, "group-commit-max", 128, "most submissions committed in one transaction")
+	b.Int(&c.MaxFields, "max-fields", 200, "most fields per form")
+	b.Int(&c.MaxOptions, "max-options", 500, "most options per field")
+}
+
+// bindServe registers the HTTP server settings.
+func bindServe(b *binder, c *Config) {
+	b.String(&c.HTTPAddr, "http-addr", "127.0.0.1:8080", "listen address")
+	b.String(&c.TLSCertFile, "tls-cert-file", "", "TLS certificate (PEM); with --tls-key-file serves HTTPS, TLS 1.2 or higher")
+	b.String(&c.TLSKeyFile, "tls-key-file", "", "TLS private key (PEM)")
+	b.Float(&c.APIRateLimit, "api-rate-limit", 100, "API requests per second per key; 0 turns the limit off")
+	b.Int(&c.APIRateBurst, "api-rate-burst", 200, "API burst per key")
+	b.Duration(&c.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long a shutdown waits for requests in flight")
+}

@@ -1,0 +1,90 @@
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/adapters/crypto"
+	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/persistence"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/workspace"
+	"github.com/formward/formward/ports"
+)
+
+// Runtime is one process's wired adapters and use cases.
+type Runtime struct {
+	Log         *zap.Logger
+	DB          *persistence.DB
+	App         *application.Application
+	Keyring     *crypto.Keyring
+	DataKeys    ports.DataKeyRepository
+	Idempotency ports.IdempotencyStore
+	Clock       ports.Clock
+}
+
+// Router builds the HTTP handler of the serve role.
+func (rt *Runtime) Router(cfg Config) *httpapi.Router {
+	return httpapi.NewRouter(httpapi.Deps{
+		App: rt.App, Idempotency: rt.Idempotency, Clock: rt.Clock, Logger: rt.Log, Ready: rt.DB.Ping,
+	}, httpapi.Options{
+		CursorKey: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelCursor),
+		RateLimit: cfg.APIRateLimit, RateBurst: cfg.APIRateBurst,
+	})
+}
+
+// provideDB opens the database and applies the embedded migrations (goose holds a lock on
+// PostgreSQL, so several processes may start at once).
+func provideDB(ctx context.Context, cfg Config) (*persistence.DB, func(), error) {
+	db, err := persistence.Open(ctx, persistence.Config{
+		DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, MaxConns: cfg.DBMaxConns, GroupCommitMax: cfg.GroupCommitMax,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, nil, fmt.Errorf("migrate database: %w", err)
+	}
+	return db, func() { _ = db.Close() }, nil
+}
+
+// provideKeyring loads the master key (generating one into the data dir when none is configured).
+func provideKeyring(cfg Config, log *zap.Logger) (*crypto.Keyring, error) {
+	primary, generated, err := crypto.LoadOrCreateMasterKey(cfg.DataDir, cfg.MasterKey)
+	if err != nil {
+		return nil, fmt.Errorf("master key: %w", err)
+	}
+	if generated {
+		log.Warn("generated a new master key in the data dir; back it up, or set FORMWARD_MASTER_KEY",
+			zap.String("master_key_id", primary.ID()), zap.String("data_dir", cfg.DataDir))
+	}
+	previous, err := crypto.ParsePreviousKeys(cfg.PreviousMasterKeys)
+	if err != nil {
+		return nil, fmt.Errorf("previous master keys: %w", err)
+	}
+	return crypto.NewKeyring(primary, previous...), nil
+}
+
+// provideIPHasher keys the respondent IP hash. Set FORMWARD_IP_HASH_SECRET to keep hashes
+// stable across master key rotations.
+func provideIPHasher(cfg Config, ring *crypto.Keyring) *crypto.IPHasher {
+	if cfg.IPHashSecret != "" {
+		return crypto.NewIPHasher([]byte(cfg.IPHashSecret))
+	}
+	return crypto.NewIPHasher(crypto.DeriveKey(ring.Primary(), crypto.LabelIPHash))
+}
+
+func provideSettings(cfg Config) (application.Settings, error) {
+	plan, err := workspace.ParsePlan(cfg.DefaultPlan)
+	if err != nil {
+		return application.Settings{}, fmt.Errorf("default plan %q: use free, starter, growth or business", cfg.DefaultPlan)
+	}
+	if cfg.MaxFields < 1 || cfg.MaxOptions < 1 {
+		return application.Settings{}, fmt.Errorf("max fields and max options must be positive")
+	}
+	return application.Settings{FormLimits: form.Limits{MaxFields: cfg.MaxFields, MaxOptions: cfg.MaxOptions}, DefaultPlan: plan}, nil
+}

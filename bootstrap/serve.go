@@ -1,0 +1,59 @@
+package bootstrap
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// serve runs the API until the context ends (SIGINT/SIGTERM), then drains requests in flight.
+func (c *cli) serve(ctx context.Context) error {
+	return c.withRuntime(ctx, func(rt *Runtime) error {
+		if (c.cfg.TLSCertFile == "") != (c.cfg.TLSKeyFile == "") {
+			return errors.New("set both --tls-cert-file and --tls-key-file, or neither")
+		}
+		srv := &http.Server{
+			Handler:           rt.Router(c.cfg),
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       60 * time.Second,
+			WriteTimeout:      60 * time.Second,
+			IdleTimeout:       120 * time.Second,
+			MaxHeaderBytes:    64 << 10,
+			ErrorLog:          zap.NewStdLog(rt.Log.Named("http")),
+			TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12},
+		}
+		ln, err := net.Listen("tcp", c.cfg.HTTPAddr)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", c.cfg.HTTPAddr, err)
+		}
+		errc := make(chan error, 1)
+		go func() {
+			if c.cfg.TLSCertFile != "" {
+				errc <- srv.ServeTLS(ln, c.cfg.TLSCertFile, c.cfg.TLSKeyFile)
+			} else {
+				errc <- srv.Serve(ln)
+			}
+		}()
+		rt.Log.Info("formward serving", zap.String("addr", ln.Addr().String()), zap.String("version", Version),
+			zap.String("database", rt.DB.Dialect()), zap.Bool("tls", c.cfg.TLSCertFile != ""))
+		select {
+		case err := <-errc:
+			return err
+		case <-ctx.Done():
+		}
+		rt.Log.Info("shutting down", zap.Duration("timeout", c.cfg.ShutdownTimeout))
+		sctx, cancel := context.WithTimeout(context.Background(), c.cfg.ShutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			return fmt.Errorf("shutdown: %w", err)
+		}
+		rt.Log.Info("stopped")
+		return nil
+	})
+}

@@ -1,0 +1,49 @@
+//go:build wireinject
+
+package bootstrap
+
+import (
+	"context"
+
+	"github.com/google/wire"
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/persistence"
+	"github.com/formward/formward/adapters/system"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/ports"
+)
+
+var systemSet = wire.NewSet(
+	wire.Struct(new(system.Clock)), wire.Bind(new(ports.Clock), new(system.Clock)),
+	system.NewIDs, wire.Bind(new(ports.IDs), new(*system.IDs)),
+)
+
+var cryptoSet = wire.NewSet(
+	provideKeyring,
+	crypto.NewCipher, wire.Bind(new(ports.Cipher), new(*crypto.Cipher)),
+	provideIPHasher, wire.Bind(new(ports.IPHasher), new(*crypto.IPHasher)),
+)
+
+var persistenceSet = wire.NewSet(
+	provideDB,
+	persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)),
+	persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)),
+	persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)),
+	persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)),
+	persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)),
+	persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)),
+)
+
+var applicationSet = wire.NewSet(
+	provideSettings,
+	wire.Struct(new(application.Deps), "*"),
+	application.New,
+)
+
+// newRuntime wires one process.
+func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, func(), error) {
+	wire.Build(systemSet, cryptoSet, persistenceSet, applicationSet, wire.Struct(new(Runtime), "*"))
+	return nil, nil, nil
+}

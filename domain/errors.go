@@ -1,0 +1,57 @@
+// Package domain holds the errors shared by every aggregate; each aggregate lives in its own sub-package.
+package domain
+
+import (
+	"errors"
+	"strings"
+)
+
+// ErrNotFound means the resource does not exist in the caller's workspace.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict means the request clashes with the current state (for example a reused idempotency key).
+var ErrConflict = errors.New("conflict")
+
+// ErrFormClosed means the form does not accept submissions in its current status.
+var ErrFormClosed = errors.New("form closed")
+
+// Violation is one broken rule: a JSON path (or a field ID for submitted values), a code and a message.
+type Violation struct {
+	Field   string
+	Code    string
+	Message string
+}
+
+// ValidationError carries every rule a request broke, not only the first.
+type ValidationError struct {
+	Violations []Violation
+}
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, 0, len(e.Violations))
+	for _, v := range e.Violations {
+		parts = append(parts, v.Field+": "+v.Message)
+	}
+	return "validation failed: " + strings.Join(parts, "; ")
+}
+
+// Violations collects violations and turns them into a *ValidationError when there are any.
+type Violations []Violation
+
+// Add records one violation.
+func (vs *Violations) Add(field, code, message string) {
+	*vs = append(*vs, Violation{Field: field, Code: code, Message: message})
+}
+
+// Err returns nil when nothing was recorded, else a *ValidationError.
+func (vs Violations) Err() error {
+	if len(vs) == 0 {
+		return nil
+	}
+	return &ValidationError{Violations: vs}
+}
+
+// Validation builds a ValidationError of one violation.
+func Validation(field, code, message string) error {
+	return &ValidationError{Violations: []Violation{{Field: field, Code: code, Message: message}}}
+}

@@ -1,0 +1,65 @@
+// Package event defines the domain events that the outbox carries to Kafka and webhooks.
+package event
+
+import (
+	"time"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
+)
+
+// Type names an event as subscribers see it.
+type Type string
+
+// The three event types of SPEC.md.
+const (
+	SubmissionCreated Type = "submission.created"
+	SubmissionUpdated Type = "submission.updated"
+	FormPublished     Type = "form.published"
+)
+
+// ParseType accepts one of the three event type names.
+func ParseType(s string) (Type, bool) {
+	switch t := Type(s); t {
+	case SubmissionCreated, SubmissionUpdated, FormPublished:
+		return t, true
+	}
+	return "", false
+}
+
+// Event is one fact, written to the outbox in the transaction that made it true.
+// Data holds only strings, lists of strings and nested maps of those, so any adapter can encode it.
+type Event struct {
+	ID          string
+	Type        Type
+	WorkspaceID string
+	FormID      string
+	OccurredAt  time.Time
+	Data        map[string]any
+}
+
+// ForSubmission builds submission.created or submission.updated for s.
+func ForSubmission(id string, t Type, s *submission.Submission, at time.Time) Event {
+	fields := make(map[string]any, len(s.Data()))
+	for k, v := range s.Data() {
+		if v.IsList() {
+			fields[k] = v.Strings()
+		} else {
+			fields[k] = v.String()
+		}
+	}
+	return Event{
+		ID: id, Type: t, WorkspaceID: s.WorkspaceID(), FormID: s.FormID(), OccurredAt: at.UTC(),
+		Data: map[string]any{"submission_id": s.ID(), "fields": fields},
+	}
+}
+
+// Published builds form.published for f.
+func Published(id string, f *form.Form, at time.Time) Event {
+	at = at.UTC()
+	return Event{
+		ID: id, Type: FormPublished, WorkspaceID: f.WorkspaceID(), FormID: f.ID(), OccurredAt: at,
+		Data: map[string]any{"name": f.Name(), "published_at": domain.FormatTime(at)},
+	}
+}

@@ -1,0 +1,165 @@
+package form
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/formward/formward/domain"
+)
+
+// FieldType is one of the nine input kinds.
+type FieldType string
+
+// The nine field types of SPEC.md.
+const (
+	TypeText     FieldType = "text"
+	TypeEmail    FieldType = "email"
+	TypeNumber   FieldType = "number"
+	TypeDropdown FieldType = "dropdown"
+	TypeCheckbox FieldType = "checkbox"
+	TypeRadio    FieldType = "radio"
+	TypeTextarea FieldType = "textarea"
+	TypeFile     FieldType = "file"
+	TypeDate     FieldType = "date"
+)
+
+// ParseFieldType accepts one of the nine type names.
+func ParseFieldType(s string) (FieldType, bool) {
+	switch t := FieldType(s); t {
+	case TypeText, TypeEmail, TypeNumber, TypeDropdown, TypeCheckbox, TypeRadio, TypeTextarea, TypeFile, TypeDate:
+		return t, true
+	}
+	return "", false
+}
+
+// Field is one question of a form. It is a value object: forms build and check it.
+type Field struct {
+	ID          string
+	Label       string
+	Type        FieldType
+	Required    bool
+	Options     []string
+	Placeholder *string
+}
+
+// Multiple reports whether the field holds a list of values (checkbox with options, file).
+func (f Field) Multiple() bool {
+	return (f.Type == TypeCheckbox && len(f.Options) > 0) || f.Type == TypeFile
+}
+
+// HasOption reports whether v is one of the field's options.
+func (f Field) HasOption(v string) bool {
+	for _, o := range f.Options {
+		if o == v {
+			return true
+		}
+	}
+	return false
+}
+
+// FieldSpec is a field as a client describes it; ID is empty for a new field.
+type FieldSpec struct {
+	ID          string
+	Label       string
+	Type        string
+	Required    bool
+	Options     []string
+	Placeholder *string
+}
+
+// Limits bound the size of a form.
+type Limits struct {
+	MaxFields  int
+	MaxOptions int
+}
+
+// DefaultLimits are the limits of DECISIONS.md.
+var DefaultLimits = Limits{MaxFields: 200, MaxOptions: 500}
+
+const maxLabel = 500
+
+// buildFields checks every spec and returns the fields, reusing IDs from existing when allowed.
+func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim Limits) ([]Field, error) {
+	var vs domain.Violations
+	if len(specs) > lim.MaxFields {
+		vs.Add("fields", "too_many", fmt.Sprintf("a form holds at most %d fields", lim.MaxFields))
+		return nil, vs.Err()
+	}
+	known := make(map[string]bool, len(existing))
+	for _, f := range existing {
+		known[f.ID] = true
+	}
+	seen := make(map[string]bool, len(specs))
+	out := make([]Field, 0, len(specs))
+	for i, s := range specs {
+		path := fmt.Sprintf("fields[%d]", i)
+		f := Field{ID: s.ID, Required: s.Required, Placeholder: s.Placeholder}
+		if s.ID != "" {
+			if !known[s.ID] {
+				vs.Add(path+".id", "unknown_field", "field "+s.ID+" does not belong to this form")
+			} else if seen[s.ID] {
+				vs.Add(path+".id", "duplicate", "field "+s.ID+" appears twice")
+			}
+			seen[s.ID] = true
+		} else {
+			f.ID = newID()
+		}
+		f.Label = strings.TrimSpace(s.Label)
+		if f.Label == "" {
+			vs.Add(path+".label", "required", "label is required")
+		} else if utf8.RuneCountInString(f.Label) > maxLabel {
+			vs.Add(path+".label", "too_long", fmt.Sprintf("label must be at most %d characters", maxLabel))
+		}
+		t, ok := ParseFieldType(s.Type)
+		if !ok {
+			if s.Type == "" {
+				vs.Add(path+".type", "required", "type is required")
+			} else {
+				vs.Add(path+".type", "invalid_value", "type must be one of text, email, number, dropdown, checkbox, radio, textarea, file, date")
+			}
+		}
+		f.Type = t
+		checkOptions(&vs, path+".options", t, s.Options, lim)
+		if len(s.Options) > 0 {
+			f.Options = append([]string(nil), s.Options...)
+		}
+		out = append(out, f)
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func checkOptions(vs *domain.Violations, path string, t FieldType, options []string, lim Limits) {
+	switch t {
+	case TypeDropdown, TypeRadio:
+		if len(options) == 0 {
+			vs.Add(path, "required", "options are required for "+string(t)+" fields")
+			return
+		}
+	case TypeCheckbox:
+	case "":
+		return
+	default:
+		if len(options) > 0 {
+			vs.Add(path, "not_allowed", "options are only allowed on dropdown, radio and checkbox fields")
+		}
+		return
+	}
+	if len(options) > lim.MaxOptions {
+		vs.Add(path, "too_many", fmt.Sprintf("a field holds at most %d options", lim.MaxOptions))
+		return
+	}
+	seen := make(map[string]bool, len(options))
+	for j, o := range options {
+		switch {
+		case strings.TrimSpace(o) == "":
+			vs.Add(fmt.Sprintf("%s[%d]", path, j), "required", "options must be non-empty strings")
+		case seen[o]:
+			vs.Add(fmt.Sprintf("%s[%d]", path, j), "duplicate", "option "+o+" appears twice")
+		}
+		seen[o] = true
+	}
+}

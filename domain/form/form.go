@@ -1,0 +1,185 @@
+// Package form is the form aggregate: its fields, its status and the rules that guard them.
+package form
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/formward/formward/domain"
+)
+
+// Status is a form's lifecycle state.
+type Status string
+
+// The three statuses of SPEC.md.
+const (
+	StatusDraft     Status = "draft"
+	StatusPublished Status = "published"
+	StatusArchived  Status = "archived"
+)
+
+// ParseStatus accepts one of the three status names.
+func ParseStatus(s string) (Status, bool) {
+	switch st := Status(s); st {
+	case StatusDraft, StatusPublished, StatusArchived:
+		return st, true
+	}
+	return "", false
+}
+
+const maxName = 200
+
+// Form is the aggregate root.
+type Form struct {
+	id          string
+	workspaceID string
+	name        string
+	description *string
+	status      Status
+	fields      []Field
+	createdAt   time.Time
+	updatedAt   time.Time
+}
+
+// Draft is what a client asks for when creating a form.
+type Draft struct {
+	Name        string
+	Description *string
+	Fields      []FieldSpec
+}
+
+// New checks a draft and builds a new form in status draft.
+func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, now time.Time) (*Form, error) {
+	var vs domain.Violations
+	name, ok := checkName(d.Name)
+	if !ok {
+		vs.Add("name", "invalid_length", "name must be 1 to 200 characters")
+	}
+	for _, s := range d.Fields {
+		if s.ID != "" {
+			vs.Add("fields", "unknown_field", "a new form has no fields to keep; leave out field ids")
+			break
+		}
+	}
+	fields, err := buildFields(d.Fields, nil, newFieldID, lim)
+	if err != nil {
+		vs = append(vs, err.(*domain.ValidationError).Violations...)
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
+	}
+	now = now.UTC()
+	return &Form{
+		id: id, workspaceID: workspaceID, name: name, description: d.Description,
+		status: StatusDraft, fields: fields, createdAt: now, updatedAt: now,
+	}, nil
+}
+
+// UnmarshalFromDatabase rebuilds a stored form without re-checking it.
+func UnmarshalFromDatabase(id, workspaceID, name string, description *string, status Status, fields []Field, createdAt, updatedAt time.Time) *Form {
+	return &Form{id: id, workspaceID: workspaceID, name: name, description: description, status: status,
+		fields: fields, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
+}
+
+// Patch holds the properties a PATCH included; nil means "leave as is".
+type Patch struct {
+	Name        *string
+	Description **string
+	Status      *string
+	Fields      *[]FieldSpec
+}
+
+// Apply changes only the included properties and reports whether the form became published.
+// Nothing changes when any property is invalid.
+func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Time) (published bool, err error) {
+	var vs domain.Violations
+	next := *f
+	if p.Name != nil {
+		name, ok := checkName(*p.Name)
+		if !ok {
+			vs.Add("name", "invalid_length", "name must be 1 to 200 characters")
+		}
+		next.name = name
+	}
+	if p.Description != nil {
+		next.description = *p.Description
+	}
+	if p.Status != nil {
+		st, ok := ParseStatus(*p.Status)
+		if !ok {
+			vs.Add("status", "invalid_value", "status must be one of draft, published, archived")
+		}
+		next.status = st
+	}
+	if p.Fields != nil {
+		fields, err := buildFields(*p.Fields, f.fields, newFieldID, lim)
+		if err != nil {
+			vs = append(vs, err.(*domain.ValidationError).Violations...)
+		}
+		next.fields = fields
+	}
+	if err := vs.Err(); err != nil {
+		return false, err
+	}
+	published = next.status == StatusPublished && f.status != StatusPublished
+	next.updatedAt = now.UTC()
+	*f = next
+	return published, nil
+}
+
+// AcceptsAPISubmissions allows drafts (to test a form) and published forms.
+func (f *Form) AcceptsAPISubmissions() error {
+	if f.status == StatusArchived {
+		return domain.ErrFormClosed
+	}
+	return nil
+}
+
+// AcceptsPublicSubmissions allows published forms only.
+func (f *Form) AcceptsPublicSubmissions() error {
+	if f.status != StatusPublished {
+		return domain.ErrFormClosed
+	}
+	return nil
+}
+
+// Field returns the field with the given ID.
+func (f *Form) Field(id string) (Field, bool) {
+	for _, fl := range f.fields {
+		if fl.ID == id {
+			return fl, true
+		}
+	}
+	return Field{}, false
+}
+
+// ID returns the form ID.
+func (f *Form) ID() string { return f.id }
+
+// WorkspaceID returns the owning workspace.
+func (f *Form) WorkspaceID() string { return f.workspaceID }
+
+// Name returns the form's name.
+func (f *Form) Name() string { return f.name }
+
+// Description returns the optional description.
+func (f *Form) Description() *string { return f.description }
+
+// Status returns the lifecycle state.
+func (f *Form) Status() Status { return f.status }
+
+// Fields returns a copy of the fields in order.
+func (f *Form) Fields() []Field { return append([]Field(nil), f.fields...) }
+
+// CreatedAt returns the creation time.
+func (f *Form) CreatedAt() time.Time { return f.createdAt }
+
+// UpdatedAt returns the time of the last change.
+func (f *Form) UpdatedAt() time.Time { return f.updatedAt }
+
+func checkName(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	n := utf8.RuneCountInString(s)
+	return s, n >= 1 && n <= maxName
+}

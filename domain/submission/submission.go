@@ -1,0 +1,143 @@
+// Package submission is the submission aggregate: one respondent's answers to one form.
+package submission
+
+import (
+	"sort"
+	"time"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/form"
+)
+
+// Source says where a submission came from.
+type Source string
+
+// Sources of DECISIONS.md.
+const (
+	SourceAPI  Source = "api"
+	SourceForm Source = "form"
+)
+
+// UTMKeys are the campaign parameters kept from the form's URL.
+var UTMKeys = []string{"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"}
+
+// Metadata describes how a submission arrived. IPHash is the keyed one-way hash, never the IP.
+type Metadata struct {
+	IPHash    *string
+	UserAgent *string
+	Referrer  *string
+	Source    Source
+	UTM       map[string]string
+}
+
+// Submission is the aggregate root.
+type Submission struct {
+	id          string
+	workspaceID string
+	formID      string
+	data        map[string]Value
+	metadata    Metadata
+	submittedAt time.Time
+	updatedAt   time.Time
+}
+
+// New validates the input against the form and builds a submission received at now.
+func New(id string, f *form.Form, input map[string]Input, meta Metadata, now time.Time) (*Submission, error) {
+	switch meta.Source {
+	case SourceAPI:
+		if err := f.AcceptsAPISubmissions(); err != nil {
+			return nil, err
+		}
+	case SourceForm:
+		if err := f.AcceptsPublicSubmissions(); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, domain.Validation("metadata.source", "invalid_value", "source must be api or form")
+	}
+	data, err := Validate(f.Fields(), input)
+	if err != nil {
+		return nil, err
+	}
+	now = now.UTC()
+	return &Submission{id: id, workspaceID: f.WorkspaceID(), formID: f.ID(), data: data, metadata: meta, submittedAt: now, updatedAt: now}, nil
+}
+
+// UnmarshalFromDatabase rebuilds a stored submission without re-checking it.
+func UnmarshalFromDatabase(id, workspaceID, formID string, data map[string]Value, meta Metadata, submittedAt, updatedAt time.Time) *Submission {
+	return &Submission{id: id, workspaceID: workspaceID, formID: formID, data: data, metadata: meta,
+		submittedAt: submittedAt.UTC(), updatedAt: updatedAt.UTC()}
+}
+
+// Update merges changes into the answers (nil clears an optional answer) and re-validates
+// the result against the form's current fields. Stored answers to fields the form no
+// longer has are kept unchanged. Nothing changes when validation fails.
+func (s *Submission) Update(f *form.Form, changes map[string]Input, now time.Time) error {
+	if err := f.AcceptsAPISubmissions(); err != nil {
+		return err
+	}
+	fields := f.Fields()
+	current := make(map[string]bool, len(fields))
+	merged := make(map[string]Input, len(fields))
+	for _, fl := range fields {
+		current[fl.ID] = true
+		if v, ok := s.data[fl.ID]; ok {
+			if v.IsList() {
+				merged[fl.ID] = v.Strings()
+			} else {
+				merged[fl.ID] = v.String()
+			}
+		}
+	}
+	for k, v := range changes {
+		merged[k] = v
+	}
+	data, err := Validate(fields, merged)
+	if err != nil {
+		return err
+	}
+	for k, v := range s.data {
+		if !current[k] {
+			data[k] = v
+		}
+	}
+	s.data = data
+	s.updatedAt = now.UTC()
+	return nil
+}
+
+// ID returns the submission ID.
+func (s *Submission) ID() string { return s.id }
+
+// WorkspaceID returns the owning workspace.
+func (s *Submission) WorkspaceID() string { return s.workspaceID }
+
+// FormID returns the form answered.
+func (s *Submission) FormID() string { return s.formID }
+
+// Data returns a copy of the answers keyed by field ID.
+func (s *Submission) Data() map[string]Value {
+	out := make(map[string]Value, len(s.data))
+	for k, v := range s.data {
+		out[k] = v
+	}
+	return out
+}
+
+// Metadata returns how the submission arrived.
+func (s *Submission) Metadata() Metadata { return s.metadata }
+
+// SubmittedAt returns the UTC time of receipt.
+func (s *Submission) SubmittedAt() time.Time { return s.submittedAt }
+
+// UpdatedAt returns the time of the last change.
+func (s *Submission) UpdatedAt() time.Time { return s.updatedAt }
+
+func sortedKeys(m map[string]Input) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,334 @@
+package submission
+
+import (
+	"fmt"
+	"math"
+	"net/mail"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/form"
+)
+
+// Value is one stored answer: a string, or a list of strings for multi-value fields.
+type Value struct {
+	one  string
+	many []string
+	list bool
+}
+
+// Single builds a one-string value.
+func Single(s string) Value { return Value{one: s} }
+
+// List builds a multi-value answer.
+func List(items []string) Value { return Value{many: append([]string{}, items...), list: true} }
+
+// IsList reports whether the value is a list.
+func (v Value) IsList() bool { return v.list }
+
+// String returns the single value, or the list joined with ", ".
+func (v Value) String() string {
+	if v.list {
+		return strings.Join(v.many, ", ")
+	}
+	return v.one
+}
+
+// Strings returns the list, or the single value as a list of one.
+func (v Value) Strings() []string {
+	if v.list {
+		return append([]string{}, v.many...)
+	}
+	return []string{v.one}
+}
+
+// Number is a JSON number in its textual form, as the edge decoded it.
+type Number string
+
+// Input is what a client sent for one field: nil, string, Number, bool, or []any of those.
+type Input = any
+
+const (
+	maxText     = 1000
+	maxTextarea = 10000
+	maxEmail    = 254
+)
+
+// errRequired marks an empty answer so the caller can decide whether emptiness is allowed.
+type fieldError struct{ code, message string }
+
+var errRequired = &fieldError{"required", "a value is required"}
+
+// parse checks one input against its field and returns the canonical value; ok is false for an empty answer.
+func parse(f form.Field, in Input) (Value, bool, *fieldError) {
+	if in == nil {
+		return Value{}, false, nil
+	}
+	switch f.Type {
+	case form.TypeText, form.TypeTextarea:
+		s, ferr := asString(in)
+		if ferr != nil {
+			return Value{}, false, ferr
+		}
+		if strings.TrimSpace(s) == "" {
+			return Value{}, false, nil
+		}
+		max := maxText
+		if f.Type == form.TypeTextarea {
+			max = maxTextarea
+		}
+		if utf8.RuneCountInString(s) > max {
+			return Value{}, false, &fieldError{"too_long", fmt.Sprintf("must be at most %d characters", max)}
+		}
+		return Single(s), true, nil
+	case form.TypeEmail:
+		s, ferr := asString(in)
+		if ferr != nil {
+			return Value{}, false, ferr
+		}
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return Value{}, false, nil
+		}
+		if !validEmail(s) {
+			return Value{}, false, &fieldError{"invalid_email", "must be one email address like name@example.com"}
+		}
+		return Single(s), true, nil
+	case form.TypeNumber:
+		var s string
+		switch x := in.(type) {
+		case Number:
+			s = string(x)
+		case float64:
+			s = strconv.FormatFloat(x, 'g', -1, 64)
+		case string:
+			s = strings.TrimSpace(x)
+			if s == "" {
+				return Value{}, false, nil
+			}
+		default:
+			return Value{}, false, &fieldError{"invalid_type", "must be a number"}
+		}
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil || !decimalSyntax(s) || math.IsInf(n, 0) || math.IsNaN(n) {
+			return Value{}, false, &fieldError{"invalid_number", "must be a finite number"}
+		}
+		return Single(canonicalNumber(n)), true, nil
+	case form.TypeDropdown, form.TypeRadio:
+		s, ferr := asString(in)
+		if ferr != nil {
+			return Value{}, false, ferr
+		}
+		if strings.TrimSpace(s) == "" {
+			return Value{}, false, nil
+		}
+		if !f.HasOption(s) {
+			return Value{}, false, &fieldError{"invalid_option", "must be one of the field's options"}
+		}
+		return Single(s), true, nil
+	case form.TypeCheckbox:
+		if len(f.Options) == 0 {
+			return parseBool(f, in)
+		}
+		items, ferr := asStrings(in)
+		if ferr != nil {
+			return Value{}, false, ferr
+		}
+		if len(items) == 0 {
+			return Value{}, false, nil
+		}
+		seen := make(map[string]bool, len(items))
+		for _, it := range items {
+			if !f.HasOption(it) {
+				return Value{}, false, &fieldError{"invalid_option", fmt.Sprintf("%q is not one of the field's options", it)}
+			}
+			if seen[it] {
+				return Value{}, false, &fieldError{"duplicate", fmt.Sprintf("%q is chosen twice", it)}
+			}
+			seen[it] = true
+		}
+		return List(items), true, nil
+	case form.TypeDate:
+		s, ferr := asString(in)
+		if ferr != nil {
+			return Value{}, false, ferr
+		}
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return Value{}, false, nil
+		}
+		if len(s) != 10 {
+			return Value{}, false, &fieldError{"invalid_date", "must be a date written YYYY-MM-DD"}
+		}
+		if _, err := time.Parse("2006-01-02", s); err != nil {
+			return Value{}, false, &fieldError{"invalid_date", "must be a real calendar date written YYYY-MM-DD"}
+		}
+		return Single(s), true, nil
+	case form.TypeFile:
+		items, ferr := asStrings(in)
+		if ferr != nil {
+			return Value{}, false, ferr
+		}
+		if len(items) == 0 {
+			return Value{}, false, nil
+		}
+		for _, it := range items {
+			u, err := url.Parse(it)
+			if err != nil || u.Scheme != "https" || u.Host == "" || len(it) > 2048 {
+				return Value{}, false, &fieldError{"invalid_url", "must be HTTPS URLs of uploaded files"}
+			}
+		}
+		return List(items), true, nil
+	}
+	return Value{}, false, &fieldError{"invalid_type", "field type is not supported"}
+}
+
+func parseBool(f form.Field, in Input) (Value, bool, *fieldError) {
+	var b bool
+	switch x := in.(type) {
+	case bool:
+		b = x
+	case string:
+		switch strings.TrimSpace(strings.ToLower(x)) {
+		case "true":
+			b = true
+		case "false":
+			b = false
+		case "":
+			return Value{}, false, nil
+		default:
+			return Value{}, false, &fieldError{"invalid_type", "must be true or false"}
+		}
+	default:
+		return Value{}, false, &fieldError{"invalid_type", "must be true or false"}
+	}
+	if !b && f.Required {
+		return Value{}, false, errRequired
+	}
+	return Single(strconv.FormatBool(b)), true, nil
+}
+
+func asString(in Input) (string, *fieldError) {
+	s, ok := in.(string)
+	if !ok {
+		return "", &fieldError{"invalid_type", "must be a string"}
+	}
+	return s, nil
+}
+
+func asStrings(in Input) ([]string, *fieldError) {
+	switch x := in.(type) {
+	case string:
+		if strings.TrimSpace(x) == "" {
+			return nil, nil
+		}
+		return []string{x}, nil
+	case []string:
+		return x, nil
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, &fieldError{"invalid_type", "must be a string or an array of strings"}
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	return nil, &fieldError{"invalid_type", "must be a string or an array of strings"}
+}
+
+func validEmail(s string) bool {
+	if len(s) > maxEmail || strings.ContainsAny(s, " <>\"(),;:\\[]\r\n\t") {
+		return false
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Name != "" || a.Address != s {
+		return false
+	}
+	local, dom, ok := strings.Cut(s, "@")
+	if !ok || local == "" || strings.Contains(dom, "@") {
+		return false
+	}
+	labels := strings.Split(dom, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
+			return false
+		}
+	}
+	tld := labels[len(labels)-1]
+	if len(tld) < 2 {
+		return false
+	}
+	for _, r := range tld {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r > 127) {
+			return false
+		}
+	}
+	return true
+}
+
+// decimalSyntax reports whether s uses only decimal number characters: ParseFloat also takes
+// Go-only forms such as hexadecimal floats ("0x1p4") and digit separators ("1_000").
+func decimalSyntax(s string) bool {
+	return strings.Trim(s, "0123456789+-.eE") == ""
+}
+
+// canonicalNumber writes n in its shortest decimal form, without exponent for ordinary magnitudes.
+func canonicalNumber(n float64) string {
+	if n == 0 {
+		return "0"
+	}
+	if a := math.Abs(n); a >= 1e-6 && a < 1e21 {
+		return strconv.FormatFloat(n, 'f', -1, 64)
+	}
+	// 'g' pads the exponent ("1e-07", "1e+21"); the shortest form is "1e-7", "1e21".
+	mant, exp, ok := strings.Cut(strconv.FormatFloat(n, 'g', -1, 64), "e")
+	if !ok {
+		return mant
+	}
+	sign := ""
+	if exp[0] == '-' {
+		sign = "-"
+	}
+	return mant + "e" + sign + strings.TrimLeft(exp[1:], "0")
+}
+
+// Validate checks every input against the form's fields and returns canonical values.
+// Every failing field is reported; keys that are not fields of the form are unknown_field.
+func Validate(fields []form.Field, input map[string]Input) (map[string]Value, error) {
+	var vs domain.Violations
+	byID := make(map[string]form.Field, len(fields))
+	for _, f := range fields {
+		byID[f.ID] = f
+	}
+	for _, k := range sortedKeys(input) {
+		if _, ok := byID[k]; !ok {
+			vs.Add(k, "unknown_field", "not a field of this form")
+		}
+	}
+	out := make(map[string]Value, len(fields))
+	for _, f := range fields {
+		v, ok, ferr := parse(f, input[f.ID])
+		switch {
+		case ferr != nil:
+			vs.Add(f.ID, ferr.code, f.Label+": "+ferr.message)
+		case ok:
+			out[f.ID] = v
+		case f.Required:
+			vs.Add(f.ID, errRequired.code, f.Label+": "+errRequired.message)
+		}
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

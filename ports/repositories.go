@@ -1,0 +1,115 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/workspace"
+)
+
+// Position is a keyset position in a newest-first list: (created_at, id).
+type Position struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// Page asks for at most Limit items strictly after the position, newest first.
+type Page struct {
+	Limit int
+	After *Position
+}
+
+// WorkspaceRepository stores workspaces.
+type WorkspaceRepository interface {
+	Create(ctx context.Context, w *workspace.Workspace) error
+	Get(ctx context.Context, id string) (*workspace.Workspace, error)
+	List(ctx context.Context) ([]*workspace.Workspace, error)
+	// Oldest returns the first workspace created, or domain.ErrNotFound when there is none.
+	Oldest(ctx context.Context) (*workspace.Workspace, error)
+}
+
+// APIKeyRepository stores API keys (only the hash of their secret).
+type APIKeyRepository interface {
+	Create(ctx context.Context, k *apikey.Key) error
+	// Get returns the key by ID, revoked or not, or domain.ErrNotFound.
+	Get(ctx context.Context, id string) (*apikey.Key, error)
+	// List returns the keys of one workspace, or of all when workspaceID is empty.
+	List(ctx context.Context, workspaceID string) ([]*apikey.Key, error)
+	Revoke(ctx context.Context, id string, at time.Time) error
+}
+
+// FormRepository stores forms; every method is bounded to one workspace.
+type FormRepository interface {
+	// Create stores the form.
+	Create(ctx context.Context, f *form.Form) error
+	Get(ctx context.Context, workspaceID, id string) (*form.Form, error)
+	// List returns up to page.Limit forms, newest first, optionally of one status.
+	List(ctx context.Context, workspaceID string, status *form.Status, page Page) ([]*form.Form, error)
+	// Update loads and locks the form, lets change modify it, and stores it together with the
+	// events change returns, in one transaction.
+	Update(ctx context.Context, workspaceID, id string, change func(*form.Form) ([]event.Event, error)) (*form.Form, error)
+	// Delete removes the form with its submissions and everything bound to it.
+	Delete(ctx context.Context, workspaceID, id string) error
+	// SubmissionCounts returns the number of stored submissions per form ID.
+	SubmissionCounts(ctx context.Context, workspaceID string, formIDs []string) (map[string]int64, error)
+}
+
+// SubmissionQuery filters a form's submissions; bounds are exclusive.
+type SubmissionQuery struct {
+	Page          Page
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+}
+
+// SubmissionRepository stores submissions, sealed at rest.
+type SubmissionRepository interface {
+	// Add stores a new submission and its event in one transaction. It returns once the commit
+	// is durable; concurrent calls may share one transaction (group commit).
+	Add(ctx context.Context, s *submission.Submission, e event.Event) error
+	Get(ctx context.Context, workspaceID, formID, id string) (*submission.Submission, error)
+	List(ctx context.Context, workspaceID, formID string, q SubmissionQuery) ([]*submission.Submission, error)
+	// Update loads and locks the submission, lets change modify it, and stores it with the event
+	// change returns, in one transaction.
+	Update(ctx context.Context, workspaceID, formID, id string, change func(*submission.Submission) (event.Event, error)) (*submission.Submission, error)
+	Delete(ctx context.Context, workspaceID, formID, id string) error
+}
+
+// StoredResponse is a response kept for an Idempotency-Key.
+type StoredResponse struct {
+	Status int
+	Body   []byte
+}
+
+// IdempotencyStore remembers the first response to each Idempotency-Key for 24 hours.
+type IdempotencyStore interface {
+	// Reserve claims the key for a request whose body hashes to fingerprint. It returns the
+	// stored response when the same request already completed, domain.ErrConflict when the key
+	// was used with another body or is still in progress, and (nil, nil) when the caller owns it now.
+	Reserve(ctx context.Context, workspaceID, scope, key string, fingerprint []byte, now time.Time) (*StoredResponse, error)
+	// Complete stores the response for a reserved key.
+	Complete(ctx context.Context, workspaceID, scope, key string, resp StoredResponse) error
+	// Release forgets a reservation whose request failed, so it can be retried.
+	Release(ctx context.Context, workspaceID, scope, key string) error
+	// Purge removes entries older than before.
+	Purge(ctx context.Context, before time.Time) error
+}
+
+// OutboxRecord is one outbox row as the relay reads it.
+type OutboxRecord struct {
+	Seq   int64
+	Event event.Event
+}
+
+// Outbox is read by the relay: committed events in commit order.
+type Outbox interface {
+	// Pending returns up to limit unpublished events after seq, in order.
+	Pending(ctx context.Context, afterSeq int64, limit int) ([]OutboxRecord, error)
+	// MarkPublished records that the broker acknowledged these rows.
+	MarkPublished(ctx context.Context, seqs []int64, at time.Time) error
+	// PurgePublished removes rows published before the given time.
+	PurgePublished(ctx context.Context, before time.Time) (int64, error)
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Load benchmark of the capture path: API POST /forms/{id}/submissions on one 10-field form,
+# 64 connections from a second process on loopback, on SQLite and on PostgreSQL.
+#
+#   make bench                                   # both databases, 64 connections, 10 s each
+#   BENCH_DBS=sqlite BENCH_DURATION=30s make bench
+#
+# Knobs: BENCH_DBS (default "sqlite postgres"), BENCH_CONNECTIONS (64), BENCH_DURATION (10s),
+# BENCH_WARMUP (2s), BENCH_LOG_LEVEL (info, the default of a real deployment),
+# BENCH_POSTGRES_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable).
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+GO=${GO:-go}
+DBS=${BENCH_DBS:-sqlite postgres}
+CONNECTIONS=${BENCH_CONNECTIONS:-64}
+DURATION=${BENCH_DURATION:-10s}
+WARMUP=${BENCH_WARMUP:-2s}
+LOG_LEVEL=${BENCH_LOG_LEVEL:-info}
+PG_ADMIN_URL=${BENCH_POSTGRES_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
+PG_DB=formward_bench
+
+echo "== building bin/formward and bin/formward-load"
+make --no-print-directory build GO="$GO"
+"$GO" build -o bin/formward-load ./test/load
+
+WORK=$(mktemp -d -t formward-bench-XXXXXX)
+RESULTS="$WORK/results.jsonl"
+: >"$RESULTS"
+SERVE_PID=""
+
+cleanup() {
+  if [ -n "$SERVE_PID" ] && kill -0 "$SERVE_PID" 2>/dev/null; then
+    kill -TERM "$SERVE_PID" 2>/dev/null || true
+    wait "$SERVE_PID" 2>/dev/null || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() {
+  local port
+  for port in $(seq 18080 18180); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return 0
+    fi
+  done
+  echo "no free port in 18080-18180" >&2
+  return 1
+}
+
+pg_url_for() { # the admin URL with its database name replaced
+  local db=$1 rest=${PG_ADMIN_URL#*://}
+  local scheme=${PG_ADMIN_URL%%://*} hostpart=${rest%%/*} query=""
+  case "$rest" in *\?*) query="?${rest#*\?}" ;; esac
+  echo "$scheme://$hostpart/$db$query"
+}
+
+echo "== machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB memory"
+echo "== FORMWARD_API_RATE_LIMIT=0: the per-key API rate limit (default 100/s, burst 200) is off,"
+echo "   otherwise it would cap this benchmark at about 100 submissions/s."
+
+for db in $DBS; do
+  echo
+  echo "== $db"
+  data_dir="$WORK/data-$db"
+  mkdir -p "$data_dir"
+  port=$(free_port)
+  export FORMWARD_DATA_DIR="$data_dir"
+  export FORMWARD_HTTP_ADDR="127.0.0.1:$port"
+  export FORMWARD_API_RATE_LIMIT=0
+  export FORMWARD_LOG_LEVEL="$LOG_LEVEL"
+  FORMWARD_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
+  export FORMWARD_MASTER_KEY
+  unset FORMWARD_DATABASE_URL
+
+  case "$db" in
+    sqlite) ;;
+    postgres)
+      if ! psql "$PG_ADMIN_URL" -tAc 'select 1' >/dev/null 2>&1; then
+        echo "PostgreSQL is not reachable at $PG_ADMIN_URL; skipping (set BENCH_POSTGRES_ADMIN_URL)" >&2
+        continue
+      fi
+      psql "$PG_ADMIN_URL" -v ON_ERROR_STOP=1 -qc "drop database if exists $PG_DB with (force)"
+      psql "$PG_ADMIN_URL" -v ON_ERROR_STOP=1 -qc "create database $PG_DB"
+      export FORMWARD_DATABASE_URL
+      FORMWARD_DATABASE_URL=$(pg_url_for "$PG_DB")
+      echo "PostgreSQL $(psql "$FORMWARD_DATABASE_URL" -tAc 'show server_version'), synchronous_commit=$(psql "$FORMWARD_DATABASE_URL" -tAc 'show synchronous_commit'), fsync=$(psql "$FORMWARD_DATABASE_URL" -tAc 'show fsync')"
+      ./bin/formward migrate
+      ;;
+    *)
+      echo "unknown database $db (want sqlite or postgres)" >&2
+      exit 2
+      ;;
+  esac
+
+  key=$(./bin/formward keys create --name bench --scope admin)
+
+  ./bin/formward serve >"$WORK/serve-$db.log" 2>&1 &
+  SERVE_PID=$!
+  ready=""
+  for _ in $(seq 1 100); do
+    if curl -fsS "http://$FORMWARD_HTTP_ADDR/readyz" >/dev/null 2>&1; then ready=1; break; fi
+    if ! kill -0 "$SERVE_PID" 2>/dev/null; then break; fi
+    sleep 0.2
+  done
+  if [ -z "$ready" ]; then
+    echo "formward serve did not become ready; its output:" >&2
+    cat "$WORK/serve-$db.log" >&2
+    exit 1
+  fi
+
+  form=$(curl -fsS -X POST "http://$FORMWARD_HTTP_ADDR/v1/forms" \
+    -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+    -d '{
+      "name": "Benchmark: event registration",
+      "fields": [
+        {"label": "Full name", "type": "text", "required": true},
+        {"label": "Email", "type": "email", "required": true},
+        {"label": "Age", "type": "number"},
+        {"label": "Ticket", "type": "dropdown", "required": true, "options": ["Standard", "Student", "VIP"]},
+        {"label": "Sessions", "type": "checkbox", "options": ["Keynote", "Workshops", "Dinner"]},
+        {"label": "Diet", "type": "radio", "options": ["None", "Vegetarian", "Vegan"]},
+        {"label": "Comments", "type": "textarea"},
+        {"label": "Arrival date", "type": "date"},
+        {"label": "Company", "type": "text"},
+        {"label": "Team size", "type": "number"}
+      ]
+    }')
+  form_id=$(printf '%s' "$form" | grep -o 'frm_[A-Za-z0-9_-]*' | head -n 1)
+  if [ -z "$form_id" ]; then
+    echo "could not create the benchmark form: $form" >&2
+    exit 1
+  fi
+  echo "form $form_id (10 fields); load: $CONNECTIONS connections, $DURATION after $WARMUP warm-up"
+
+  ./bin/formward-load -db "$db" -url "http://$FORMWARD_HTTP_ADDR/v1" -key "$key" -form "$form_id" \
+    -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | tee -a "$RESULTS"
+
+  kill -TERM "$SERVE_PID"
+  if ! wait "$SERVE_PID"; then
+    echo "formward serve did not exit cleanly; its output:" >&2
+    tail -n 50 "$WORK/serve-$db.log" >&2
+    SERVE_PID=""
+    exit 1
+  fi
+  SERVE_PID=""
+
+  if [ "$db" = postgres ]; then
+    psql "$PG_ADMIN_URL" -qc "drop database if exists $PG_DB with (force)" || true
+  fi
+done
+
+echo
+echo "== results (one JSON line per database)"
+cat "$RESULTS"
