@@ -32,6 +32,8 @@ type harness struct {
 	wsA, wsB  string
 	keys      map[string]string // admin, read-write, read-only, revoked, other (admin of B)
 	keyIDs    map[string]string
+	// undocumented skips the OpenAPI check for requests to paths that do not exist.
+	undocumented bool
 }
 
 func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness {
@@ -130,7 +132,7 @@ func (h *harness) do(method, path, key string, body any, headers ...string) resp
 	if rec.Body.Len() > 0 {
 		_ = json.Unmarshal(rec.Body.Bytes(), &res.json)
 	}
-	if rel, ok := strings.CutPrefix(req.URL.Path, "/v1"); ok {
+	if rel, ok := strings.CutPrefix(req.URL.Path, "/v1"); ok && !h.undocumented {
 		if err := h.validator.ValidateResponse(method, rel, rec.Code, rec.Body.Bytes()); err != nil {
 			h.t.Errorf("%s %s → %d does not match the OpenAPI document: %v\nbody: %s", method, path, rec.Code, err, rec.Body.String())
 		}

@@ -251,3 +251,21 @@ type idempotencyRow struct {
 }
 
 func (idempotencyRow) TableName() string { return "idempotency_keys" }
+
+// floorMillis and ceilMillis turn an exclusive bound of any precision into the equivalent
+// bound on stored milliseconds.
+func floorMillis(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if t.Before(time.UnixMilli(ms)) {
+		ms-- // UnixMilli truncates toward zero before 1970
+	}
+	return ms
+}
+
+func ceilMillis(t time.Time) int64 {
+	ms := floorMillis(t)
+	if time.UnixMilli(ms).Before(t) {
+		ms++
+	}
+	return ms
+}

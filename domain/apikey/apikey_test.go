@@ -49,7 +49,7 @@ func TestParseScope(t *testing.T) {
 
 func TestScopeAllows(t *testing.T) {
 	tests := []struct {
-		scope               apikey.Scope
+		scope              apikey.Scope
 		read, write, admin bool
 	}{
 		{apikey.ScopeReadOnly, true, false, false},

@@ -56,12 +56,6 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	if !ok {
 		vs.Add("name", "invalid_length", "name must be 1 to 200 characters")
 	}
-	for _, s := range d.Fields {
-		if s.ID != "" {
-			vs.Add("fields", "unknown_field", "a new form has no fields to keep; leave out field ids")
-			break
-		}
-	}
 	fields, err := buildFields(d.Fields, nil, newFieldID, lim)
 	if err != nil {
 		vs = append(vs, err.(*domain.ValidationError).Violations...)
@@ -170,7 +164,14 @@ func (f *Form) Description() *string { return f.description }
 func (f *Form) Status() Status { return f.status }
 
 // Fields returns a copy of the fields in order.
-func (f *Form) Fields() []Field { return append([]Field(nil), f.fields...) }
+func (f *Form) Fields() []Field {
+	out := make([]Field, len(f.fields))
+	for i, fl := range f.fields {
+		fl.Options = append([]string(nil), fl.Options...)
+		out[i] = fl
+	}
+	return out
+}
 
 // CreatedAt returns the creation time.
 func (f *Form) CreatedAt() time.Time { return f.createdAt }

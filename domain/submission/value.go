@@ -265,7 +265,7 @@ func validEmail(s string) bool {
 		}
 	}
 	tld := labels[len(labels)-1]
-	if len(tld) < 2 {
+	if len(tld) < 2 || strings.Trim(tld, "0123456789") == "" || strings.Contains(dom, "_") {
 		return false
 	}
 	for _, r := range tld {

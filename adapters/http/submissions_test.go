@@ -1,0 +1,214 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/persistence"
+	"github.com/formward/formward/adapters/persistence/persistencetest"
+)
+
+var everyType = []map[string]any{
+	{"label": "Name", "type": "text", "required": true},
+	{"label": "Email", "type": "email", "required": true},
+	{"label": "Budget", "type": "number"},
+	{"label": "Plan", "type": "dropdown", "options": []string{"Free", "Pro"}},
+	{"label": "Channels", "type": "checkbox", "options": []string{"Mail", "Phone"}},
+	{"label": "Size", "type": "radio", "options": []string{"S", "M"}},
+	{"label": "Notes", "type": "textarea"},
+	{"label": "CV", "type": "file"},
+	{"label": "Start", "type": "date"},
+	{"label": "Agree", "type": "checkbox", "required": true},
+}
+
+func TestSubmissionsLifecycle(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarness(t, db, httpapi.Options{})
+		key := h.keys["read-write"]
+		f := h.createForm(everyType...)
+		id := f["id"].(string)
+		ids := fieldIDs(f)
+		valid := map[string]any{
+			ids[0]: "Ada", ids[1]: "ada@example.com", ids[2]: 1.50, ids[3]: "Pro", ids[4]: []string{"Mail", "Phone"},
+			ids[5]: "M", ids[6]: "Line 1\nLine 2", ids[7]: "https://files.example.com/cv.pdf", ids[8]: "2024-02-29", ids[9]: true,
+		}
+		r := h.do("POST", "/v1/forms/"+id+"/submissions", key, map[string]any{"data": valid})
+		h.expect(r, 201, "")
+		sub := r.json
+		subID := sub["id"].(string)
+		data := sub["data"].(map[string]any)
+		if data[ids[2]] != "1.5" || data[ids[9]] != "true" || fmt.Sprint(data[ids[4]]) != "[Mail Phone]" || fmt.Sprint(data[ids[7]]) != "[https://files.example.com/cv.pdf]" {
+			t.Fatalf("canonical values: %v", data)
+		}
+		meta := sub["metadata"].(map[string]any)
+		if meta["source"] != "api" || meta["ip"] != nil || meta["user_agent"] != nil || meta["referrer"] != nil {
+			t.Fatalf("metadata: %v", meta)
+		}
+		if !strings.HasPrefix(subID, "sub_") || sub["form_id"] != id {
+			t.Fatalf("submission: %v", sub)
+		}
+		// Every failing field is reported.
+		r = h.do("POST", "/v1/forms/"+id+"/submissions", key, map[string]any{"data": map[string]any{
+			ids[0]: "   ", ids[1]: "Ada <ada@example.com>", ids[2]: "twelve", ids[3]: "Enterprise", ids[8]: "2023-02-29", ids[9]: false, "fld_nope": "x",
+		}})
+		h.expect(r, 422, "validation_failed")
+		got := map[string]string{}
+		for _, d := range r.json["error"].(map[string]any)["details"].([]any) {
+			m := d.(map[string]any)
+			got[m["field"].(string)] = m["code"].(string)
+		}
+		for _, k := range []string{ids[0], ids[1], ids[2], ids[3], ids[8], ids[9], "fld_nope"} {
+			if got[k] == "" {
+				t.Errorf("no detail for %s: %v", k, got)
+			}
+		}
+		if got[ids[0]] != "required" || got["fld_nope"] != "unknown_field" {
+			t.Errorf("details: %v", got)
+		}
+		h.expect(h.do("POST", "/v1/forms/"+id+"/submissions", key, map[string]any{}), 422, "validation_failed")
+		h.expect(h.do("POST", "/v1/forms/"+id+"/submissions", key, map[string]any{"data": "x"}), 422, "validation_failed")
+		// Read-only properties are ignored, others are not.
+		back := map[string]any{"data": valid, "id": "sub_x", "form_id": "frm_x", "metadata": map[string]any{}, "submitted_at": "x"}
+		h.expect(h.do("POST", "/v1/forms/"+id+"/submissions", key, back), 201, "")
+		h.expect(h.do("POST", "/v1/forms/"+id+"/submissions", key, map[string]any{"data": valid, "spam": 1}), 422, "validation_failed")
+
+		// GET, PATCH (merge, null clears optional), count.
+		r = h.do("GET", "/v1/forms/"+id+"/submissions/"+subID, h.keys["read-only"], nil)
+		h.expect(r, 200, "")
+		r = h.do("PATCH", "/v1/forms/"+id+"/submissions/"+subID, key, map[string]any{"data": map[string]any{ids[6]: nil, ids[3]: "Free"}})
+		h.expect(r, 200, "")
+		data = r.json["data"].(map[string]any)
+		if _, ok := data[ids[6]]; ok || data[ids[3]] != "Free" || data[ids[0]] != "Ada" {
+			t.Fatalf("after patch: %v", data)
+		}
+		h.expect(h.do("PATCH", "/v1/forms/"+id+"/submissions/"+subID, key, map[string]any{"data": map[string]any{ids[0]: nil}}), 422, "validation_failed")
+		r = h.do("GET", "/v1/forms/"+id, key, nil)
+		if r.json["submission_count"].(float64) != 2 {
+			t.Fatalf("submission_count = %v, want 2", r.json["submission_count"])
+		}
+		// Archived forms refuse API submissions; drafts accept them.
+		h.expect(h.do("PATCH", "/v1/forms/"+id, key, map[string]any{"status": "archived"}), 200, "")
+		h.expect(h.do("POST", "/v1/forms/"+id+"/submissions", key, map[string]any{"data": valid}), 409, "form_closed")
+		h.expect(h.do("PATCH", "/v1/forms/"+id, key, map[string]any{"status": "draft"}), 200, "")
+		// Delete is permanent and the count follows.
+		h.expect(h.do("DELETE", "/v1/forms/"+id+"/submissions/"+subID, key, nil), 204, "")
+		h.expect(h.do("GET", "/v1/forms/"+id+"/submissions/"+subID, key, nil), 404, "not_found")
+		r = h.do("GET", "/v1/forms/"+id, key, nil)
+		if r.json["submission_count"].(float64) != 1 {
+			t.Fatalf("submission_count after delete = %v, want 1", r.json["submission_count"])
+		}
+		// Submissions of another form's path are not found.
+		other := h.createForm(contactFields...)
+		h.expect(h.do("GET", "/v1/forms/"+other["id"].(string)+"/submissions/"+subID, key, nil), 404, "not_found")
+	})
+}
+
+func TestSubmissionPagination(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarness(t, db, httpapi.Options{})
+		key := h.keys["admin"]
+		f := h.createForm(contactFields...)
+		id := f["id"].(string)
+		name := fieldIDs(f)[0]
+		const n = 25
+		var wg sync.WaitGroup
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				h.do("POST", "/v1/forms/"+id+"/submissions", key, map[string]any{"data": map[string]any{name: fmt.Sprint("n", i)}})
+			}(i)
+		}
+		wg.Wait()
+		seen := map[string]bool{}
+		var last time.Time
+		cursor := ""
+		pages := 0
+		for {
+			path := "/v1/forms/" + id + "/submissions?limit=10"
+			if cursor != "" {
+				path += "&cursor=" + url.QueryEscape(cursor)
+			}
+			r := h.do("GET", path, key, nil)
+			h.expect(r, 200, "")
+			pages++
+			for _, it := range r.json["data"].([]any) {
+				s := it.(map[string]any)
+				at, _ := time.Parse(time.RFC3339, s["submitted_at"].(string))
+				if !last.IsZero() && at.After(last) {
+					t.Fatal("not newest first")
+				}
+				last = at
+				if seen[s["id"].(string)] {
+					t.Fatalf("%s listed twice", s["id"])
+				}
+				seen[s["id"].(string)] = true
+			}
+			if !r.json["has_more"].(bool) {
+				if r.json["next_cursor"] != nil {
+					t.Fatal("next_cursor on the last page")
+				}
+				break
+			}
+			cursor = r.json["next_cursor"].(string)
+		}
+		if len(seen) != n || pages != 3 {
+			t.Fatalf("saw %d submissions in %d pages, want %d in 3", len(seen), pages, n)
+		}
+		// Bad parameters.
+		for _, q := range []string{"limit=0", "limit=101", "limit=abc", "cursor=garbage", "created_after=yesterday", "created_before=2026-13-01T00:00:00Z"} {
+			h.expect(h.do("GET", "/v1/forms/"+id+"/submissions?"+q, key, nil), 400, "invalid_request")
+		}
+		// A cursor is bound to its list and cannot be edited.
+		r := h.do("GET", "/v1/forms/"+id+"/submissions?limit=1", key, nil)
+		cur := r.json["next_cursor"].(string)
+		other := h.createForm(contactFields...)
+		h.expect(h.do("GET", "/v1/forms/"+other["id"].(string)+"/submissions?cursor="+url.QueryEscape(cur), key, nil), 400, "invalid_request")
+		h.expect(h.do("GET", "/v1/forms?cursor="+url.QueryEscape(cur), key, nil), 400, "invalid_request")
+		tampered := []byte(cur)
+		tampered[3] ^= 1
+		h.expect(h.do("GET", "/v1/forms/"+id+"/submissions?cursor="+url.QueryEscape(string(tampered)), key, nil), 400, "invalid_request")
+		// Exclusive time bounds.
+		r = h.do("GET", "/v1/forms/"+id+"/submissions?limit=100", key, nil)
+		items := r.json["data"].([]any)
+		newest := items[0].(map[string]any)["submitted_at"].(string)
+		r = h.do("GET", "/v1/forms/"+id+"/submissions?limit=100&created_after="+url.QueryEscape(newest), key, nil)
+		if len(r.json["data"].([]any)) != 0 {
+			t.Fatal("created_after is not exclusive")
+		}
+		r = h.do("GET", "/v1/forms/"+id+"/submissions?limit=100&created_before="+url.QueryEscape(newest), key, nil)
+		for _, it := range r.json["data"].([]any) {
+			if it.(map[string]any)["submitted_at"] == newest {
+				t.Fatal("created_before is not exclusive")
+			}
+		}
+	})
+}
+
+func TestIdempotencyKey(t *testing.T) {
+	h := sqliteHarness(t)
+	key := h.keys["admin"]
+	f := h.createForm(contactFields...)
+	id := f["id"].(string)
+	body := map[string]any{"data": map[string]any{fieldIDs(f)[0]: "Once"}}
+	first := h.do("POST", "/v1/forms/"+id+"/submissions", key, body, "Idempotency-Key", "abc-123")
+	h.expect(first, 201, "")
+	again := h.do("POST", "/v1/forms/"+id+"/submissions", key, body, "Idempotency-Key", "abc-123")
+	h.expect(again, 201, "")
+	if again.json["id"] != first.json["id"] {
+		t.Fatalf("replay made a new submission: %v vs %v", again.json["id"], first.json["id"])
+	}
+	h.expect(h.do("POST", "/v1/forms/"+id+"/submissions", key, map[string]any{"data": map[string]any{fieldIDs(f)[0]: "Twice"}}, "Idempotency-Key", "abc-123"), 409, "conflict")
+	r := h.do("GET", "/v1/forms/"+id, key, nil)
+	if r.json["submission_count"].(float64) != 1 {
+		t.Fatalf("submission_count = %v, want 1", r.json["submission_count"])
+	}
+	// Another key value is a new request; a failed validation is replayed as it was.
+	h.expect(h.do("POST", "/v1/forms", key, map[string]any{"name": ""}, "Idempotency-Key", "v1"), 422, "validation_failed")
+	h.expect(h.do("POST", "/v1/forms", key, map[string]any{"name": ""}, "Idempotency-Key", "v1"), 422, "validation_failed")
+}

@@ -1,0 +1,655 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/workspace"
+	"github.com/formward/formward/ports"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+var ctx = context.Background()
+
+func (h *harness) createForm(t *testing.T, ws string, fields ...form.FieldSpec) *form.Form {
+	t.Helper()
+	v, err := h.app.Commands.CreateForm.Handle(ctx, application.CreateForm{WorkspaceID: ws,
+		Draft: form.Draft{Name: "Contact", Fields: fields}})
+	if err != nil {
+		t.Fatalf("CreateForm: %v", err)
+	}
+	return v.Form
+}
+
+func (h *harness) setStatus(t *testing.T, ws, id, status string) *form.Form {
+	t.Helper()
+	v, err := h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: ws, ID: id,
+		Patch: form.Patch{Status: ptr(status)}})
+	if err != nil {
+		t.Fatalf("UpdateForm(status=%s): %v", status, err)
+	}
+	return v.Form
+}
+
+func TestCreateForm(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a",
+		form.FieldSpec{Label: "Name", Type: "text", Required: true},
+		form.FieldSpec{Label: "Email", Type: "email"})
+	if f.Status() != form.StatusDraft {
+		t.Errorf("status = %q", f.Status())
+	}
+	if !strings.HasPrefix(f.ID(), application.PrefixForm+"_") {
+		t.Errorf("form ID = %q", f.ID())
+	}
+	for _, fl := range f.Fields() {
+		if !strings.HasPrefix(fl.ID, application.PrefixField+"_") {
+			t.Errorf("field ID = %q", fl.ID)
+		}
+	}
+	if !f.CreatedAt().Equal(testNow) {
+		t.Errorf("createdAt = %v", f.CreatedAt())
+	}
+	if len(h.forms.items) != 1 || len(h.forms.events) != 0 {
+		t.Fatalf("stored %d forms, %d events", len(h.forms.items), len(h.forms.events))
+	}
+	if _, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: "wsp_a", ID: f.ID()}); err != nil {
+		t.Fatalf("GetForm: %v", err)
+	}
+
+	_, err := h.app.Commands.CreateForm.Handle(ctx, application.CreateForm{WorkspaceID: "wsp_a",
+		Draft: form.Draft{Name: " ", Fields: []form.FieldSpec{{Label: "x", Type: "radio"}}}})
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) || len(ve.Violations) != 2 {
+		t.Fatalf("invalid draft: %v", err)
+	}
+	if len(h.forms.items) != 1 {
+		t.Fatal("invalid form stored")
+	}
+}
+
+func TestUpdateFormPublishedEvents(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"})
+
+	steps := []struct {
+		status    string
+		wantEvent bool
+	}{
+		{"draft", false},     // draft → draft
+		{"published", true},  // draft → published
+		{"published", false}, // published → published
+		{"archived", false},  // published → archived
+		{"published", true},  // archived → published
+		{"draft", false},     // published → draft
+		{"archived", false},  // draft → archived
+		{"draft", false},     // archived → draft
+	}
+	for i, st := range steps {
+		h.clock.now = testNow.Add(time.Duration(i+1) * time.Minute)
+		before := len(h.forms.events)
+		got := h.setStatus(t, "wsp_a", f.ID(), st.status)
+		if string(got.Status()) != st.status || !got.UpdatedAt().Equal(h.clock.now) {
+			t.Fatalf("step %d: status %q updatedAt %v", i, got.Status(), got.UpdatedAt())
+		}
+		added := h.forms.events[before:]
+		if !st.wantEvent {
+			if len(added) != 0 {
+				t.Fatalf("step %d (→%s): unexpected events %+v", i, st.status, added)
+			}
+			continue
+		}
+		if len(added) != 1 {
+			t.Fatalf("step %d (→%s): %d events, want exactly one", i, st.status, len(added))
+		}
+		e := added[0]
+		if e.Type != event.FormPublished || e.FormID != f.ID() || e.WorkspaceID != "wsp_a" || !strings.HasPrefix(e.ID, application.PrefixEvent+"_") {
+			t.Fatalf("event = %+v", e)
+		}
+		want := map[string]any{"name": "Contact", "published_at": domain.FormatTime(h.clock.now)}
+		if !reflect.DeepEqual(e.Data, want) || !e.OccurredAt.Equal(h.clock.now) {
+			t.Fatalf("event data = %v at %v, want %v", e.Data, e.OccurredAt, want)
+		}
+	}
+	if n := len(h.forms.events); n != 2 {
+		t.Fatalf("total form.published events = %d, want 2", n)
+	}
+}
+
+func TestUpdateFormPublishWithRenameUsesNewName(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a")
+	_, err := h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: "wsp_a", ID: f.ID(),
+		Patch: form.Patch{Name: ptr("Signup"), Status: ptr("published")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.forms.events) != 1 || h.forms.events[0].Data["name"] != "Signup" {
+		t.Fatalf("events = %+v", h.forms.events)
+	}
+}
+
+func TestUpdateFormFailures(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"})
+	fieldID := f.Fields()[0].ID
+
+	// Invalid patch: nothing stored, no event, even though it would publish.
+	_, err := h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: "wsp_a", ID: f.ID(),
+		Patch: form.Patch{Status: ptr("published"), Fields: &[]form.FieldSpec{{ID: "fld_foreign", Label: "x", Type: "text"}}}})
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) || ve.Violations[0].Field != "fields[0].id" {
+		t.Fatalf("err = %v, want a violation at fields[0].id", err)
+	}
+	if len(h.forms.events) != 0 {
+		t.Fatal("event emitted for a rejected patch")
+	}
+	got, _ := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: "wsp_a", ID: f.ID()})
+	if got.Form.Status() != form.StatusDraft || got.Form.Fields()[0].ID != fieldID {
+		t.Fatalf("form changed: %q %v", got.Form.Status(), got.Form.Fields())
+	}
+
+	// Another workspace's form is not found.
+	_, err = h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: "wsp_b", ID: f.ID(),
+		Patch: form.Patch{Status: ptr("published")}})
+	if !errors.Is(err, domain.ErrNotFound) || len(h.forms.events) != 0 {
+		t.Fatalf("err = %v, events = %d", err, len(h.forms.events))
+	}
+	if _, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: "wsp_b", ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("GetForm from another workspace: %v", err)
+	}
+}
+
+func TestUpdateFormReturnsCount(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a")
+	h.forms.counts[f.ID()] = 7
+	v, err := h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: "wsp_a", ID: f.ID(), Patch: form.Patch{Name: ptr("N")}})
+	if err != nil || v.SubmissionCount != 7 || v.Form.Name() != "N" {
+		t.Fatalf("view = %+v, %v", v, err)
+	}
+}
+
+func captureFields() []form.FieldSpec {
+	return []form.FieldSpec{
+		{Label: "Name", Type: "text", Required: true},
+		{Label: "Age", Type: "number"},
+	}
+}
+
+func TestCaptureSubmission(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a", captureFields()...)
+	h.setStatus(t, "wsp_a", f.ID(), "published")
+	nameID, ageID := f.Fields()[0].ID, f.Fields()[1].ID
+	ip := "203.0.113.7"
+	ua, ref := "Mozilla/5.0", "https://example.com/landing"
+
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
+		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceForm,
+		Data: map[string]submission.Input{nameID: "Jane", ageID: submission.Number("4.0")},
+		IP:   ip, UserAgent: &ua, Referrer: &ref,
+		UTM: map[string]string{
+			"utm_source": "newsletter", "utm_medium": "email", "utm_campaign": "spring",
+			"utm_term": "forms", "utm_content": "button", "utm_id": "x", "gclid": "abc", "fbclid": "def", "ref": "z",
+		},
+	})
+	if err != nil {
+		t.Fatalf("CaptureSubmission: %v", err)
+	}
+	if !strings.HasPrefix(s.ID(), application.PrefixSubmission+"_") || s.FormID() != f.ID() || s.WorkspaceID() != "wsp_a" {
+		t.Errorf("submission ids = %q %q %q", s.ID(), s.FormID(), s.WorkspaceID())
+	}
+	if !s.SubmittedAt().Equal(testNow) {
+		t.Errorf("submittedAt = %v", s.SubmittedAt())
+	}
+	if got := s.Data(); got[nameID].String() != "Jane" || got[ageID].String() != "4" {
+		t.Errorf("data = %v", got)
+	}
+
+	// IP: hashed through the port, raw IP nowhere in the stored record.
+	if !reflect.DeepEqual(h.hasher.calls, []string{ip}) {
+		t.Errorf("hasher calls = %v", h.hasher.calls)
+	}
+	if len(h.submissions.items) != 1 {
+		t.Fatalf("stored %d submissions", len(h.submissions.items))
+	}
+	stored := h.submissions.items[0]
+	m := stored.Metadata()
+	if m.IPHash == nil || *m.IPHash != h.hasher.Hash(ip) {
+		t.Errorf("ip hash = %v", m.IPHash)
+	}
+	if dump := fmt.Sprintf("%+v %+v %v", m, stored.Data(), *m.IPHash); strings.Contains(dump, ip) {
+		t.Errorf("raw IP stored: %s", dump)
+	}
+	if m.Source != submission.SourceForm || m.UserAgent == nil || *m.UserAgent != ua || m.Referrer == nil || *m.Referrer != ref {
+		t.Errorf("metadata = %+v", m)
+	}
+	wantUTM := map[string]string{"utm_source": "newsletter", "utm_medium": "email", "utm_campaign": "spring",
+		"utm_term": "forms", "utm_content": "button"}
+	if !reflect.DeepEqual(m.UTM, wantUTM) {
+		t.Errorf("utm = %v, want %v", m.UTM, wantUTM)
+	}
+
+	// One submission.created event, stored with the submission.
+	if len(h.submissions.events) != 1 {
+		t.Fatalf("events = %d", len(h.submissions.events))
+	}
+	e := h.submissions.events[0]
+	if e.Type != event.SubmissionCreated || e.FormID != f.ID() || e.Data["submission_id"] != s.ID() {
+		t.Errorf("event = %+v", e)
+	}
+}
+
+func TestCaptureSubmissionUTM(t *testing.T) {
+	tests := []struct {
+		name string
+		in   map[string]string
+		want map[string]string
+	}{
+		{"none", nil, nil},
+		{"only foreign keys", map[string]string{"gclid": "x", "UTM_SOURCE": "y"}, map[string]string{}},
+		{"empty values dropped", map[string]string{"utm_source": "", "utm_term": "t"}, map[string]string{"utm_term": "t"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness()
+			f := h.createForm(t, "wsp_a", captureFields()...)
+			_, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
+				WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+				Data: map[string]submission.Input{f.Fields()[0].ID: "x"}, UTM: tt.in,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := h.submissions.items[0].Metadata().UTM
+			if len(got) != len(tt.want) || (len(tt.want) > 0 && !reflect.DeepEqual(got, tt.want)) {
+				t.Fatalf("utm = %v, want %v", got, tt.want)
+			}
+			for k := range got {
+				if !strings.HasPrefix(k, "utm_") {
+					t.Fatalf("foreign key kept: %s", k)
+				}
+			}
+		})
+	}
+}
+
+func TestCaptureSubmissionAPIWithoutIP(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a", captureFields()...) // draft: the API accepts it
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
+		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+		Data: map[string]submission.Input{f.Fields()[0].ID: "x"},
+	})
+	if err != nil {
+		t.Fatalf("API submission on a draft form: %v", err)
+	}
+	if m := s.Metadata(); m.IPHash != nil || m.UserAgent != nil || m.Referrer != nil || m.Source != submission.SourceAPI {
+		t.Fatalf("metadata = %+v", m)
+	}
+	if len(h.hasher.calls) != 0 {
+		t.Fatalf("hasher called for an empty IP: %v", h.hasher.calls)
+	}
+}
+
+func TestCaptureSubmissionErrors(t *testing.T) {
+	h := newHarness()
+	draft := h.createForm(t, "wsp_a", captureFields()...)
+	archived := h.createForm(t, "wsp_a", captureFields()...)
+	h.setStatus(t, "wsp_a", archived.ID(), "archived")
+	published := h.createForm(t, "wsp_a", captureFields()...)
+	h.setStatus(t, "wsp_a", published.ID(), "published")
+	nameID := published.Fields()[0].ID
+
+	// The validation error is returned unchanged: the same violations Validate reports.
+	bad := map[string]submission.Input{"fld_unknown": "x", published.Fields()[1].ID: "abc"}
+	_, wantErr := submission.Validate(published.Fields(), bad)
+	_, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
+		WorkspaceID: "wsp_a", FormID: published.ID(), Source: submission.SourceForm, Data: bad, IP: "198.51.100.1",
+	})
+	var ve, wantVE *domain.ValidationError
+	if !errors.As(err, &ve) || !errors.As(wantErr, &wantVE) {
+		t.Fatalf("err = %T %v", err, err)
+	}
+	if _, isVE := err.(*domain.ValidationError); !isVE {
+		t.Errorf("validation error was wrapped: %T", err)
+	}
+	if !reflect.DeepEqual(ve.Violations, wantVE.Violations) {
+		t.Errorf("violations = %+v, want %+v", ve.Violations, wantVE.Violations)
+	}
+
+	tests := []struct {
+		name   string
+		ws, id string
+		source submission.Source
+		want   error
+	}{
+		{"other workspace", "wsp_b", published.ID(), submission.SourceAPI, domain.ErrNotFound},
+		{"unknown form", "wsp_a", "frm_nope", submission.SourceAPI, domain.ErrNotFound},
+		{"api on archived", "wsp_a", archived.ID(), submission.SourceAPI, domain.ErrFormClosed},
+		{"public on archived", "wsp_a", archived.ID(), submission.SourceForm, domain.ErrFormClosed},
+		{"public on draft", "wsp_a", draft.ID(), submission.SourceForm, domain.ErrFormClosed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
+				WorkspaceID: tt.ws, FormID: tt.id, Source: tt.source, Data: map[string]submission.Input{nameID: "x"},
+			})
+			if !errors.Is(err, tt.want) || s != nil {
+				t.Fatalf("Handle = %v, %v; want %v", s, err, tt.want)
+			}
+		})
+	}
+	if len(h.submissions.items) != 0 || len(h.submissions.events) != 0 {
+		t.Fatalf("stored %d submissions, %d events after failures", len(h.submissions.items), len(h.submissions.events))
+	}
+}
+
+func TestUpdateSubmission(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a", captureFields()...)
+	nameID, ageID := f.Fields()[0].ID, f.Fields()[1].ID
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
+		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+		Data: map[string]submission.Input{nameID: "Jane", ageID: "30"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.clock.now = testNow.Add(time.Hour)
+	got, err := h.app.Commands.UpdateSubmission.Handle(ctx, application.UpdateSubmission{
+		WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{ageID: nil},
+	})
+	if err != nil {
+		t.Fatalf("UpdateSubmission: %v", err)
+	}
+	if _, ok := got.Data()[ageID]; ok || got.Data()[nameID].String() != "Jane" || !got.UpdatedAt().Equal(h.clock.now) {
+		t.Fatalf("data = %v updatedAt = %v", got.Data(), got.UpdatedAt())
+	}
+	if n := len(h.submissions.events); n != 2 || h.submissions.events[1].Type != event.SubmissionUpdated {
+		t.Fatalf("events = %+v", h.submissions.events)
+	}
+
+	_, err = h.app.Commands.UpdateSubmission.Handle(ctx, application.UpdateSubmission{
+		WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: ""},
+	})
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) || ve.Violations[0].Code != "required" || len(h.submissions.events) != 2 {
+		t.Fatalf("clearing a required value: %v (events %d)", err, len(h.submissions.events))
+	}
+	_, err = h.app.Commands.UpdateSubmission.Handle(ctx, application.UpdateSubmission{
+		WorkspaceID: "wsp_b", FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: "x"},
+	})
+	if !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("other workspace: %v", err)
+	}
+}
+
+func TestAuthenticate(t *testing.T) {
+	h := newHarness()
+	ws, err := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := h.app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: ws.ID(), Name: "CI", Scope: "read-write"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked, err := h.app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: ws.ID(), Name: "old", Scope: "admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.app.Commands.RevokeAPIKey.Handle(ctx, application.RevokeAPIKey{ID: revoked.Key.ID()}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The token is shown once; only the hash of its secret is stored.
+	id, secret, err := apikey.ParseToken(created.Token)
+	if err != nil || id != created.Key.ID() {
+		t.Fatalf("token %q: %q %v", created.Token, id, err)
+	}
+	if string(h.keys.items[id].SecretHash()) != string(apikey.HashSecret(secret)) || strings.Contains(string(h.keys.items[id].SecretHash()), secret) {
+		t.Fatal("stored key does not hold the hash of its secret")
+	}
+
+	p, err := h.app.Queries.Authenticate.Handle(ctx, application.Authenticate{Token: created.Token})
+	if err != nil {
+		t.Fatalf("valid token: %v", err)
+	}
+	if p != (application.Principal{KeyID: id, WorkspaceID: ws.ID(), Scope: apikey.ScopeReadWrite}) {
+		t.Fatalf("principal = %+v", p)
+	}
+
+	last := "A"
+	if strings.HasSuffix(secret, "A") {
+		last = "B"
+	}
+	wrongSecret := secret[:len(secret)-1] + last
+	tests := []struct{ name, token string }{
+		{"empty", ""},
+		{"malformed", "not-a-key"},
+		{"bearer prefix kept", "Bearer " + created.Token},
+		{"short secret", apikey.FormatToken(id, "short")},
+		{"unknown key", apikey.FormatToken("key_9999", secret)},
+		{"wrong secret", apikey.FormatToken(id, wrongSecret)},
+		{"other key's secret", apikey.FormatToken(id, strings.Split(revoked.Token, ".")[1])},
+		{"revoked", revoked.Token},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := h.app.Queries.Authenticate.Handle(ctx, application.Authenticate{Token: tt.token})
+			if !errors.Is(err, application.ErrUnauthenticated) || p != (application.Principal{}) {
+				t.Fatalf("Authenticate(%q) = %+v, %v", tt.token, p, err)
+			}
+		})
+	}
+
+	// A storage failure is not reported as a bad key.
+	h.keys.getErr = errors.New("db down")
+	if _, err := h.app.Queries.Authenticate.Handle(ctx, application.Authenticate{Token: created.Token}); err == nil || errors.Is(err, application.ErrUnauthenticated) {
+		t.Fatalf("storage failure: %v", err)
+	}
+}
+
+func TestCreateAPIKeyErrors(t *testing.T) {
+	h := newHarness()
+	_, err := h.app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: "wsp_nope", Name: "k", Scope: "admin"})
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) || ve.Violations[0].Field != "workspace_id" {
+		t.Fatalf("unknown workspace: %v", err)
+	}
+	ws, _ := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Acme"})
+	if _, err := h.app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: ws.ID(), Name: "k", Scope: "root"}); !errors.As(err, &ve) {
+		t.Fatalf("bad scope: %v", err)
+	}
+	if _, err := h.app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: ws.ID(), Name: " ", Scope: "admin"}); !errors.As(err, &ve) {
+		t.Fatalf("empty name: %v", err)
+	}
+	if len(h.keys.items) != 0 {
+		t.Fatalf("stored %d keys", len(h.keys.items))
+	}
+}
+
+func TestWorkspaces(t *testing.T) {
+	h := newHarness()
+	w, err := h.app.Commands.EnsureDefaultWorkspace.Handle(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Name() != workspace.DefaultName || w.Plan() != workspace.PlanBusiness {
+		t.Fatalf("default workspace = %q %q", w.Name(), w.Plan())
+	}
+	again, err := h.app.Commands.EnsureDefaultWorkspace.Handle(ctx)
+	if err != nil || again.ID() != w.ID() || len(h.workspaces.items) != 1 {
+		t.Fatalf("second call = %v, %v (%d workspaces)", again, err, len(h.workspaces.items))
+	}
+	free, err := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Hosted", Plan: workspace.PlanFree})
+	if err != nil || free.Plan() != workspace.PlanFree {
+		t.Fatalf("CreateWorkspace = %v, %v", free, err)
+	}
+	if _, err := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "X", Plan: "gold"}); err == nil {
+		t.Fatal("bad plan accepted")
+	}
+}
+
+func TestListFormsHasMore(t *testing.T) {
+	tests := []struct {
+		stored, limit int
+		wantN         int
+		wantMore      bool
+	}{
+		{0, 20, 0, false},
+		{3, 2, 2, true},
+		{3, 3, 3, false},
+		{4, 3, 3, true},
+		{1, 1, 1, false},
+		{2, 1, 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d stored, limit %d", tt.stored, tt.limit), func(t *testing.T) {
+			h := newHarness()
+			var ids []string
+			for i := 0; i < tt.stored; i++ {
+				ids = append(ids, h.createForm(t, "wsp_a").ID())
+			}
+			h.createForm(t, "wsp_other") // never listed
+			if len(ids) > 0 {
+				h.forms.counts[ids[len(ids)-1]] = 5
+			}
+			views, more, err := h.app.Queries.ListForms.Handle(ctx, application.ListForms{WorkspaceID: "wsp_a", Page: ports.Page{Limit: tt.limit}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(views) != tt.wantN || more != tt.wantMore {
+				t.Fatalf("got %d forms, more=%v; want %d, %v", len(views), more, tt.wantN, tt.wantMore)
+			}
+			if len(h.forms.listPages) != 1 || h.forms.listPages[0].Limit != tt.limit+1 {
+				t.Fatalf("repository asked for %+v, want limit %d", h.forms.listPages, tt.limit+1)
+			}
+			for i, v := range views {
+				if v.Form.WorkspaceID() != "wsp_a" {
+					t.Fatalf("listed another workspace's form")
+				}
+				if want := ids[len(ids)-1-i]; v.Form.ID() != want {
+					t.Fatalf("item %d = %s, want %s (newest first)", i, v.Form.ID(), want)
+				}
+			}
+			if len(views) > 0 && views[0].SubmissionCount != 5 {
+				t.Fatalf("submission count = %d", views[0].SubmissionCount)
+			}
+		})
+	}
+}
+
+func TestListFormsPassesStatusAndCursor(t *testing.T) {
+	h := newHarness()
+	a := h.createForm(t, "wsp_a")
+	h.createForm(t, "wsp_a")
+	h.setStatus(t, "wsp_a", a.ID(), "published")
+	pos := &ports.Position{CreatedAt: testNow, ID: "frm_x"}
+	st := form.StatusPublished
+	views, more, err := h.app.Queries.ListForms.Handle(ctx, application.ListForms{WorkspaceID: "wsp_a", Status: &st,
+		Page: ports.Page{Limit: 10, After: pos}})
+	if err != nil || more || len(views) != 1 || views[0].Form.ID() != a.ID() {
+		t.Fatalf("views = %v more = %v err = %v", views, more, err)
+	}
+	if h.forms.listPages[0].After != pos {
+		t.Fatal("cursor position not passed on")
+	}
+}
+
+func TestListSubmissionsHasMore(t *testing.T) {
+	tests := []struct {
+		stored, limit int
+		wantN         int
+		wantMore      bool
+	}{
+		{0, 20, 0, false},
+		{5, 2, 2, true},
+		{5, 5, 5, false},
+		{6, 5, 5, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d stored, limit %d", tt.stored, tt.limit), func(t *testing.T) {
+			h := newHarness()
+			f := h.createForm(t, "wsp_a", captureFields()...)
+			for i := 0; i < tt.stored; i++ {
+				if _, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
+					WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+					Data: map[string]submission.Input{f.Fields()[0].ID: fmt.Sprint(i)},
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			after := testNow.Add(-time.Hour)
+			before := testNow.Add(time.Hour)
+			subs, more, err := h.app.Queries.ListSubmissions.Handle(ctx, application.ListSubmissions{
+				WorkspaceID: "wsp_a", FormID: f.ID(), Page: ports.Page{Limit: tt.limit},
+				CreatedAfter: &after, CreatedBefore: &before,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(subs) != tt.wantN || more != tt.wantMore {
+				t.Fatalf("got %d, more=%v; want %d, %v", len(subs), more, tt.wantN, tt.wantMore)
+			}
+			if len(h.submissions.queries) != 1 {
+				t.Fatalf("queries = %+v", h.submissions.queries)
+			}
+			q := h.submissions.queries[0]
+			if q.Page.Limit != tt.limit+1 || q.CreatedAfter != &after || q.CreatedBefore != &before {
+				t.Fatalf("query = %+v, want limit %d and the bounds passed on", q, tt.limit+1)
+			}
+		})
+	}
+}
+
+func TestListSubmissionsUnknownForm(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a")
+	for _, q := range []application.ListSubmissions{
+		{WorkspaceID: "wsp_a", FormID: "frm_nope", Page: ports.Page{Limit: 10}},
+		{WorkspaceID: "wsp_b", FormID: f.ID(), Page: ports.Page{Limit: 10}},
+	} {
+		if _, _, err := h.app.Queries.ListSubmissions.Handle(ctx, q); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("ListSubmissions(%+v) = %v, want ErrNotFound", q, err)
+		}
+	}
+	if len(h.submissions.queries) != 0 {
+		t.Fatal("submissions listed for a form that is not found")
+	}
+}
+
+func TestGetAndDeleteSubmissionScoped(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a", captureFields()...)
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
+		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+		Data: map[string]submission.Input{f.Fields()[0].ID: "x"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.app.Queries.GetSubmission.Handle(ctx, application.GetSubmission{WorkspaceID: "wsp_b", FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("other workspace: %v", err)
+	}
+	if err := h.app.Commands.DeleteSubmission.Handle(ctx, application.DeleteSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.app.Queries.GetSubmission.Handle(ctx, application.GetSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("after delete: %v", err)
+	}
+}
