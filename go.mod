@@ -74,3 +74,8 @@ require (
 	modernc.org/memory v1.12.1
 	modernc.org/sqlite v1.60.1
 )
+
+require (
+	github.com/mattn/go-sqlite3 v1.14.22 // indirect
+	gorm.io/driver/sqlite v1.6.0 // indirect
+)

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -86,11 +87,11 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 
 // withRuntime opens the database (migrating it) and makes sure the default workspace exists.
 func (c *cli) withRuntime(ctx context.Context, fn func(*Runtime) error) error {
-	log, err := newLogger(c.cfg.LogLevel)
+	log, flush, err := newLogger(c.cfg.LogLevel)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = log.Sync() }()
+	defer flush()
 	rt, cleanup, err := newRuntime(ctx, c.cfg, log)
 	if err != nil {
 		return err
@@ -271,13 +272,17 @@ func (c *cli) workspacesCommand() *cobra.Command {
 	return ws
 }
 
-func newLogger(level string) (*zap.Logger, error) {
-	cfg := zap.NewProductionConfig()
-	if err := cfg.Level.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("log level %q: use debug, info, warn or error", level)
+// newLogger writes JSON lines to stderr through a buffer flushed every second (and at exit),
+// so a busy server does not pay one write system call per request line.
+func newLogger(level string) (*zap.Logger, func(), error) {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log level %q: use debug, info, warn or error", level)
 	}
-	cfg.DisableStacktrace = true
-	cfg.EncoderConfig.TimeKey = "time"
-	cfg.EncoderConfig.EncodeTime = zapcore.ISO8601TimeEncoder
-	return cfg.Build()
+	encCfg := zap.NewProductionEncoderConfig()
+	encCfg.TimeKey = "time"
+	encCfg.EncodeTime = zapcore.ISO8601TimeEncoder
+	out := &zapcore.BufferedWriteSyncer{WS: zapcore.Lock(os.Stderr), Size: 256 << 10, FlushInterval: time.Second}
+	log := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(encCfg), out, lvl), zap.AddCaller(), zap.ErrorOutput(zapcore.Lock(os.Stderr)))
+	return log, func() { _ = log.Sync(); _ = out.Stop() }, nil
 }

@@ -35,6 +35,7 @@ type Config struct {
 	APIRateLimit    float64
 	APIRateBurst    int
 	ShutdownTimeout time.Duration
+	DebugAddr       string
 }
 
 // envName turns a flag name into its environment variable.
@@ -119,4 +120,5 @@ func bindServe(b *binder, c *Config) {
 	b.Float(&c.APIRateLimit, "api-rate-limit", 100, "API requests per second per key; 0 turns the limit off")
 	b.Int(&c.APIRateBurst, "api-rate-burst", 200, "API burst per key")
 	b.Duration(&c.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long a shutdown waits for requests in flight")
+	b.String(&c.DebugAddr, "debug-addr", "", "when set, serves Go's pprof profiles on this address (keep it on loopback)")
 }

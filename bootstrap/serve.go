@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"go.uber.org/zap"
@@ -32,6 +33,9 @@ func (c *cli) serve(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("listen on %s: %w", c.cfg.HTTPAddr, err)
 		}
+		if c.cfg.DebugAddr != "" {
+			go serveDebug(c.cfg.DebugAddr, rt.Log)
+		}
 		errc := make(chan error, 1)
 		go func() {
 			if c.cfg.TLSCertFile != "" {
@@ -56,4 +60,17 @@ func (c *cli) serve(ctx context.Context) error {
 		rt.Log.Info("stopped")
 		return nil
 	})
+}
+
+// serveDebug exposes pprof on a separate listener, never on the API address.
+func serveDebug(addr string, log *zap.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	log.Info("debug listener", zap.String("addr", addr))
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		log.Warn("debug listener stopped", zap.Error(err))
+	}
 }

@@ -274,8 +274,10 @@ func (c *Client) control(_, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// Deliver makes one attempt, unless the endpoint's breaker is open. It never returns a secret
-// in an error.
+// Deliver makes one attempt, unless the endpoint's breaker is open. A request that could never
+// be sent (no endpoint ID, not https, bad extra headers) fails with ErrInvalidRequest without
+// touching the breaker. A caller's canceled context is not counted against the endpoint.
+// Errors never contain the secret.
 func (c *Client) Deliver(ctx context.Context, r Request) Result {
 	if err := validate(r); err != nil {
 		return Result{Err: err}

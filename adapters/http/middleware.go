@@ -125,7 +125,7 @@ func (a *api) authenticate(c *gin.Context) {
 		fail(c, a.Logger, application.ErrUnauthenticated)
 		return
 	}
-	p, err := a.App.Queries.Authenticate.Handle(c, application.Authenticate{Token: strings.TrimSpace(token)})
+	p, err := a.App.Queries.Authenticate.Handle(c.Request.Context(), application.Authenticate{Token: strings.TrimSpace(token)})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -210,7 +210,7 @@ func (a *api) idempotent(c *gin.Context) {
 	h := hmac.New(sha256.New, a.cursors.key)
 	h.Write([]byte(c.Request.Method + " " + c.Request.URL.Path + "\n"))
 	h.Write(body(c))
-	stored, err := a.Idempotency.Reserve(c, p.WorkspaceID, "api", key, h.Sum(nil), a.Clock.Now())
+	stored, err := a.Idempotency.Reserve(c.Request.Context(), p.WorkspaceID, "api", key, h.Sum(nil), a.Clock.Now())
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -225,10 +225,10 @@ func (a *api) idempotent(c *gin.Context) {
 	c.Writer = rec
 	c.Next()
 	if rec.Status() >= 500 || rec.Status() == 429 {
-		_ = a.Idempotency.Release(c, p.WorkspaceID, "api", key)
+		_ = a.Idempotency.Release(c.Request.Context(), p.WorkspaceID, "api", key)
 		return
 	}
-	if err := a.Idempotency.Complete(c, p.WorkspaceID, "api", key, ports.StoredResponse{Status: rec.Status(), Body: rec.buf.Bytes()}); err != nil {
+	if err := a.Idempotency.Complete(c.Request.Context(), p.WorkspaceID, "api", key, ports.StoredResponse{Status: rec.Status(), Body: rec.buf.Bytes()}); err != nil {
 		a.Logger.Error("store idempotent response", zap.String("request_id", c.GetString(ctxRequestID)), zap.Error(err))
 	}
 }

@@ -57,7 +57,7 @@ func NewRouter(d Deps, o Options) *Router {
 
 	r.GET("/healthz", func(c *gin.Context) { c.JSON(200, gin.H{"status": "ok"}) })
 	r.GET("/readyz", func(c *gin.Context) {
-		if err := d.Ready(c); err != nil {
+		if err := d.Ready(c.Request.Context()); err != nil {
 			d.Logger.Warn("not ready", zap.Error(err))
 			c.JSON(503, gin.H{"status": "unavailable"})
 			return

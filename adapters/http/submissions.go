@@ -33,7 +33,7 @@ func (a *api) listSubmissions(c *gin.Context) {
 		return
 	}
 	q.Page = page
-	subs, more, err := a.App.Queries.ListSubmissions.Handle(c, q)
+	subs, more, err := a.App.Queries.ListSubmissions.Handle(c.Request.Context(), q)
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -76,7 +76,7 @@ func (a *api) createSubmission(c *gin.Context) {
 	if !ok {
 		return
 	}
-	s, err := a.App.Commands.CaptureSubmission.Handle(c, application.CaptureSubmission{
+	s, err := a.App.Commands.CaptureSubmission.Handle(c.Request.Context(), application.CaptureSubmission{
 		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Data: data, Source: submission.SourceAPI,
 	})
 	if err != nil {
@@ -87,7 +87,7 @@ func (a *api) createSubmission(c *gin.Context) {
 }
 
 func (a *api) getSubmission(c *gin.Context) {
-	s, err := a.App.Queries.GetSubmission.Handle(c, application.GetSubmission{
+	s, err := a.App.Queries.GetSubmission.Handle(c.Request.Context(), application.GetSubmission{
 		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"),
 	})
 	if err != nil {
@@ -102,7 +102,7 @@ func (a *api) updateSubmission(c *gin.Context) {
 	if !ok {
 		return
 	}
-	s, err := a.App.Commands.UpdateSubmission.Handle(c, application.UpdateSubmission{
+	s, err := a.App.Commands.UpdateSubmission.Handle(c.Request.Context(), application.UpdateSubmission{
 		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"), Changes: data,
 	})
 	if err != nil {
@@ -113,7 +113,7 @@ func (a *api) updateSubmission(c *gin.Context) {
 }
 
 func (a *api) deleteSubmission(c *gin.Context) {
-	err := a.App.Commands.DeleteSubmission.Handle(c, application.DeleteSubmission{
+	err := a.App.Commands.DeleteSubmission.Handle(c.Request.Context(), application.DeleteSubmission{
 		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"),
 	})
 	if err != nil {

@@ -28,14 +28,6 @@ func (r *APIKeyRepository) Create(ctx context.Context, k *apikey.Key) error {
 }
 
 // Get returns the key, revoked or not, or domain.ErrNotFound.
-func (r *APIKeyRepository) Get(ctx context.Context, id string) (*apikey.Key, error) {
-	var row apiKeyRow
-	if err := r.db.read(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
-		return nil, mapErr("get api key", err)
-	}
-	return row.toDomain(), nil
-}
-
 // List returns the keys of one workspace, or of all when workspaceID is empty, oldest first.
 func (r *APIKeyRepository) List(ctx context.Context, workspaceID string) ([]*apikey.Key, error) {
 	q := r.db.read(ctx).Order("created_at, id")

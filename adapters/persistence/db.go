@@ -17,10 +17,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/glebarez/sqlite"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	"gorm.io/driver/postgres"
+	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
@@ -60,6 +60,9 @@ type DB struct {
 	// writeSlot serialises writers inside this process on SQLite, which has one writer at a
 	// time anyway: waiting here is cheaper than sleeping in SQLite's busy handler. nil on PostgreSQL.
 	writeSlot chan struct{}
+
+	hotStmts hotStatements
+	fields   fieldsCache
 
 	groupMax   int
 	adds       chan *pendingAdd
@@ -176,10 +179,10 @@ func sqliteDSN(dataDir string) (string, error) {
 	_ = f.Close()
 	escaped := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
 	return "file:" + escaped +
-		"?_pragma=busy_timeout(10000)" +
-		"&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(FULL)" +
-		"&_pragma=foreign_keys(ON)" +
+		"?_busy_timeout=10000" +
+		"&_journal_mode=WAL" +
+		"&_synchronous=FULL" +
+		"&_foreign_keys=on" +
 		"&_txlock=immediate", nil
 }
 
@@ -203,6 +206,7 @@ func (d *DB) Close() error {
 	close(d.adds)
 	d.closeMu.Unlock()
 	d.committers.Wait()
+	d.closeHot()
 	return d.sqlDB.Close()
 }
 

@@ -1,12 +1,13 @@
 package persistence
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
 
-	sqlitedrv "github.com/glebarez/go-sqlite"
 	"github.com/jackc/pgx/v5/pgconn"
+	sqlite3 "github.com/mattn/go-sqlite3"
 	"gorm.io/gorm"
 
 	"github.com/formward/formward/domain"
@@ -32,9 +33,9 @@ func classify(err error) violation {
 		}
 		return noViolation
 	}
-	var sqErr *sqlitedrv.Error
+	var sqErr sqlite3.Error
 	if errors.As(err, &sqErr) {
-		switch sqErr.Code() {
+		switch int(sqErr.ExtendedCode) {
 		case 2067, 1555: // SQLITE_CONSTRAINT_UNIQUE, SQLITE_CONSTRAINT_PRIMARYKEY
 			return uniqueViolation
 		case 787: // SQLITE_CONSTRAINT_FOREIGNKEY
@@ -58,7 +59,7 @@ func mapErr(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	if errors.Is(err, gorm.ErrRecordNotFound) || errors.Is(err, sql.ErrNoRows) {
 		return domain.ErrNotFound
 	}
 	switch classify(err) {

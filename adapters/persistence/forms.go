@@ -40,14 +40,6 @@ func (r *FormRepository) Create(ctx context.Context, f *form.Form) error {
 }
 
 // Get returns the form of the workspace, or domain.ErrNotFound (also for another workspace's form).
-func (r *FormRepository) Get(ctx context.Context, workspaceID, id string) (*form.Form, error) {
-	var row formRow
-	if err := r.db.read(ctx).Where("workspace_id = ? AND id = ?", workspaceID, id).Take(&row).Error; err != nil {
-		return nil, mapErr("get form", err)
-	}
-	return row.toDomain()
-}
-
 // List returns up to page.Limit forms of the workspace, newest first (created_at, id), strictly
 // after page.After, optionally of one status.
 func (r *FormRepository) List(ctx context.Context, workspaceID string, status *form.Status, page ports.Page) ([]*form.Form, error) {

@@ -136,13 +136,9 @@ func formFromDomain(f *form.Form) (formRow, error) {
 }
 
 func (r formRow) toDomain() (*form.Form, error) {
-	var stored []fieldJSON
-	if err := json.Unmarshal([]byte(r.Fields), &stored); err != nil {
-		return nil, fmt.Errorf("decode fields of form %s: %w", r.ID, err)
-	}
-	fields := make([]form.Field, len(stored))
-	for i, s := range stored {
-		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder}
+	fields, err := decodeFields(r.ID, r.Fields)
+	if err != nil {
+		return nil, err
 	}
 	return form.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.Name, r.Description, form.Status(r.Status), fields,
 		fromMillis(r.CreatedAt), fromMillis(r.UpdatedAt)), nil
@@ -268,4 +264,16 @@ func ceilMillis(t time.Time) int64 {
 		ms++
 	}
 	return ms
+}
+
+func decodeFields(formID, raw string) ([]form.Field, error) {
+	var stored []fieldJSON
+	if err := json.Unmarshal([]byte(raw), &stored); err != nil {
+		return nil, fmt.Errorf("decode fields of form %s: %w", formID, err)
+	}
+	fields := make([]form.Field, len(stored))
+	for i, s := range stored {
+		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder}
+	}
+	return fields, nil
 }

@@ -38,17 +38,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
+free_port() { # a random unused loopback port, away from the usual 8080-style ones
   local port
-  for port in $(seq 18080 18180); do
+  for _ in $(seq 1 50); do
+    port=$((20000 + RANDOM % 30000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
       return 0
     fi
   done
-  echo "no free port in 18080-18180" >&2
+  echo "no free loopback port found" >&2
   return 1
 }
+
+pg() { PGOPTIONS="-c client_min_messages=warning" psql "$@"; } # quiet: no NOTICE for "does not exist"
 
 pg_url_for() { # the admin URL with its database name replaced
   local db=$1 rest=${PG_ADMIN_URL#*://}
@@ -78,15 +81,15 @@ for db in $DBS; do
   case "$db" in
     sqlite) ;;
     postgres)
-      if ! psql "$PG_ADMIN_URL" -tAc 'select 1' >/dev/null 2>&1; then
+      if ! pg "$PG_ADMIN_URL" -tAc 'select 1' >/dev/null 2>&1; then
         echo "PostgreSQL is not reachable at $PG_ADMIN_URL; skipping (set BENCH_POSTGRES_ADMIN_URL)" >&2
         continue
       fi
-      psql "$PG_ADMIN_URL" -v ON_ERROR_STOP=1 -qc "drop database if exists $PG_DB with (force)"
-      psql "$PG_ADMIN_URL" -v ON_ERROR_STOP=1 -qc "create database $PG_DB"
+      pg "$PG_ADMIN_URL" -v ON_ERROR_STOP=1 -qc "drop database if exists $PG_DB with (force)"
+      pg "$PG_ADMIN_URL" -v ON_ERROR_STOP=1 -qc "create database $PG_DB"
       export FORMWARD_DATABASE_URL
       FORMWARD_DATABASE_URL=$(pg_url_for "$PG_DB")
-      echo "PostgreSQL $(psql "$FORMWARD_DATABASE_URL" -tAc 'show server_version'), synchronous_commit=$(psql "$FORMWARD_DATABASE_URL" -tAc 'show synchronous_commit'), fsync=$(psql "$FORMWARD_DATABASE_URL" -tAc 'show fsync')"
+      echo "PostgreSQL $(pg "$FORMWARD_DATABASE_URL" -tAc 'show server_version'), synchronous_commit=$(pg "$FORMWARD_DATABASE_URL" -tAc 'show synchronous_commit'), fsync=$(pg "$FORMWARD_DATABASE_URL" -tAc 'show fsync')"
       ./bin/formward migrate
       ;;
     *)
@@ -97,7 +100,7 @@ for db in $DBS; do
 
   key=$(./bin/formward keys create --name bench --scope admin)
 
-  ./bin/formward serve >"$WORK/serve-$db.log" 2>&1 &
+  ./bin/formward serve >"bin/bench-$db-serve.log" 2>&1 &
   SERVE_PID=$!
   ready=""
   for _ in $(seq 1 100); do
@@ -107,7 +110,7 @@ for db in $DBS; do
   done
   if [ -z "$ready" ]; then
     echo "formward serve did not become ready; its output:" >&2
-    cat "$WORK/serve-$db.log" >&2
+    cat "bin/bench-$db-serve.log" >&2
     exit 1
   fi
 
@@ -135,23 +138,27 @@ for db in $DBS; do
   fi
   echo "form $form_id (10 fields); load: $CONNECTIONS connections, $DURATION after $WARMUP warm-up"
 
-  ./bin/formward-load -db "$db" -url "http://$FORMWARD_HTTP_ADDR/v1" -key "$key" -form "$form_id" \
-    -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | tee -a "$RESULTS"
+  if ! ./bin/formward-load -db "$db" -url "http://$FORMWARD_HTTP_ADDR/v1" -key "$key" -form "$form_id" \
+    -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | tee -a "$RESULTS"; then
+    echo "the load run failed; the end of the server's output:" >&2
+    tail -n 50 "bin/bench-$db-serve.log" >&2
+    exit 1
+  fi
 
   kill -TERM "$SERVE_PID"
   if ! wait "$SERVE_PID"; then
     echo "formward serve did not exit cleanly; its output:" >&2
-    tail -n 50 "$WORK/serve-$db.log" >&2
+    tail -n 50 "bin/bench-$db-serve.log" >&2
     SERVE_PID=""
     exit 1
   fi
   SERVE_PID=""
 
   if [ "$db" = postgres ]; then
-    psql "$PG_ADMIN_URL" -qc "drop database if exists $PG_DB with (force)" || true
+    pg "$PG_ADMIN_URL" -qc "drop database if exists $PG_DB with (force)" || true
   fi
 done
 
 echo
-echo "== results (one JSON line per database)"
+echo "== results (one JSON line per database; server logs in bin/bench-*-serve.log)"
 cat "$RESULTS"
