@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
@@ -47,6 +48,7 @@ func publicMessage(err error) string {
 
 type cli struct {
 	cfg    Config
+	errs   []error
 	binder *binder
 	stdout io.Writer
 	stderr io.Writer
@@ -60,29 +62,31 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return errors.Join(c.binder.errs...)
+			return errors.Join(c.errs...)
 		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	c.binder = &binder{fs: root.PersistentFlags()}
+	c.binder = c.flags(root.PersistentFlags(), "")
 	bindCommon(c.binder, &c.cfg)
 
 	serve := &cobra.Command{Use: "serve", Short: "Run the API server (embedded mode: everything in one process)", Args: cobra.NoArgs}
-	serveFlags := &binder{fs: serve.Flags()}
-	bindServe(serveFlags, &c.cfg)
-	serve.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := errors.Join(serveFlags.errs...); err != nil {
-			return err
-		}
-		return c.serve(cmd.Context())
-	}
-	root.AddCommand(serve, c.migrateCommand(), c.keysCommand(), c.workspacesCommand(),
+	bindServe(c.flags(serve.Flags(), ""), &c.cfg)
+	serve.RunE = func(cmd *cobra.Command, _ []string) error { return c.serve(cmd.Context()) }
+	relay := &cobra.Command{Use: "relay", Short: "Publish the outbox's events to Kafka (one active relay at a time; others wait)", Args: cobra.NoArgs}
+	bindKafka(c.flags(relay.Flags(), ""), &c.cfg)
+	relay.RunE = func(cmd *cobra.Command, _ []string) error { return c.relay(cmd.Context()) }
+	root.AddCommand(serve, relay, c.migrateCommand(), c.keysCommand(), c.workspacesCommand(),
 		&cobra.Command{Use: "version", Short: "Print the version", Args: cobra.NoArgs, RunE: func(*cobra.Command, []string) error {
 			fmt.Fprintln(c.stdout, Version)
 			return nil
 		}})
 	return root
+}
+
+// flags binds a command's flags to FORMWARD_<prefix><flag> variables.
+func (c *cli) flags(fs *pflag.FlagSet, prefix string) *binder {
+	return &binder{fs: fs, prefix: prefix, errs: &c.errs}
 }
 
 // withRuntime opens the database (migrating it) and makes sure the default workspace exists.
@@ -142,12 +146,11 @@ func (c *cli) keysCommand() *cobra.Command {
 				return nil
 			})
 		}}
-	create.Flags().StringVar(&name, "name", "", "descriptive name (required)")
-	create.Flags().StringVar(&scope, "scope", "", "admin, read-write or read-only (required)")
-	create.Flags().StringVar(&wsID, "workspace", "", "workspace ID (default: the default workspace)")
-	create.Flags().BoolVar(&asJSON, "json", false, "print id, key, name, scope and workspace_id as JSON")
-	_ = create.MarkFlagRequired("name")
-	_ = create.MarkFlagRequired("scope")
+	kf := c.flags(create.Flags(), "key-")
+	kf.String(&name, "name", "", "descriptive name (required)")
+	kf.String(&scope, "scope", "", "admin, read-write or read-only (required)")
+	kf.String(&wsID, "workspace", "", "workspace ID (default: the default workspace)")
+	kf.Bool(&asJSON, "json", false, "print id, key, name, scope and workspace_id as JSON")
 
 	var listWS string
 	var listJSON bool
@@ -183,8 +186,9 @@ func (c *cli) keysCommand() *cobra.Command {
 				return tw.Flush()
 			})
 		}}
-	list.Flags().StringVar(&listWS, "workspace", "", "only keys of this workspace")
-	list.Flags().BoolVar(&listJSON, "json", false, "print JSON")
+	lf := c.flags(list.Flags(), "keys-list-")
+	lf.String(&listWS, "workspace", "", "only keys of this workspace")
+	lf.Bool(&listJSON, "json", false, "print JSON")
 
 	revoke := &cobra.Command{Use: "revoke ID", Short: "Revoke an API key; running servers reject it on the next request", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -240,9 +244,9 @@ func (c *cli) workspacesCommand() *cobra.Command {
 				return nil
 			})
 		}}
-	create.Flags().StringVar(&name, "name", "", "workspace name (required)")
-	create.Flags().StringVar(&plan, "plan", "", "free, starter, growth or business (default: --default-plan)")
-	_ = create.MarkFlagRequired("name")
+	wf := c.flags(create.Flags(), "workspace-")
+	wf.String(&name, "name", "", "workspace name (required)")
+	wf.String(&plan, "plan", "", "free, starter, growth or business (default: --default-plan)")
 
 	var asJSON bool
 	list := &cobra.Command{Use: "list", Short: "List workspaces", Args: cobra.NoArgs,
@@ -267,7 +271,7 @@ func (c *cli) workspacesCommand() *cobra.Command {
 				return tw.Flush()
 			})
 		}}
-	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.flags(list.Flags(), "workspaces-list-").Bool(&asJSON, "json", false, "print JSON")
 	ws.AddCommand(create, list)
 	return ws
 }

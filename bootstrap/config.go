@@ -36,6 +36,24 @@ type Config struct {
 	APIRateBurst    int
 	ShutdownTimeout time.Duration
 	DebugAddr       string
+
+	KafkaBrokers    string
+	KafkaTopic      string
+	KafkaPartitions int
+	RelayBatch      int
+	RelayPoll       time.Duration
+	OutboxRetention time.Duration
+}
+
+// Brokers returns the configured Kafka brokers; none means embedded mode.
+func (c Config) Brokers() []string {
+	var out []string
+	for _, b := range strings.Split(c.KafkaBrokers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // envName turns a flag name into its environment variable.
@@ -44,17 +62,40 @@ func envName(flag string) string {
 }
 
 // binder registers flags whose defaults come from the environment, so flag > env > default.
+// prefix keeps the variables of command-specific flags apart (FORMWARD_KEY_NAME, FORMWARD_WORKSPACE_NAME).
 type binder struct {
-	fs   *pflag.FlagSet
-	errs []error
+	fs     *pflag.FlagSet
+	prefix string
+	errs   *[]error
 }
 
+func (b *binder) fail(err error) { *b.errs = append(*b.errs, err) }
+
 func (b *binder) env(name string) (string, bool) {
-	return os.LookupEnv(envName(name))
+	return os.LookupEnv(envName(b.prefix + name))
 }
 
 func (b *binder) usage(name, usage string) string {
-	return fmt.Sprintf("%s [%s]", usage, envName(name))
+	return fmt.Sprintf("%s [%s]", usage, envName(b.prefix+name))
+}
+
+// Secret is a string flag whose environment value never shows as a default in --help.
+func (b *binder) Secret(p *string, name, usage string) {
+	b.fs.StringVar(p, name, "", b.usage(name, usage))
+	if v, ok := b.env(name); ok {
+		*p = v
+	}
+}
+
+func (b *binder) Bool(p *bool, name string, def bool, usage string) {
+	if v, ok := b.env(name); ok {
+		parsed, err := strconv.ParseBool(v)
+		if err != nil {
+			b.fail(fmt.Errorf("%s: not true or false", envName(b.prefix+name)))
+		}
+		def = parsed
+	}
+	b.fs.BoolVar(p, name, def, b.usage(name, usage))
 }
 
 func (b *binder) String(p *string, name, def, usage string) {
@@ -68,7 +109,7 @@ func (b *binder) Int(p *int, name string, def int, usage string) {
 	if v, ok := b.env(name); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			b.errs = append(b.errs, fmt.Errorf("%s: not an integer", envName(name)))
+			b.fail(fmt.Errorf("%s: not an integer", envName(b.prefix+name)))
 		}
 		def = n
 	}
@@ -79,7 +120,7 @@ func (b *binder) Float(p *float64, name string, def float64, usage string) {
 	if v, ok := b.env(name); ok {
 		n, err := strconv.ParseFloat(v, 64)
 		if err != nil {
-			b.errs = append(b.errs, fmt.Errorf("%s: not a number", envName(name)))
+			b.fail(fmt.Errorf("%s: not a number", envName(b.prefix+name)))
 		}
 		def = n
 	}
@@ -90,7 +131,7 @@ func (b *binder) Duration(p *time.Duration, name string, def time.Duration, usag
 	if v, ok := b.env(name); ok {
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			b.errs = append(b.errs, fmt.Errorf("%s: not a duration such as 15s", envName(name)))
+			b.fail(fmt.Errorf("%s: not a duration such as 15s", envName(b.prefix+name)))
 		}
 		def = d
 	}
@@ -100,10 +141,10 @@ func (b *binder) Duration(p *time.Duration, name string, def time.Duration, usag
 // bindCommon registers the settings every command uses.
 func bindCommon(b *binder, c *Config) {
 	b.String(&c.DataDir, "data-dir", "./data", "directory for the SQLite database, the generated master key and local files")
-	b.String(&c.DatabaseURL, "database-url", "", "postgres://… to use PostgreSQL; empty uses SQLite in the data dir")
-	b.String(&c.MasterKey, "master-key", "", "base64 of 32 bytes wrapping the data keys; generated into the data dir when empty")
-	b.String(&c.PreviousMasterKeys, "previous-master-keys", "", "comma-separated older master keys, still accepted while rotating")
-	b.String(&c.IPHashSecret, "ip-hash-secret", "", "secret keying the respondent IP hash; derived from the master key when empty")
+	b.Secret(&c.DatabaseURL, "database-url", "postgres://… to use PostgreSQL; empty uses SQLite in the data dir")
+	b.Secret(&c.MasterKey, "master-key", "base64 of 32 bytes wrapping the data keys; generated into the data dir when empty")
+	b.Secret(&c.PreviousMasterKeys, "previous-master-keys", "comma-separated older master keys, still accepted while rotating")
+	b.Secret(&c.IPHashSecret, "ip-hash-secret", "secret keying the respondent IP hash; derived from the master key when empty")
 	b.String(&c.LogLevel, "log-level", "info", "debug, info, warn or error")
 	b.String(&c.DefaultPlan, "default-plan", "business", "plan of new workspaces: free, starter, growth, business")
 	b.Int(&c.DBMaxConns, "db-max-conns", 0, "maximum open database connections (0: a sensible default per database)")
@@ -121,4 +162,14 @@ func bindServe(b *binder, c *Config) {
 	b.Int(&c.APIRateBurst, "api-rate-burst", 200, "API burst per key")
 	b.Duration(&c.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long a shutdown waits for requests in flight")
 	b.String(&c.DebugAddr, "debug-addr", "", "when set, serves Go's pprof profiles on this address (keep it on loopback)")
+}
+
+// bindKafka registers the event pipeline settings (relay and, with brokers, serve).
+func bindKafka(b *binder, c *Config) {
+	b.String(&c.KafkaBrokers, "kafka-brokers", "", "comma-separated Kafka brokers (host:port); required by relay")
+	b.String(&c.KafkaTopic, "kafka-topic", "formward.events.v1", "topic the relay publishes events to")
+	b.Int(&c.KafkaPartitions, "kafka-partitions", 12, "partitions of the topic when the relay creates it at start")
+	b.Int(&c.RelayBatch, "relay-batch", 500, "most outbox events published at once")
+	b.Duration(&c.RelayPoll, "relay-poll", 20*time.Millisecond, "how often an idle relay reads the outbox")
+	b.Duration(&c.OutboxRetention, "outbox-retention", 168*time.Hour, "how long published outbox rows are kept")
 }

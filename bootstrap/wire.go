@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/kafka"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
@@ -41,6 +42,20 @@ var applicationSet = wire.NewSet(
 	wire.Struct(new(application.Deps), "*"),
 	application.New,
 )
+
+var relaySet = wire.NewSet(
+	persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)),
+	persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)),
+	provideKafkaPublisher, wire.Bind(new(ports.EventPublisher), new(*kafka.Publisher)),
+	provideRelayConfig, provideRelayObserver,
+	application.NewRelay,
+)
+
+// newRelayProcess wires the relay role.
+func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayProcess, func(), error) {
+	wire.Build(systemSet, cryptoSet, persistenceSet, relaySet, wire.Struct(new(RelayProcess), "*"))
+	return nil, nil, nil
+}
 
 // newRuntime wires one process.
 func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, func(), error) {

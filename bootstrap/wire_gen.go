@@ -9,6 +9,7 @@ package bootstrap
 import (
 	"context"
 	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/kafka"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
@@ -18,6 +19,41 @@ import (
 )
 
 // Injectors from wire.go:
+
+// newRelayProcess wires the relay role.
+func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayProcess, func(), error) {
+	db, cleanup, err := provideDB(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyring, err := provideKeyring(cfg, log)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	dataKeyRepository := persistence.NewDataKeyRepository(db)
+	iDs := system.NewIDs()
+	clock := system.Clock{}
+	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
+	outbox := persistence.NewOutbox(db, cipher)
+	publisher, cleanup2, err := provideKafkaPublisher(ctx, cfg)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	lease := persistence.NewLease(db)
+	relayConfig := provideRelayConfig(cfg)
+	relayObserver := provideRelayObserver(log)
+	relay := application.NewRelay(outbox, publisher, lease, clock, relayConfig, relayObserver)
+	relayProcess := &RelayProcess{
+		Relay: relay,
+		Log:   log,
+	}
+	return relayProcess, func() {
+		cleanup2()
+		cleanup()
+	}, nil
+}
 
 // newRuntime wires one process.
 func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, func(), error) {
@@ -84,3 +120,5 @@ var persistenceSet = wire.NewSet(
 var applicationSet = wire.NewSet(
 	provideSettings, wire.Struct(new(application.Deps), "*"), application.New,
 )
+
+var relaySet = wire.NewSet(persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideKafkaPublisher, wire.Bind(new(ports.EventPublisher), new(*kafka.Publisher)), provideRelayConfig, provideRelayObserver, application.NewRelay)

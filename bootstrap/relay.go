@@ -1,0 +1,91 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/adapters/kafka"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/event"
+)
+
+// RelayProcess is the wired relay role.
+type RelayProcess struct {
+	Relay *application.Relay
+	Log   *zap.Logger
+}
+
+// errNoBrokers is returned by the relay role without FORMWARD_KAFKA_BROKERS.
+var errNoBrokers = errors.New("relay needs Kafka: set --kafka-brokers or FORMWARD_KAFKA_BROKERS (comma-separated host:port)")
+
+// provideKafkaPublisher makes the relay's producer and creates the topic when it is missing.
+func provideKafkaPublisher(ctx context.Context, cfg Config) (*kafka.Publisher, func(), error) {
+	brokers := cfg.Brokers()
+	if len(brokers) == 0 {
+		return nil, nil, errNoBrokers
+	}
+	ectx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := kafka.EnsureTopic(ectx, brokers, cfg.KafkaTopic, cfg.KafkaPartitions); err != nil {
+		return nil, nil, fmt.Errorf("kafka: %w", err)
+	}
+	p := kafka.NewPublisher(kafka.PublisherConfig{Brokers: brokers, Topic: cfg.KafkaTopic, BatchSize: cfg.RelayBatch})
+	return p, func() { _ = p.Close() }, nil
+}
+
+func provideRelayConfig(cfg Config) application.RelayConfig {
+	return application.RelayConfig{Batch: cfg.RelayBatch, Poll: cfg.RelayPoll, Retention: cfg.OutboxRetention}
+}
+
+func provideRelayObserver(log *zap.Logger) application.RelayObserver {
+	return relayLog{log: log.Named("relay")}
+}
+
+// relayLog logs what the relay does: counts, IDs and errors, never event payloads.
+type relayLog struct{ log *zap.Logger }
+
+func (l relayLog) LeaseAcquired() {
+	l.log.Info("relay lease acquired: this process publishes the outbox")
+}
+
+func (l relayLog) Published(evs []event.Event, took time.Duration) {
+	if ce := l.log.Check(zap.DebugLevel, "published events"); ce != nil {
+		ce.Write(zap.Int("count", len(evs)), zap.String("first_event_id", evs[0].ID),
+			zap.String("last_event_id", evs[len(evs)-1].ID), zap.Duration("took", took))
+	}
+}
+
+func (l relayLog) Failed(step string, err error, attempt int, retryIn time.Duration) {
+	l.log.Warn("relay step failed, will retry", zap.String("step", step), zap.Int("attempt", attempt),
+		zap.Duration("retry_in", retryIn), zap.Error(err))
+}
+
+func (l relayLog) Purged(rows int64) {
+	l.log.Info("purged published outbox rows", zap.Int64("rows", rows))
+}
+
+// relay runs the relay role until the context ends (SIGINT/SIGTERM).
+func (c *cli) relay(ctx context.Context) error {
+	if len(c.cfg.Brokers()) == 0 {
+		return errNoBrokers
+	}
+	log, flush, err := newLogger(c.cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	defer flush()
+	p, cleanup, err := newRelayProcess(ctx, c.cfg, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	log.Info("formward relay starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
+		zap.String("topic", c.cfg.KafkaTopic), zap.Int("batch", c.cfg.RelayBatch), zap.Duration("poll", c.cfg.RelayPoll))
+	err = p.Relay.Run(ctx)
+	log.Info("relay stopped")
+	return err
+}
