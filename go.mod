@@ -4,78 +4,68 @@ go 1.26.8
 
 require (
 	github.com/gin-gonic/gin v1.12.0
-	github.com/glebarez/sqlite v1.11.0
 	github.com/pressly/goose/v3 v3.29.0
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
 	gorm.io/gorm v1.31.2
 )
 
 require (
-	github.com/bytedance/gopkg v0.1.3
-	github.com/bytedance/sonic v1.15.0
-	github.com/bytedance/sonic/loader v0.5.0
-	github.com/cloudwego/base64x v0.1.6
-	github.com/dustin/go-humanize v1.1.0
-	github.com/gabriel-vasile/mimetype v1.4.12
-	github.com/gin-contrib/sse v1.1.0
-	github.com/glebarez/go-sqlite v1.21.2
-	github.com/go-playground/locales v0.14.1
-	github.com/go-playground/universal-translator v0.18.1
-	github.com/go-playground/validator/v10 v10.30.1
-	github.com/goccy/go-json v0.10.5
-	github.com/goccy/go-yaml v1.19.2
-	github.com/google/uuid v1.6.0
 	github.com/google/wire v0.7.0
-	github.com/inconshreveable/mousetrap v1.1.0
-	github.com/jackc/pgpassfile v1.0.0
-	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761
 	github.com/jackc/pgx/v5 v5.11.0
-	github.com/jackc/puddle/v2 v2.2.3
-	github.com/jinzhu/inflection v1.0.0
-	github.com/jinzhu/now v1.1.5
-	github.com/json-iterator/go v1.1.12
-	github.com/klauspost/compress v1.20.3
-	github.com/klauspost/cpuid/v2 v2.3.0
-	github.com/leodido/go-urn v1.4.0
-	github.com/mattn/go-isatty v0.0.24
-	github.com/mfridman/interpolate v0.0.2
-	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd
-	github.com/modern-go/reflect2 v1.0.2
-	github.com/pelletier/go-toml/v2 v2.2.4
-	github.com/pierrec/lz4/v4 v4.1.33
-	github.com/prometheus/client_golang v1.25.0
-	github.com/quic-go/qpack v0.6.0
-	github.com/quic-go/quic-go v0.59.0
-	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec
+	github.com/mattn/go-sqlite3 v1.14.22
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/segmentio/kafka-go v0.4.51
-	github.com/sethvargo/go-retry v0.5.0
 	github.com/sony/gobreaker/v2 v2.4.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
-	github.com/twitchyliquid64/golang-asm v0.15.1
-	github.com/twmb/franz-go v1.22.2
-	github.com/twmb/franz-go/pkg/kmsg v1.15.0
-	github.com/ugorji/go/codec v1.3.1
-	go.mongodb.org/mongo-driver/v2 v2.5.0
-	go.uber.org/multierr v1.11.0
 	go.uber.org/zap v1.28.0
-	golang.org/x/arch v0.22.0
-	golang.org/x/crypto v0.58.0
-	golang.org/x/net v0.61.0
 	golang.org/x/sync v0.24.0
-	golang.org/x/sys v0.49.0
-	golang.org/x/text v0.43.0
 	golang.org/x/time v0.16.0
-	google.golang.org/protobuf v1.36.12
 	gorm.io/driver/postgres v1.6.3
-	modernc.org/libc v1.78.0
-	modernc.org/mathutil v1.7.1
-	modernc.org/memory v1.12.1
-	modernc.org/sqlite v1.60.1
+	gorm.io/driver/sqlite v1.6.0
 )
 
 require (
-	github.com/mattn/go-sqlite3 v1.14.22 // indirect
-	gorm.io/driver/sqlite v1.6.0 // indirect
+	github.com/bytedance/gopkg v0.1.3 // indirect
+	github.com/bytedance/sonic v1.15.0 // indirect
+	github.com/bytedance/sonic/loader v0.5.0 // indirect
+	github.com/cloudwego/base64x v0.1.6 // indirect
+	github.com/gabriel-vasile/mimetype v1.4.12 // indirect
+	github.com/gin-contrib/sse v1.1.0 // indirect
+	github.com/go-playground/locales v0.14.1 // indirect
+	github.com/go-playground/universal-translator v0.18.1 // indirect
+	github.com/go-playground/validator/v10 v10.30.1 // indirect
+	github.com/goccy/go-json v0.10.5 // indirect
+	github.com/goccy/go-yaml v1.19.2 // indirect
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+	github.com/jinzhu/inflection v1.0.0 // indirect
+	github.com/jinzhu/now v1.1.5 // indirect
+	github.com/json-iterator/go v1.1.12 // indirect
+	github.com/klauspost/compress v1.20.3 // indirect
+	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
+	github.com/leodido/go-urn v1.4.0 // indirect
+	github.com/mattn/go-isatty v0.0.24 // indirect
+	github.com/mfridman/interpolate v0.0.2 // indirect
+	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
+	github.com/modern-go/reflect2 v1.0.2 // indirect
+	github.com/pelletier/go-toml/v2 v2.2.4 // indirect
+	github.com/pierrec/lz4/v4 v4.1.33 // indirect
+	github.com/quic-go/qpack v0.6.0 // indirect
+	github.com/quic-go/quic-go v0.59.0 // indirect
+	github.com/sethvargo/go-retry v0.5.0 // indirect
+	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
+	github.com/twmb/franz-go v1.22.2 // indirect
+	github.com/twmb/franz-go/pkg/kmsg v1.15.0 // indirect
+	github.com/ugorji/go/codec v1.3.1 // indirect
+	go.mongodb.org/mongo-driver/v2 v2.5.0 // indirect
+	go.uber.org/multierr v1.11.0 // indirect
+	golang.org/x/arch v0.22.0 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/net v0.61.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.43.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )
