@@ -31,7 +31,7 @@ func (rt *Runtime) Router(cfg Config) *httpapi.Router {
 	return httpapi.NewRouter(httpapi.Deps{
 		App: rt.App, Idempotency: rt.Idempotency, Clock: rt.Clock, Logger: rt.Log, Ready: rt.DB.Ping,
 	}, httpapi.Options{
-		CursorKey: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelCursor),
+		SigningKey: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelCursor),
 		RateLimit: cfg.APIRateLimit, RateBurst: cfg.APIRateBurst,
 	})
 }

@@ -52,8 +52,8 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness
 		IPHasher:    crypto.NewIPHasher([]byte("test ip secret")),
 	}, application.Settings{})
 	core, logs := observer.New(zap.DebugLevel)
-	if opts.CursorKey == nil {
-		opts.CursorKey = []byte("cursor key for tests")
+	if opts.SigningKey == nil {
+		opts.SigningKey = []byte("cursor key for tests")
 	}
 	h := &harness{t: t, app: app, db: db, logs: logs, keys: map[string]string{}, keyIDs: map[string]string{}}
 	h.handler = httpapi.NewRouter(httpapi.Deps{

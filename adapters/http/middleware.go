@@ -207,7 +207,7 @@ func (a *api) idempotent(c *gin.Context) {
 	}
 	p := principal(c)
 	// Keyed, so a stored fingerprint reveals nothing about a short, guessable body.
-	h := hmac.New(sha256.New, a.cursors.key)
+	h := hmac.New(sha256.New, a.signingKey)
 	h.Write([]byte(c.Request.Method + " " + c.Request.URL.Path + "\n"))
 	h.Write(body(c))
 	stored, err := a.Idempotency.Reserve(c.Request.Context(), p.WorkspaceID, "api", key, h.Sum(nil), a.Clock.Now())

@@ -18,8 +18,8 @@ const MaxBodyBytes = 1 << 20
 
 // Options configure the API edge.
 type Options struct {
-	// CursorKey signs pagination cursors.
-	CursorKey []byte
+	// SigningKey signs pagination cursors and keys the Idempotency-Key request fingerprints.
+	SigningKey []byte
 	// RateLimit is requests per second per key; 0 turns the limit off.
 	RateLimit float64
 	// RateBurst is the bucket size of the per-key limit.
@@ -38,14 +38,15 @@ type Deps struct {
 
 type api struct {
 	Deps
-	cursors cursors
+	signingKey []byte
+	cursors    cursors
 	limiter *limiter
 }
 
 // NewRouter builds the HTTP handler: /healthz, /readyz and the /v1 API.
 func NewRouter(d Deps, o Options) *Router {
 	gin.SetMode(gin.ReleaseMode)
-	a := &api{Deps: d, cursors: cursors{key: o.CursorKey}, limiter: newLimiter(o.RateLimit, o.RateBurst)}
+	a := &api{Deps: d, signingKey: o.SigningKey, cursors: cursors{key: o.SigningKey}, limiter: newLimiter(o.RateLimit, o.RateBurst)}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
