@@ -40,7 +40,7 @@ type api struct {
 	Deps
 	signingKey []byte
 	cursors    cursors
-	limiter *limiter
+	limiter    *limiter
 }
 
 // NewRouter builds the HTTP handler: /healthz, /readyz and the /v1 API.
