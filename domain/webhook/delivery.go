@@ -1,0 +1,155 @@
+package webhook
+
+import (
+	"time"
+
+	"github.com/formward/formward/domain/event"
+)
+
+// Status is where a delivery stands.
+type Status string
+
+// Delivery statuses of DECISIONS.md.
+const (
+	StatusPending       Status = "pending"
+	StatusDelivered     Status = "delivered"
+	StatusUndeliverable Status = "undeliverable"
+)
+
+// DefaultRetryDelays is SPEC.md's schedule: attempt 1 at once, then 30 s, 5 min, 30 min, 2 h.
+var DefaultRetryDelays = []time.Duration{30 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour}
+
+// Attempt is one try to deliver. StatusCode is nil when no answer came; Error is nil on success.
+type Attempt struct {
+	Number     int
+	At         time.Time
+	StatusCode *int
+	Duration   time.Duration
+	Error      *string
+}
+
+// Outcome is what one try produced, as the delivery engine saw it.
+type Outcome struct {
+	StatusCode int // 0 when no answer came
+	Duration   time.Duration
+	Err        error // nil when the endpoint answered 2xx in time
+}
+
+// Delivery is one event to one endpoint. Its body is fixed at creation, so every retry sends
+// the same bytes.
+type Delivery struct {
+	id            string
+	workspaceID   string
+	webhookID     string
+	eventID       string
+	eventType     event.Type
+	formID        string
+	body          []byte
+	status        Status
+	cycle         int // attempts used since creation or the last manual retry
+	attempts      []Attempt
+	nextAttemptAt *time.Time
+	createdAt     time.Time
+	updatedAt     time.Time
+}
+
+// NewDelivery schedules the first attempt of e to w at once.
+func NewDelivery(id string, w *Webhook, e event.Event, body []byte, now time.Time) *Delivery {
+	now = now.UTC()
+	return &Delivery{id: id, workspaceID: w.workspaceID, webhookID: w.id, eventID: e.ID, eventType: e.Type, formID: e.FormID,
+		body: body, status: StatusPending, nextAttemptAt: &now, createdAt: now, updatedAt: now}
+}
+
+// UnmarshalDeliveryFromDatabase rebuilds a stored delivery without re-checking it.
+func UnmarshalDeliveryFromDatabase(id, workspaceID, webhookID, eventID string, eventType event.Type, formID string, body []byte,
+	status Status, cycle int, attempts []Attempt, nextAttemptAt *time.Time, createdAt, updatedAt time.Time) *Delivery {
+	return &Delivery{id: id, workspaceID: workspaceID, webhookID: webhookID, eventID: eventID, eventType: eventType, formID: formID,
+		body: body, status: status, cycle: cycle, attempts: attempts, nextAttemptAt: nextAttemptAt, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
+}
+
+// Record adds the attempt just made. Success delivers; a failure schedules the next attempt per
+// delays, and the failure after the last delay makes the delivery undeliverable.
+func (d *Delivery) Record(o Outcome, now time.Time, delays []time.Duration) {
+	now = now.UTC()
+	d.cycle++
+	a := Attempt{Number: d.cycle, At: now, Duration: o.Duration}
+	if o.StatusCode != 0 {
+		code := o.StatusCode
+		a.StatusCode = &code
+	}
+	if o.Err != nil {
+		msg := o.Err.Error()
+		a.Error = &msg
+	}
+	d.attempts = append(d.attempts, a)
+	d.updatedAt = now
+	switch {
+	case o.Err == nil:
+		d.status, d.nextAttemptAt = StatusDelivered, nil
+	case d.cycle > len(delays):
+		d.status, d.nextAttemptAt = StatusUndeliverable, nil
+	default:
+		next := now.Add(delays[d.cycle-1])
+		d.nextAttemptAt = &next
+	}
+}
+
+// Postpone moves the next attempt without using one (an open circuit breaker refused it).
+func (d *Delivery) Postpone(until time.Time) {
+	if d.status != StatusPending {
+		return
+	}
+	u := until.UTC()
+	d.nextAttemptAt = &u
+}
+
+// Retry starts a new cycle of attempts at once, whatever the status (a manual replay).
+func (d *Delivery) Retry(now time.Time) {
+	now = now.UTC()
+	d.status, d.cycle, d.nextAttemptAt, d.updatedAt = StatusPending, 0, &now, now
+}
+
+// MaxAttempts is the number of attempts a cycle allows for the given delays.
+func MaxAttempts(delays []time.Duration) int { return len(delays) + 1 }
+
+// NextAttemptNumber is the number the next attempt carries in X-Service-Attempt (1–5).
+func (d *Delivery) NextAttemptNumber() int { return d.cycle + 1 }
+
+// ID returns the delivery ID; it is stable across retries (X-Service-Delivery).
+func (d *Delivery) ID() string { return d.id }
+
+// WorkspaceID returns the owning workspace.
+func (d *Delivery) WorkspaceID() string { return d.workspaceID }
+
+// WebhookID returns the endpoint.
+func (d *Delivery) WebhookID() string { return d.webhookID }
+
+// EventID returns the event delivered.
+func (d *Delivery) EventID() string { return d.eventID }
+
+// EventType returns the event's type.
+func (d *Delivery) EventType() event.Type { return d.eventType }
+
+// FormID returns the event's form.
+func (d *Delivery) FormID() string { return d.formID }
+
+// Body returns the exact request body.
+func (d *Delivery) Body() []byte { return d.body }
+
+// Status returns the delivery status.
+func (d *Delivery) Status() Status { return d.status }
+
+// Cycle returns the attempts used in the current cycle.
+func (d *Delivery) Cycle() int { return d.cycle }
+
+// Attempts returns every attempt made, oldest first.
+func (d *Delivery) Attempts() []Attempt { return append([]Attempt(nil), d.attempts...) }
+
+// NextAttemptAt returns when the next attempt is due, or nil.
+func (d *Delivery) NextAttemptAt() *time.Time { return d.nextAttemptAt }
+
+// CreatedAt returns the creation time.
+func (d *Delivery) CreatedAt() time.Time { return d.createdAt }
+
+// UpdatedAt returns the time of the last change.
+func (d *Delivery) UpdatedAt() time.Time { return d.updatedAt }

@@ -1,0 +1,181 @@
+// Package webhook is the webhook aggregate (a registered HTTPS endpoint and its subscriptions)
+// and the delivery aggregate (one event to one endpoint, with its attempts and retry schedule).
+package webhook
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/event"
+)
+
+// MaxURL bounds the length of an endpoint URL.
+const MaxURL = 2048
+
+// Webhook is a registered endpoint of a workspace.
+type Webhook struct {
+	id          string
+	workspaceID string
+	url         string
+	events      []event.Type
+	formID      *string
+	secret      string
+	createdAt   time.Time
+	updatedAt   time.Time
+}
+
+// Draft is what a client registers.
+type Draft struct {
+	URL    string
+	Events []string
+	FormID *string
+	Secret *string
+}
+
+// New checks a draft and builds a webhook. Whether the URL resolves to a public address is
+// checked by the application through a port, since it needs the network.
+func New(id, workspaceID string, d Draft, now time.Time) (*Webhook, error) {
+	var vs domain.Violations
+	w := &Webhook{id: id, workspaceID: workspaceID, formID: d.FormID, createdAt: now.UTC(), updatedAt: now.UTC()}
+	w.url = checkURL(&vs, d.URL)
+	w.events = checkEvents(&vs, d.Events)
+	if d.Secret != nil {
+		w.secret = checkSecret(&vs, *d.Secret)
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// UnmarshalFromDatabase rebuilds a stored webhook without re-checking it.
+func UnmarshalFromDatabase(id, workspaceID, rawURL string, events []event.Type, formID *string, secret string, createdAt, updatedAt time.Time) *Webhook {
+	return &Webhook{id: id, workspaceID: workspaceID, url: rawURL, events: events, formID: formID, secret: secret,
+		createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
+}
+
+// Patch holds the properties a PATCH included; nil means "leave as is". FormID and Secret are
+// double pointers so that null (all forms; no secret) differs from absent.
+type Patch struct {
+	URL    *string
+	Events *[]string
+	FormID **string
+	Secret **string
+}
+
+// Apply changes the included properties; nothing changes when one is invalid.
+func (w *Webhook) Apply(p Patch, now time.Time) error {
+	var vs domain.Violations
+	next := *w
+	if p.URL != nil {
+		next.url = checkURL(&vs, *p.URL)
+	}
+	if p.Events != nil {
+		next.events = checkEvents(&vs, *p.Events)
+	}
+	if p.FormID != nil {
+		next.formID = *p.FormID
+	}
+	if p.Secret != nil {
+		next.secret = ""
+		if *p.Secret != nil {
+			next.secret = checkSecret(&vs, **p.Secret)
+		}
+	}
+	if err := vs.Err(); err != nil {
+		return err
+	}
+	next.updatedAt = now.UTC()
+	*w = next
+	return nil
+}
+
+// Matches reports whether the webhook subscribes to the event: same workspace, a subscribed
+// type, and either no form filter or the event's form.
+func (w *Webhook) Matches(e event.Event) bool {
+	if e.WorkspaceID != w.workspaceID || (w.formID != nil && *w.formID != e.FormID) {
+		return false
+	}
+	for _, t := range w.events {
+		if t == e.Type {
+			return true
+		}
+	}
+	return false
+}
+
+func checkURL(vs *domain.Violations, raw string) string {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "":
+		vs.Add("url", "required", "url is required")
+	case err != nil || u.Host == "" || u.Opaque != "":
+		vs.Add("url", "invalid_url", "url must be an absolute https:// URL")
+	case u.Scheme != "https":
+		vs.Add("url", "https_required", "url must use https")
+	case u.User != nil:
+		vs.Add("url", "invalid_url", "url must not carry a user name or password")
+	case len(raw) > MaxURL:
+		vs.Add("url", "too_long", "url must be at most 2048 characters")
+	}
+	return raw
+}
+
+func checkEvents(vs *domain.Violations, names []string) []event.Type {
+	if len(names) == 0 {
+		vs.Add("events", "required", "events must name at least one of submission.created, submission.updated, form.published")
+		return nil
+	}
+	seen := map[event.Type]bool{}
+	out := make([]event.Type, 0, len(names))
+	for i, n := range names {
+		t, ok := event.ParseType(n)
+		if !ok {
+			vs.Add("events["+strconv.Itoa(i)+"]", "invalid_value", "must be one of submission.created, submission.updated, form.published")
+			continue
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func checkSecret(vs *domain.Violations, s string) string {
+	if s == "" || len(s) > 256 {
+		vs.Add("secret", "invalid_length", "secret must be 1 to 256 characters")
+	}
+	return s
+}
+
+// ID returns the webhook ID.
+func (w *Webhook) ID() string { return w.id }
+
+// WorkspaceID returns the owning workspace.
+func (w *Webhook) WorkspaceID() string { return w.workspaceID }
+
+// URL returns the endpoint.
+func (w *Webhook) URL() string { return w.url }
+
+// Events returns the subscribed event types.
+func (w *Webhook) Events() []event.Type { return append([]event.Type(nil), w.events...) }
+
+// FormID returns the form filter, or nil for every form.
+func (w *Webhook) FormID() *string { return w.formID }
+
+// Secret returns the signing secret ("" when none); it is never shown to clients.
+func (w *Webhook) Secret() string { return w.secret }
+
+// SecretSet reports whether a signing secret is configured.
+func (w *Webhook) SecretSet() bool { return w.secret != "" }
+
+// CreatedAt returns the registration time.
+func (w *Webhook) CreatedAt() time.Time { return w.createdAt }
+
+// UpdatedAt returns the time of the last change.
+func (w *Webhook) UpdatedAt() time.Time { return w.updatedAt }

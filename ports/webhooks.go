@@ -1,0 +1,75 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/webhook"
+)
+
+// WebhookRepository stores webhooks (the signing secret sealed at rest); every method is
+// bounded to one workspace except Matching, which takes the event's.
+type WebhookRepository interface {
+	Create(ctx context.Context, w *webhook.Webhook) error
+	Get(ctx context.Context, workspaceID, id string) (*webhook.Webhook, error)
+	// List returns up to page.Limit webhooks, newest first.
+	List(ctx context.Context, workspaceID string, page Page) ([]*webhook.Webhook, error)
+	// Update loads the webhook, lets change modify it and stores it, in one transaction.
+	Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) error) (*webhook.Webhook, error)
+	// Delete removes the webhook and its deliveries, pending retries included.
+	Delete(ctx context.Context, workspaceID, id string) error
+	Count(ctx context.Context, workspaceID string) (int, error)
+	// Matching returns the webhooks of e's workspace subscribed to e (type and form).
+	Matching(ctx context.Context, e event.Event) ([]*webhook.Webhook, error)
+}
+
+// DeliveryRepository stores deliveries (their bodies sealed at rest).
+type DeliveryRepository interface {
+	// AddAll stores new deliveries; a delivery of an event to a webhook that already has one is
+	// skipped, so a redelivered event creates no second delivery.
+	AddAll(ctx context.Context, ds []*webhook.Delivery) error
+	Get(ctx context.Context, workspaceID, webhookID, id string) (*webhook.Delivery, error)
+	// List returns up to page.Limit deliveries of a webhook, newest first.
+	List(ctx context.Context, workspaceID, webhookID string, page Page) ([]*webhook.Delivery, error)
+	// ClaimDue returns up to limit pending deliveries due at now and moves their next attempt to
+	// now+lease, so that other engines skip them meanwhile (FOR UPDATE SKIP LOCKED on PostgreSQL).
+	ClaimDue(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]*webhook.Delivery, error)
+	// Save stores the delivery after an attempt; domain.ErrNotFound when it was deleted meanwhile.
+	Save(ctx context.Context, d *webhook.Delivery) error
+	// Update loads a delivery of the webhook, lets change modify it and stores it.
+	Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) error) (*webhook.Delivery, error)
+}
+
+// URLChecker tells whether an endpoint URL may be registered: HTTPS, and resolving only to
+// public addresses unless private destinations are allowed. The error's message is shown to the
+// client.
+type URLChecker interface {
+	CheckURL(ctx context.Context, rawURL string) error
+}
+
+// OutboundRequest is one signed POST to an endpoint.
+type OutboundRequest struct {
+	EndpointID string // the circuit breaker's key: a webhook or an action, never a host
+	URL        string
+	Body       []byte
+	Event      string
+	DeliveryID string
+	Attempt    int
+	Secret     string
+	Headers    map[string]string
+}
+
+// OutboundResult is what the endpoint did. BreakerOpen means no request was made; retry at RetryAt.
+type OutboundResult struct {
+	StatusCode  int
+	Duration    time.Duration
+	Err         error
+	BreakerOpen bool
+	RetryAt     time.Time
+}
+
+// Sender posts signed requests to endpoints (SSRF-safe, behind per-endpoint circuit breakers).
+type Sender interface {
+	Send(ctx context.Context, r OutboundRequest) OutboundResult
+}
