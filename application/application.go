@@ -26,6 +26,10 @@ type Commands struct {
 	CaptureSubmission      CaptureSubmissionHandler
 	UpdateSubmission       UpdateSubmissionHandler
 	DeleteSubmission       DeleteSubmissionHandler
+	CreateWebhook          CreateWebhookHandler
+	UpdateWebhook          UpdateWebhookHandler
+	DeleteWebhook          DeleteWebhookHandler
+	RetryDelivery          RetryDeliveryHandler
 }
 
 // Queries read state.
@@ -37,12 +41,17 @@ type Queries struct {
 	ListForms       ListFormsHandler
 	GetSubmission   GetSubmissionHandler
 	ListSubmissions ListSubmissionsHandler
+	GetWebhook      GetWebhookHandler
+	ListWebhooks    ListWebhooksHandler
+	ListDeliveries  ListDeliveriesHandler
 }
 
 // Settings are the limits and defaults the use cases apply.
 type Settings struct {
 	FormLimits  form.Limits
 	DefaultPlan workspace.Plan
+	// MaxWebhooks bounds the webhooks of one workspace (default DefaultMaxWebhooks).
+	MaxWebhooks int
 }
 
 // Deps are the ports the use cases need.
@@ -54,12 +63,18 @@ type Deps struct {
 	IDs         ports.IDs
 	Clock       ports.Clock
 	IPHasher    ports.IPHasher
+	Webhooks    ports.WebhookRepository
+	Deliveries  ports.DeliveryRepository
+	URLs        ports.URLChecker
 }
 
 // New wires every use case to its ports.
 func New(d Deps, s Settings) *Application {
 	if s.FormLimits == (form.Limits{}) {
 		s.FormLimits = form.DefaultLimits
+	}
+	if s.MaxWebhooks <= 0 {
+		s.MaxWebhooks = DefaultMaxWebhooks
 	}
 	if s.DefaultPlan == "" {
 		s.DefaultPlan = workspace.PlanBusiness
@@ -76,6 +91,10 @@ func New(d Deps, s Settings) *Application {
 			CaptureSubmission:      CaptureSubmissionHandler{d},
 			UpdateSubmission:       UpdateSubmissionHandler{d},
 			DeleteSubmission:       DeleteSubmissionHandler{d},
+			CreateWebhook:          CreateWebhookHandler{d, s},
+			UpdateWebhook:          UpdateWebhookHandler{d},
+			DeleteWebhook:          DeleteWebhookHandler{d},
+			RetryDelivery:          RetryDeliveryHandler{d},
 		},
 		Queries: Queries{
 			Authenticate:    AuthenticateHandler{d},
@@ -85,6 +104,9 @@ func New(d Deps, s Settings) *Application {
 			ListForms:       ListFormsHandler{d},
 			GetSubmission:   GetSubmissionHandler{d},
 			ListSubmissions: ListSubmissionsHandler{d},
+			GetWebhook:      GetWebhookHandler{d},
+			ListWebhooks:    ListWebhooksHandler{d},
+			ListDeliveries:  ListDeliveriesHandler{d},
 		},
 	}
 }
@@ -97,4 +119,6 @@ const (
 	PrefixField      = "fld"
 	PrefixSubmission = "sub"
 	PrefixEvent      = "evt"
+	PrefixWebhook    = "whk"
+	PrefixDelivery   = "dlv"
 )

@@ -72,11 +72,18 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 
 	serve := &cobra.Command{Use: "serve", Short: "Run the API server (embedded mode: everything in one process)", Args: cobra.NoArgs}
 	bindServe(c.flags(serve.Flags(), ""), &c.cfg)
+	bindKafka(c.flags(serve.Flags(), ""), &c.cfg)
+	bindDelivery(c.flags(serve.Flags(), ""), &c.cfg)
 	serve.RunE = func(cmd *cobra.Command, _ []string) error { return c.serve(cmd.Context()) }
 	relay := &cobra.Command{Use: "relay", Short: "Publish the outbox's events to Kafka (one active relay at a time; others wait)", Args: cobra.NoArgs}
 	bindKafka(c.flags(relay.Flags(), ""), &c.cfg)
 	relay.RunE = func(cmd *cobra.Command, _ []string) error { return c.relay(cmd.Context()) }
-	root.AddCommand(serve, relay, c.migrateCommand(), c.keysCommand(), c.workspacesCommand(),
+	worker := &cobra.Command{Use: "worker", Short: "Consume events from Kafka, fan them out to webhooks and send the deliveries (run as many as needed)", Args: cobra.NoArgs}
+	bindBrokers(c.flags(worker.Flags(), ""), &c.cfg)
+	bindWorker(c.flags(worker.Flags(), ""), &c.cfg)
+	bindDelivery(c.flags(worker.Flags(), ""), &c.cfg)
+	worker.RunE = func(cmd *cobra.Command, _ []string) error { return c.worker(cmd.Context()) }
+	root.AddCommand(serve, relay, worker, c.migrateCommand(), c.keysCommand(), c.workspacesCommand(),
 		&cobra.Command{Use: "version", Short: "Print the version", Args: cobra.NoArgs, RunE: func(*cobra.Command, []string) error {
 			fmt.Fprintln(c.stdout, Version)
 			return nil

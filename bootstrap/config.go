@@ -28,6 +28,10 @@ type Config struct {
 	GroupCommitMax     int
 	MaxFields          int
 	MaxOptions         int
+	MaxWebhooks        int
+	// AllowPrivateDestinations lifts the public-address rule for webhook URLs (registration and
+	// connect time); HTTPS stays required.
+	AllowPrivateDestinations bool
 
 	HTTPAddr        string
 	TLSCertFile     string
@@ -43,6 +47,16 @@ type Config struct {
 	RelayBatch      int
 	RelayPoll       time.Duration
 	OutboxRetention time.Duration
+
+	KafkaGroup          string
+	KafkaSessionTimeout time.Duration
+
+	RetryDelays         string
+	DeliveryTimeout     time.Duration
+	BreakerFailures     int
+	BreakerCooldown     time.Duration
+	WebhookCAFile       string
+	DeliveryConcurrency int
 }
 
 // Brokers returns the configured Kafka brokers; none means embedded mode.
@@ -151,6 +165,8 @@ func bindCommon(b *binder, c *Config) {
 	b.Int(&c.GroupCommitMax, "group-commit-max", 128, "most submissions committed in one transaction")
 	b.Int(&c.MaxFields, "max-fields", 200, "most fields per form")
 	b.Int(&c.MaxOptions, "max-options", 500, "most options per field")
+	b.Int(&c.MaxWebhooks, "max-webhooks", 100, "most webhooks per workspace")
+	b.Bool(&c.AllowPrivateDestinations, "allow-private-destinations", false, "let webhooks reach loopback and private addresses (self-hosted and test setups); HTTPS stays required")
 }
 
 // bindServe registers the HTTP server settings.
@@ -166,10 +182,32 @@ func bindServe(b *binder, c *Config) {
 
 // bindKafka registers the event pipeline settings (relay and, with brokers, serve).
 func bindKafka(b *binder, c *Config) {
-	b.String(&c.KafkaBrokers, "kafka-brokers", "", "comma-separated Kafka brokers (host:port); required by relay")
-	b.String(&c.KafkaTopic, "kafka-topic", "formward.events.v1", "topic the relay publishes events to")
+	bindBrokers(b, c)
 	b.Int(&c.KafkaPartitions, "kafka-partitions", 12, "partitions of the topic when the relay creates it at start")
 	b.Int(&c.RelayBatch, "relay-batch", 500, "most outbox events published at once")
 	b.Duration(&c.RelayPoll, "relay-poll", 20*time.Millisecond, "how often an idle relay reads the outbox")
 	b.Duration(&c.OutboxRetention, "outbox-retention", 168*time.Hour, "how long published outbox rows are kept")
+}
+
+// bindBrokers registers where the events are (relay, worker, and serve, which runs the pipeline
+// itself when there are none).
+func bindBrokers(b *binder, c *Config) {
+	b.String(&c.KafkaBrokers, "kafka-brokers", "", "comma-separated Kafka brokers (host:port); required by relay and worker, and without them serve runs the event pipeline in-process")
+	b.String(&c.KafkaTopic, "kafka-topic", "formward.events.v1", "topic of the events")
+}
+
+// bindWorker registers the consumer group settings of the worker role.
+func bindWorker(b *binder, c *Config) {
+	b.String(&c.KafkaGroup, "kafka-group", "formward-worker", "consumer group of the workers; every worker of one installation joins it")
+	b.Duration(&c.KafkaSessionTimeout, "kafka-session-timeout", 10*time.Second, "how long the group waits for a silent worker before giving its partitions to the others")
+}
+
+// bindDelivery registers the webhook delivery settings (worker, and serve in embedded mode).
+func bindDelivery(b *binder, c *Config) {
+	b.String(&c.RetryDelays, "retry-delays", "30s,5m,30m,2h", "waits before each retry of a failed delivery; one more failure after the last makes it undeliverable")
+	b.Duration(&c.DeliveryTimeout, "delivery-timeout", 10*time.Second, "how long an endpoint has to answer 2xx")
+	b.Int(&c.BreakerFailures, "breaker-failures", 5, "consecutive failures that open an endpoint's circuit breaker")
+	b.Duration(&c.BreakerCooldown, "breaker-cooldown", 30*time.Second, "how long an open breaker refuses attempts before it lets one through")
+	b.String(&c.WebhookCAFile, "webhook-ca-file", "", "PEM file of extra CA certificates trusted for outbound HTTPS (self-hosted and test receivers)")
+	b.Int(&c.DeliveryConcurrency, "delivery-concurrency", 16, "deliveries sent at the same time by one process")
 }

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/delivery"
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application"
@@ -83,8 +84,15 @@ func provideSettings(cfg Config) (application.Settings, error) {
 	if err != nil {
 		return application.Settings{}, fmt.Errorf("default plan %q: use free, starter, growth or business", cfg.DefaultPlan)
 	}
-	if cfg.MaxFields < 1 || cfg.MaxOptions < 1 {
-		return application.Settings{}, fmt.Errorf("max fields and max options must be positive")
+	if cfg.MaxFields < 1 || cfg.MaxOptions < 1 || cfg.MaxWebhooks < 1 {
+		return application.Settings{}, fmt.Errorf("max fields, max options and max webhooks must be positive")
 	}
-	return application.Settings{FormLimits: form.Limits{MaxFields: cfg.MaxFields, MaxOptions: cfg.MaxOptions}, DefaultPlan: plan}, nil
+	return application.Settings{FormLimits: form.Limits{MaxFields: cfg.MaxFields, MaxOptions: cfg.MaxOptions}, DefaultPlan: plan,
+		MaxWebhooks: cfg.MaxWebhooks}, nil
+}
+
+// provideURLChecker checks webhook URLs at registration; FORMWARD_ALLOW_PRIVATE_DESTINATIONS
+// lifts the public-address rule, the HTTPS rule stays.
+func provideURLChecker(cfg Config) delivery.URLChecker {
+	return delivery.URLChecker{AllowPrivate: cfg.AllowPrivateDestinations}
 }

@@ -15,7 +15,8 @@ import (
 
 // serve runs the API until the context ends (SIGINT/SIGTERM), then drains requests in flight.
 func (c *cli) serve(ctx context.Context) error {
-	return c.withRuntime(ctx, func(rt *Runtime) error {
+	return c.withServeProcess(ctx, func(sp *ServeProcess) error {
+		rt := sp.Runtime
 		if (c.cfg.TLSCertFile == "") != (c.cfg.TLSKeyFile == "") {
 			return errors.New("set both --tls-cert-file and --tls-key-file, or neither")
 		}
@@ -36,6 +37,15 @@ func (c *cli) serve(ctx context.Context) error {
 		if c.cfg.DebugAddr != "" {
 			go serveDebug(c.cfg.DebugAddr, rt.Log)
 		}
+		embedded := len(c.cfg.Brokers()) == 0
+		if embedded {
+			// No Kafka: relay, fan-out and deliveries run here, stopped after the API drained.
+			stopPipeline := sp.Pipeline.Start(rt.Log)
+			defer func() {
+				stopPipeline(min(c.cfg.ShutdownTimeout, 5*time.Second))
+				rt.Log.Info("event pipeline stopped")
+			}()
+		}
 		errc := make(chan error, 1)
 		go func() {
 			if c.cfg.TLSCertFile != "" {
@@ -45,7 +55,7 @@ func (c *cli) serve(ctx context.Context) error {
 			}
 		}()
 		rt.Log.Info("formward serving", zap.String("addr", ln.Addr().String()), zap.String("version", Version),
-			zap.String("database", rt.DB.Dialect()), zap.Bool("tls", c.cfg.TLSCertFile != ""))
+			zap.String("database", rt.DB.Dialect()), zap.Bool("tls", c.cfg.TLSCertFile != ""), zap.Bool("embedded_pipeline", embedded))
 		select {
 		case err := <-errc:
 			return err

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/delivery"
 	"github.com/formward/formward/adapters/kafka"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
@@ -35,10 +36,13 @@ var persistenceSet = wire.NewSet(
 	persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)),
 	persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)),
 	persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)),
+	persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)),
+	persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)),
 )
 
 var applicationSet = wire.NewSet(
 	provideSettings,
+	provideURLChecker, wire.Bind(new(ports.URLChecker), new(delivery.URLChecker)),
 	wire.Struct(new(application.Deps), "*"),
 	application.New,
 )

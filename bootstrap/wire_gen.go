@@ -8,7 +8,9 @@ package bootstrap
 
 import (
 	"context"
+	"github.com/formward/formward/adapters/bus"
 	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/delivery"
 	"github.com/formward/formward/adapters/kafka"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
@@ -17,6 +19,142 @@ import (
 	"github.com/google/wire"
 	"go.uber.org/zap"
 )
+
+// Injectors from pipeline_inject.go:
+
+// newServeProcess wires the serve role: the API and, for embedded mode, the event pipeline.
+func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServeProcess, func(), error) {
+	db, cleanup, err := provideDB(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	workspaceRepository := persistence.NewWorkspaceRepository(db)
+	apiKeyRepository := persistence.NewAPIKeyRepository(db)
+	keyring, err := provideKeyring(cfg, log)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	dataKeyRepository := persistence.NewDataKeyRepository(db)
+	iDs := system.NewIDs()
+	clock := system.Clock{}
+	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
+	formRepository := persistence.NewFormRepository(db, cipher)
+	submissionRepository := persistence.NewSubmissionRepository(db, cipher)
+	ipHasher := provideIPHasher(cfg, keyring)
+	webhookRepository := persistence.NewWebhookRepository(db, cipher)
+	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
+	urlChecker := provideURLChecker(cfg)
+	deps := application.Deps{
+		Workspaces:  workspaceRepository,
+		Keys:        apiKeyRepository,
+		Forms:       formRepository,
+		Submissions: submissionRepository,
+		IDs:         iDs,
+		Clock:       clock,
+		IPHasher:    ipHasher,
+		Webhooks:    webhookRepository,
+		Deliveries:  deliveryRepository,
+		URLs:        urlChecker,
+	}
+	settings, err := provideSettings(cfg)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	applicationApplication := application.New(deps, settings)
+	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
+	runtime := &Runtime{
+		Log:         log,
+		DB:          db,
+		App:         applicationApplication,
+		Keyring:     keyring,
+		DataKeys:    dataKeyRepository,
+		Idempotency: idempotencyStore,
+		Clock:       clock,
+	}
+	bus := provideBus(log)
+	outbox := persistence.NewOutbox(db, cipher)
+	lease := persistence.NewLease(db)
+	relayConfig := provideRelayConfig(cfg)
+	relayObserver := provideRelayObserver(log)
+	relay := application.NewRelay(outbox, bus, lease, clock, relayConfig, relayObserver)
+	sender, cleanup2, err := provideSender(cfg)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	deliveryEngine, err := provideDeliveryEngine(deliveryRepository, webhookRepository, sender, clock, cfg, log)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	fanOut := provideFanOut(webhookRepository, deliveryRepository, iDs, clock, deliveryEngine)
+	embeddedPipeline := &EmbeddedPipeline{
+		Bus:    bus,
+		Relay:  relay,
+		FanOut: fanOut,
+		Engine: deliveryEngine,
+	}
+	serveProcess := &ServeProcess{
+		Runtime:  runtime,
+		Pipeline: embeddedPipeline,
+	}
+	return serveProcess, func() {
+		cleanup2()
+		cleanup()
+	}, nil
+}
+
+// newWorkerProcess wires the worker role.
+func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*WorkerProcess, func(), error) {
+	subscriber, cleanup, err := provideKafkaSubscriber(cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, cleanup2, err := provideDB(ctx, cfg)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	keyring, err := provideKeyring(cfg, log)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	dataKeyRepository := persistence.NewDataKeyRepository(db)
+	iDs := system.NewIDs()
+	clock := system.Clock{}
+	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
+	webhookRepository := persistence.NewWebhookRepository(db, cipher)
+	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
+	sender, cleanup3, err := provideSender(cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	deliveryEngine, err := provideDeliveryEngine(deliveryRepository, webhookRepository, sender, clock, cfg, log)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	fanOut := provideFanOut(webhookRepository, deliveryRepository, iDs, clock, deliveryEngine)
+	workerProcess := &WorkerProcess{
+		Subscriber: subscriber,
+		FanOut:     fanOut,
+		Engine:     deliveryEngine,
+	}
+	return workerProcess, func() {
+		cleanup3()
+		cleanup2()
+		cleanup()
+	}, nil
+}
 
 // Injectors from wire.go:
 
@@ -75,6 +213,9 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	formRepository := persistence.NewFormRepository(db, cipher)
 	submissionRepository := persistence.NewSubmissionRepository(db, cipher)
 	ipHasher := provideIPHasher(cfg, keyring)
+	webhookRepository := persistence.NewWebhookRepository(db, cipher)
+	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
+	urlChecker := provideURLChecker(cfg)
 	deps := application.Deps{
 		Workspaces:  workspaceRepository,
 		Keys:        apiKeyRepository,
@@ -83,6 +224,9 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		IDs:         iDs,
 		Clock:       clock,
 		IPHasher:    ipHasher,
+		Webhooks:    webhookRepository,
+		Deliveries:  deliveryRepository,
+		URLs:        urlChecker,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {
@@ -105,6 +249,18 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	}, nil
 }
 
+// pipeline_inject.go:
+
+// deliverySet is the fan-out and the delivery engine over the signing HTTPS client.
+var deliverySet = wire.NewSet(
+	provideSender, wire.Bind(new(ports.Sender), new(delivery.Sender)), provideDeliveryEngine, provideFanOut,
+)
+
+// embeddedPipelineSet is the relay publishing to the in-process bus, and the worker behind it.
+var embeddedPipelineSet = wire.NewSet(
+	deliverySet, persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideBus, wire.Bind(new(ports.EventPublisher), new(*bus.Bus)), provideRelayConfig, provideRelayObserver, application.NewRelay, wire.Struct(new(EmbeddedPipeline), "*"),
+)
+
 // wire.go:
 
 var systemSet = wire.NewSet(wire.Struct(new(system.Clock)), wire.Bind(new(ports.Clock), new(system.Clock)), system.NewIDs, wire.Bind(new(ports.IDs), new(*system.IDs)))
@@ -114,11 +270,12 @@ var cryptoSet = wire.NewSet(
 )
 
 var persistenceSet = wire.NewSet(
-	provideDB, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)),
+	provideDB, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)), persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)), persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)),
 )
 
 var applicationSet = wire.NewSet(
-	provideSettings, wire.Struct(new(application.Deps), "*"), application.New,
+	provideSettings,
+	provideURLChecker, wire.Bind(new(ports.URLChecker), new(delivery.URLChecker)), wire.Struct(new(application.Deps), "*"), application.New,
 )
 
 var relaySet = wire.NewSet(persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideKafkaPublisher, wire.Bind(new(ports.EventPublisher), new(*kafka.Publisher)), provideRelayConfig, provideRelayObserver, application.NewRelay)

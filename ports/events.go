@@ -23,3 +23,7 @@ type EventSubscriber interface {
 	// events. It returns nil when ctx ends, or earlier with an error it cannot recover from.
 	Run(ctx context.Context, handle EventHandler) error
 }
+
+// EventBatchHandler reacts to several events at once, in order per form; a non-nil error asks
+// for all of them again (so a handler must tolerate events it already handled).
+type EventBatchHandler func(ctx context.Context, events []event.Event) error

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/delivery"
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/http/openapi"
 	"github.com/formward/formward/adapters/persistence"
@@ -32,6 +34,8 @@ type harness struct {
 	wsA, wsB  string
 	keys      map[string]string // admin, read-write, read-only, revoked, other (admin of B)
 	keyIDs    map[string]string
+	// deliveries lets tests store deliveries directly, as the worker would.
+	deliveries *persistence.DeliveryRepository
 	// undocumented skips the OpenAPI check for requests to paths that do not exist.
 	undocumented bool
 }
@@ -42,6 +46,7 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness
 	ids := system.NewIDs()
 	clock := system.Clock{}
 	cipher := persistencetest.Cipher()
+	deliveries := persistence.NewDeliveryRepository(db, cipher)
 	app := application.New(application.Deps{
 		Workspaces:  persistence.NewWorkspaceRepository(db),
 		Keys:        persistence.NewAPIKeyRepository(db),
@@ -50,12 +55,19 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness
 		IDs:         ids,
 		Clock:       clock,
 		IPHasher:    crypto.NewIPHasher([]byte("test ip secret")),
+		Webhooks:    persistence.NewWebhookRepository(db, cipher),
+		Deliveries:  deliveries,
+		// No network here: hostnames resolve through a fixed table.
+		URLs: delivery.URLChecker{Resolver: fakeResolver{
+			"hooks.example.com":    {"93.184.216.34"},
+			"internal.example.com": {"10.20.30.40"},
+		}},
 	}, application.Settings{})
 	core, logs := observer.New(zap.DebugLevel)
 	if opts.SigningKey == nil {
 		opts.SigningKey = []byte("cursor key for tests")
 	}
-	h := &harness{t: t, app: app, db: db, logs: logs, keys: map[string]string{}, keyIDs: map[string]string{}}
+	h := &harness{t: t, app: app, db: db, logs: logs, keys: map[string]string{}, keyIDs: map[string]string{}, deliveries: deliveries}
 	h.handler = httpapi.NewRouter(httpapi.Deps{
 		App: app, Idempotency: persistence.NewIdempotencyStore(db, cipher), Clock: clock, Logger: zap.New(core),
 		Ready: db.Ping,
@@ -167,4 +179,19 @@ func fieldIDs(f map[string]any) []string {
 		ids = append(ids, fl.(map[string]any)["id"].(string))
 	}
 	return ids
+}
+
+// fakeResolver maps hostnames to addresses; any other name does not resolve.
+type fakeResolver map[string][]string
+
+func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	ips, ok := f[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	out := make([]net.IPAddr, len(ips))
+	for i, ip := range ips {
+		out[i] = net.IPAddr{IP: net.ParseIP(ip)}
+	}
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/webhook"
 )
 
 type fieldJSON struct {
@@ -94,4 +95,56 @@ type envelope struct {
 	Data       any     `json:"data"`
 	NextCursor *string `json:"next_cursor"`
 	HasMore    bool    `json:"has_more"`
+}
+
+type webhookJSON struct {
+	ID        string   `json:"id"`
+	URL       string   `json:"url"`
+	Events    []string `json:"events"`
+	FormID    *string  `json:"form_id"`
+	SecretSet bool     `json:"secret_set"`
+	CreatedAt string   `json:"created_at"`
+	UpdatedAt string   `json:"updated_at"`
+}
+
+// presentWebhook shows a webhook; the secret itself never leaves the server.
+func presentWebhook(w *webhook.Webhook) webhookJSON {
+	events := make([]string, 0, len(w.Events()))
+	for _, t := range w.Events() {
+		events = append(events, string(t))
+	}
+	return webhookJSON{ID: w.ID(), URL: w.URL(), Events: events, FormID: w.FormID(), SecretSet: w.SecretSet(),
+		CreatedAt: domain.FormatTime(w.CreatedAt()), UpdatedAt: domain.FormatTime(w.UpdatedAt())}
+}
+
+type attemptJSON struct {
+	Attempt    int     `json:"attempt"`
+	At         string  `json:"at"`
+	StatusCode *int    `json:"status_code"`
+	DurationMS int64   `json:"duration_ms"`
+	Error      *string `json:"error"`
+}
+
+type deliveryJSON struct {
+	ID            string        `json:"id"`
+	WebhookID     string        `json:"webhook_id"`
+	Event         string        `json:"event"`
+	Status        string        `json:"status"`
+	CreatedAt     string        `json:"created_at"`
+	NextAttemptAt *string       `json:"next_attempt_at"`
+	Attempts      []attemptJSON `json:"attempts"`
+}
+
+func presentDelivery(d *webhook.Delivery) deliveryJSON {
+	out := deliveryJSON{ID: d.ID(), WebhookID: d.WebhookID(), Event: string(d.EventType()), Status: string(d.Status()),
+		CreatedAt: domain.FormatTime(d.CreatedAt()), Attempts: []attemptJSON{}}
+	if next := d.NextAttemptAt(); next != nil {
+		s := domain.FormatTime(*next)
+		out.NextAttemptAt = &s
+	}
+	for _, a := range d.Attempts() {
+		out.Attempts = append(out.Attempts, attemptJSON{Attempt: a.Number, At: domain.FormatTime(a.At), StatusCode: a.StatusCode,
+			DurationMS: a.Duration.Milliseconds(), Error: a.Error})
+	}
+	return out
 }

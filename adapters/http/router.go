@@ -78,6 +78,13 @@ func NewRouter(d Deps, o Options) *Router {
 	v1.GET("/forms/:id/submissions/:submission_id", a.getSubmission)
 	v1.PATCH("/forms/:id/submissions/:submission_id", a.updateSubmission)
 	v1.DELETE("/forms/:id/submissions/:submission_id", a.deleteSubmission)
+	v1.GET("/webhooks", a.listWebhooks)
+	v1.POST("/webhooks", a.createWebhook)
+	v1.GET("/webhooks/:id", a.getWebhook)
+	v1.PATCH("/webhooks/:id", a.updateWebhook)
+	v1.DELETE("/webhooks/:id", a.deleteWebhook)
+	v1.GET("/webhooks/:id/deliveries", a.listDeliveries)
+	v1.POST("/webhooks/:id/deliveries/:delivery_id/retry", a.retryDelivery)
 	return &Router{Engine: r}
 }
 

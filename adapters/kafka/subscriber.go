@@ -97,6 +97,25 @@ var (
 // takes: the events behind it wait. An event that cannot be decoded is logged and committed, so
 // it cannot block its partition. Run may be called again after it returned, not concurrently.
 func (s *Subscriber) Run(ctx context.Context, handle ports.EventHandler) error {
+	return s.RunBatches(ctx, func(ctx context.Context, evs []event.Event) error {
+		for _, e := range evs {
+			if err := handle(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, 1)
+}
+
+// RunBatches is Run for a handler that takes several events at once: up to max events that are
+// already fetched (never waiting for more than the first) are handled in one call, in partition
+// order, and committed together after it returned nil. On an error the whole batch is handled
+// again after a backoff. Batching saves a commit round trip to the broker per event and lets the
+// handler write once per batch.
+func (s *Subscriber) RunBatches(ctx context.Context, handle ports.EventBatchHandler, max int) error {
+	if max <= 0 {
+		max = 1
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
@@ -162,24 +181,45 @@ func (s *Subscriber) Run(ctx context.Context, handle ports.EventHandler) error {
 			}
 			continue
 		}
-		e, err := Decode(m)
-		if err != nil {
-			// A poison message cannot become decodable by waiting; skipping it (and saying so)
-			// keeps the rest of the partition flowing.
-			s.log.Error("skipping undecodable event", zap.Int("partition", m.Partition),
-				zap.Int64("offset", m.Offset), zap.ByteString("key", m.Key), zap.Error(err))
-		} else if !s.deliver(ctx, handle, e) {
-			return nil // ctx ended before the event was handled: it stays uncommitted
+		msgs := []kafkago.Message{m}
+		for len(msgs) < max {
+			// Take what the reader already holds; waiting for more would only add latency.
+			fctx, fcancel := context.WithTimeout(ctx, time.Millisecond)
+			more, err := r.FetchMessage(fctx)
+			fcancel()
+			if err != nil {
+				if fctx.Err() == nil && ctx.Err() == nil {
+					s.log.Warn("fetch event", zap.Error(err))
+				}
+				break
+			}
+			msgs = append(msgs, more)
 		}
-		s.commit(ctx, r, m)
+		evs := make([]event.Event, 0, len(msgs))
+		for _, m := range msgs {
+			e, err := Decode(m)
+			if err != nil {
+				// A poison message cannot become decodable by waiting; skipping it (and saying
+				// so) keeps the rest of the partition flowing.
+				s.log.Error("skipping undecodable event", zap.Int("partition", m.Partition),
+					zap.Int64("offset", m.Offset), zap.ByteString("key", m.Key), zap.Error(err))
+				continue
+			}
+			evs = append(evs, e)
+		}
+		if len(evs) > 0 && !s.deliver(ctx, handle, evs) {
+			return nil // ctx ended before the events were handled: they stay uncommitted
+		}
+		s.commit(ctx, r, msgs...)
 	}
 }
 
 // deliver calls handle until it succeeds (true) or ctx ends (false).
-func (s *Subscriber) deliver(ctx context.Context, handle ports.EventHandler, e event.Event) bool {
+func (s *Subscriber) deliver(ctx context.Context, handle ports.EventBatchHandler, evs []event.Event) bool {
 	wait := s.cfg.RetryBackoff
+	e := evs[0]
 	for attempt := 1; ; attempt++ {
-		err := handle(ctx, e)
+		err := handle(ctx, evs)
 		if err == nil {
 			return true
 		}
@@ -199,11 +239,13 @@ func (s *Subscriber) deliver(ctx context.Context, handle ports.EventHandler, e e
 // commit records that m was handled. It outlives ctx briefly so that an event handled just as
 // shutdown began is not handled again by the next owner of the partition. A failed commit is only
 // logged: the event will be delivered again, which at-least-once allows.
-func (s *Subscriber) commit(ctx context.Context, r *kafkago.Reader, m kafkago.Message) {
+func (s *Subscriber) commit(ctx context.Context, r *kafkago.Reader, msgs ...kafkago.Message) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := r.CommitMessages(cctx, m); err != nil {
-		s.log.Warn("commit event offset", zap.Int("partition", m.Partition), zap.Int64("offset", m.Offset), zap.Error(err))
+	if err := r.CommitMessages(cctx, msgs...); err != nil {
+		last := msgs[len(msgs)-1]
+		s.log.Warn("commit event offsets", zap.Int("messages", len(msgs)), zap.Int("partition", last.Partition),
+			zap.Int64("offset", last.Offset), zap.Error(err))
 	}
 }
 

@@ -47,6 +47,8 @@ type repos struct {
 	submissions *persistence.SubmissionRepository
 	idem        *persistence.IdempotencyStore
 	outbox      *persistence.Outbox
+	webhooks    *persistence.WebhookRepository
+	deliveries  *persistence.DeliveryRepository
 }
 
 func newRepos(db *persistence.DB) repos {
@@ -60,6 +62,8 @@ func newRepos(db *persistence.DB) repos {
 		submissions: persistence.NewSubmissionRepository(db, c),
 		idem:        persistence.NewIdempotencyStore(db, c),
 		outbox:      persistence.NewOutbox(db, c),
+		webhooks:    persistence.NewWebhookRepository(db, c),
+		deliveries:  persistence.NewDeliveryRepository(db, c),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,11 +16,13 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
 
 // TestRawDumpHasNoPlaintext stores a submission with distinctive values through every path
-// that keeps submitted content (capture, update, idempotent response, events), then reads every
+// that keeps submitted content (capture, update, idempotent response, events, webhook deliveries)
+// and a webhook signing secret, then reads every
 // column of every table as raw bytes and checks that no value appears in any encoding.
 func TestRawDumpHasNoPlaintext(t *testing.T) {
 	each(t, func(t *testing.T, r repos) {
@@ -47,6 +50,21 @@ func TestRawDumpHasNoPlaintext(t *testing.T) {
 		noErr(t, r.idem.Complete(ctx, w.ID(), "api", "idem-1", ports.StoredResponse{Status: 201,
 			Body: []byte(`{"data":{"name":"` + secret + `"},"metadata":{"user_agent":"` + agent + `"}}`)}))
 
+		// A webhook's signing secret and a delivery body carrying the submitted values.
+		const whSecret = "Whsec-Pangolin-5521"
+		wh := mustWebhook(t, r, w.ID(), strp(f.ID()), strp(whSecret), base)
+		dl := buildDelivery(wh, f.ID(), base, `{"event":"submission.created","data":{"fields":{"name":"`+secret+`","ua":"`+agent+`"}}}`)
+		noErr(t, r.deliveries.AddAll(ctx, []*webhook.Delivery{dl}))
+		dl.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("endpoint answered 500")}, base, webhook.DefaultRetryDelays)
+		noErr(t, r.deliveries.Save(ctx, dl))
+		gotWH, err := r.webhooks.Get(ctx, w.ID(), wh.ID())
+		noErr(t, err)
+		gotDL, err := r.deliveries.Get(ctx, w.ID(), wh.ID(), dl.ID())
+		noErr(t, err)
+		if gotWH.Secret() != whSecret || !bytes.Equal(gotDL.Body(), dl.Body()) {
+			t.Fatalf("webhook secret or delivery body lost")
+		}
+
 		// The values are readable through the repositories...
 		got, err := r.submissions.Get(ctx, w.ID(), f.ID(), s.ID())
 		noErr(t, err)
@@ -56,11 +74,11 @@ func TestRawDumpHasNoPlaintext(t *testing.T) {
 
 		// ...and nowhere in the tables.
 		needles := [][]byte{}
-		for _, v := range []string{secret, updated, agent, referrer, "hidden-referrer", "newsletter"} {
+		for _, v := range []string{secret, updated, agent, referrer, "hidden-referrer", "newsletter", whSecret} {
 			needles = append(needles, []byte(v), []byte(hex.EncodeToString([]byte(v))), []byte(base64.StdEncoding.EncodeToString([]byte(v))))
 		}
 		tables := listTables(t, r.db)
-		if len(tables) < 8 {
+		if len(tables) < 10 {
 			t.Fatalf("found only tables %v", tables)
 		}
 		cells, control := 0, 0
@@ -89,7 +107,7 @@ func TestRawDumpHasNoPlaintext(t *testing.T) {
 				if err != nil {
 					t.Fatalf("read %s: %v", filepath.Base(p), err)
 				}
-				for _, v := range []string{secret, updated, agent, referrer} {
+				for _, v := range []string{secret, updated, agent, referrer, whSecret} {
 					if bytes.Contains(b, []byte(v)) {
 						t.Errorf("%s contains %q", filepath.Base(p), v)
 					}

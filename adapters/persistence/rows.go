@@ -8,6 +8,7 @@ import (
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
 )
@@ -276,4 +277,72 @@ func decodeFields(formID, raw string) ([]form.Field, error) {
 		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder}
 	}
 	return fields, nil
+}
+
+func webhookAAD(id string) []byte { return []byte("webhooks/" + id) }
+
+func deliveryAAD(id string) []byte { return []byte("deliveries/" + id) }
+
+type webhookRow struct {
+	ID          string  `gorm:"column:id;primaryKey"`
+	WorkspaceID string  `gorm:"column:workspace_id"`
+	URL         string  `gorm:"column:url"`
+	Events      string  `gorm:"column:events"`
+	FormID      *string `gorm:"column:form_id"`
+	Secret      []byte  `gorm:"column:secret"` // sealed; nil when no secret is set
+	CreatedAt   int64   `gorm:"column:created_at"`
+	UpdatedAt   int64   `gorm:"column:updated_at"`
+}
+
+func (webhookRow) TableName() string { return "webhooks" }
+
+type deliveryRow struct {
+	ID            string `gorm:"column:id;primaryKey"`
+	WorkspaceID   string `gorm:"column:workspace_id"`
+	WebhookID     string `gorm:"column:webhook_id"`
+	EventID       string `gorm:"column:event_id"`
+	EventType     string `gorm:"column:event_type"`
+	FormID        string `gorm:"column:form_id"`
+	Body          []byte `gorm:"column:body"` // sealed
+	Status        string `gorm:"column:status"`
+	Cycle         int    `gorm:"column:cycle"`
+	Attempts      string `gorm:"column:attempts"`
+	NextAttemptAt *int64 `gorm:"column:next_attempt_at"`
+	CreatedAt     int64  `gorm:"column:created_at"`
+	UpdatedAt     int64  `gorm:"column:updated_at"`
+}
+
+func (deliveryRow) TableName() string { return "deliveries" }
+
+// attemptJSON is an attempt's stored shape: status codes, durations and error strings only.
+type attemptJSON struct {
+	Number     int     `json:"n"`
+	At         int64   `json:"at"`
+	StatusCode *int    `json:"status_code,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
+	Error      *string `json:"error,omitempty"`
+}
+
+func encodeAttempts(as []webhook.Attempt) (string, error) {
+	out := make([]attemptJSON, len(as))
+	for i, a := range as {
+		out[i] = attemptJSON{Number: a.Number, At: toMillis(a.At), StatusCode: a.StatusCode, DurationMS: a.Duration.Milliseconds(), Error: a.Error}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("encode attempts: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeAttempts(id, raw string) ([]webhook.Attempt, error) {
+	var in []attemptJSON
+	if err := json.Unmarshal([]byte(raw), &in); err != nil {
+		return nil, fmt.Errorf("decode attempts of delivery %s: %w", id, err)
+	}
+	out := make([]webhook.Attempt, len(in))
+	for i, a := range in {
+		out[i] = webhook.Attempt{Number: a.Number, At: fromMillis(a.At), StatusCode: a.StatusCode, Duration: time.Duration(a.DurationMS) * time.Millisecond, Error: a.Error}
+	}
+	return out, nil
 }

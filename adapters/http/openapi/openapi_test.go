@@ -85,8 +85,8 @@ func TestDocumentIsOpenAPI31(t *testing.T) {
 func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 	d := parseDoc(t)
 	ops := operations(t, d)
-	if len(ops) != 11 {
-		t.Errorf("%d operations, want 11", len(ops))
+	if len(ops) != 18 {
+		t.Errorf("%d operations, want 18", len(ops))
 	}
 	for name, o := range ops {
 		if name == "GET /openapi.json" {
@@ -115,7 +115,8 @@ func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 			if !idem {
 				t.Errorf("%s: no Idempotency-Key parameter", name)
 			}
-			if _, ok := o.Responses["201"]; !ok {
+			// A retry creates nothing: it answers 200 with the delivery.
+			if _, ok := o.Responses["201"]; !ok && !strings.HasSuffix(name, "/retry") {
 				t.Errorf("%s: no 201", name)
 			}
 		}
@@ -126,6 +127,9 @@ func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 		}
 		if strings.HasPrefix(name, "POST ") || strings.HasPrefix(name, "PATCH ") {
 			for _, code := range []string{"400", "413", "422"} {
+				if code == "422" && strings.HasSuffix(name, "/retry") {
+					continue // no body to validate
+				}
 				if _, ok := o.Responses[code]; !ok {
 					t.Errorf("%s: no %s response", name, code)
 				}
@@ -139,15 +143,22 @@ func TestOperations(t *testing.T) {
 	want := strings.Join([]string{
 		"DELETE /forms/{id}",
 		"DELETE /forms/{id}/submissions/{submission_id}",
+		"DELETE /webhooks/{id}",
 		"GET /forms",
 		"GET /forms/{id}",
 		"GET /forms/{id}/submissions",
 		"GET /forms/{id}/submissions/{submission_id}",
 		"GET /openapi.json",
+		"GET /webhooks",
+		"GET /webhooks/{id}",
+		"GET /webhooks/{id}/deliveries",
 		"PATCH /forms/{id}",
 		"PATCH /forms/{id}/submissions/{submission_id}",
+		"PATCH /webhooks/{id}",
 		"POST /forms",
 		"POST /forms/{id}/submissions",
+		"POST /webhooks",
+		"POST /webhooks/{id}/deliveries/{delivery_id}/retry",
 	}, "\n")
 	if got != want {
 		t.Errorf("Operations() =\n%s\nwant\n%s", got, want)
@@ -164,6 +175,7 @@ func TestPathTemplatesMatch(t *testing.T) {
 		"/forms/frm_ABC/submissions/sub_XYZ":      "/forms/{id}/submissions/{submission_id}",
 		"/forms/anything-at-all/submissions/junk": "/forms/{id}/submissions/{submission_id}",
 		"/openapi.json":                           "/openapi.json",
+		"/webhooks/whk_A/deliveries/dlv_B/retry":  "/webhooks/{id}/deliveries/{delivery_id}/retry",
 	}
 	for path, want := range cases {
 		pi, ok := v.match(path)
@@ -171,7 +183,7 @@ func TestPathTemplatesMatch(t *testing.T) {
 			t.Errorf("match(%q) = %v, want %s", path, pi, want)
 		}
 	}
-	for _, path := range []string{"", "forms", "/forms/", "/forms//submissions", "/forms/frm_A/other", "/v1/forms", "/workflows"} {
+	for _, path := range []string{"", "forms", "/forms/", "/forms//submissions", "/forms/frm_A/other", "/v1/forms", "/workflows", "/webhooks/whk_A/deliveries/dlv_B"} {
 		if pi, ok := v.match(path); ok {
 			t.Errorf("match(%q) = %s, want no match", path, pi.template)
 		}

@@ -1,0 +1,58 @@
+package delivery_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/formward/formward/adapters/delivery"
+)
+
+type mapResolver map[string][]string
+
+func (m mapResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	ips, ok := m[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	out := make([]net.IPAddr, len(ips))
+	for i, ip := range ips {
+		out[i] = net.IPAddr{IP: net.ParseIP(ip)}
+	}
+	return out, nil
+}
+
+func TestURLChecker(t *testing.T) {
+	res := mapResolver{"hooks.example.com": {"93.184.216.34"}, "internal.example.com": {"10.1.2.3"}}
+	strict := delivery.URLChecker{Resolver: res}
+	lax := delivery.URLChecker{AllowPrivate: true, Resolver: res}
+	ctx := context.Background()
+	for _, c := range []struct {
+		url       string
+		strict    string // "" means accepted
+		lax       string
+		forbidden bool
+	}{
+		{"https://hooks.example.com/in", "", "", false},
+		{"https://93.184.216.34/in", "", "", false},
+		{"https://10.0.0.1/in", "private", "", true},
+		{"https://internal.example.com/in", "private", "", true},
+		{"https://127.0.0.1/", "loopback", "", true},
+		{"http://hooks.example.com/in", "https", "https", false},
+		{"https://unknown.example.com/", "could not be resolved", "could not be resolved", false},
+	} {
+		err := strict.CheckURL(ctx, c.url)
+		if (c.strict == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.strict)) {
+			t.Errorf("strict %s: %v, want %q", c.url, err, c.strict)
+		}
+		if c.forbidden && !errors.Is(err, delivery.ErrForbiddenAddress) {
+			t.Errorf("strict %s: %v is not ErrForbiddenAddress", c.url, err)
+		}
+		err = lax.CheckURL(ctx, c.url)
+		if (c.lax == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.lax)) {
+			t.Errorf("allow private %s: %v, want %q", c.url, err, c.lax)
+		}
+	}
+}

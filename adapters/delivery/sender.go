@@ -1,0 +1,21 @@
+package delivery
+
+import (
+	"context"
+
+	"github.com/formward/formward/ports"
+)
+
+// Sender is the Client seen through ports.Sender, for the delivery engine.
+type Sender struct{ *Client }
+
+var _ ports.Sender = Sender{}
+
+// Send makes one attempt of r; see Client.Deliver.
+func (s Sender) Send(ctx context.Context, r ports.OutboundRequest) ports.OutboundResult {
+	res := s.Deliver(ctx, Request{
+		EndpointID: r.EndpointID, URL: r.URL, Body: r.Body, Event: r.Event,
+		DeliveryID: r.DeliveryID, Attempt: r.Attempt, Secret: r.Secret, Headers: r.Headers,
+	})
+	return ports.OutboundResult{StatusCode: res.StatusCode, Duration: res.Duration, Err: res.Err, BreakerOpen: res.BreakerOpen, RetryAt: res.RetryAt}
+}

@@ -1,0 +1,160 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/ports"
+)
+
+var (
+	webhookProps    = []string{"url", "events", "form_id", "secret"}
+	webhookReadOnly = []string{"id", "created_at", "updated_at", "secret_set"}
+)
+
+func (a *api) listWebhooks(c *gin.Context) {
+	p := principal(c)
+	list := "webhooks:" + p.WorkspaceID
+	page, err := a.pageOf(c, list)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	ws, more, err := a.App.Queries.ListWebhooks.Handle(c.Request.Context(), application.ListWebhooks{WorkspaceID: p.WorkspaceID, Page: page})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	items := make([]webhookJSON, len(ws))
+	for i, w := range ws {
+		items[i] = presentWebhook(w)
+	}
+	env := envelope{Data: items, HasMore: more}
+	if more {
+		last := ws[len(ws)-1]
+		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.CreatedAt(), ID: last.ID()})
+		env.NextCursor = &cur
+	}
+	c.JSON(http.StatusOK, env)
+}
+
+func (a *api) createWebhook(c *gin.Context) {
+	var vs domain.Violations
+	o, err := parseBody(body(c), &vs)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	o.allow(webhookProps, webhookReadOnly)
+	var d webhook.Draft
+	d.URL, _ = o.str("url")
+	if !o.has("url") {
+		vs.Add("url", "required", "url is required")
+	}
+	d.Events, _ = o.strings("events")
+	if !o.has("events") {
+		vs.Add("events", "required", "events is required")
+	}
+	d.FormID, _ = o.nullableStr("form_id")
+	d.Secret, _ = o.nullableStr("secret")
+	if err := vs.Err(); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	w, err := a.App.Commands.CreateWebhook.Handle(c.Request.Context(), application.CreateWebhook{WorkspaceID: principal(c).WorkspaceID, Draft: d})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusCreated, presentWebhook(w))
+}
+
+func (a *api) getWebhook(c *gin.Context) {
+	w, err := a.App.Queries.GetWebhook.Handle(c.Request.Context(), application.GetWebhook{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentWebhook(w))
+}
+
+func (a *api) updateWebhook(c *gin.Context) {
+	var vs domain.Violations
+	o, err := parseBody(body(c), &vs)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	o.allow(webhookProps, webhookReadOnly)
+	var p webhook.Patch
+	if u, present := o.str("url"); present {
+		p.URL = &u
+	}
+	if evs, present := o.strings("events"); present {
+		p.Events = &evs
+	}
+	if f, present := o.nullableStr("form_id"); present {
+		p.FormID = &f
+	}
+	if s, present := o.nullableStr("secret"); present {
+		p.Secret = &s
+	}
+	if err := vs.Err(); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	w, err := a.App.Commands.UpdateWebhook.Handle(c.Request.Context(), application.UpdateWebhook{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id"), Patch: p})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentWebhook(w))
+}
+
+func (a *api) deleteWebhook(c *gin.Context) {
+	if err := a.App.Commands.DeleteWebhook.Handle(c.Request.Context(), application.DeleteWebhook{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")}); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+func (a *api) listDeliveries(c *gin.Context) {
+	p := principal(c)
+	list := "deliveries:" + p.WorkspaceID + ":" + c.Param("id")
+	page, err := a.pageOf(c, list)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	ds, more, err := a.App.Queries.ListDeliveries.Handle(c.Request.Context(), application.ListDeliveries{WorkspaceID: p.WorkspaceID, WebhookID: c.Param("id"), Page: page})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	items := make([]deliveryJSON, len(ds))
+	for i, d := range ds {
+		items[i] = presentDelivery(d)
+	}
+	env := envelope{Data: items, HasMore: more}
+	if more {
+		last := ds[len(ds)-1]
+		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.CreatedAt(), ID: last.ID()})
+		env.NextCursor = &cur
+	}
+	c.JSON(http.StatusOK, env)
+}
+
+func (a *api) retryDelivery(c *gin.Context) {
+	d, err := a.App.Commands.RetryDelivery.Handle(c.Request.Context(), application.RetryDelivery{
+		WorkspaceID: principal(c).WorkspaceID, WebhookID: c.Param("id"), ID: c.Param("delivery_id")})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentDelivery(d))
+}

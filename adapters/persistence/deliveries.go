@@ -1,0 +1,205 @@
+package persistence
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/ports"
+)
+
+// DeliveryRepository stores deliveries; each body is sealed with the workspace's data key.
+type DeliveryRepository struct {
+	db     *DB
+	cipher ports.Cipher
+}
+
+var _ ports.DeliveryRepository = (*DeliveryRepository)(nil)
+
+// NewDeliveryRepository returns the delivery repository; cipher seals the bodies.
+func NewDeliveryRepository(db *DB, cipher ports.Cipher) *DeliveryRepository {
+	return &DeliveryRepository{db: db, cipher: cipher}
+}
+
+func (r *DeliveryRepository) toRow(ctx context.Context, d *webhook.Delivery) (deliveryRow, error) {
+	attempts, err := encodeAttempts(d.Attempts())
+	if err != nil {
+		return deliveryRow{}, err
+	}
+	body, err := r.cipher.Seal(ctx, d.WorkspaceID(), d.Body(), deliveryAAD(d.ID()))
+	if err != nil {
+		return deliveryRow{}, fmt.Errorf("seal delivery body: %w", err)
+	}
+	return deliveryRow{ID: d.ID(), WorkspaceID: d.WorkspaceID(), WebhookID: d.WebhookID(), EventID: d.EventID(),
+		EventType: string(d.EventType()), FormID: d.FormID(), Body: body, Status: string(d.Status()), Cycle: d.Cycle(),
+		Attempts: attempts, NextAttemptAt: toMillisPtr(d.NextAttemptAt()), CreatedAt: toMillis(d.CreatedAt()), UpdatedAt: toMillis(d.UpdatedAt())}, nil
+}
+
+func (r *DeliveryRepository) toDomain(ctx context.Context, row deliveryRow) (*webhook.Delivery, error) {
+	body, err := r.cipher.Open(ctx, row.WorkspaceID, row.Body, deliveryAAD(row.ID))
+	if err != nil {
+		return nil, fmt.Errorf("open body of delivery %s: %w", row.ID, err)
+	}
+	attempts, err := decodeAttempts(row.ID, row.Attempts)
+	if err != nil {
+		return nil, err
+	}
+	return webhook.UnmarshalDeliveryFromDatabase(row.ID, row.WorkspaceID, row.WebhookID, row.EventID, event.Type(row.EventType),
+		row.FormID, body, webhook.Status(row.Status), row.Cycle, attempts, fromMillisPtr(row.NextAttemptAt),
+		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)), nil
+}
+
+func (r *DeliveryRepository) toDomainAll(ctx context.Context, rows []deliveryRow) ([]*webhook.Delivery, error) {
+	out := make([]*webhook.Delivery, 0, len(rows))
+	for _, row := range rows {
+		d, err := r.toDomain(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// AddAll stores the deliveries in one transaction; a delivery whose (webhook, event) pair is
+// already stored is skipped. A webhook deleted meanwhile gives domain.ErrNotFound.
+func (r *DeliveryRepository) AddAll(ctx context.Context, ds []*webhook.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	rows := make([]deliveryRow, 0, len(ds))
+	for _, d := range ds {
+		row, err := r.toRow(ctx, d)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+	}
+	return r.db.tx(ctx, func(tx *gorm.DB) error {
+		err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "webhook_id"}, {Name: "event_id"}}, DoNothing: true}).
+			Create(&rows).Error
+		return mapErr("add deliveries", err)
+	})
+}
+
+// Get returns one delivery of the workspace's webhook, or domain.ErrNotFound.
+func (r *DeliveryRepository) Get(ctx context.Context, workspaceID, webhookID, id string) (*webhook.Delivery, error) {
+	var row deliveryRow
+	err := r.db.read(ctx).Where("workspace_id = ? AND webhook_id = ? AND id = ?", workspaceID, webhookID, id).Take(&row).Error
+	if err != nil {
+		return nil, mapErr("get delivery", err)
+	}
+	return r.toDomain(ctx, row)
+}
+
+// List returns up to page.Limit deliveries of the webhook, newest first (created_at, id),
+// strictly after page.After.
+func (r *DeliveryRepository) List(ctx context.Context, workspaceID, webhookID string, page ports.Page) ([]*webhook.Delivery, error) {
+	if page.Limit <= 0 {
+		return nil, nil
+	}
+	q := r.db.read(ctx).Where("workspace_id = ? AND webhook_id = ?", workspaceID, webhookID)
+	if page.After != nil {
+		q = q.Where("(created_at, id) < (?, ?)", toMillis(page.After.CreatedAt), page.After.ID)
+	}
+	var rows []deliveryRow
+	if err := q.Order("created_at DESC, id DESC").Limit(page.Limit).Find(&rows).Error; err != nil {
+		return nil, mapErr("list deliveries", err)
+	}
+	return r.toDomainAll(ctx, rows)
+}
+
+// ClaimDue leases up to limit pending deliveries due at now, earliest first, by moving their
+// next attempt to now+lease. On PostgreSQL FOR UPDATE SKIP LOCKED lets concurrent engines claim
+// disjoint sets; on SQLite the single write transaction does the same.
+func (r *DeliveryRepository) ClaimDue(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]*webhook.Delivery, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	nowMS, leaseMS := toMillis(now), toMillis(now.Add(lease))
+	var rows []deliveryRow
+	err := r.db.tx(ctx, func(tx *gorm.DB) error {
+		if r.db.dialect == DialectPostgres {
+			return tx.Raw(`UPDATE deliveries SET next_attempt_at = ? WHERE id IN (
+				SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?
+				ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *`, leaseMS, nowMS, limit).Scan(&rows).Error
+		}
+		if err := tx.Where("status = ? AND next_attempt_at <= ?", string(webhook.StatusPending), nowMS).
+			Order("next_attempt_at").Limit(limit).Find(&rows).Error; err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		ids := make([]string, len(rows))
+		for i := range rows {
+			ids[i] = rows[i].ID
+			rows[i].NextAttemptAt = &leaseMS
+		}
+		return tx.Exec("UPDATE deliveries SET next_attempt_at = ? WHERE id IN ?", leaseMS, ids).Error
+	})
+	if err != nil {
+		return nil, mapErr("claim due deliveries", err)
+	}
+	return r.toDomainAll(ctx, rows)
+}
+
+// Save stores the delivery's state after an attempt. It never recreates a deleted delivery:
+// when the row is gone (its webhook was deleted) it returns domain.ErrNotFound.
+func (r *DeliveryRepository) Save(ctx context.Context, d *webhook.Delivery) error {
+	return r.db.write(ctx, func(db *gorm.DB) error { return saveDelivery(db, d) })
+}
+
+func saveDelivery(db *gorm.DB, d *webhook.Delivery) error {
+	attempts, err := encodeAttempts(d.Attempts())
+	if err != nil {
+		return err
+	}
+	res := db.Exec("UPDATE deliveries SET status = ?, cycle = ?, attempts = ?, next_attempt_at = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+		string(d.Status()), d.Cycle(), attempts, toMillisPtr(d.NextAttemptAt()), toMillis(d.UpdatedAt()), d.WorkspaceID(), d.ID())
+	if res.Error != nil {
+		return mapErr("save delivery", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return domain.ErrNotFound
+	}
+	return nil
+}
+
+// Update loads and locks a delivery of the workspace's webhook, runs change and stores the
+// result in one transaction. When change fails nothing is written and its error is returned.
+func (r *DeliveryRepository) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) error) (*webhook.Delivery, error) {
+	var updated *webhook.Delivery
+	err := r.db.tx(ctx, func(tx *gorm.DB) error {
+		q := tx.Where("workspace_id = ? AND webhook_id = ? AND id = ?", workspaceID, webhookID, id)
+		if r.db.dialect == DialectPostgres {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		var row deliveryRow
+		if err := q.Take(&row).Error; err != nil {
+			return mapErr("load delivery", err)
+		}
+		d, err := r.toDomain(ctx, row)
+		if err != nil {
+			return err
+		}
+		if err := change(d); err != nil {
+			return err
+		}
+		if err := saveDelivery(tx, d); err != nil {
+			return err
+		}
+		updated = d
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
+}

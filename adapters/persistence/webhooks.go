@@ -1,0 +1,212 @@
+package persistence
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/ports"
+)
+
+// WebhookRepository stores webhooks; the signing secret is sealed with the workspace's data key.
+type WebhookRepository struct {
+	db     *DB
+	cipher ports.Cipher
+}
+
+var _ ports.WebhookRepository = (*WebhookRepository)(nil)
+
+// NewWebhookRepository returns the webhook repository; cipher seals the signing secrets.
+func NewWebhookRepository(db *DB, cipher ports.Cipher) *WebhookRepository {
+	return &WebhookRepository{db: db, cipher: cipher}
+}
+
+func (r *WebhookRepository) toRow(ctx context.Context, w *webhook.Webhook) (webhookRow, error) {
+	events := make([]string, 0, len(w.Events()))
+	for _, t := range w.Events() {
+		events = append(events, string(t))
+	}
+	b, err := json.Marshal(events)
+	if err != nil {
+		return webhookRow{}, fmt.Errorf("encode webhook events: %w", err)
+	}
+	row := webhookRow{ID: w.ID(), WorkspaceID: w.WorkspaceID(), URL: w.URL(), Events: string(b), FormID: w.FormID(),
+		CreatedAt: toMillis(w.CreatedAt()), UpdatedAt: toMillis(w.UpdatedAt())}
+	if w.SecretSet() {
+		row.Secret, err = r.cipher.Seal(ctx, w.WorkspaceID(), []byte(w.Secret()), webhookAAD(w.ID()))
+		if err != nil {
+			return webhookRow{}, fmt.Errorf("seal webhook secret: %w", err)
+		}
+	}
+	return row, nil
+}
+
+func (r *WebhookRepository) toDomain(ctx context.Context, row webhookRow) (*webhook.Webhook, error) {
+	var names []string
+	if err := json.Unmarshal([]byte(row.Events), &names); err != nil {
+		return nil, fmt.Errorf("decode events of webhook %s: %w", row.ID, err)
+	}
+	events := make([]event.Type, len(names))
+	for i, n := range names {
+		events[i] = event.Type(n)
+	}
+	var secret string
+	if row.Secret != nil {
+		plain, err := r.cipher.Open(ctx, row.WorkspaceID, row.Secret, webhookAAD(row.ID))
+		if err != nil {
+			return nil, fmt.Errorf("open secret of webhook %s: %w", row.ID, err)
+		}
+		secret = string(plain)
+	}
+	return webhook.UnmarshalFromDatabase(row.ID, row.WorkspaceID, row.URL, events, row.FormID, secret,
+		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)), nil
+}
+
+func (r *WebhookRepository) toDomainAll(ctx context.Context, rows []webhookRow) ([]*webhook.Webhook, error) {
+	out := make([]*webhook.Webhook, 0, len(rows))
+	for _, row := range rows {
+		w, err := r.toDomain(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// Create stores w; an existing ID gives domain.ErrConflict, a form_id that names no form of
+// the workspace domain.ErrNotFound.
+func (r *WebhookRepository) Create(ctx context.Context, w *webhook.Webhook) error {
+	row, err := r.toRow(ctx, w)
+	if err != nil {
+		return err
+	}
+	return r.db.write(ctx, func(db *gorm.DB) error {
+		return mapErr("create webhook", db.Create(&row).Error)
+	})
+}
+
+// Get returns the webhook of the workspace, or domain.ErrNotFound.
+func (r *WebhookRepository) Get(ctx context.Context, workspaceID, id string) (*webhook.Webhook, error) {
+	var row webhookRow
+	if err := r.db.read(ctx).Where("workspace_id = ? AND id = ?", workspaceID, id).Take(&row).Error; err != nil {
+		return nil, mapErr("get webhook", err)
+	}
+	return r.toDomain(ctx, row)
+}
+
+// List returns up to page.Limit webhooks of the workspace, newest first (created_at, id),
+// strictly after page.After.
+func (r *WebhookRepository) List(ctx context.Context, workspaceID string, page ports.Page) ([]*webhook.Webhook, error) {
+	if page.Limit <= 0 {
+		return nil, nil
+	}
+	q := r.db.read(ctx).Where("workspace_id = ?", workspaceID)
+	if page.After != nil {
+		q = q.Where("(created_at, id) < (?, ?)", toMillis(page.After.CreatedAt), page.After.ID)
+	}
+	var rows []webhookRow
+	if err := q.Order("created_at DESC, id DESC").Limit(page.Limit).Find(&rows).Error; err != nil {
+		return nil, mapErr("list webhooks", err)
+	}
+	return r.toDomainAll(ctx, rows)
+}
+
+// Update loads and locks the webhook, runs change and stores the result in one transaction.
+// When change fails nothing is written and its error is returned as is.
+func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) error) (*webhook.Webhook, error) {
+	// Make sure the workspace's data key exists before taking the lock: creating it inside the
+	// transaction would need a second writer on SQLite.
+	if _, err := r.cipher.Seal(ctx, workspaceID, nil, nil); err != nil {
+		return nil, fmt.Errorf("update webhook: %w", err)
+	}
+	var updated *webhook.Webhook
+	err := r.db.tx(ctx, func(tx *gorm.DB) error {
+		q := tx.Where("workspace_id = ? AND id = ?", workspaceID, id)
+		if r.db.dialect == DialectPostgres {
+			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		var row webhookRow
+		if err := q.Take(&row).Error; err != nil {
+			return mapErr("load webhook", err)
+		}
+		w, err := r.toDomain(ctx, row)
+		if err != nil {
+			return err
+		}
+		if err := change(w); err != nil {
+			return err
+		}
+		next, err := r.toRow(ctx, w)
+		if err != nil {
+			return err
+		}
+		err = tx.Exec("UPDATE webhooks SET url = ?, events = ?, form_id = ?, secret = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.URL, next.Events, next.FormID, next.Secret, next.UpdatedAt, workspaceID, id).Error
+		if err != nil {
+			return mapErr("update webhook", err)
+		}
+		updated = w
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
+}
+
+// Delete removes the webhook and its deliveries, pending retries included, or returns
+// domain.ErrNotFound.
+func (r *WebhookRepository) Delete(ctx context.Context, workspaceID, id string) error {
+	return r.db.tx(ctx, func(tx *gorm.DB) error {
+		// The foreign key cascades; this makes it explicit and independent of that.
+		if err := tx.Exec("DELETE FROM deliveries WHERE workspace_id = ? AND webhook_id = ?", workspaceID, id).Error; err != nil {
+			return mapErr("delete webhook deliveries", err)
+		}
+		res := tx.Exec("DELETE FROM webhooks WHERE workspace_id = ? AND id = ?", workspaceID, id)
+		if res.Error != nil {
+			return mapErr("delete webhook", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return domain.ErrNotFound
+		}
+		return nil
+	})
+}
+
+// Count returns the number of webhooks of the workspace.
+func (r *WebhookRepository) Count(ctx context.Context, workspaceID string) (int, error) {
+	var n int64
+	if err := r.db.read(ctx).Model(&webhookRow{}).Where("workspace_id = ?", workspaceID).Count(&n).Error; err != nil {
+		return 0, mapErr("count webhooks", err)
+	}
+	return int(n), nil
+}
+
+// Matching returns the webhooks of e's workspace bound to no form or to e's form whose events
+// include e's type, oldest first.
+func (r *WebhookRepository) Matching(ctx context.Context, e event.Event) ([]*webhook.Webhook, error) {
+	var rows []webhookRow
+	err := r.db.read(ctx).Where("workspace_id = ? AND (form_id IS NULL OR form_id = ?)", e.WorkspaceID, e.FormID).
+		Order("created_at, id").Find(&rows).Error
+	if err != nil {
+		return nil, mapErr("match webhooks", err)
+	}
+	all, err := r.toDomainAll(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, w := range all {
+		if w.Matches(e) {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}

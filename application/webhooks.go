@@ -1,0 +1,199 @@
+package application
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/ports"
+)
+
+// DefaultMaxWebhooks is the number of webhooks a workspace may register (DECISIONS.md).
+const DefaultMaxWebhooks = 100
+
+// CreateWebhook registers an endpoint.
+type CreateWebhook struct {
+	WorkspaceID string
+	Draft       webhook.Draft
+}
+
+// CreateWebhookHandler registers webhooks.
+type CreateWebhookHandler struct {
+	d Deps
+	s Settings
+}
+
+// Handle validates the draft, checks that its form exists and its URL resolves only to allowed
+// addresses, and stores the webhook, within the workspace's limit.
+func (h CreateWebhookHandler) Handle(ctx context.Context, cmd CreateWebhook) (*webhook.Webhook, error) {
+	w, err := webhook.New(h.d.IDs.New(PrefixWebhook), cmd.WorkspaceID, cmd.Draft, h.d.Clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	n, err := h.d.Webhooks.Count(ctx, cmd.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if n >= h.s.MaxWebhooks {
+		return nil, domain.Validation("", "too_many", fmt.Sprintf("a workspace may have at most %d webhooks; delete one first", h.s.MaxWebhooks))
+	}
+	if err := checkDestination(ctx, h.d, cmd.WorkspaceID, w, true, true); err != nil {
+		return nil, err
+	}
+	if err := h.d.Webhooks.Create(ctx, w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// checkDestination reports, together, a form_id that names no form of the workspace and a URL
+// the URL checker refuses (its message is the detail).
+func checkDestination(ctx context.Context, d Deps, workspaceID string, w *webhook.Webhook, checkURL, checkForm bool) error {
+	var vs domain.Violations
+	if formID := w.FormID(); checkForm && formID != nil {
+		if _, err := d.Forms.Get(ctx, workspaceID, *formID); errors.Is(err, domain.ErrNotFound) {
+			vs.Add("form_id", "not_found", "form_id names no form of this workspace")
+		} else if err != nil {
+			return err
+		}
+	}
+	if checkURL {
+		if err := d.URLs.CheckURL(ctx, w.URL()); err != nil {
+			vs.Add("url", "invalid_url", err.Error())
+		}
+	}
+	return vs.Err()
+}
+
+// GetWebhook reads one webhook.
+type GetWebhook struct {
+	WorkspaceID string
+	ID          string
+}
+
+// GetWebhookHandler reads webhooks.
+type GetWebhookHandler struct{ d Deps }
+
+// Handle returns the webhook of the workspace, or domain.ErrNotFound.
+func (h GetWebhookHandler) Handle(ctx context.Context, q GetWebhook) (*webhook.Webhook, error) {
+	return h.d.Webhooks.Get(ctx, q.WorkspaceID, q.ID)
+}
+
+// ListWebhooks reads a page of webhooks, newest first.
+type ListWebhooks struct {
+	WorkspaceID string
+	Page        ports.Page
+}
+
+// ListWebhooksHandler lists webhooks.
+type ListWebhooksHandler struct{ d Deps }
+
+// Handle returns up to Page.Limit webhooks and whether more exist.
+func (h ListWebhooksHandler) Handle(ctx context.Context, q ListWebhooks) ([]*webhook.Webhook, bool, error) {
+	page := q.Page
+	page.Limit++
+	ws, err := h.d.Webhooks.List(ctx, q.WorkspaceID, page)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(ws) > q.Page.Limit
+	if more {
+		ws = ws[:q.Page.Limit]
+	}
+	return ws, more, nil
+}
+
+// UpdateWebhook applies a PATCH to a webhook.
+type UpdateWebhook struct {
+	WorkspaceID string
+	ID          string
+	Patch       webhook.Patch
+}
+
+// UpdateWebhookHandler updates webhooks.
+type UpdateWebhookHandler struct{ d Deps }
+
+// Handle validates the patch on a copy first, so that a changed URL or form is checked (which
+// may need the network) outside the repository's transaction, then applies it.
+func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*webhook.Webhook, error) {
+	current, err := h.d.Webhooks.Get(ctx, cmd.WorkspaceID, cmd.ID)
+	if err != nil {
+		return nil, err
+	}
+	preview := *current
+	p := &preview
+	if err := p.Apply(cmd.Patch, h.d.Clock.Now()); err != nil {
+		return nil, err
+	}
+	urlChanged := cmd.Patch.URL != nil && strings.TrimSpace(*cmd.Patch.URL) != current.URL()
+	if err := checkDestination(ctx, h.d, cmd.WorkspaceID, p, urlChanged, cmd.Patch.FormID != nil); err != nil {
+		return nil, err
+	}
+	return h.d.Webhooks.Update(ctx, cmd.WorkspaceID, cmd.ID, func(w *webhook.Webhook) error {
+		return w.Apply(cmd.Patch, h.d.Clock.Now())
+	})
+}
+
+// DeleteWebhook removes a webhook.
+type DeleteWebhook struct {
+	WorkspaceID string
+	ID          string
+}
+
+// DeleteWebhookHandler deletes webhooks.
+type DeleteWebhookHandler struct{ d Deps }
+
+// Handle deletes the webhook and its deliveries, so pending retries stop at once.
+func (h DeleteWebhookHandler) Handle(ctx context.Context, cmd DeleteWebhook) error {
+	return h.d.Webhooks.Delete(ctx, cmd.WorkspaceID, cmd.ID)
+}
+
+// ListDeliveries reads a page of a webhook's deliveries, newest first.
+type ListDeliveries struct {
+	WorkspaceID string
+	WebhookID   string
+	Page        ports.Page
+}
+
+// ListDeliveriesHandler lists deliveries.
+type ListDeliveriesHandler struct{ d Deps }
+
+// Handle returns up to Page.Limit deliveries and whether more exist; domain.ErrNotFound when
+// the webhook is not in the workspace.
+func (h ListDeliveriesHandler) Handle(ctx context.Context, q ListDeliveries) ([]*webhook.Delivery, bool, error) {
+	if _, err := h.d.Webhooks.Get(ctx, q.WorkspaceID, q.WebhookID); err != nil {
+		return nil, false, err
+	}
+	page := q.Page
+	page.Limit++
+	ds, err := h.d.Deliveries.List(ctx, q.WorkspaceID, q.WebhookID, page)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(ds) > q.Page.Limit
+	if more {
+		ds = ds[:q.Page.Limit]
+	}
+	return ds, more, nil
+}
+
+// RetryDelivery replays a delivery: a new cycle of attempts, due at once.
+type RetryDelivery struct {
+	WorkspaceID string
+	WebhookID   string
+	ID          string
+}
+
+// RetryDeliveryHandler replays deliveries.
+type RetryDeliveryHandler struct{ d Deps }
+
+// Handle starts a new cycle whatever the delivery's status and returns the delivery.
+func (h RetryDeliveryHandler) Handle(ctx context.Context, cmd RetryDelivery) (*webhook.Delivery, error) {
+	return h.d.Deliveries.Update(ctx, cmd.WorkspaceID, cmd.WebhookID, cmd.ID, func(d *webhook.Delivery) error {
+		d.Retry(h.d.Clock.Now())
+		return nil
+	})
+}

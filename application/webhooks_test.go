@@ -1,0 +1,357 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/ports"
+)
+
+// memWebhooks and memDeliveries are map-backed fakes of the webhook ports.
+type memWebhooks struct{ items map[string]*webhook.Webhook }
+
+func (r *memWebhooks) Create(_ context.Context, w *webhook.Webhook) error {
+	r.items[w.ID()] = w
+	return nil
+}
+
+func (r *memWebhooks) Get(_ context.Context, workspaceID, id string) (*webhook.Webhook, error) {
+	w, ok := r.items[id]
+	if !ok || w.WorkspaceID() != workspaceID {
+		return nil, domain.ErrNotFound
+	}
+	c := *w
+	return &c, nil
+}
+
+func (r *memWebhooks) List(_ context.Context, workspaceID string, page ports.Page) ([]*webhook.Webhook, error) {
+	var out []*webhook.Webhook
+	for _, w := range r.items {
+		if w.WorkspaceID() == workspaceID && (page.After == nil || w.ID() < page.After.ID) {
+			out = append(out, w)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID() > out[j].ID() })
+	if len(out) > page.Limit {
+		out = out[:page.Limit]
+	}
+	return out, nil
+}
+
+func (r *memWebhooks) Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) error) (*webhook.Webhook, error) {
+	w, err := r.Get(ctx, workspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(w); err != nil {
+		return nil, err
+	}
+	r.items[id] = w
+	return w, nil
+}
+
+func (r *memWebhooks) Delete(_ context.Context, workspaceID, id string) error {
+	if w, ok := r.items[id]; !ok || w.WorkspaceID() != workspaceID {
+		return domain.ErrNotFound
+	}
+	delete(r.items, id)
+	return nil
+}
+
+func (r *memWebhooks) Count(_ context.Context, workspaceID string) (int, error) {
+	n := 0
+	for _, w := range r.items {
+		if w.WorkspaceID() == workspaceID {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (r *memWebhooks) Matching(_ context.Context, e event.Event) ([]*webhook.Webhook, error) {
+	var out []*webhook.Webhook
+	for _, w := range r.items {
+		if w.Matches(e) {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+type memDeliveries struct{ items map[string]*webhook.Delivery }
+
+func (r *memDeliveries) AddAll(_ context.Context, ds []*webhook.Delivery) error {
+	for _, d := range ds {
+		r.items[d.ID()] = d
+	}
+	return nil
+}
+
+func (r *memDeliveries) Get(_ context.Context, workspaceID, webhookID, id string) (*webhook.Delivery, error) {
+	d, ok := r.items[id]
+	if !ok || d.WorkspaceID() != workspaceID || d.WebhookID() != webhookID {
+		return nil, domain.ErrNotFound
+	}
+	return d, nil
+}
+
+func (r *memDeliveries) List(_ context.Context, workspaceID, webhookID string, page ports.Page) ([]*webhook.Delivery, error) {
+	var out []*webhook.Delivery
+	for _, d := range r.items {
+		if d.WorkspaceID() == workspaceID && d.WebhookID() == webhookID {
+			out = append(out, d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID() > out[j].ID() })
+	if len(out) > page.Limit {
+		out = out[:page.Limit]
+	}
+	return out, nil
+}
+
+func (r *memDeliveries) ClaimDue(context.Context, time.Time, int, time.Duration) ([]*webhook.Delivery, error) {
+	return nil, errors.New("unused")
+}
+
+func (r *memDeliveries) Save(_ context.Context, d *webhook.Delivery) error {
+	r.items[d.ID()] = d
+	return nil
+}
+
+func (r *memDeliveries) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) error) (*webhook.Delivery, error) {
+	d, err := r.Get(ctx, workspaceID, webhookID, id)
+	if err != nil {
+		return nil, err
+	}
+	return d, change(d)
+}
+
+// refusingURLs refuses URLs whose host starts with "10." or "internal", like the real checker
+// refuses private addresses, and records what it was asked.
+type refusingURLs struct{ calls []string }
+
+func (u *refusingURLs) CheckURL(_ context.Context, raw string) error {
+	u.calls = append(u.calls, raw)
+	host := strings.TrimPrefix(raw, "https://")
+	if strings.HasPrefix(host, "10.") || strings.HasPrefix(host, "internal") {
+		return errors.New("url resolves to a private address (10.0.0.1)")
+	}
+	return nil
+}
+
+var (
+	_ ports.WebhookRepository  = (*memWebhooks)(nil)
+	_ ports.DeliveryRepository = (*memDeliveries)(nil)
+	_ ports.URLChecker         = (*refusingURLs)(nil)
+)
+
+type webhookHarness struct {
+	*harness
+	webhooks   *memWebhooks
+	deliveries *memDeliveries
+	urls       *refusingURLs
+}
+
+func newWebhookHarness(max int) *webhookHarness {
+	h := &webhookHarness{harness: newHarness(), webhooks: &memWebhooks{items: map[string]*webhook.Webhook{}},
+		deliveries: &memDeliveries{items: map[string]*webhook.Delivery{}}, urls: &refusingURLs{}}
+	h.app = application.New(application.Deps{
+		Workspaces: h.workspaces, Keys: h.keys, Forms: h.forms, Submissions: h.submissions,
+		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher,
+		Webhooks: h.webhooks, Deliveries: h.deliveries, URLs: h.urls,
+	}, application.Settings{MaxWebhooks: max})
+	return h
+}
+
+func (h *webhookHarness) create(t *testing.T, ws string, d webhook.Draft) (*webhook.Webhook, error) {
+	t.Helper()
+	return h.app.Commands.CreateWebhook.Handle(ctx, application.CreateWebhook{WorkspaceID: ws, Draft: d})
+}
+
+func violationCodes(err error) map[string]string {
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	out := map[string]string{}
+	for _, v := range ve.Violations {
+		out[v.Field] = v.Code + ": " + v.Message
+	}
+	return out
+}
+
+func TestCreateWebhook(t *testing.T) {
+	h := newWebhookHarness(0)
+	f := h.createForm(t, "wsp_a")
+	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"}, FormID: ptr(f.ID()), Secret: ptr("s")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(w.ID(), application.PrefixWebhook+"_") || w.WorkspaceID() != "wsp_a" || !w.CreatedAt().Equal(testNow) {
+		t.Fatalf("webhook = %+v", w)
+	}
+	if _, err := h.webhooks.Get(ctx, "wsp_a", w.ID()); err != nil {
+		t.Fatalf("not stored: %v", err)
+	}
+	if len(h.urls.calls) != 1 || h.urls.calls[0] != "https://hooks.example.com/in" {
+		t.Fatalf("url checker calls = %v", h.urls.calls)
+	}
+
+	cases := []struct {
+		name  string
+		ws    string
+		draft webhook.Draft
+		want  map[string]string // field → code prefix
+	}{
+		{"domain rules", "wsp_a", webhook.Draft{URL: "http://x", Events: []string{"nope"}}, map[string]string{"url": "https_required", "events[0]": "invalid_value"}},
+		{"private address", "wsp_a", webhook.Draft{URL: "https://10.0.0.1/hook", Events: []string{"form.published"}}, map[string]string{"url": "invalid_url: url resolves to a private address"}},
+		{"unknown form", "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}, FormID: ptr("frm_nope")}, map[string]string{"form_id": "not_found"}},
+		{"form of another workspace", "wsp_b", webhook.Draft{URL: "https://internal.example.com/", Events: []string{"form.published"}, FormID: ptr(f.ID())},
+			map[string]string{"form_id": "not_found", "url": "invalid_url"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := len(h.webhooks.items)
+			_, err := h.create(t, c.ws, c.draft)
+			got := violationCodes(err)
+			if len(got) != len(c.want) {
+				t.Fatalf("violations %v, want %v", got, c.want)
+			}
+			for field, prefix := range c.want {
+				if !strings.HasPrefix(got[field], prefix) {
+					t.Fatalf("violations %v, want %v", got, c.want)
+				}
+			}
+			if len(h.webhooks.items) != before {
+				t.Fatal("an invalid webhook was stored")
+			}
+		})
+	}
+}
+
+func TestCreateWebhookLimit(t *testing.T) {
+	h := newWebhookHarness(2)
+	d := webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}}
+	for range 2 {
+		if _, err := h.create(t, "wsp_a", d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := h.create(t, "wsp_a", d)
+	if got := violationCodes(err); !strings.HasPrefix(got[""], "too_many: a workspace may have at most 2 webhooks") {
+		t.Fatalf("third webhook: %v", err)
+	}
+	if _, err := h.create(t, "wsp_b", d); err != nil {
+		t.Fatalf("the limit is per workspace: %v", err)
+	}
+}
+
+func TestUpdateWebhook(t *testing.T) {
+	h := newWebhookHarness(0)
+	f := h.createForm(t, "wsp_a")
+	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"}, Secret: ptr("s")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	update := func(ws string, p webhook.Patch) (*webhook.Webhook, error) {
+		return h.app.Commands.UpdateWebhook.Handle(ctx, application.UpdateWebhook{WorkspaceID: ws, ID: w.ID(), Patch: p})
+	}
+	h.clock.now = testNow.Add(time.Hour)
+	got, err := update("wsp_a", webhook.Patch{FormID: ptr(ptr(f.ID())), Events: &[]string{"form.published"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got.FormID() != f.ID() || got.Events()[0] != event.FormPublished || !got.UpdatedAt().Equal(testNow.Add(time.Hour)) || got.Secret() != "s" {
+		t.Fatalf("updated = %+v", got)
+	}
+	if len(h.urls.calls) != 1 {
+		t.Fatalf("an unchanged url was checked again: %v", h.urls.calls)
+	}
+	_, err = update("wsp_a", webhook.Patch{URL: ptr("https://10.0.0.1/"), FormID: ptr(ptr("frm_nope"))})
+	if got := violationCodes(err); len(got) != 2 || !strings.HasPrefix(got["url"], "invalid_url") || !strings.HasPrefix(got["form_id"], "not_found") {
+		t.Fatalf("violations %v", got)
+	}
+	stored, _ := h.webhooks.Get(ctx, "wsp_a", w.ID())
+	if stored.URL() != "https://hooks.example.com/in" {
+		t.Fatal("a refused update was stored")
+	}
+	var none *string
+	if got, err = update("wsp_a", webhook.Patch{FormID: &none, Secret: &none}); err != nil || got.FormID() != nil || got.SecretSet() {
+		t.Fatalf("clearing form_id and secret: %v %+v", err, got)
+	}
+	if _, err := update("wsp_b", webhook.Patch{}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("other workspace: %v", err)
+	}
+}
+
+func TestWebhookQueriesAndDelete(t *testing.T) {
+	h := newWebhookHarness(0)
+	var ids []string
+	for range 3 {
+		w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, w.ID())
+	}
+	list, more, err := h.app.Queries.ListWebhooks.Handle(ctx, application.ListWebhooks{WorkspaceID: "wsp_a", Page: ports.Page{Limit: 2}})
+	if err != nil || !more || len(list) != 2 || list[0].ID() != ids[2] {
+		t.Fatalf("list: %v %v %v", err, more, list)
+	}
+	list, more, _ = h.app.Queries.ListWebhooks.Handle(ctx, application.ListWebhooks{WorkspaceID: "wsp_a", Page: ports.Page{Limit: 3}})
+	if more || len(list) != 3 {
+		t.Fatalf("full list: %v %v", more, list)
+	}
+	if _, err := h.app.Queries.GetWebhook.Handle(ctx, application.GetWebhook{WorkspaceID: "wsp_b", ID: ids[0]}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("get from another workspace: %v", err)
+	}
+	if err := h.app.Commands.DeleteWebhook.Handle(ctx, application.DeleteWebhook{WorkspaceID: "wsp_a", ID: ids[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.app.Queries.GetWebhook.Handle(ctx, application.GetWebhook{WorkspaceID: "wsp_a", ID: ids[0]}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("get after delete: %v", err)
+	}
+}
+
+func TestDeliveriesListAndRetry(t *testing.T) {
+	h := newWebhookHarness(0)
+	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := event.Event{ID: "evt_1", Type: event.FormPublished, WorkspaceID: "wsp_a", FormID: "frm_1"}
+	d1 := webhook.NewDelivery("dlv_1", w, e, []byte(`{}`), testNow)
+	d2 := webhook.NewDelivery("dlv_2", w, event.Event{ID: "evt_2", Type: event.FormPublished, WorkspaceID: "wsp_a", FormID: "frm_1"}, []byte(`{}`), testNow)
+	for range 5 {
+		d1.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, testNow, webhook.DefaultRetryDelays)
+	}
+	_ = h.deliveries.AddAll(ctx, []*webhook.Delivery{d1, d2})
+
+	list, more, err := h.app.Queries.ListDeliveries.Handle(ctx, application.ListDeliveries{WorkspaceID: "wsp_a", WebhookID: w.ID(), Page: ports.Page{Limit: 1}})
+	if err != nil || !more || len(list) != 1 || list[0].ID() != "dlv_2" {
+		t.Fatalf("list: %v %v %v", err, more, list)
+	}
+	if _, _, err := h.app.Queries.ListDeliveries.Handle(ctx, application.ListDeliveries{WorkspaceID: "wsp_b", WebhookID: w.ID(), Page: ports.Page{Limit: 1}}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("another workspace's webhook: %v", err)
+	}
+
+	h.clock.now = testNow.Add(24 * time.Hour)
+	got, err := h.app.Commands.RetryDelivery.Handle(ctx, application.RetryDelivery{WorkspaceID: "wsp_a", WebhookID: w.ID(), ID: "dlv_1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status() != webhook.StatusPending || got.NextAttemptNumber() != 1 || !got.NextAttemptAt().Equal(h.clock.now) {
+		t.Fatalf("after retry: %s %d %v", got.Status(), got.NextAttemptNumber(), got.NextAttemptAt())
+	}
+	if _, err := h.app.Commands.RetryDelivery.Handle(ctx, application.RetryDelivery{WorkspaceID: "wsp_b", WebhookID: w.ID(), ID: "dlv_1"}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("retry from another workspace: %v", err)
+	}
+}

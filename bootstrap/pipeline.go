@@ -1,0 +1,227 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/adapters/bus"
+	"github.com/formward/formward/adapters/delivery"
+	"github.com/formward/formward/adapters/kafka"
+	"github.com/formward/formward/adapters/system"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/ports"
+)
+
+// The event pipeline after the relay: the fan-out turns events into deliveries, the delivery
+// engine sends them. With Kafka they run in `formward worker`; without, inside `formward serve`
+// next to an in-process bus and relay.
+
+// fanOutBatch is the most events the fan-out records in one database write.
+const fanOutBatch = 200
+
+// ParseRetryDelays reads FORMWARD_RETRY_DELAYS: comma-separated positive durations, one per
+// retry, so four delays allow five attempts.
+func ParseRetryDelays(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		d, err := time.ParseDuration(part)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("retry delays %q: %q is not a positive duration such as 30s", s, part)
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("retry delays %q: give at least one duration, e.g. 30s,5m,30m,2h", s)
+	}
+	return out, nil
+}
+
+// provideSender makes the SSRF-safe, signing HTTPS client with one circuit breaker per endpoint.
+func provideSender(cfg Config) (delivery.Sender, func(), error) {
+	if cfg.BreakerFailures < 1 {
+		return delivery.Sender{}, nil, errors.New("breaker failures must be at least 1")
+	}
+	c, err := delivery.NewClient(delivery.Options{
+		Timeout:         cfg.DeliveryTimeout,
+		AllowPrivate:    cfg.AllowPrivateDestinations,
+		ExtraCAFile:     cfg.WebhookCAFile,
+		BreakerFailures: uint32(cfg.BreakerFailures),
+		BreakerCooldown: cfg.BreakerCooldown,
+		Clock:           system.Clock{},
+	})
+	if err != nil {
+		return delivery.Sender{}, nil, fmt.Errorf("webhook client: %w", err)
+	}
+	return delivery.Sender{Client: c}, c.Close, nil
+}
+
+func provideDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.WebhookRepository, sender ports.Sender, clock ports.Clock,
+	cfg Config, log *zap.Logger) (*application.DeliveryEngine, error) {
+	delays, err := ParseRetryDelays(cfg.RetryDelays)
+	if err != nil {
+		return nil, err
+	}
+	return application.NewDeliveryEngine(deliveries, webhooks, sender, clock, application.DeliveryEngineConfig{
+		RetryDelays: delays, Concurrency: cfg.DeliveryConcurrency, Timeout: cfg.DeliveryTimeout,
+	}, deliveryLog{log: log.Named("deliveries")}), nil
+}
+
+// provideFanOut wakes the engine of the same process whenever it stored deliveries.
+func provideFanOut(webhooks ports.WebhookRepository, deliveries ports.DeliveryRepository, ids ports.IDs, clock ports.Clock,
+	engine *application.DeliveryEngine) *application.FanOut {
+	return application.NewFanOut(webhooks, deliveries, ids, clock, engine.Notify)
+}
+
+func provideBus(log *zap.Logger) *bus.Bus {
+	// Events of one form are handled one at a time; several workers let other forms go on.
+	return bus.New(bus.Config{Workers: 8}, log.Named("bus"))
+}
+
+func provideKafkaSubscriber(cfg Config, log *zap.Logger) (*kafka.Subscriber, func(), error) {
+	brokers := cfg.Brokers()
+	if len(brokers) == 0 {
+		return nil, nil, errWorkerNoBrokers
+	}
+	s := kafka.NewSubscriber(kafka.SubscriberConfig{
+		Brokers: brokers, Topic: cfg.KafkaTopic, GroupID: cfg.KafkaGroup,
+		SessionTimeout: cfg.KafkaSessionTimeout, RebalanceTimeout: cfg.KafkaSessionTimeout,
+		HeartbeatInterval: max(cfg.KafkaSessionTimeout/10, 100*time.Millisecond),
+	}, log.Named("consumer"))
+	return s, func() { _ = s.Close() }, nil
+}
+
+// deliveryLog logs failed steps and attempts: IDs and outcomes, never bodies or secrets.
+type deliveryLog struct{ log *zap.Logger }
+
+func (l deliveryLog) Attempted(d *webhook.Delivery, r ports.OutboundResult) {
+	lvl := zap.DebugLevel
+	if d.Status() == webhook.StatusUndeliverable {
+		lvl = zap.WarnLevel
+	}
+	if ce := l.log.Check(lvl, "delivery attempt"); ce != nil {
+		ce.Write(zap.String("delivery_id", d.ID()), zap.String("webhook_id", d.WebhookID()), zap.String("event_id", d.EventID()),
+			zap.String("status", string(d.Status())), zap.Int("cycle", d.Cycle()), zap.Int("status_code", r.StatusCode),
+			zap.Bool("breaker_open", r.BreakerOpen), zap.Duration("took", r.Duration), zap.Error(r.Err))
+	}
+}
+
+func (l deliveryLog) Failed(step string, err error) {
+	l.log.Warn("delivery step failed, will retry", zap.String("step", step), zap.Error(err))
+}
+
+// EmbeddedPipeline is serve's event pipeline without Kafka: relay → in-process bus → fan-out →
+// delivery engine.
+type EmbeddedPipeline struct {
+	Bus    *bus.Bus
+	Relay  *application.Relay
+	FanOut *application.FanOut
+	Engine *application.DeliveryEngine
+}
+
+// ServeProcess is the wired serve role: the API, plus the pipeline it runs in embedded mode.
+type ServeProcess struct {
+	Runtime  *Runtime
+	Pipeline *EmbeddedPipeline
+}
+
+// Start runs the pipeline in the background. stop ends it in order: the relay first, then, once
+// the bus has handed over what it holds (or drain ran out), the fan-out and the engine.
+func (p *EmbeddedPipeline) Start(log *zap.Logger) (stop func(drain time.Duration)) {
+	relayCtx, stopRelay := context.WithCancel(context.Background())
+	workCtx, stopWork := context.WithCancel(context.Background())
+	var relayWG, workWG sync.WaitGroup
+	relayWG.Go(func() { _ = p.Relay.Run(relayCtx) })
+	workWG.Go(func() { _ = p.Bus.RunBatches(workCtx, p.FanOut.HandleBatch, fanOutBatch) })
+	workWG.Go(func() { _ = p.Engine.Run(workCtx) })
+	return func(drain time.Duration) {
+		stopRelay()
+		relayWG.Wait()
+		deadline := time.Now().Add(drain)
+		for p.Bus.Len() > 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := p.Bus.Len(); n > 0 {
+			// Marked published but not yet fanned out: these events get no deliveries.
+			log.Warn("stopping with events not yet fanned out", zap.Int("events", n))
+		}
+		stopWork()
+		workWG.Wait()
+	}
+}
+
+// WorkerProcess is the wired worker role.
+type WorkerProcess struct {
+	Subscriber *kafka.Subscriber
+	FanOut     *application.FanOut
+	Engine     *application.DeliveryEngine
+}
+
+var errWorkerNoBrokers = errors.New("worker needs Kafka: set --kafka-brokers or FORMWARD_KAFKA_BROKERS (comma-separated host:port); without Kafka, serve runs the worker itself")
+
+// worker consumes events from Kafka, fans them out to webhooks and sends the deliveries, until
+// the context ends (SIGINT/SIGTERM).
+func (c *cli) worker(ctx context.Context) error {
+	if len(c.cfg.Brokers()) == 0 {
+		return errWorkerNoBrokers
+	}
+	log, flush, err := newLogger(c.cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	defer flush()
+	p, cleanup, err := newWorkerProcess(ctx, c.cfg, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	log.Info("formward worker starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
+		zap.String("topic", c.cfg.KafkaTopic), zap.String("group", c.cfg.KafkaGroup), zap.Int("concurrency", c.cfg.DeliveryConcurrency))
+	var wg sync.WaitGroup
+	errc := make(chan error, 1)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wg.Go(func() {
+		if err := p.Subscriber.RunBatches(runCtx, p.FanOut.HandleBatch, fanOutBatch); err != nil {
+			errc <- fmt.Errorf("kafka consumer: %w", err)
+			cancel()
+		}
+	})
+	wg.Go(func() { _ = p.Engine.Run(runCtx) })
+	wg.Wait()
+	log.Info("worker stopped")
+	select {
+	case err := <-errc:
+		return err
+	default:
+		return nil
+	}
+}
+
+// withServeProcess is withRuntime for serve: the same runtime plus the embedded pipeline.
+func (c *cli) withServeProcess(ctx context.Context, fn func(*ServeProcess) error) error {
+	log, flush, err := newLogger(c.cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	defer flush()
+	sp, cleanup, err := newServeProcess(ctx, c.cfg, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if _, err := sp.Runtime.App.Commands.EnsureDefaultWorkspace.Handle(ctx); err != nil {
+		return err
+	}
+	return fn(sp)
+}
