@@ -83,10 +83,7 @@ func provideFanOut(webhooks ports.WebhookRepository, deliveries ports.DeliveryRe
 	return application.NewFanOut(webhooks, deliveries, ids, clock, engine.Notify)
 }
 
-func provideBus(log *zap.Logger) *bus.Bus {
-	// Events of one form are handled one at a time; several workers let other forms go on.
-	return bus.New(bus.Config{Workers: 8}, log.Named("bus"))
-}
+func provideBus(fanOut *application.FanOut) *bus.Direct { return bus.NewDirect(fanOut.HandleBatch) }
 
 func provideKafkaSubscriber(cfg Config, log *zap.Logger) (*kafka.Subscriber, func(), error) {
 	brokers := cfg.Brokers()
@@ -120,12 +117,10 @@ func (l deliveryLog) Failed(step string, err error) {
 	l.log.Warn("delivery step failed, will retry", zap.String("step", step), zap.Error(err))
 }
 
-// EmbeddedPipeline is serve's event pipeline without Kafka: relay → in-process bus → fan-out →
-// delivery engine.
+// EmbeddedPipeline is serve's event pipeline without Kafka: relay → in-process bus (the
+// fan-out, run synchronously) → delivery engine.
 type EmbeddedPipeline struct {
-	Bus    *bus.Bus
 	Relay  *application.Relay
-	FanOut *application.FanOut
 	Engine *application.DeliveryEngine
 }
 
@@ -135,28 +130,16 @@ type ServeProcess struct {
 	Pipeline *EmbeddedPipeline
 }
 
-// Start runs the pipeline in the background. stop ends it in order: the relay first, then, once
-// the bus has handed over what it holds (or drain ran out), the fan-out and the engine.
-func (p *EmbeddedPipeline) Start(log *zap.Logger) (stop func(drain time.Duration)) {
-	relayCtx, stopRelay := context.WithCancel(context.Background())
-	workCtx, stopWork := context.WithCancel(context.Background())
-	var relayWG, workWG sync.WaitGroup
-	relayWG.Go(func() { _ = p.Relay.Run(relayCtx) })
-	workWG.Go(func() { _ = p.Bus.RunBatches(workCtx, p.FanOut.HandleBatch, fanOutBatch) })
-	workWG.Go(func() { _ = p.Engine.Run(workCtx) })
-	return func(drain time.Duration) {
-		stopRelay()
-		relayWG.Wait()
-		deadline := time.Now().Add(drain)
-		for p.Bus.Len() > 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := p.Bus.Len(); n > 0 {
-			// Marked published but not yet fanned out: these events get no deliveries.
-			log.Warn("stopping with events not yet fanned out", zap.Int("events", n))
-		}
-		stopWork()
-		workWG.Wait()
+// Start runs the pipeline in the background; stop ends the relay (a batch cut short stays in the
+// outbox and is handed over at the next start), then the engine.
+func (p *EmbeddedPipeline) Start() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = p.Relay.Run(ctx) })
+	wg.Go(func() { _ = p.Engine.Run(ctx) })
+	return func() {
+		cancel()
+		wg.Wait()
 	}
 }
 

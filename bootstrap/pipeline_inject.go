@@ -26,7 +26,7 @@ var embeddedPipelineSet = wire.NewSet(
 	deliverySet,
 	persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)),
 	persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)),
-	provideBus, wire.Bind(new(ports.EventPublisher), new(*bus.Bus)),
+	provideBus, wire.Bind(new(ports.EventPublisher), new(*bus.Direct)),
 	provideRelayConfig, provideRelayObserver, application.NewRelay,
 	wire.Struct(new(EmbeddedPipeline), "*"),
 )

@@ -40,9 +40,9 @@ func (c *cli) serve(ctx context.Context) error {
 		embedded := len(c.cfg.Brokers()) == 0
 		if embedded {
 			// No Kafka: relay, fan-out and deliveries run here, stopped after the API drained.
-			stopPipeline := sp.Pipeline.Start(rt.Log)
+			stopPipeline := sp.Pipeline.Start()
 			defer func() {
-				stopPipeline(min(c.cfg.ShutdownTimeout, 5*time.Second))
+				stopPipeline()
 				rt.Log.Info("event pipeline stopped")
 			}()
 		}

@@ -73,12 +73,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Idempotency: idempotencyStore,
 		Clock:       clock,
 	}
-	bus := provideBus(log)
 	outbox := persistence.NewOutbox(db, cipher)
-	lease := persistence.NewLease(db)
-	relayConfig := provideRelayConfig(cfg)
-	relayObserver := provideRelayObserver(log)
-	relay := application.NewRelay(outbox, bus, lease, clock, relayConfig, relayObserver)
 	sender, cleanup2, err := provideSender(cfg)
 	if err != nil {
 		cleanup()
@@ -91,10 +86,13 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		return nil, nil, err
 	}
 	fanOut := provideFanOut(webhookRepository, deliveryRepository, iDs, clock, deliveryEngine)
+	direct := provideBus(fanOut)
+	lease := persistence.NewLease(db)
+	relayConfig := provideRelayConfig(cfg)
+	relayObserver := provideRelayObserver(log)
+	relay := application.NewRelay(outbox, direct, lease, clock, relayConfig, relayObserver)
 	embeddedPipeline := &EmbeddedPipeline{
-		Bus:    bus,
 		Relay:  relay,
-		FanOut: fanOut,
 		Engine: deliveryEngine,
 	}
 	serveProcess := &ServeProcess{
@@ -258,7 +256,7 @@ var deliverySet = wire.NewSet(
 
 // embeddedPipelineSet is the relay publishing to the in-process bus, and the worker behind it.
 var embeddedPipelineSet = wire.NewSet(
-	deliverySet, persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideBus, wire.Bind(new(ports.EventPublisher), new(*bus.Bus)), provideRelayConfig, provideRelayObserver, application.NewRelay, wire.Struct(new(EmbeddedPipeline), "*"),
+	deliverySet, persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideBus, wire.Bind(new(ports.EventPublisher), new(*bus.Direct)), provideRelayConfig, provideRelayObserver, application.NewRelay, wire.Struct(new(EmbeddedPipeline), "*"),
 )
 
 // wire.go:
