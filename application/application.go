@@ -4,6 +4,7 @@ package application
 
 import (
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
 )
@@ -30,20 +31,30 @@ type Commands struct {
 	UpdateWebhook          UpdateWebhookHandler
 	DeleteWebhook          DeleteWebhookHandler
 	RetryDelivery          RetryDeliveryHandler
+	CreateWorkflow         CreateWorkflowHandler
+	UpdateWorkflow         UpdateWorkflowHandler
+	DeleteWorkflow         DeleteWorkflowHandler
+	CreateIntegration      CreateIntegrationHandler
+	DeleteIntegration      DeleteIntegrationHandler
 }
 
 // Queries read state.
 type Queries struct {
-	Authenticate    AuthenticateHandler
-	ListWorkspaces  ListWorkspacesHandler
-	ListAPIKeys     ListAPIKeysHandler
-	GetForm         GetFormHandler
-	ListForms       ListFormsHandler
-	GetSubmission   GetSubmissionHandler
-	ListSubmissions ListSubmissionsHandler
-	GetWebhook      GetWebhookHandler
-	ListWebhooks    ListWebhooksHandler
-	ListDeliveries  ListDeliveriesHandler
+	Authenticate     AuthenticateHandler
+	ListWorkspaces   ListWorkspacesHandler
+	ListAPIKeys      ListAPIKeysHandler
+	GetForm          GetFormHandler
+	ListForms        ListFormsHandler
+	GetSubmission    GetSubmissionHandler
+	ListSubmissions  ListSubmissionsHandler
+	GetWebhook       GetWebhookHandler
+	ListWebhooks     ListWebhooksHandler
+	ListDeliveries   ListDeliveriesHandler
+	GetWorkflow      GetWorkflowHandler
+	ListWorkflows    ListWorkflowsHandler
+	GetIntegration   GetIntegrationHandler
+	ListIntegrations ListIntegrationsHandler
+	ListRuns         ListRunsHandler
 }
 
 // Settings are the limits and defaults the use cases apply.
@@ -52,20 +63,30 @@ type Settings struct {
 	DefaultPlan workspace.Plan
 	// MaxWebhooks bounds the webhooks of one workspace (default DefaultMaxWebhooks).
 	MaxWebhooks int
+	// WorkflowLimits bound actions per workflow and conditions per trigger (default workflow.DefaultLimits).
+	WorkflowLimits workflow.Limits
+	// MaxWorkflowsPerForm bounds the workflows of one form (default DefaultMaxWorkflowsPerForm).
+	MaxWorkflowsPerForm int
 }
 
 // Deps are the ports the use cases need.
 type Deps struct {
-	Workspaces  ports.WorkspaceRepository
-	Keys        ports.APIKeyRepository
-	Forms       ports.FormRepository
-	Submissions ports.SubmissionRepository
-	IDs         ports.IDs
-	Clock       ports.Clock
-	IPHasher    ports.IPHasher
-	Webhooks    ports.WebhookRepository
-	Deliveries  ports.DeliveryRepository
-	URLs        ports.URLChecker
+	Workspaces   ports.WorkspaceRepository
+	Keys         ports.APIKeyRepository
+	Forms        ports.FormRepository
+	Submissions  ports.SubmissionRepository
+	IDs          ports.IDs
+	Clock        ports.Clock
+	IPHasher     ports.IPHasher
+	Webhooks     ports.WebhookRepository
+	Deliveries   ports.DeliveryRepository
+	URLs         ports.URLChecker
+	Workflows    ports.WorkflowRepository
+	Integrations ports.IntegrationRepository
+	// Runs are the workflow runs, read by the run log.
+	Runs ports.RunRepository
+	// Actions are the registered action runners, keyed by their Type().
+	Actions map[string]ports.ActionRunner
 }
 
 // New wires every use case to its ports.
@@ -75,6 +96,15 @@ func New(d Deps, s Settings) *Application {
 	}
 	if s.MaxWebhooks <= 0 {
 		s.MaxWebhooks = DefaultMaxWebhooks
+	}
+	if s.WorkflowLimits.MaxActions <= 0 {
+		s.WorkflowLimits.MaxActions = workflow.DefaultLimits.MaxActions
+	}
+	if s.WorkflowLimits.MaxConditions <= 0 {
+		s.WorkflowLimits.MaxConditions = workflow.DefaultLimits.MaxConditions
+	}
+	if s.MaxWorkflowsPerForm <= 0 {
+		s.MaxWorkflowsPerForm = DefaultMaxWorkflowsPerForm
 	}
 	if s.DefaultPlan == "" {
 		s.DefaultPlan = workspace.PlanBusiness
@@ -95,30 +125,43 @@ func New(d Deps, s Settings) *Application {
 			UpdateWebhook:          UpdateWebhookHandler{d},
 			DeleteWebhook:          DeleteWebhookHandler{d},
 			RetryDelivery:          RetryDeliveryHandler{d},
+			CreateWorkflow:         CreateWorkflowHandler{d, s},
+			UpdateWorkflow:         UpdateWorkflowHandler{d, s},
+			DeleteWorkflow:         DeleteWorkflowHandler{d},
+			CreateIntegration:      CreateIntegrationHandler{d},
+			DeleteIntegration:      DeleteIntegrationHandler{d},
 		},
 		Queries: Queries{
-			Authenticate:    AuthenticateHandler{d},
-			ListWorkspaces:  ListWorkspacesHandler{d},
-			ListAPIKeys:     ListAPIKeysHandler{d},
-			GetForm:         GetFormHandler{d},
-			ListForms:       ListFormsHandler{d},
-			GetSubmission:   GetSubmissionHandler{d},
-			ListSubmissions: ListSubmissionsHandler{d},
-			GetWebhook:      GetWebhookHandler{d},
-			ListWebhooks:    ListWebhooksHandler{d},
-			ListDeliveries:  ListDeliveriesHandler{d},
+			Authenticate:     AuthenticateHandler{d},
+			ListWorkspaces:   ListWorkspacesHandler{d},
+			ListAPIKeys:      ListAPIKeysHandler{d},
+			GetForm:          GetFormHandler{d},
+			ListForms:        ListFormsHandler{d},
+			GetSubmission:    GetSubmissionHandler{d},
+			ListSubmissions:  ListSubmissionsHandler{d},
+			GetWebhook:       GetWebhookHandler{d},
+			ListWebhooks:     ListWebhooksHandler{d},
+			ListDeliveries:   ListDeliveriesHandler{d},
+			GetWorkflow:      GetWorkflowHandler{d},
+			ListWorkflows:    ListWorkflowsHandler{d},
+			GetIntegration:   GetIntegrationHandler{d},
+			ListIntegrations: ListIntegrationsHandler{d},
+			ListRuns:         NewListRunsHandler(d.Workflows, d.Runs),
 		},
 	}
 }
 
 // ID prefixes of every resource.
 const (
-	PrefixWorkspace  = "wsp"
-	PrefixAPIKey     = "key"
-	PrefixForm       = "frm"
-	PrefixField      = "fld"
-	PrefixSubmission = "sub"
-	PrefixEvent      = "evt"
-	PrefixWebhook    = "whk"
-	PrefixDelivery   = "dlv"
+	PrefixWorkspace   = "wsp"
+	PrefixAPIKey      = "key"
+	PrefixForm        = "frm"
+	PrefixField       = "fld"
+	PrefixSubmission  = "sub"
+	PrefixEvent       = "evt"
+	PrefixWebhook     = "whk"
+	PrefixDelivery    = "dlv"
+	PrefixWorkflow    = "wfl"
+	PrefixAction      = "act"
+	PrefixIntegration = "int"
 )

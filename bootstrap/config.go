@@ -29,6 +29,9 @@ type Config struct {
 	MaxFields          int
 	MaxOptions         int
 	MaxWebhooks        int
+	MaxWorkflows       int
+	MaxActions         int
+	MaxConditions      int
 	// AllowPrivateDestinations lifts the public-address rule for webhook URLs (registration and
 	// connect time); HTTPS stays required.
 	AllowPrivateDestinations bool
@@ -57,6 +60,13 @@ type Config struct {
 	BreakerCooldown     time.Duration
 	WebhookCAFile       string
 	DeliveryConcurrency int
+
+	// Workflow actions: the SMTP relay of send_email and the API bases of the integrations.
+	SMTPURL         string
+	SMTPFrom        string
+	SlackAPIURL     string
+	GoogleSheetsURL string
+	GoogleTokenURL  string
 }
 
 // Brokers returns the configured Kafka brokers; none means embedded mode.
@@ -166,7 +176,21 @@ func bindCommon(b *binder, c *Config) {
 	b.Int(&c.MaxFields, "max-fields", 200, "most fields per form")
 	b.Int(&c.MaxOptions, "max-options", 500, "most options per field")
 	b.Int(&c.MaxWebhooks, "max-webhooks", 100, "most webhooks per workspace")
+	b.Int(&c.MaxWorkflows, "max-workflows", 50, "most workflows per form")
+	b.Int(&c.MaxActions, "max-actions", 20, "most actions per workflow")
+	b.Int(&c.MaxConditions, "max-conditions", 20, "most conditions per workflow trigger")
 	b.Bool(&c.AllowPrivateDestinations, "allow-private-destinations", false, "let webhooks reach loopback and private addresses (self-hosted and test setups); HTTPS stays required")
+	bindActions(b, c)
+}
+
+// bindActions registers the workflow action settings (every role builds the action runners:
+// serve validates action configs with them, the executor runs them).
+func bindActions(b *binder, c *Config) {
+	b.Secret(&c.SMTPURL, "smtp-url", "SMTP relay of send_email: smtp://user:pass@host:port (STARTTLS when offered) or smtps://… (implicit TLS)")
+	b.String(&c.SMTPFrom, "smtp-from", "", "sender address of send_email, e.g. forms@example.com")
+	b.String(&c.SlackAPIURL, "slack-api-url", "https://slack.com", "base URL of the Slack Web API (a proxy or test server)")
+	b.String(&c.GoogleSheetsURL, "google-sheets-url", "https://sheets.googleapis.com", "base URL of the Google Sheets API v4")
+	b.String(&c.GoogleTokenURL, "google-token-url", "https://oauth2.googleapis.com/token", "Google OAuth token endpoint of the service-account flow (also the JWT audience)")
 }
 
 // bindServe registers the HTTP server settings.

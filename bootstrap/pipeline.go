@@ -83,7 +83,10 @@ func provideFanOut(webhooks ports.WebhookRepository, deliveries ports.DeliveryRe
 	return application.NewFanOut(webhooks, deliveries, ids, clock, engine.Notify)
 }
 
-func provideBus(fanOut *application.FanOut) *bus.Direct { return bus.NewDirect(fanOut.HandleBatch) }
+// provideBus hands each batch to the fan-out and the run starter, synchronously.
+func provideBus(handlers application.EventHandlers) *bus.Direct {
+	return bus.NewDirect(handlers.HandleBatch)
+}
 
 func provideKafkaSubscriber(cfg Config, log *zap.Logger) (*kafka.Subscriber, func(), error) {
 	brokers := cfg.Brokers()
@@ -118,10 +121,11 @@ func (l deliveryLog) Failed(step string, err error) {
 }
 
 // EmbeddedPipeline is serve's event pipeline without Kafka: relay → in-process bus (the
-// fan-out, run synchronously) → delivery engine.
+// fan-out and the run starter, run synchronously) → delivery engine and run engine.
 type EmbeddedPipeline struct {
 	Relay  *application.Relay
 	Engine *application.DeliveryEngine
+	Runs   *application.RunEngine
 }
 
 // ServeProcess is the wired serve role: the API, plus the pipeline it runs in embedded mode.
@@ -137,6 +141,7 @@ func (p *EmbeddedPipeline) Start() (stop func()) {
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = p.Relay.Run(ctx) })
 	wg.Go(func() { _ = p.Engine.Run(ctx) })
+	wg.Go(func() { _ = p.Runs.Run(ctx) })
 	return func() {
 		cancel()
 		wg.Wait()
@@ -146,14 +151,16 @@ func (p *EmbeddedPipeline) Start() (stop func()) {
 // WorkerProcess is the wired worker role.
 type WorkerProcess struct {
 	Subscriber *kafka.Subscriber
-	FanOut     *application.FanOut
-	Engine     *application.DeliveryEngine
+	// Handlers are the fan-out to webhooks and the run starter of workflows.
+	Handlers application.EventHandlers
+	Engine   *application.DeliveryEngine
+	Runs     *application.RunEngine
 }
 
 var errWorkerNoBrokers = errors.New("worker needs Kafka: set --kafka-brokers or FORMWARD_KAFKA_BROKERS (comma-separated host:port); without Kafka, serve runs the worker itself")
 
-// worker consumes events from Kafka, fans them out to webhooks and sends the deliveries, until
-// the context ends (SIGINT/SIGTERM).
+// worker consumes events from Kafka, fans them out to webhooks and workflow runs, and sends the
+// deliveries and executes the runs, until the context ends (SIGINT/SIGTERM).
 func (c *cli) worker(ctx context.Context) error {
 	if len(c.cfg.Brokers()) == 0 {
 		return errWorkerNoBrokers
@@ -175,12 +182,13 @@ func (c *cli) worker(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wg.Go(func() {
-		if err := p.Subscriber.RunBatches(runCtx, p.FanOut.HandleBatch, fanOutBatch); err != nil {
+		if err := p.Subscriber.RunBatches(runCtx, p.Handlers.HandleBatch, fanOutBatch); err != nil {
 			errc <- fmt.Errorf("kafka consumer: %w", err)
 			cancel()
 		}
 	})
 	wg.Go(func() { _ = p.Engine.Run(runCtx) })
+	wg.Go(func() { _ = p.Runs.Run(runCtx) })
 	wg.Wait()
 	log.Info("worker stopped")
 	select {

@@ -9,16 +9,17 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/bus"
-	"github.com/formward/formward/adapters/delivery"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/ports"
 )
 
-// deliverySet is the fan-out and the delivery engine over the signing HTTPS client.
+// deliverySet is the fan-out and the delivery engine over the signing HTTPS client, and the
+// run starter and run engine of workflows next to them.
 var deliverySet = wire.NewSet(
-	provideSender, wire.Bind(new(ports.Sender), new(delivery.Sender)),
+	actionSet,
 	provideDeliveryEngine, provideFanOut,
+	provideRunEngine, provideRunStarter, provideEventHandlers,
 )
 
 // embeddedPipelineSet is the relay publishing to the in-process bus, and the worker behind it.

@@ -12,6 +12,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
 )
@@ -84,11 +85,12 @@ func provideSettings(cfg Config) (application.Settings, error) {
 	if err != nil {
 		return application.Settings{}, fmt.Errorf("default plan %q: use free, starter, growth or business", cfg.DefaultPlan)
 	}
-	if cfg.MaxFields < 1 || cfg.MaxOptions < 1 || cfg.MaxWebhooks < 1 {
-		return application.Settings{}, fmt.Errorf("max fields, max options and max webhooks must be positive")
+	if cfg.MaxFields < 1 || cfg.MaxOptions < 1 || cfg.MaxWebhooks < 1 || cfg.MaxWorkflows < 1 || cfg.MaxActions < 1 || cfg.MaxConditions < 1 {
+		return application.Settings{}, fmt.Errorf("max fields, options, webhooks, workflows, actions and conditions must be positive")
 	}
 	return application.Settings{FormLimits: form.Limits{MaxFields: cfg.MaxFields, MaxOptions: cfg.MaxOptions}, DefaultPlan: plan,
-		MaxWebhooks: cfg.MaxWebhooks}, nil
+		MaxWebhooks: cfg.MaxWebhooks, MaxWorkflowsPerForm: cfg.MaxWorkflows,
+		WorkflowLimits: workflow.Limits{MaxActions: cfg.MaxActions, MaxConditions: cfg.MaxConditions}}, nil
 }
 
 // provideURLChecker checks webhook URLs at registration; FORMWARD_ALLOW_PRIVATE_DESTINATIONS

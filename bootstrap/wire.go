@@ -38,6 +38,16 @@ var persistenceSet = wire.NewSet(
 	persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)),
 	persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)),
 	persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)),
+	persistence.NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*persistence.WorkflowRepository)),
+	persistence.NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*persistence.IntegrationRepository)),
+	persistence.NewRunRepository, wire.Bind(new(ports.RunRepository), new(*persistence.RunRepository)),
+)
+
+// actionSet is the registered workflow action runners over the signing HTTPS client: serve
+// validates action configs with them, the worker runs them.
+var actionSet = wire.NewSet(
+	provideSender, wire.Bind(new(ports.Sender), new(delivery.Sender)),
+	provideActionRunners,
 )
 
 var applicationSet = wire.NewSet(
@@ -63,6 +73,6 @@ func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayPr
 
 // newRuntime wires one process.
 func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, func(), error) {
-	wire.Build(systemSet, cryptoSet, persistenceSet, applicationSet, wire.Struct(new(Runtime), "*"))
+	wire.Build(systemSet, cryptoSet, persistenceSet, actionSet, applicationSet, wire.Struct(new(Runtime), "*"))
 	return nil, nil, nil
 }

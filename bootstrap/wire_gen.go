@@ -45,20 +45,39 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
 	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
 	urlChecker := provideURLChecker(cfg)
+	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
+	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
+	runRepository := persistence.NewRunRepository(db, cipher)
+	sender, cleanup2, err := provideSender(cfg)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	v, err := provideActionRunners(cfg, sender)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	deps := application.Deps{
-		Workspaces:  workspaceRepository,
-		Keys:        apiKeyRepository,
-		Forms:       formRepository,
-		Submissions: submissionRepository,
-		IDs:         iDs,
-		Clock:       clock,
-		IPHasher:    ipHasher,
-		Webhooks:    webhookRepository,
-		Deliveries:  deliveryRepository,
-		URLs:        urlChecker,
+		Workspaces:   workspaceRepository,
+		Keys:         apiKeyRepository,
+		Forms:        formRepository,
+		Submissions:  submissionRepository,
+		IDs:          iDs,
+		Clock:        clock,
+		IPHasher:     ipHasher,
+		Webhooks:     webhookRepository,
+		Deliveries:   deliveryRepository,
+		URLs:         urlChecker,
+		Workflows:    workflowRepository,
+		Integrations: integrationRepository,
+		Runs:         runRepository,
+		Actions:      v,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -74,11 +93,6 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Clock:       clock,
 	}
 	outbox := persistence.NewOutbox(db, cipher)
-	sender, cleanup2, err := provideSender(cfg)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
 	deliveryEngine, err := provideDeliveryEngine(deliveryRepository, webhookRepository, sender, clock, cfg, log)
 	if err != nil {
 		cleanup2()
@@ -86,7 +100,15 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		return nil, nil, err
 	}
 	fanOut := provideFanOut(webhookRepository, deliveryRepository, iDs, clock, deliveryEngine)
-	direct := provideBus(fanOut)
+	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, cfg, log)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	runStarter := provideRunStarter(workflowRepository, runRepository, iDs, clock, runEngine)
+	eventHandlers := provideEventHandlers(fanOut, runStarter)
+	direct := provideBus(eventHandlers)
 	lease := persistence.NewLease(db)
 	relayConfig := provideRelayConfig(cfg)
 	relayObserver := provideRelayObserver(log)
@@ -94,6 +116,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	embeddedPipeline := &EmbeddedPipeline{
 		Relay:  relay,
 		Engine: deliveryEngine,
+		Runs:   runEngine,
 	}
 	serveProcess := &ServeProcess{
 		Runtime:  runtime,
@@ -142,10 +165,32 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 		return nil, nil, err
 	}
 	fanOut := provideFanOut(webhookRepository, deliveryRepository, iDs, clock, deliveryEngine)
+	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
+	runRepository := persistence.NewRunRepository(db, cipher)
+	formRepository := persistence.NewFormRepository(db, cipher)
+	submissionRepository := persistence.NewSubmissionRepository(db, cipher)
+	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
+	v, err := provideActionRunners(cfg, sender)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, cfg, log)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	runStarter := provideRunStarter(workflowRepository, runRepository, iDs, clock, runEngine)
+	eventHandlers := provideEventHandlers(fanOut, runStarter)
 	workerProcess := &WorkerProcess{
 		Subscriber: subscriber,
-		FanOut:     fanOut,
+		Handlers:   eventHandlers,
 		Engine:     deliveryEngine,
+		Runs:       runEngine,
 	}
 	return workerProcess, func() {
 		cleanup3()
@@ -214,20 +259,39 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
 	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
 	urlChecker := provideURLChecker(cfg)
+	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
+	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
+	runRepository := persistence.NewRunRepository(db, cipher)
+	sender, cleanup2, err := provideSender(cfg)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	v, err := provideActionRunners(cfg, sender)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	deps := application.Deps{
-		Workspaces:  workspaceRepository,
-		Keys:        apiKeyRepository,
-		Forms:       formRepository,
-		Submissions: submissionRepository,
-		IDs:         iDs,
-		Clock:       clock,
-		IPHasher:    ipHasher,
-		Webhooks:    webhookRepository,
-		Deliveries:  deliveryRepository,
-		URLs:        urlChecker,
+		Workspaces:   workspaceRepository,
+		Keys:         apiKeyRepository,
+		Forms:        formRepository,
+		Submissions:  submissionRepository,
+		IDs:          iDs,
+		Clock:        clock,
+		IPHasher:     ipHasher,
+		Webhooks:     webhookRepository,
+		Deliveries:   deliveryRepository,
+		URLs:         urlChecker,
+		Workflows:    workflowRepository,
+		Integrations: integrationRepository,
+		Runs:         runRepository,
+		Actions:      v,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {
+		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
@@ -243,15 +307,19 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		Clock:       clock,
 	}
 	return runtime, func() {
+		cleanup2()
 		cleanup()
 	}, nil
 }
 
 // pipeline_inject.go:
 
-// deliverySet is the fan-out and the delivery engine over the signing HTTPS client.
+// deliverySet is the fan-out and the delivery engine over the signing HTTPS client, and the
+// run starter and run engine of workflows next to them.
 var deliverySet = wire.NewSet(
-	provideSender, wire.Bind(new(ports.Sender), new(delivery.Sender)), provideDeliveryEngine, provideFanOut,
+	actionSet,
+	provideDeliveryEngine, provideFanOut,
+	provideRunEngine, provideRunStarter, provideEventHandlers,
 )
 
 // embeddedPipelineSet is the relay publishing to the in-process bus, and the worker behind it.
@@ -268,7 +336,13 @@ var cryptoSet = wire.NewSet(
 )
 
 var persistenceSet = wire.NewSet(
-	provideDB, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)), persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)), persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)),
+	provideDB, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)), persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)), persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)), persistence.NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*persistence.WorkflowRepository)), persistence.NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*persistence.IntegrationRepository)), persistence.NewRunRepository, wire.Bind(new(ports.RunRepository), new(*persistence.RunRepository)),
+)
+
+// actionSet is the registered workflow action runners over the signing HTTPS client: serve
+// validates action configs with them, the worker runs them.
+var actionSet = wire.NewSet(
+	provideSender, wire.Bind(new(ports.Sender), new(delivery.Sender)), provideActionRunners,
 )
 
 var applicationSet = wire.NewSet(

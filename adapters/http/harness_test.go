@@ -48,15 +48,19 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness
 	cipher := persistencetest.Cipher()
 	deliveries := persistence.NewDeliveryRepository(db, cipher)
 	app := application.New(application.Deps{
-		Workspaces:  persistence.NewWorkspaceRepository(db),
-		Keys:        persistence.NewAPIKeyRepository(db),
-		Forms:       persistence.NewFormRepository(db, cipher),
-		Submissions: persistence.NewSubmissionRepository(db, cipher),
-		IDs:         ids,
-		Clock:       clock,
-		IPHasher:    crypto.NewIPHasher([]byte("test ip secret")),
-		Webhooks:    persistence.NewWebhookRepository(db, cipher),
-		Deliveries:  deliveries,
+		Workspaces:   persistence.NewWorkspaceRepository(db),
+		Keys:         persistence.NewAPIKeyRepository(db),
+		Forms:        persistence.NewFormRepository(db, cipher),
+		Submissions:  persistence.NewSubmissionRepository(db, cipher),
+		IDs:          ids,
+		Clock:        clock,
+		IPHasher:     crypto.NewIPHasher([]byte("test ip secret")),
+		Webhooks:     persistence.NewWebhookRepository(db, cipher),
+		Deliveries:   deliveries,
+		Workflows:    persistence.NewWorkflowRepository(db, cipher),
+		Integrations: persistence.NewIntegrationRepository(db, cipher),
+		// The real action adapters are tested in their own packages; these check configs only.
+		Actions: fakeRunners(),
 		// No network here: hostnames resolve through a fixed table.
 		URLs: delivery.URLChecker{Resolver: fakeResolver{
 			"hooks.example.com":    {"93.184.216.34"},

@@ -85,6 +85,16 @@ func NewRouter(d Deps, o Options) *Router {
 	v1.DELETE("/webhooks/:id", a.deleteWebhook)
 	v1.GET("/webhooks/:id/deliveries", a.listDeliveries)
 	v1.POST("/webhooks/:id/deliveries/:delivery_id/retry", a.retryDelivery)
+	v1.GET("/workflows", a.listWorkflows)
+	v1.POST("/workflows", a.createWorkflow)
+	v1.GET("/workflows/:id", a.getWorkflow)
+	v1.PATCH("/workflows/:id", a.updateWorkflow)
+	v1.DELETE("/workflows/:id", a.deleteWorkflow)
+	v1.GET("/integrations", a.listIntegrations)
+	v1.POST("/integrations", a.createIntegration)
+	v1.GET("/integrations/:id", a.getIntegration)
+	v1.DELETE("/integrations/:id", a.deleteIntegration)
+	v1.GET("/workflows/:id/runs", a.listRuns)
 	return &Router{Engine: r}
 }
 

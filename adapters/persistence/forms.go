@@ -126,7 +126,7 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 	return updated, nil
 }
 
-// Delete removes the form, its submissions, its counters and the webhooks bound to it in one transaction, or returns
+// Delete removes the form, its submissions, its counters, its workflows and the webhooks bound to it in one transaction, or returns
 // domain.ErrNotFound. Deleting the form row first waits for capture transactions that hold its
 // key (PostgreSQL); submissions they wrote then go with it.
 func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string) error {
@@ -144,6 +144,9 @@ func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string) err
 		}
 		if err := tx.Exec("DELETE FROM webhooks WHERE workspace_id = ? AND form_id = ?", workspaceID, id).Error; err != nil {
 			return mapErr("delete form webhooks", err)
+		}
+		if err := tx.Exec("DELETE FROM workflows WHERE workspace_id = ? AND form_id = ?", workspaceID, id).Error; err != nil {
+			return mapErr("delete form workflows", err)
 		}
 		if err := tx.Exec("DELETE FROM form_counters WHERE form_id = ?", id).Error; err != nil {
 			return mapErr("delete form counters", err)

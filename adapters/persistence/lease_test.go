@@ -113,7 +113,8 @@ func TestLeasePostgres(t *testing.T) {
 	wantBlocked(t, second, 700*time.Millisecond)
 	_ = dbA.Close()
 	_, err = dbB.SQL().ExecContext(ctx,
-		"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()")
+		"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()"+
+			" AND database = (SELECT oid FROM pg_database WHERE datname = current_database())") // only this test's database
 	noErr(t, err)
 	wantAcquired(t, second, 3*time.Second)()
 }

@@ -15,8 +15,10 @@ import (
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
 
@@ -65,6 +67,39 @@ func TestRawDumpHasNoPlaintext(t *testing.T) {
 			t.Fatalf("webhook secret or delivery body lost")
 		}
 
+		// A workflow run: its action configs hold secrets, and it carries the submitted values.
+		const runSecret = "Runsec-Axolotl-8812"
+		run := buildRunFor(e, newID("wfl"), base, runSecret)
+		noErr(t, runRepo(r).AddAll(ctx, []*workflow.Run{run}))
+		run.Record(workflow.AttemptOutcome{StatusCode: 500, Err: errors.New("endpoint answered 500")}, base, webhook.DefaultRetryDelays)
+		noErr(t, runRepo(r).Save(ctx, run))
+		gotRun, err := runRepo(r).Get(ctx, w.ID(), run.ID())
+		noErr(t, err)
+		if gotRun.Actions()[0].Config["secret"] != runSecret {
+			t.Fatalf("run config lost")
+		}
+
+		// A workflow whose action config holds a signing secret, and integration credentials.
+		const wflSecret = "Wflsec-Narwhal-3307"
+		const botToken = "xoxb-Marmot-6619"
+		const privateKey = "PrivKey-Quokka-2290"
+		wfl := buildWorkflow(t, w.ID(), f.ID(), base, "submission.created", wflSecret)
+		noErr(t, workflowRepo(r).Create(ctx, wfl))
+		slack, err := integration.New(newID("int"), w.ID(), integration.Draft{Type: "slack", Credentials: map[string]string{"bot_token": botToken}}, base)
+		noErr(t, err)
+		noErr(t, integrationRepo(r).Create(ctx, slack))
+		sheets, err := integration.New(newID("int"), w.ID(), integration.Draft{Type: "google_sheets", Credentials: map[string]string{
+			"service_account_json": `{"client_email":"svc@p.iam.gserviceaccount.com","private_key":"` + privateKey + `"}`}}, base)
+		noErr(t, err)
+		noErr(t, integrationRepo(r).Create(ctx, sheets))
+		gotWfl, err := workflowRepo(r).Get(ctx, w.ID(), wfl.ID())
+		noErr(t, err)
+		gotSlack, err := integrationRepo(r).OfType(ctx, w.ID(), "slack")
+		noErr(t, err)
+		if gotWfl.Actions()[0].Config["secret"] != wflSecret || gotSlack.Credentials()["bot_token"] != botToken {
+			t.Fatalf("workflow secret or integration credential lost")
+		}
+
 		// The values are readable through the repositories...
 		got, err := r.submissions.Get(ctx, w.ID(), f.ID(), s.ID())
 		noErr(t, err)
@@ -74,7 +109,7 @@ func TestRawDumpHasNoPlaintext(t *testing.T) {
 
 		// ...and nowhere in the tables.
 		needles := [][]byte{}
-		for _, v := range []string{secret, updated, agent, referrer, "hidden-referrer", "newsletter", whSecret} {
+		for _, v := range []string{secret, updated, agent, referrer, "hidden-referrer", "newsletter", whSecret, runSecret, wflSecret, botToken, privateKey} {
 			needles = append(needles, []byte(v), []byte(hex.EncodeToString([]byte(v))), []byte(base64.StdEncoding.EncodeToString([]byte(v))))
 		}
 		tables := listTables(t, r.db)
@@ -107,7 +142,7 @@ func TestRawDumpHasNoPlaintext(t *testing.T) {
 				if err != nil {
 					t.Fatalf("read %s: %v", filepath.Base(p), err)
 				}
-				for _, v := range []string{secret, updated, agent, referrer, whSecret} {
+				for _, v := range []string{secret, updated, agent, referrer, whSecret, runSecret, wflSecret, botToken, privateKey} {
 					if bytes.Contains(b, []byte(v)) {
 						t.Errorf("%s contains %q", filepath.Base(p), v)
 					}

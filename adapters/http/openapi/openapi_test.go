@@ -85,8 +85,8 @@ func TestDocumentIsOpenAPI31(t *testing.T) {
 func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 	d := parseDoc(t)
 	ops := operations(t, d)
-	if len(ops) != 18 {
-		t.Errorf("%d operations, want 18", len(ops))
+	if len(ops) != 28 {
+		t.Errorf("%d operations, want 28", len(ops))
 	}
 	for name, o := range ops {
 		if name == "GET /openapi.json" {
@@ -143,22 +143,32 @@ func TestOperations(t *testing.T) {
 	want := strings.Join([]string{
 		"DELETE /forms/{id}",
 		"DELETE /forms/{id}/submissions/{submission_id}",
+		"DELETE /integrations/{id}",
 		"DELETE /webhooks/{id}",
+		"DELETE /workflows/{id}",
 		"GET /forms",
 		"GET /forms/{id}",
 		"GET /forms/{id}/submissions",
 		"GET /forms/{id}/submissions/{submission_id}",
+		"GET /integrations",
+		"GET /integrations/{id}",
 		"GET /openapi.json",
 		"GET /webhooks",
 		"GET /webhooks/{id}",
 		"GET /webhooks/{id}/deliveries",
+		"GET /workflows",
+		"GET /workflows/{id}",
+		"GET /workflows/{id}/runs",
 		"PATCH /forms/{id}",
 		"PATCH /forms/{id}/submissions/{submission_id}",
 		"PATCH /webhooks/{id}",
+		"PATCH /workflows/{id}",
 		"POST /forms",
 		"POST /forms/{id}/submissions",
+		"POST /integrations",
 		"POST /webhooks",
 		"POST /webhooks/{id}/deliveries/{delivery_id}/retry",
+		"POST /workflows",
 	}, "\n")
 	if got != want {
 		t.Errorf("Operations() =\n%s\nwant\n%s", got, want)
@@ -183,7 +193,7 @@ func TestPathTemplatesMatch(t *testing.T) {
 			t.Errorf("match(%q) = %v, want %s", path, pi, want)
 		}
 	}
-	for _, path := range []string{"", "forms", "/forms/", "/forms//submissions", "/forms/frm_A/other", "/v1/forms", "/workflows", "/webhooks/whk_A/deliveries/dlv_B"} {
+	for _, path := range []string{"", "forms", "/forms/", "/forms//submissions", "/forms/frm_A/other", "/v1/forms", "/workflows/", "/webhooks/whk_A/deliveries/dlv_B"} {
 		if pi, ok := v.match(path); ok {
 			t.Errorf("match(%q) = %s, want no match", path, pi.template)
 		}

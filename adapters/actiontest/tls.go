@@ -1,0 +1,88 @@
+package actiontest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestCA is a throwaway certificate authority and a server certificate it issued for
+// localhost and 127.0.0.1.
+type TestCA struct {
+	// File is the CA certificate as a PEM file, for FORMWARD_WEBHOOK_CA_FILE-style settings.
+	File string
+	// Pool trusts the CA only.
+	Pool *x509.CertPool
+	// Server is the certificate a test server presents.
+	Server tls.Certificate
+}
+
+// NewCA creates a TestCA whose file lives in t's temporary directory.
+func NewCA(t testing.TB) *TestCA {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "Formward test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leafTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(caCert)
+	return &TestCA{File: file, Pool: pool, Server: tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: key}}
+}
+
+// TLSConfig is a server TLS configuration presenting the CA's server certificate.
+func (ca *TestCA) TLSConfig() *tls.Config {
+	return &tls.Config{Certificates: []tls.Certificate{ca.Server}, MinVersion: tls.VersionTLS12}
+}
+
+// HTTPSServer starts an HTTPS test server with the CA's certificate, closed with t.
+func (ca *TestCA) HTTPSServer(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	s := httptest.NewUnstartedServer(h)
+	s.TLS = ca.TLSConfig()
+	s.StartTLS()
+	t.Cleanup(s.Close)
+	return s
+}

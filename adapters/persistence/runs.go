@@ -1,0 +1,257 @@
+package persistence
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/workflow"
+	"github.com/formward/formward/ports"
+)
+
+// RunRepository stores workflow runs; their actions (configs hold secrets) and the submitted
+// values they carry are sealed with the workspace's data key.
+type RunRepository struct {
+	db     *DB
+	cipher ports.Cipher
+}
+
+var _ ports.RunRepository = (*RunRepository)(nil)
+
+// NewRunRepository returns the run repository; cipher seals actions and values.
+func NewRunRepository(db *DB, cipher ports.Cipher) *RunRepository {
+	return &RunRepository{db: db, cipher: cipher}
+}
+
+type runRow struct {
+	ID            string `gorm:"column:id;primaryKey"`
+	WorkspaceID   string `gorm:"column:workspace_id"`
+	WorkflowID    string `gorm:"column:workflow_id"`
+	FormID        string `gorm:"column:form_id"`
+	SubmissionID  string `gorm:"column:submission_id"`
+	EventID       string `gorm:"column:event_id"`
+	EventType     string `gorm:"column:event_type"`
+	OccurredAt    int64  `gorm:"column:occurred_at"`
+	Status        string `gorm:"column:status"`
+	Actions       []byte `gorm:"column:actions"` // sealed JSON of []actionRunJSON
+	Fields        []byte `gorm:"column:fields"`  // sealed JSON of the event's values
+	NextAttemptAt *int64 `gorm:"column:next_attempt_at"`
+	CreatedAt     int64  `gorm:"column:created_at"`
+	UpdatedAt     int64  `gorm:"column:updated_at"`
+	FinishedAt    *int64 `gorm:"column:finished_at"`
+}
+
+func (runRow) TableName() string { return "runs" }
+
+// actionRunJSON is an action of a run as stored (inside the sealed column).
+type actionRunJSON struct {
+	ActionID      string          `json:"action_id"`
+	Type          string          `json:"type"`
+	Config        map[string]any  `json:"config"`
+	Status        string          `json:"status"`
+	Cycle         int             `json:"cycle"`
+	Attempts      json.RawMessage `json:"attempts"`
+	NextAttemptAt *int64          `json:"next_attempt_at,omitempty"`
+}
+
+func runActionsAAD(id string) []byte { return []byte("runs/" + id + "/actions") }
+
+func runFieldsAAD(id string) []byte { return []byte("runs/" + id + "/fields") }
+
+func (r *RunRepository) seal(ctx context.Context, run *workflow.Run) (actions, fields []byte, err error) {
+	as := run.Actions()
+	out := make([]actionRunJSON, len(as))
+	for i, a := range as {
+		attempts, err := encodeAttempts(a.Attempts)
+		if err != nil {
+			return nil, nil, err
+		}
+		out[i] = actionRunJSON{ActionID: a.ActionID, Type: a.Type, Config: a.Config, Status: string(a.Status), Cycle: a.Cycle,
+			Attempts: json.RawMessage(attempts), NextAttemptAt: toMillisPtr(a.NextAttemptAt)}
+	}
+	plainActions, err := json.Marshal(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode run actions: %w", err)
+	}
+	plainFields, err := json.Marshal(run.Fields())
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode run fields: %w", err)
+	}
+	if actions, err = r.cipher.Seal(ctx, run.WorkspaceID(), plainActions, runActionsAAD(run.ID())); err != nil {
+		return nil, nil, fmt.Errorf("seal run actions: %w", err)
+	}
+	if fields, err = r.cipher.Seal(ctx, run.WorkspaceID(), plainFields, runFieldsAAD(run.ID())); err != nil {
+		return nil, nil, fmt.Errorf("seal run fields: %w", err)
+	}
+	return actions, fields, nil
+}
+
+func (r *RunRepository) toRow(ctx context.Context, run *workflow.Run) (runRow, error) {
+	actions, fields, err := r.seal(ctx, run)
+	if err != nil {
+		return runRow{}, err
+	}
+	return runRow{ID: run.ID(), WorkspaceID: run.WorkspaceID(), WorkflowID: run.WorkflowID(), FormID: run.FormID(),
+		SubmissionID: run.SubmissionID(), EventID: run.EventID(), EventType: string(run.EventType()), OccurredAt: toMillis(run.OccurredAt()),
+		Status: string(run.Status()), Actions: actions, Fields: fields, NextAttemptAt: toMillisPtr(run.NextAttemptAt()),
+		CreatedAt: toMillis(run.CreatedAt()), UpdatedAt: toMillis(run.UpdatedAt()), FinishedAt: toMillisPtr(run.FinishedAt())}, nil
+}
+
+func (r *RunRepository) toDomain(ctx context.Context, row runRow) (*workflow.Run, error) {
+	plainActions, err := r.cipher.Open(ctx, row.WorkspaceID, row.Actions, runActionsAAD(row.ID))
+	if err != nil {
+		return nil, fmt.Errorf("open actions of run %s: %w", row.ID, err)
+	}
+	plainFields, err := r.cipher.Open(ctx, row.WorkspaceID, row.Fields, runFieldsAAD(row.ID))
+	if err != nil {
+		return nil, fmt.Errorf("open fields of run %s: %w", row.ID, err)
+	}
+	var in []actionRunJSON
+	if err := json.Unmarshal(plainActions, &in); err != nil {
+		return nil, fmt.Errorf("decode actions of run %s: %w", row.ID, err)
+	}
+	actions := make([]workflow.ActionRun, len(in))
+	for i, a := range in {
+		attempts := []webhook.Attempt{}
+		if len(a.Attempts) > 0 {
+			if attempts, err = decodeAttempts(row.ID, string(a.Attempts)); err != nil {
+				return nil, err
+			}
+		}
+		if a.Config == nil {
+			a.Config = map[string]any{}
+		}
+		actions[i] = workflow.ActionRun{ActionID: a.ActionID, Type: a.Type, Config: a.Config, Status: workflow.ActionRunStatus(a.Status),
+			Cycle: a.Cycle, Attempts: attempts, NextAttemptAt: fromMillisPtr(a.NextAttemptAt)}
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(plainFields, &raw); err != nil {
+		return nil, fmt.Errorf("decode fields of run %s: %w", row.ID, err)
+	}
+	fields := workflow.EventFields(event.Event{Data: map[string]any{"fields": raw}})
+	return workflow.UnmarshalRunFromDatabase(row.ID, row.WorkspaceID, row.WorkflowID, row.FormID, row.SubmissionID, row.EventID,
+		event.Type(row.EventType), fromMillis(row.OccurredAt), fields, workflow.RunStatus(row.Status), actions,
+		fromMillisPtr(row.NextAttemptAt), fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt), fromMillisPtr(row.FinishedAt)), nil
+}
+
+func (r *RunRepository) toDomainAll(ctx context.Context, rows []runRow) ([]*workflow.Run, error) {
+	out := make([]*workflow.Run, 0, len(rows))
+	for _, row := range rows {
+		run, err := r.toDomain(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, run)
+	}
+	return out, nil
+}
+
+// AddAll stores the runs in one transaction; a run whose (workflow, event) pair is already
+// stored is skipped.
+func (r *RunRepository) AddAll(ctx context.Context, rs []*workflow.Run) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	rows := make([]runRow, 0, len(rs))
+	for _, run := range rs {
+		row, err := r.toRow(ctx, run)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+	}
+	return r.db.tx(ctx, func(tx *gorm.DB) error {
+		err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "workflow_id"}, {Name: "event_id"}}, DoNothing: true}).
+			Create(&rows).Error
+		return mapErr("add runs", err)
+	})
+}
+
+// Get returns one run of the workspace, or domain.ErrNotFound.
+func (r *RunRepository) Get(ctx context.Context, workspaceID, id string) (*workflow.Run, error) {
+	var row runRow
+	if err := r.db.read(ctx).Where("workspace_id = ? AND id = ?", workspaceID, id).Take(&row).Error; err != nil {
+		return nil, mapErr("get run", err)
+	}
+	return r.toDomain(ctx, row)
+}
+
+// List returns up to page.Limit runs of the workflow, newest first (created_at, id), strictly
+// after page.After.
+func (r *RunRepository) List(ctx context.Context, workspaceID, workflowID string, page ports.Page) ([]*workflow.Run, error) {
+	if page.Limit <= 0 {
+		return nil, nil
+	}
+	q := r.db.read(ctx).Where("workspace_id = ? AND workflow_id = ?", workspaceID, workflowID)
+	if page.After != nil {
+		q = q.Where("(created_at, id) < (?, ?)", toMillis(page.After.CreatedAt), page.After.ID)
+	}
+	var rows []runRow
+	if err := q.Order("created_at DESC, id DESC").Limit(page.Limit).Find(&rows).Error; err != nil {
+		return nil, mapErr("list runs", err)
+	}
+	return r.toDomainAll(ctx, rows)
+}
+
+// ClaimDue leases up to limit unfinished runs due at now, earliest first, by moving their next
+// attempt to now+lease. On PostgreSQL FOR UPDATE SKIP LOCKED lets concurrent engines claim
+// disjoint sets; on SQLite the single write transaction does the same.
+func (r *RunRepository) ClaimDue(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]*workflow.Run, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	nowMS, leaseMS := toMillis(now), toMillis(now.Add(lease))
+	var rows []runRow
+	err := r.db.tx(ctx, func(tx *gorm.DB) error {
+		if r.db.dialect == DialectPostgres {
+			return tx.Raw(`UPDATE runs SET next_attempt_at = ? WHERE id IN (
+				SELECT id FROM runs WHERE status IN ('queued', 'running') AND next_attempt_at <= ?
+				ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *`, leaseMS, nowMS, limit).Scan(&rows).Error
+		}
+		if err := tx.Where("status IN ('queued', 'running') AND next_attempt_at <= ?", nowMS).
+			Order("next_attempt_at").Limit(limit).Find(&rows).Error; err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		ids := make([]string, len(rows))
+		for i := range rows {
+			ids[i] = rows[i].ID
+			rows[i].NextAttemptAt = &leaseMS
+		}
+		return tx.Exec("UPDATE runs SET next_attempt_at = ? WHERE id IN ?", leaseMS, ids).Error
+	})
+	if err != nil {
+		return nil, mapErr("claim due runs", err)
+	}
+	return r.toDomainAll(ctx, rows)
+}
+
+// Save stores the run's state after an attempt. It never recreates a deleted run: when the row
+// is gone (its workspace was deleted) it returns domain.ErrNotFound.
+func (r *RunRepository) Save(ctx context.Context, run *workflow.Run) error {
+	actions, fields, err := r.seal(ctx, run)
+	if err != nil {
+		return err
+	}
+	return r.db.write(ctx, func(db *gorm.DB) error {
+		res := db.Exec("UPDATE runs SET status = ?, actions = ?, fields = ?, next_attempt_at = ?, updated_at = ?, finished_at = ? WHERE workspace_id = ? AND id = ?",
+			string(run.Status()), actions, fields, toMillisPtr(run.NextAttemptAt()), toMillis(run.UpdatedAt()), toMillisPtr(run.FinishedAt()),
+			run.WorkspaceID(), run.ID())
+		if res.Error != nil {
+			return mapErr("save run", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return domain.ErrNotFound
+		}
+		return nil
+	})
+}

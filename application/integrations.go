@@ -1,0 +1,81 @@
+package application
+
+import (
+	"context"
+
+	"github.com/formward/formward/domain/integration"
+	"github.com/formward/formward/ports"
+)
+
+// CreateIntegration connects a third-party account to a workspace.
+type CreateIntegration struct {
+	WorkspaceID string
+	Draft       integration.Draft
+}
+
+// CreateIntegrationHandler creates integrations.
+type CreateIntegrationHandler struct{ d Deps }
+
+// Handle validates the credentials' shape and stores them (sealed).
+func (h CreateIntegrationHandler) Handle(ctx context.Context, cmd CreateIntegration) (*integration.Integration, error) {
+	i, err := integration.New(h.d.IDs.New(PrefixIntegration), cmd.WorkspaceID, cmd.Draft, h.d.Clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	if err := h.d.Integrations.Create(ctx, i); err != nil {
+		return nil, err
+	}
+	return i, nil
+}
+
+// GetIntegration reads one integration.
+type GetIntegration struct {
+	WorkspaceID string
+	ID          string
+}
+
+// GetIntegrationHandler reads integrations.
+type GetIntegrationHandler struct{ d Deps }
+
+// Handle returns the integration of the workspace, or domain.ErrNotFound.
+func (h GetIntegrationHandler) Handle(ctx context.Context, q GetIntegration) (*integration.Integration, error) {
+	return h.d.Integrations.Get(ctx, q.WorkspaceID, q.ID)
+}
+
+// ListIntegrations reads a page of integrations, newest first.
+type ListIntegrations struct {
+	WorkspaceID string
+	Page        ports.Page
+}
+
+// ListIntegrationsHandler lists integrations.
+type ListIntegrationsHandler struct{ d Deps }
+
+// Handle returns up to Page.Limit integrations and whether more exist.
+func (h ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations) ([]*integration.Integration, bool, error) {
+	page := q.Page
+	page.Limit++
+	is, err := h.d.Integrations.List(ctx, q.WorkspaceID, page)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(is) > q.Page.Limit
+	if more {
+		is = is[:q.Page.Limit]
+	}
+	return is, more, nil
+}
+
+// DeleteIntegration disconnects an integration.
+type DeleteIntegration struct {
+	WorkspaceID string
+	ID          string
+}
+
+// DeleteIntegrationHandler deletes integrations.
+type DeleteIntegrationHandler struct{ d Deps }
+
+// Handle deletes the integration; actions that need it fail at run time from now on.
+func (h DeleteIntegrationHandler) Handle(ctx context.Context, cmd DeleteIntegration) error {
+	return h.d.Integrations.Delete(ctx, cmd.WorkspaceID, cmd.ID)
+}

@@ -1,0 +1,316 @@
+package application
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/workflow"
+	"github.com/formward/formward/ports"
+)
+
+// RunEngineConfig tunes the run engine. Zero fields take the defaults.
+type RunEngineConfig struct {
+	// RetryDelays is the wait after each failed attempt of an action (default
+	// webhook.DefaultRetryDelays, the delivery schedule); the failure after the last gives it up.
+	RetryDelays []time.Duration
+	// Concurrency is how many runs advance at once (default 16).
+	Concurrency int
+	// ClaimBatch is the most runs claimed at once (default Concurrency).
+	ClaimBatch int
+	// Timeout bounds one attempt of an action (default 30s); it sets ClaimLease's default.
+	Timeout time.Duration
+	// ClaimLease is how long a claimed run is hidden from other engines (default 2×Timeout+5s);
+	// the engine renews it after every action.
+	ClaimLease time.Duration
+	// PollInterval is how long an idle engine waits before claiming again (default 100ms).
+	PollInterval time.Duration
+}
+
+func (c RunEngineConfig) withDefaults() RunEngineConfig {
+	if len(c.RetryDelays) == 0 {
+		c.RetryDelays = webhook.DefaultRetryDelays
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 16
+	}
+	if c.ClaimBatch <= 0 {
+		c.ClaimBatch = c.Concurrency
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.ClaimLease <= 0 {
+		c.ClaimLease = 2*c.Timeout + 5*time.Second
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = 100 * time.Millisecond
+	}
+	return c
+}
+
+// RunObserver hears what the run engine does, for logs and metrics. It never sees configs or values.
+type RunObserver interface {
+	// Attempted is called after an attempt of an action was made (or refused by a breaker) and recorded.
+	Attempted(r *workflow.Run, action workflow.ActionRun, o ports.ActionOutcome)
+	// Failed is called when a step failed; the engine retries it by itself.
+	Failed(step string, err error)
+}
+
+// NopRunObserver ignores everything.
+type NopRunObserver struct{}
+
+func (NopRunObserver) Attempted(*workflow.Run, workflow.ActionRun, ports.ActionOutcome) {}
+func (NopRunObserver) Failed(string, error)                                             {}
+
+// RunEngineDeps are the ports the run engine reads.
+type RunEngineDeps struct {
+	Runs         ports.RunRepository
+	Forms        ports.FormRepository
+	Submissions  ports.SubmissionRepository
+	Integrations ports.IntegrationRepository
+	Clock        ports.Clock
+}
+
+// RunEngine advances due runs: it executes each run's current action through the runner of its
+// type, records the attempt, and goes on to the next action at once when it succeeded. A failed
+// action is retried per RetryDelays while later actions wait; when it is given up the run fails.
+// Schedules live in the database and several engines may run at once (ClaimDue leases).
+type RunEngine struct {
+	d        RunEngineDeps
+	runners  map[string]ports.ActionRunner
+	cfg      RunEngineConfig
+	observer RunObserver
+	wake     chan struct{}
+}
+
+// NewRunEngine makes an engine over the registered runners (by type); observer may be nil.
+func NewRunEngine(d RunEngineDeps, runners map[string]ports.ActionRunner, cfg RunEngineConfig, observer RunObserver) *RunEngine {
+	if observer == nil {
+		observer = NopRunObserver{}
+	}
+	return &RunEngine{d: d, runners: runners, cfg: cfg.withDefaults(), observer: observer, wake: make(chan struct{}, 1)}
+}
+
+// Notify wakes an idle engine at once, e.g. after the run starter stored runs. It never blocks.
+func (e *RunEngine) Notify() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run claims and advances due runs until ctx ends, then waits for the runs in flight and
+// returns nil. Storage failures are reported to the observer and retried after a poll interval.
+func (e *RunEngine) Run(ctx context.Context) error {
+	slots := make(chan struct{}, e.cfg.Concurrency)
+	freed := make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for ctx.Err() == nil {
+		free := e.cfg.Concurrency - len(slots)
+		if free == 0 {
+			select {
+			case <-freed:
+			case <-ctx.Done():
+			}
+			continue
+		}
+		limit := min(free, e.cfg.ClaimBatch)
+		rs, err := e.d.Runs.ClaimDue(ctx, e.d.Clock.Now(), limit, e.cfg.ClaimLease)
+		if err != nil {
+			if ctx.Err() == nil {
+				e.observer.Failed("claim due runs", err)
+				e.idle(ctx, e.cfg.PollInterval)
+			}
+			continue
+		}
+		for _, r := range rs {
+			slots <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e.Advance(ctx, r)
+				<-slots
+				select {
+				case freed <- struct{}{}:
+				default:
+				}
+			}()
+		}
+		if len(rs) < limit {
+			e.idle(ctx, e.cfg.PollInterval)
+		}
+	}
+	return nil
+}
+
+// Advance executes a claimed run's current action and, while actions succeed, the ones after
+// it, saving the run after each attempt. It stops at a failure (the retry is scheduled), at the
+// end of the run, or when ctx ends.
+func (e *RunEngine) Advance(ctx context.Context, r *workflow.Run) {
+	var subject *runSubject
+	for ctx.Err() == nil {
+		i, ok := r.Current()
+		if !ok {
+			return
+		}
+		if subject == nil {
+			s, err := e.loadSubject(ctx, r)
+			if err != nil {
+				if ctx.Err() == nil {
+					e.observer.Failed("load run subject", err)
+				}
+				return // the lease runs out and the run is claimed again
+			}
+			subject = s
+		}
+		action := r.Actions()[i]
+		out, stopped := e.execute(ctx, r, action, subject)
+		if stopped {
+			return // stopped mid-attempt: not the destination's fault; the lease runs out and it is tried again
+		}
+		now := e.d.Clock.Now()
+		if out.BreakerOpen {
+			until := out.RetryAt
+			if until.Before(now) {
+				until = now.Add(time.Second)
+			}
+			r.Postpone(until)
+		} else {
+			r.Record(workflow.AttemptOutcome{StatusCode: out.StatusCode, Duration: out.Duration, Err: out.Err,
+				Permanent: out.Permanent, RetryAt: out.RetryAt}, now, e.cfg.RetryDelays)
+		}
+		_, more := r.Current()
+		moveOn := more && out.Err == nil && !out.BreakerOpen
+		if moveOn {
+			// Keep the run hidden from other engines while this one goes on with the next action.
+			r.Postpone(now.Add(e.cfg.ClaimLease))
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		err := e.d.Runs.Save(sctx, r)
+		cancel()
+		if err != nil {
+			if !errors.Is(err, domain.ErrNotFound) {
+				e.observer.Failed("save run", err)
+			}
+			return
+		}
+		e.observer.Attempted(r, r.Actions()[i], out)
+		if !moveOn {
+			return
+		}
+	}
+}
+
+// execute makes one attempt of action; stopped is true when ctx ended during it.
+func (e *RunEngine) execute(ctx context.Context, r *workflow.Run, action workflow.ActionRun, s *runSubject) (out ports.ActionOutcome, stopped bool) {
+	runner, ok := e.runners[action.Type]
+	if !ok {
+		return ports.ActionOutcome{Err: fmt.Errorf("action type %q is not available", action.Type), Permanent: true}, false
+	}
+	in := ports.ActionInput{
+		WorkspaceID: r.WorkspaceID(), WorkflowID: r.WorkflowID(), RunID: r.ID(), ActionID: action.ActionID,
+		Attempt: action.Cycle + 1, Event: string(r.EventType()), Config: action.Config,
+		FormID: r.FormID(), FormName: s.formName, SubmissionID: r.SubmissionID(), SubmittedAt: s.submittedAt,
+		Fields: s.fields, Labels: s.labels, IPHash: s.ipHash, UserAgent: s.userAgent, Referrer: s.referrer,
+		Render: s.render,
+	}
+	if typ := runner.Integration(); typ != "" {
+		integ, err := e.d.Integrations.OfType(ctx, r.WorkspaceID(), typ)
+		switch {
+		case errors.Is(err, domain.ErrNotFound):
+			return ports.ActionOutcome{Err: fmt.Errorf("integration %s is not connected", typ), Permanent: true}, false
+		case err != nil:
+			if ctx.Err() != nil {
+				return ports.ActionOutcome{}, true
+			}
+			return ports.ActionOutcome{Err: fmt.Errorf("load integration %s: %w", typ, err)}, false
+		}
+		in.Credentials = integ.Credentials()
+	}
+	actx, cancel := context.WithTimeout(ctx, e.cfg.Timeout)
+	defer cancel()
+	out = runner.Run(actx, in)
+	if out.Err != nil && ctx.Err() != nil {
+		return out, true
+	}
+	return out, false
+}
+
+// runSubject is what the actions of a run read about its submission and form.
+type runSubject struct {
+	formName                    string
+	submittedAt                 time.Time
+	fields                      map[string]any
+	labels                      map[string]string
+	ipHash, userAgent, referrer *string
+	render                      func(template string, html bool) string
+}
+
+// loadSubject reads the submission (its current values; the event's when it was deleted) and
+// the form (name and labels; empty when it was deleted).
+func (e *RunEngine) loadSubject(ctx context.Context, r *workflow.Run) (*runSubject, error) {
+	s := &runSubject{labels: map[string]string{}, submittedAt: r.OccurredAt()}
+	values := map[string]submission.Value{}
+	sub, err := e.d.Submissions.Get(ctx, r.WorkspaceID(), r.FormID(), r.SubmissionID())
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		s.fields = r.Fields()
+		for k, v := range r.Fields() {
+			switch v := v.(type) {
+			case string:
+				values[k] = submission.Single(v)
+			case []string:
+				values[k] = submission.List(v)
+			}
+		}
+	case err != nil:
+		return nil, fmt.Errorf("load submission %s: %w", r.SubmissionID(), err)
+	default:
+		s.fields = map[string]any{}
+		for k, v := range sub.Data() {
+			values[k] = v
+			if v.IsList() {
+				s.fields[k] = v.Strings()
+			} else {
+				s.fields[k] = v.String()
+			}
+		}
+		s.submittedAt = sub.SubmittedAt()
+		m := sub.Metadata()
+		s.ipHash, s.userAgent, s.referrer = m.IPHash, m.UserAgent, m.Referrer
+	}
+	var f *form.Form
+	f, err = e.d.Forms.Get(ctx, r.WorkspaceID(), r.FormID())
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("load form %s: %w", r.FormID(), err)
+	default:
+		s.formName = f.Name()
+		for _, fl := range f.Fields() {
+			s.labels[fl.ID] = fl.Label
+		}
+	}
+	vars := workflow.TemplateVars(values, r.SubmissionID(), r.FormID(), s.formName, s.submittedAt)
+	s.render = func(template string, html bool) string { return workflow.Render(template, vars, html) }
+	return s, nil
+}
+
+// idle waits for d, a Notify, or the end of ctx.
+func (e *RunEngine) idle(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-e.wake:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,25 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/formward/formward/domain/workflow"
+)
+
+// RunRepository stores workflow runs (their action configs, attempts and submitted values
+// sealed at rest). Runs outlive their workflow: deleting one lets its runs in progress finish.
+type RunRepository interface {
+	// AddAll stores new runs; a run of an event for a workflow that already has one is skipped,
+	// so a redelivered event never starts a second run.
+	AddAll(ctx context.Context, rs []*workflow.Run) error
+	// Get returns one run of the workspace, or domain.ErrNotFound.
+	Get(ctx context.Context, workspaceID, id string) (*workflow.Run, error)
+	// List returns up to page.Limit runs of a workflow, newest first.
+	List(ctx context.Context, workspaceID, workflowID string, page Page) ([]*workflow.Run, error)
+	// ClaimDue returns up to limit unfinished runs due at now and moves their next attempt to
+	// now+lease, so that other engines skip them meanwhile (FOR UPDATE SKIP LOCKED on PostgreSQL).
+	ClaimDue(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]*workflow.Run, error)
+	// Save stores the run after an attempt; domain.ErrNotFound when it is gone.
+	Save(ctx context.Context, r *workflow.Run) error
+}
