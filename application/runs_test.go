@@ -500,14 +500,19 @@ func TestRunsStartOnlyForMatchingEnabledWorkflows(t *testing.T) {
 	if len(rs) != 1 || rs[0].WorkflowID() != match.ID() || rs[0].EventID() != "evt_1" || rs[0].SubmissionID() != "sub_1" {
 		t.Fatalf("runs: %d", len(rs))
 	}
-	// Re-enabled later: events of the disabled time never run it.
+	// Re-enabled later: events of the disabled time never run it, even redelivered; events
+	// after the re-enable do.
 	on := true
-	_ = disabled.Apply(workflow.Patch{Enabled: &on}, nil, nil, workflow.DefaultLimits, runsT0)
+	_ = disabled.Apply(workflow.Patch{Enabled: &on}, nil, nil, workflow.DefaultLimits, e.OccurredAt.Add(time.Minute))
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{e})
-	if n := len(w.runs.all()); n != 2 {
-		// The redelivered event now matches the re-enabled workflow: a redelivery after enabling
-		// is indistinguishable from a new event, so this documents the behaviour.
-		t.Fatalf("runs after re-enable: %d", n)
+	if n := len(w.runs.all()); n != 1 {
+		t.Fatalf("runs after re-enable for an event of the disabled time: %d, want 1", n)
+	}
+	later := e
+	later.ID, later.OccurredAt = "evt_3", e.OccurredAt.Add(2*time.Minute)
+	_ = w.starter.HandleBatch(context.Background(), []event.Event{later})
+	if n := len(w.runs.all()); n != 3 {
+		t.Fatalf("runs after a new event: %d, want 3 (both enabled workflows that match)", n)
 	}
 
 	// A storage failure asks for the batch again.

@@ -20,6 +20,7 @@ type workflowRow struct {
 	FormID      string `gorm:"column:form_id"`
 	Name        string `gorm:"column:name"`
 	Enabled     int    `gorm:"column:enabled"`
+	EnabledAt   int64  `gorm:"column:enabled_since"`
 	TriggerType string `gorm:"column:trigger_type"`
 	Conditions  string `gorm:"column:conditions"` // JSON, or "null" when none were given
 	Actions     []byte `gorm:"column:actions"`    // sealed JSON: configs hold secrets
@@ -83,7 +84,7 @@ func (r *WorkflowRepository) toRow(ctx context.Context, w *workflow.Workflow) (w
 		return workflowRow{}, fmt.Errorf("seal workflow actions: %w", err)
 	}
 	row := workflowRow{ID: w.ID(), WorkspaceID: w.WorkspaceID(), FormID: w.FormID(), Name: w.Name(),
-		TriggerType: string(t.Type), Conditions: string(cb), Actions: sealed,
+		TriggerType: string(t.Type), Conditions: string(cb), Actions: sealed, EnabledAt: toMillis(w.EnabledSince()),
 		CreatedAt: toMillis(w.CreatedAt()), UpdatedAt: toMillis(w.UpdatedAt())}
 	if w.Enabled() {
 		row.Enabled = 1
@@ -119,7 +120,7 @@ func (r *WorkflowRepository) toDomain(ctx context.Context, row workflowRow) (*wo
 		}
 		actions[i] = workflow.Action{ID: a.ID, Type: a.Type, Config: a.Config}
 	}
-	return workflow.UnmarshalFromDatabase(row.ID, row.WorkspaceID, row.FormID, row.Name, row.Enabled != 0, t, actions,
+	return workflow.UnmarshalFromDatabase(row.ID, row.WorkspaceID, row.FormID, row.Name, row.Enabled != 0, fromMillis(row.EnabledAt), t, actions,
 		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)), nil
 }
 
@@ -205,8 +206,8 @@ func (r *WorkflowRepository) Update(ctx context.Context, workspaceID, id string,
 		if err != nil {
 			return err
 		}
-		err = tx.Exec("UPDATE workflows SET name = ?, enabled = ?, trigger_type = ?, conditions = ?, actions = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
-			next.Name, next.Enabled, next.TriggerType, next.Conditions, next.Actions, next.UpdatedAt, workspaceID, id).Error
+		err = tx.Exec("UPDATE workflows SET name = ?, enabled = ?, enabled_since = ?, trigger_type = ?, conditions = ?, actions = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.Name, next.Enabled, next.EnabledAt, next.TriggerType, next.Conditions, next.Actions, next.UpdatedAt, workspaceID, id).Error
 		if err != nil {
 			return mapErr("update workflow", err)
 		}

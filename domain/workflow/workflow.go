@@ -51,10 +51,13 @@ type Workflow struct {
 	formID      string
 	name        string
 	enabled     bool
-	trigger     Trigger
-	actions     []Action
-	createdAt   time.Time
-	updatedAt   time.Time
+	// enabledSince is when the workflow was last switched on: events that happened earlier
+	// (while it was off, or before it existed) never start a run, even when redelivered.
+	enabledSince time.Time
+	trigger      Trigger
+	actions      []Action
+	createdAt    time.Time
+	updatedAt    time.Time
 }
 
 // TriggerSpec is a trigger as a client sent it.
@@ -104,14 +107,14 @@ func New(id, workspaceID string, d Draft, newActionID func() string, validate Co
 	now = now.UTC()
 	enabled := d.Enabled == nil || *d.Enabled
 	return &Workflow{
-		id: id, workspaceID: workspaceID, formID: strings.TrimSpace(d.FormID), name: name, enabled: enabled,
+		id: id, workspaceID: workspaceID, formID: strings.TrimSpace(d.FormID), name: name, enabled: enabled, enabledSince: now.UTC(),
 		trigger: trigger, actions: actions, createdAt: now, updatedAt: now,
 	}, nil
 }
 
 // UnmarshalFromDatabase rebuilds a stored workflow without re-checking it.
-func UnmarshalFromDatabase(id, workspaceID, formID, name string, enabled bool, trigger Trigger, actions []Action, createdAt, updatedAt time.Time) *Workflow {
-	return &Workflow{id: id, workspaceID: workspaceID, formID: formID, name: name, enabled: enabled,
+func UnmarshalFromDatabase(id, workspaceID, formID, name string, enabled bool, enabledSince time.Time, trigger Trigger, actions []Action, createdAt, updatedAt time.Time) *Workflow {
+	return &Workflow{id: id, workspaceID: workspaceID, formID: formID, name: name, enabled: enabled, enabledSince: enabledSince.UTC(),
 		trigger: trigger, actions: actions, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
 }
 
@@ -138,6 +141,9 @@ func (w *Workflow) Apply(p Patch, newActionID func() string, validate ConfigVali
 		next.name = name
 	}
 	if p.Enabled != nil {
+		if *p.Enabled && !w.enabled {
+			next.enabledSince = now.UTC()
+		}
 		next.enabled = *p.Enabled
 	}
 	if p.Trigger != nil {
@@ -157,7 +163,8 @@ func (w *Workflow) Apply(p Patch, newActionID func() string, validate ConfigVali
 // Matches reports whether the workflow runs for the event: enabled, same workspace and form,
 // the trigger's event type, and every condition true of the submitted values.
 func (w *Workflow) Matches(e event.Event, values map[string]submission.Value) bool {
-	if !w.enabled || e.WorkspaceID != w.workspaceID || e.FormID != w.formID || e.Type != w.trigger.Type {
+	if !w.enabled || e.OccurredAt.Before(w.enabledSince) ||
+		e.WorkspaceID != w.workspaceID || e.FormID != w.formID || e.Type != w.trigger.Type {
 		return false
 	}
 	for _, c := range w.trigger.Conditions {
@@ -307,6 +314,9 @@ func (w *Workflow) Name() string { return w.name }
 
 // Enabled reports whether the workflow runs for new events.
 func (w *Workflow) Enabled() bool { return w.enabled }
+
+// EnabledSince returns when the workflow was last switched on.
+func (w *Workflow) EnabledSince() time.Time { return w.enabledSince }
 
 // Trigger returns the trigger (a copy).
 func (w *Workflow) Trigger() Trigger {

@@ -266,9 +266,14 @@ func TestMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := event.Event{Type: event.SubmissionCreated, WorkspaceID: "wsp_1", FormID: "frm_1",
+	e := event.Event{Type: event.SubmissionCreated, WorkspaceID: "wsp_1", FormID: "frm_1", OccurredAt: now,
 		Data: map[string]any{"submission_id": "sub_1", "fields": map[string]any{"budget": "1500", "team": []string{"sales", "ops"}}}}
 	vals := FieldValues(e)
+	before := e
+	before.OccurredAt = now.Add(-time.Second)
+	if w.Matches(before, vals) {
+		t.Fatal("an event from before the workflow was enabled must not match")
+	}
 	if !w.Matches(e, vals) {
 		t.Fatal("should match")
 	}
@@ -285,10 +290,18 @@ func TestMatches(t *testing.T) {
 			t.Fatal(name + " must not match")
 		}
 	}
-	off := false
+	off, on := false, true
 	_ = w.Apply(Patch{Enabled: &off}, ids(), noCheck, DefaultLimits, now)
 	if w.Matches(e, vals) {
 		t.Fatal("disabled must not match")
+	}
+	_ = w.Apply(Patch{Enabled: &on}, ids(), noCheck, DefaultLimits, now.Add(time.Minute))
+	if w.Matches(e, vals) {
+		t.Fatal("an event of the disabled time must not match after re-enabling")
+	}
+	e.OccurredAt = now.Add(2 * time.Minute)
+	if !w.Matches(e, vals) {
+		t.Fatal("an event after re-enabling must match")
 	}
 }
 
