@@ -3,6 +3,7 @@
 #   make run    build bin/formward and start it in the embedded mode (SQLite under ./data)
 #   make test   every test, the PostgreSQL ones included
 #   make bench  the capture-path load benchmark on SQLite and PostgreSQL
+#   make bench-public  the public page (GET /f/{id}) and its urlencoded capture beside the API capture, on SQLite
 
 GO ?= go
 BIN ?= bin/formward
@@ -23,8 +24,10 @@ TEST_FLAGS ?=
 WIRE_VERSION := v0.7.0
 GOBIN_DIR := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 WIRE := $(GOBIN_DIR)/wire
+# The S3 object store's contract test runs against a real MinIO server built from source.
+MINIO := $(GOBIN_DIR)/minio
 
-.PHONY: all build run test bench generate lint clean
+.PHONY: all build run test tools bench bench-public generate lint clean
 
 all: build
 
@@ -34,11 +37,19 @@ build:
 run: build
 	./$(BIN) serve
 
-test:
+# tools installs the test servers that are not Go modules of this repository (several minutes
+# the first time: MinIO builds from source).
+tools:
+	@command -v minio >/dev/null 2>&1 || test -x $(MINIO) || $(GO) install github.com/minio/minio@latest
+
+test: tools
 	$(GO) test -count=1 $(RACE) -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
 
 bench:
 	bash test/load/bench.sh
+
+bench-public:
+	BENCH_DBS=sqlite BENCH_MODES="api page capture capture-notoken" bash test/load/bench.sh
 
 generate:
 	@test -x $(WIRE) || $(GO) install github.com/google/wire/cmd/wire@$(WIRE_VERSION)

@@ -44,6 +44,7 @@ type Queries struct {
 	ListWorkspaces   ListWorkspacesHandler
 	ListAPIKeys      ListAPIKeysHandler
 	GetForm          GetFormHandler
+	GetPublicForm    GetPublicFormHandler
 	ListForms        ListFormsHandler
 	GetSubmission    GetSubmissionHandler
 	ListSubmissions  ListSubmissionsHandler
@@ -87,6 +88,9 @@ type Deps struct {
 	Runs ports.RunRepository
 	// Actions are the registered action runners, keyed by their Type().
 	Actions map[string]ports.ActionRunner
+	// Files holds uploaded files; deleting a form or a submission deletes its files there.
+	// Nil when no object store is configured.
+	Files ports.ObjectStore
 }
 
 // New wires every use case to its ports.
@@ -136,6 +140,7 @@ func New(d Deps, s Settings) *Application {
 			ListWorkspaces:   ListWorkspacesHandler{d},
 			ListAPIKeys:      ListAPIKeysHandler{d},
 			GetForm:          GetFormHandler{d},
+			GetPublicForm:    GetPublicFormHandler{d},
 			ListForms:        ListFormsHandler{d},
 			GetSubmission:    GetSubmissionHandler{d},
 			ListSubmissions:  ListSubmissionsHandler{d},

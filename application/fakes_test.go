@@ -151,6 +151,16 @@ func (r *memForms) Get(_ context.Context, workspaceID, id string) (*form.Form, e
 	return &c, nil
 }
 
+func (r *memForms) Find(_ context.Context, id string) (*form.Form, error) {
+	for _, f := range r.items {
+		if f.ID() == id {
+			c := *f
+			return &c, nil
+		}
+	}
+	return nil, domain.ErrNotFound
+}
+
 func (r *memForms) List(_ context.Context, workspaceID string, status *form.Status, page ports.Page) ([]*form.Form, error) {
 	r.listPages = append(r.listPages, page)
 	var out []*form.Form

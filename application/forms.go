@@ -78,8 +78,11 @@ type DeleteForm struct {
 // DeleteFormHandler deletes forms.
 type DeleteFormHandler struct{ d Deps }
 
-// Handle deletes the form, its submissions and what is bound to it.
+// Handle deletes the form, its submissions, its files and what is bound to it.
 func (h DeleteFormHandler) Handle(ctx context.Context, cmd DeleteForm) error {
+	if err := deleteFormFiles(ctx, h.d, cmd.WorkspaceID, cmd.ID); err != nil {
+		return err
+	}
 	return h.d.Forms.Delete(ctx, cmd.WorkspaceID, cmd.ID)
 }
 

@@ -98,8 +98,11 @@ type DeleteSubmission struct {
 // DeleteSubmissionHandler deletes submissions.
 type DeleteSubmissionHandler struct{ d Deps }
 
-// Handle deletes the submission.
+// Handle deletes the submission and its files.
 func (h DeleteSubmissionHandler) Handle(ctx context.Context, cmd DeleteSubmission) error {
+	if err := deleteSubmissionFiles(ctx, h.d, cmd.WorkspaceID, cmd.FormID, cmd.ID); err != nil {
+		return err
+	}
 	return h.d.Submissions.Delete(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID)
 }
 

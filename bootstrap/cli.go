@@ -72,6 +72,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 
 	serve := &cobra.Command{Use: "serve", Short: "Run the API server (embedded mode: everything in one process)", Args: cobra.NoArgs}
 	bindServe(c.flags(serve.Flags(), ""), &c.cfg)
+	bindPublicForms(c.flags(serve.Flags(), ""), &c.cfg)
 	bindKafka(c.flags(serve.Flags(), ""), &c.cfg)
 	bindDelivery(c.flags(serve.Flags(), ""), &c.cfg)
 	serve.RunE = func(cmd *cobra.Command, _ []string) error { return c.serve(cmd.Context()) }

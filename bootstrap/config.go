@@ -44,6 +44,16 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	DebugAddr       string
 
+	// Public forms (/f/...): see bindPublicForms.
+	TrustedProxies     string
+	FormRateLimit      int
+	FormTokenTTL       time.Duration
+	PoWMaxNumber       int
+	TurnstileVerifyURL string
+	HCaptchaVerifyURL  string
+	RecaptchaVerifyURL string
+	MetricsAddr        string
+
 	KafkaBrokers    string
 	KafkaTopic      string
 	KafkaPartitions int
@@ -67,6 +77,17 @@ type Config struct {
 	SlackAPIURL     string
 	GoogleSheetsURL string
 	GoogleTokenURL  string
+
+	// Uploaded files: the local disk under the data dir, or an S3-compatible store when
+	// S3Endpoint is set. PublicURL is the origin of the signed download links.
+	S3Endpoint  string
+	S3Bucket    string
+	S3AccessKey string
+	S3SecretKey string
+	S3Region    string
+	S3UseSSL    bool
+	S3CAFile    string
+	PublicURL   string
 }
 
 // Brokers returns the configured Kafka brokers; none means embedded mode.
@@ -181,6 +202,18 @@ func bindCommon(b *binder, c *Config) {
 	b.Int(&c.MaxConditions, "max-conditions", 20, "most conditions per workflow trigger")
 	b.Bool(&c.AllowPrivateDestinations, "allow-private-destinations", false, "let webhooks reach loopback and private addresses (self-hosted and test setups); HTTPS stays required")
 	bindActions(b, c)
+	bindFiles(b, c)
+}
+
+// bindFiles registers where uploaded files are kept (every role may delete forms and their files).
+func bindFiles(b *binder, c *Config) {
+	b.String(&c.S3Endpoint, "s3-endpoint", "", "host:port of an S3-compatible store for uploaded files; empty keeps them under the data dir")
+	b.String(&c.S3Bucket, "s3-bucket", "formward", "bucket of the uploaded files, created at start when missing")
+	b.Secret(&c.S3AccessKey, "s3-access-key", "access key of the S3-compatible store")
+	b.Secret(&c.S3SecretKey, "s3-secret-key", "secret key of the S3-compatible store")
+	b.String(&c.S3Region, "s3-region", "", "region of the bucket (empty: the store's default)")
+	b.Bool(&c.S3UseSSL, "s3-use-ssl", true, "reach the S3-compatible store over HTTPS")
+	b.String(&c.S3CAFile, "s3-ca-file", "", "PEM file of extra CA certificates trusted for the S3-compatible store")
 }
 
 // bindActions registers the workflow action settings (every role builds the action runners:
@@ -202,6 +235,7 @@ func bindServe(b *binder, c *Config) {
 	b.Int(&c.APIRateBurst, "api-rate-burst", 200, "API burst per key")
 	b.Duration(&c.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long a shutdown waits for requests in flight")
 	b.String(&c.DebugAddr, "debug-addr", "", "when set, serves Go's pprof profiles on this address (keep it on loopback)")
+	b.String(&c.PublicURL, "public-url", "", "public origin of the service (https://forms.example.com), used in signed file links; default http://<http-addr>")
 }
 
 // bindKafka registers the event pipeline settings (relay and, with brokers, serve).

@@ -3,12 +3,16 @@ package bootstrap
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
+	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/delivery"
 	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/form"
@@ -26,16 +30,64 @@ type Runtime struct {
 	DataKeys    ports.DataKeyRepository
 	Idempotency ports.IdempotencyStore
 	Clock       ports.Clock
+	// Files holds uploaded files (local disk or S3), served at /files/ through signed links.
+	Files ports.ObjectStore
 }
 
 // Router builds the HTTP handler of the serve role.
 func (rt *Runtime) Router(cfg Config) *httpapi.Router {
-	return httpapi.NewRouter(httpapi.Deps{
+	signer := rt.FileSigner(cfg)
+	r := httpapi.NewRouter(httpapi.Deps{
 		App: rt.App, Idempotency: rt.Idempotency, Clock: rt.Clock, Logger: rt.Log, Ready: rt.DB.Ping,
 	}, httpapi.Options{
 		SigningKey: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelCursor),
 		RateLimit:  cfg.APIRateLimit, RateBurst: cfg.APIRateBurst,
+		FileURL: func(ref string) string {
+			key, ok := objectstore.KeyFromReference(ref)
+			if !ok || !strings.HasPrefix(ref, signer.BaseURL+objectstore.FilesPath) {
+				return ref
+			}
+			return signer.URL(key, rt.Clock.Now().Add(fileLinkLifetime))
+		},
 	})
+	if rt.Files != nil {
+		files := gin.WrapH(objectstore.Serve(rt.Files, rt.FileSigner(cfg), rt.Clock.Now))
+		r.GET(objectstore.FilesPath+"*key", files)
+		r.HEAD(objectstore.FilesPath+"*key", files)
+	}
+	return r
+}
+
+// fileLinkLifetime is how long a download link in an API response stays valid.
+const fileLinkLifetime = time.Hour
+
+// FileSigner makes and checks the signed, expiring download links of uploaded files.
+func (rt *Runtime) FileSigner(cfg Config) objectstore.Signer {
+	base := cfg.PublicURL
+	if base == "" {
+		base = "http://" + cfg.HTTPAddr
+	}
+	return objectstore.Signer{Key: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelFiles), BaseURL: strings.TrimSuffix(base, "/")}
+}
+
+// provideObjectStore keeps uploaded files under <data dir>/files, or in an S3-compatible
+// bucket when FORMWARD_S3_ENDPOINT is set.
+func provideObjectStore(ctx context.Context, cfg Config) (ports.ObjectStore, error) {
+	if cfg.S3Endpoint == "" {
+		store, err := objectstore.NewLocal(objectstore.LocalDir(cfg.DataDir))
+		if err != nil {
+			return nil, fmt.Errorf("file storage: %w", err)
+		}
+		return store, nil
+	}
+	store, err := objectstore.NewS3(ctx, objectstore.S3Config{
+		Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
+		Region: cfg.S3Region, UseSSL: cfg.S3UseSSL, CAFile: cfg.S3CAFile,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("file storage: %w", err)
+	}
+	return store, nil
 }
 
 // provideDB opens the database and applies the embedded migrations (goose holds a lock on

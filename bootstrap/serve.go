@@ -20,8 +20,16 @@ func (c *cli) serve(ctx context.Context) error {
 		if (c.cfg.TLSCertFile == "") != (c.cfg.TLSKeyFile == "") {
 			return errors.New("set both --tls-cert-file and --tls-key-file, or neither")
 		}
+		router := rt.Router(c.cfg)
+		registry, err := rt.MountPublicForms(c.cfg, router)
+		if err != nil {
+			return err
+		}
+		if c.cfg.MetricsAddr != "" {
+			go serveMetrics(c.cfg.MetricsAddr, registry, rt.Log)
+		}
 		srv := &http.Server{
-			Handler:           rt.Router(c.cfg),
+			Handler:           router,
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       60 * time.Second,
 			WriteTimeout:      60 * time.Second,

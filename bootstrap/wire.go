@@ -52,6 +52,7 @@ var actionSet = wire.NewSet(
 
 var applicationSet = wire.NewSet(
 	provideSettings,
+	provideObjectStore,
 	provideURLChecker, wire.Bind(new(ports.URLChecker), new(delivery.URLChecker)),
 	wire.Struct(new(application.Deps), "*"),
 	application.New,

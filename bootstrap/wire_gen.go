@@ -59,6 +59,12 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		cleanup()
 		return nil, nil, err
 	}
+	objectStore, err := provideObjectStore(ctx, cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	deps := application.Deps{
 		Workspaces:   workspaceRepository,
 		Keys:         apiKeyRepository,
@@ -74,6 +80,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Integrations: integrationRepository,
 		Runs:         runRepository,
 		Actions:      v,
+		Files:        objectStore,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {
@@ -91,6 +98,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		DataKeys:    dataKeyRepository,
 		Idempotency: idempotencyStore,
 		Clock:       clock,
+		Files:       objectStore,
 	}
 	outbox := persistence.NewOutbox(db, cipher)
 	deliveryEngine, err := provideDeliveryEngine(deliveryRepository, webhookRepository, sender, clock, cfg, log)
@@ -273,6 +281,12 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		cleanup()
 		return nil, nil, err
 	}
+	objectStore, err := provideObjectStore(ctx, cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	deps := application.Deps{
 		Workspaces:   workspaceRepository,
 		Keys:         apiKeyRepository,
@@ -288,6 +302,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		Integrations: integrationRepository,
 		Runs:         runRepository,
 		Actions:      v,
+		Files:        objectStore,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {
@@ -305,6 +320,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		DataKeys:    dataKeyRepository,
 		Idempotency: idempotencyStore,
 		Clock:       clock,
+		Files:       objectStore,
 	}
 	return runtime, func() {
 		cleanup2()
@@ -347,6 +363,7 @@ var actionSet = wire.NewSet(
 
 var applicationSet = wire.NewSet(
 	provideSettings,
+	provideObjectStore,
 	provideURLChecker, wire.Bind(new(ports.URLChecker), new(delivery.URLChecker)), wire.Struct(new(application.Deps), "*"), application.New,
 )
 

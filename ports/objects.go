@@ -27,3 +27,9 @@ type ObjectInfo struct {
 	ContentType string
 	ModTime     time.Time
 }
+
+// FormFilesPrefix is the key prefix under which every file of a form is stored: deleting the
+// form deletes the prefix, and the form's storage quota is the usage under it.
+func FormFilesPrefix(workspaceID, formID string) string {
+	return "workspaces/" + workspaceID + "/forms/" + formID + "/"
+}

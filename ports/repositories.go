@@ -47,6 +47,8 @@ type FormRepository interface {
 	// Create stores the form.
 	Create(ctx context.Context, f *form.Form) error
 	Get(ctx context.Context, workspaceID, id string) (*form.Form, error)
+	// Find returns the form with this ID in any workspace (the public form URL names no workspace).
+	Find(ctx context.Context, id string) (*form.Form, error)
 	// List returns up to page.Limit forms, newest first, optionally of one status.
 	List(ctx context.Context, workspaceID string, status *form.Status, page Page) ([]*form.Form, error)
 	// Update loads and locks the form, lets change modify it, and stores it together with the

@@ -15,6 +15,7 @@ import (
 const (
 	LabelCursor = "formward cursor v1"
 	LabelIPHash = "formward ip hash v1"
+	LabelFiles  = "formward file links v1"
 )
 
 // DeriveKey returns a 32-byte subkey of the master key for one use, named by label (HKDF-SHA256,

@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	formProps          = []string{"name", "description", "fields", "status"}
+	formProps          = []string{"name", "description", "fields", "settings", "status"}
 	formReadOnly       = []string{"id", "created_at", "updated_at", "submission_count"}
 	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder"}
 	submissionProps    = []string{"data"}
@@ -83,7 +83,7 @@ func (a *api) createForm(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	o.allow(formProps[:3], append(formReadOnly, "status"))
+	o.allow(formProps[:4], append(formReadOnly, "status"))
 	var d form.Draft
 	name, present := o.str("name")
 	if !present {
@@ -92,6 +92,7 @@ func (a *api) createForm(c *gin.Context) {
 	d.Name = name
 	d.Description, _ = o.nullableStr("description")
 	d.Fields = fieldSpecs(o)
+	d.Settings = formSettings(o)
 	if err := vs.Err(); err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -167,6 +168,7 @@ func (a *api) updateForm(c *gin.Context) {
 		}
 		p.Fields = &specs
 	}
+	p.Settings = formSettings(o)
 	if err := vs.Err(); err != nil {
 		fail(c, a.Logger, err)
 		return

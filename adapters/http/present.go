@@ -18,14 +18,15 @@ type fieldJSON struct {
 }
 
 type formJSON struct {
-	ID              string       `json:"id"`
-	Name            string       `json:"name"`
-	Description     *string      `json:"description"`
-	Status          string       `json:"status"`
-	Fields          *[]fieldJSON `json:"fields,omitempty"`
-	SubmissionCount int64        `json:"submission_count"`
-	CreatedAt       string       `json:"created_at"`
-	UpdatedAt       string       `json:"updated_at"`
+	ID              string        `json:"id"`
+	Name            string        `json:"name"`
+	Description     *string       `json:"description"`
+	Status          string        `json:"status"`
+	Fields          *[]fieldJSON  `json:"fields,omitempty"`
+	Settings        *settingsJSON `json:"settings,omitempty"`
+	SubmissionCount int64         `json:"submission_count"`
+	CreatedAt       string        `json:"created_at"`
+	UpdatedAt       string        `json:"updated_at"`
 }
 
 func presentForm(v application.FormView, withFields bool) formJSON {
@@ -41,6 +42,7 @@ func presentForm(v application.FormView, withFields bool) formJSON {
 			fields = append(fields, presentField(fl))
 		}
 		out.Fields = &fields
+		out.Settings = presentSettings(f.Settings())
 	}
 	return out
 }
@@ -70,11 +72,17 @@ type submissionJSON struct {
 	UpdatedAt   string         `json:"updated_at"`
 }
 
-func presentSubmission(s *submission.Submission) submissionJSON {
+// presentSubmission shows a submission; fileURL turns the stored references of uploaded files
+// into signed, expiring download links (other values pass through unchanged).
+func presentSubmission(s *submission.Submission, fileURL func(string) string) submissionJSON {
 	data := make(map[string]any, len(s.Data()))
 	for k, v := range s.Data() {
 		if v.IsList() {
-			data[k] = v.Strings()
+			items := v.Strings()
+			for i, it := range items {
+				items[i] = fileURL(it)
+			}
+			data[k] = items
 		} else {
 			data[k] = v.String()
 		}

@@ -24,6 +24,8 @@ type Options struct {
 	RateLimit float64
 	// RateBurst is the bucket size of the per-key limit.
 	RateBurst int
+	// FileURL turns a stored file reference into a signed download link; nil leaves values as stored.
+	FileURL func(ref string) string
 }
 
 // Deps are what the router needs.
@@ -40,13 +42,17 @@ type api struct {
 	Deps
 	signingKey []byte
 	cursors    cursors
+	fileURL    func(string) string
 	limiter    *limiter
 }
 
 // NewRouter builds the HTTP handler: /healthz, /readyz and the /v1 API.
 func NewRouter(d Deps, o Options) *Router {
 	gin.SetMode(gin.ReleaseMode)
-	a := &api{Deps: d, signingKey: o.SigningKey, cursors: cursors{key: o.SigningKey}, limiter: newLimiter(o.RateLimit, o.RateBurst)}
+	a := &api{Deps: d, signingKey: o.SigningKey, cursors: cursors{key: o.SigningKey}, limiter: newLimiter(o.RateLimit, o.RateBurst), fileURL: o.FileURL}
+	if a.fileURL == nil {
+		a.fileURL = func(ref string) string { return ref }
+	}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false

@@ -40,7 +40,7 @@ func (a *api) listSubmissions(c *gin.Context) {
 	}
 	items := make([]submissionJSON, len(subs))
 	for i, s := range subs {
-		items[i] = presentSubmission(s)
+		items[i] = presentSubmission(s, a.fileURL)
 	}
 	env := envelope{Data: items, HasMore: more}
 	if more {
@@ -83,7 +83,7 @@ func (a *api) createSubmission(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.JSON(http.StatusCreated, presentSubmission(s))
+	c.JSON(http.StatusCreated, presentSubmission(s, a.fileURL))
 }
 
 func (a *api) getSubmission(c *gin.Context) {
@@ -94,7 +94,7 @@ func (a *api) getSubmission(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.JSON(http.StatusOK, presentSubmission(s))
+	c.JSON(http.StatusOK, presentSubmission(s, a.fileURL))
 }
 
 func (a *api) updateSubmission(c *gin.Context) {
@@ -109,7 +109,7 @@ func (a *api) updateSubmission(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.JSON(http.StatusOK, presentSubmission(s))
+	c.JSON(http.StatusOK, presentSubmission(s, a.fileURL))
 }
 
 func (a *api) deleteSubmission(c *gin.Context) {

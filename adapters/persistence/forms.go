@@ -34,6 +34,9 @@ func (r *FormRepository) Create(ctx context.Context, f *form.Form) error {
 	if err != nil {
 		return err
 	}
+	if row.Settings, err = encodeSettings(ctx, r.cipher, f); err != nil {
+		return err
+	}
 	return r.db.write(ctx, func(db *gorm.DB) error {
 		return mapErr("create form", db.Create(&row).Error)
 	})
@@ -59,7 +62,7 @@ func (r *FormRepository) List(ctx context.Context, workspaceID string, status *f
 	}
 	out := make([]*form.Form, 0, len(rows))
 	for _, row := range rows {
-		f, err := row.toDomain()
+		f, err := r.formToDomain(ctx, row)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +92,7 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		if err := q.Take(&row).Error; err != nil {
 			return mapErr("load form", err)
 		}
-		f, err := row.toDomain()
+		f, err := r.formToDomain(ctx, row)
 		if err != nil {
 			return err
 		}
@@ -101,8 +104,11 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		if err != nil {
 			return err
 		}
-		err = tx.Exec("UPDATE forms SET name = ?, description = ?, status = ?, fields = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
-			next.Name, next.Description, next.Status, next.Fields, next.UpdatedAt, workspaceID, id).Error
+		if next.Settings, err = encodeSettings(ctx, r.cipher, f); err != nil {
+			return err
+		}
+		err = tx.Exec("UPDATE forms SET name = ?, description = ?, status = ?, fields = ?, settings = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.Name, next.Description, next.Status, next.Fields, next.Settings, next.UpdatedAt, workspaceID, id).Error
 		if err != nil {
 			return mapErr("update form", err)
 		}

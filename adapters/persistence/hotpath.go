@@ -17,14 +17,17 @@ import (
 // more than SQLite's own work for these point lookups.
 const (
 	hotKeyQuery  = `SELECT id, workspace_id, name, scope, secret_hash, created_at, revoked_at FROM api_keys WHERE id = ?`
-	hotFormQuery = `SELECT id, workspace_id, name, description, status, fields, created_at, updated_at FROM forms WHERE workspace_id = ? AND id = ?`
+	hotFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, created_at, updated_at FROM forms WHERE workspace_id = ? AND id = ?`
+	// hotPublicFormQuery is the public form's lookup: the form ID alone, as the respondent's URL has it.
+	hotPublicFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, created_at, updated_at FROM forms WHERE id = ?`
 )
 
 type hotStatements struct {
-	once sync.Once
-	err  error
-	key  *sql.Stmt
-	form *sql.Stmt
+	once       sync.Once
+	err        error
+	key        *sql.Stmt
+	form       *sql.Stmt
+	publicForm *sql.Stmt
 }
 
 func (d *DB) hot(ctx context.Context) (*hotStatements, error) {
@@ -33,7 +36,10 @@ func (d *DB) hot(ctx context.Context) (*hotStatements, error) {
 		if h.key, h.err = d.sqlDB.PrepareContext(ctx, d.rebind(hotKeyQuery)); h.err != nil {
 			return
 		}
-		h.form, h.err = d.sqlDB.PrepareContext(ctx, d.rebind(hotFormQuery))
+		if h.form, h.err = d.sqlDB.PrepareContext(ctx, d.rebind(hotFormQuery)); h.err != nil {
+			return
+		}
+		h.publicForm, h.err = d.sqlDB.PrepareContext(ctx, d.rebind(hotPublicFormQuery))
 	})
 	if h.err != nil {
 		return nil, fmt.Errorf("prepare hot-path statements: %w", h.err)
@@ -66,6 +72,9 @@ func (d *DB) closeHot() {
 	if d.hotStmts.form != nil {
 		_ = d.hotStmts.form.Close()
 	}
+	if d.hotStmts.publicForm != nil {
+		_ = d.hotStmts.publicForm.Close()
+	}
 }
 
 // Get returns the key by ID, revoked or not. It reads the row on every call, so a revocation
@@ -92,16 +101,26 @@ func (r *FormRepository) Get(ctx context.Context, workspaceID, id string) (*form
 	}
 	var row formRow
 	err = h.form.QueryRowContext(ctx, workspaceID, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Description,
-		&row.Status, &row.Fields, &row.CreatedAt, &row.UpdatedAt)
+		&row.Status, &row.Fields, &row.Settings, &row.CreatedAt, &row.UpdatedAt)
 	if err != nil {
 		return nil, mapErr("get form", err)
 	}
-	fields, err := r.db.fields.get(row.ID, row.Fields)
+	return r.formToDomain(ctx, row)
+}
+
+// Find returns the form with this ID in any workspace, for the public form URL, or domain.ErrNotFound.
+func (r *FormRepository) Find(ctx context.Context, id string) (*form.Form, error) {
+	h, err := r.db.hot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return form.UnmarshalFromDatabase(row.ID, row.WorkspaceID, row.Name, row.Description, form.Status(row.Status), fields,
-		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)), nil
+	var row formRow
+	err = h.publicForm.QueryRowContext(ctx, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Description,
+		&row.Status, &row.Fields, &row.Settings, &row.CreatedAt, &row.UpdatedAt)
+	if err != nil {
+		return nil, mapErr("find form", err)
+	}
+	return r.formToDomain(ctx, row)
 }
 
 // fieldsCache maps a form ID to its last decoded field list and the stored text it came from.

@@ -106,6 +106,7 @@ type formRow struct {
 	Description *string `gorm:"column:description"`
 	Status      string  `gorm:"column:status"`
 	Fields      string  `gorm:"column:fields"`
+	Settings    string  `gorm:"column:settings"`
 	CreatedAt   int64   `gorm:"column:created_at"`
 	UpdatedAt   int64   `gorm:"column:updated_at"`
 }

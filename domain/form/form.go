@@ -38,6 +38,7 @@ type Form struct {
 	description *string
 	status      Status
 	fields      []Field
+	settings    Settings
 	createdAt   time.Time
 	updatedAt   time.Time
 }
@@ -47,6 +48,8 @@ type Draft struct {
 	Name        string
 	Description *string
 	Fields      []FieldSpec
+	// Settings are the public form settings; nil uses DefaultSettings.
+	Settings *Settings
 }
 
 // New checks a draft and builds a new form in status draft.
@@ -60,20 +63,33 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	if err != nil {
 		vs = append(vs, err.(*domain.ValidationError).Violations...)
 	}
+	settings := DefaultSettings()
+	if d.Settings != nil {
+		settings = *d.Settings
+		if err := CheckSettings(settings); err != nil {
+			vs = append(vs, err.(*domain.ValidationError).Violations...)
+		}
+	}
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
 	now = now.UTC()
 	return &Form{
 		id: id, workspaceID: workspaceID, name: name, description: d.Description,
-		status: StatusDraft, fields: fields, createdAt: now, updatedAt: now,
+		status: StatusDraft, fields: fields, settings: settings, createdAt: now, updatedAt: now,
 	}, nil
 }
 
 // UnmarshalFromDatabase rebuilds a stored form without re-checking it.
+// It has the default settings; UnmarshalWithSettingsFromDatabase restores stored ones.
 func UnmarshalFromDatabase(id, workspaceID, name string, description *string, status Status, fields []Field, createdAt, updatedAt time.Time) *Form {
+	return UnmarshalWithSettingsFromDatabase(id, workspaceID, name, description, status, fields, DefaultSettings(), createdAt, updatedAt)
+}
+
+// UnmarshalWithSettingsFromDatabase rebuilds a stored form and its settings without re-checking them.
+func UnmarshalWithSettingsFromDatabase(id, workspaceID, name string, description *string, status Status, fields []Field, settings Settings, createdAt, updatedAt time.Time) *Form {
 	return &Form{id: id, workspaceID: workspaceID, name: name, description: description, status: status,
-		fields: fields, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
+		fields: fields, settings: settings, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
 }
 
 // Patch holds the properties a PATCH included; nil means "leave as is".
@@ -82,6 +98,8 @@ type Patch struct {
 	Description **string
 	Status      *string
 	Fields      *[]FieldSpec
+	// Settings replace the public form settings; a captcha with an empty Secret keeps the stored secret.
+	Settings *Settings
 }
 
 // Apply changes only the included properties and reports whether the form became published.
@@ -112,6 +130,18 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}
 		next.fields = fields
+	}
+	if p.Settings != nil {
+		ns := *p.Settings
+		if c := ns.Spam.Captcha; c != nil && c.Secret == "" && f.settings.Spam.Captcha != nil && f.settings.Spam.Captcha.Provider == c.Provider {
+			kept := *c
+			kept.Secret = f.settings.Spam.Captcha.Secret
+			ns.Spam.Captcha = &kept
+		}
+		if err := CheckSettings(ns); err != nil {
+			vs = append(vs, err.(*domain.ValidationError).Violations...)
+		}
+		next.settings = ns
 	}
 	if err := vs.Err(); err != nil {
 		return false, err

@@ -46,6 +46,10 @@ func (v Value) Strings() []string {
 	return []string{v.one}
 }
 
+// Upload is a file the server itself stored for a public form post; its reference (an
+// object-storage URL) is trusted. Clients can only send URLs, which must be HTTPS.
+type Upload struct{ Ref string }
+
 // Number is a JSON number in its textual form, as the edge decoded it.
 type Number string
 
@@ -169,6 +173,13 @@ func parse(f form.Field, in Input) (Value, bool, *fieldError) {
 		}
 		return Single(s), true, nil
 	case form.TypeFile:
+		if ups, ok := in.([]Upload); ok {
+			refs := make([]string, 0, len(ups))
+			for _, u := range ups {
+				refs = append(refs, u.Ref)
+			}
+			return List(refs), len(refs) > 0, nil
+		}
 		items, ferr := asStrings(in)
 		if ferr != nil {
 			return Value{}, false, ferr

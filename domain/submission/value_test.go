@@ -458,3 +458,14 @@ func TestValueAccessors(t *testing.T) {
 		t.Errorf("empty List = %v %v", e.IsList(), e.Strings())
 	}
 }
+
+func TestUploadsAreTrustedReferences(t *testing.T) {
+	f := []form.Field{{ID: "fld_cv", Label: "CV", Type: form.TypeFile, Required: true}}
+	out, err := submission.Validate(f, map[string]submission.Input{"fld_cv": []submission.Upload{{Ref: "http://127.0.0.1:8080/files/x/cv.pdf"}}})
+	if err != nil || out["fld_cv"].Strings()[0] != "http://127.0.0.1:8080/files/x/cv.pdf" {
+		t.Fatalf("%v %v", out, err)
+	}
+	if _, err := submission.Validate(f, map[string]submission.Input{"fld_cv": "http://127.0.0.1:8080/files/x/cv.pdf"}); err == nil {
+		t.Error("a client's plain-HTTP URL was accepted")
+	}
+}

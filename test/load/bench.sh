@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Load benchmark of the capture path: API POST /forms/{id}/submissions on one 10-field form,
-# 64 connections from a second process on loopback, on SQLite and on PostgreSQL.
+# 64 connections from a second process on loopback, on SQLite and on PostgreSQL; and, with
+# BENCH_MODES, the public page (GET /f/{id}) and its urlencoded capture (POST /f/{id}).
 #
 #   make bench                                   # both databases, 64 connections, 10 s each
 #   BENCH_DBS=sqlite BENCH_DURATION=30s make bench
+#   make bench-public                            # SQLite: api, then page, then capture
 #
-# Knobs: BENCH_DBS (default "sqlite postgres"), BENCH_CONNECTIONS (64), BENCH_DURATION (10s),
+# Knobs: BENCH_DBS (default "sqlite postgres"), BENCH_MODES (default "api"; any of api, page,
+# capture (urlencoded, with the page's render token as a browser posts it), capture-notoken
+# (the same without the token, which these relaxed settings allow), run in the order given
+# against the same server and form), BENCH_CONNECTIONS (64), BENCH_DURATION (10s),
 # BENCH_WARMUP (2s), BENCH_LOG_LEVEL (info, the default of a real deployment),
 # BENCH_POSTGRES_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable).
 set -euo pipefail
@@ -13,6 +18,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 GO=${GO:-go}
 DBS=${BENCH_DBS:-sqlite postgres}
+MODES=${BENCH_MODES:-api}
+PUBLIC=""
+for mode in $MODES; do
+  case "$mode" in
+    api) ;;
+    page | capture | capture-notoken) PUBLIC=1 ;;
+    *) echo "unknown mode $mode (want api, page, capture or capture-notoken)" >&2; exit 2 ;;
+  esac
+done
 CONNECTIONS=${BENCH_CONNECTIONS:-64}
 DURATION=${BENCH_DURATION:-10s}
 WARMUP=${BENCH_WARMUP:-2s}
@@ -63,6 +77,13 @@ pg_url_for() { # the admin URL with its database name replaced
 echo "== machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB memory"
 echo "== FORMWARD_API_RATE_LIMIT=0: the per-key API rate limit (default 100/s, burst 200) is off,"
 echo "   otherwise it would cap this benchmark at about 100 submissions/s."
+if [ -n "$PUBLIC" ]; then
+  echo "== public page modes ($MODES): FORMWARD_FORM_RATE_LIMIT=0, the per-IP-hash limit of the public"
+  echo "   capture is off (every request comes from 127.0.0.1); the form is published and its spam"
+  echo "   settings relaxed for the run: proof_of_work off, min_fill_seconds 0 (the honeypot stays on,"
+  echo "   left empty). capture: each post carries the render token of a page fetched for it before"
+  echo "   the measured window (a token is spent once); capture-notoken: the same post without it."
+fi
 
 for db in $DBS; do
   echo
@@ -73,6 +94,7 @@ for db in $DBS; do
   export FORMWARD_DATA_DIR="$data_dir"
   export FORMWARD_HTTP_ADDR="127.0.0.1:$port"
   export FORMWARD_API_RATE_LIMIT=0
+  if [ -n "$PUBLIC" ]; then export FORMWARD_FORM_RATE_LIMIT=0; fi
   export FORMWARD_LOG_LEVEL="$LOG_LEVEL"
   FORMWARD_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
   export FORMWARD_MASTER_KEY
@@ -136,14 +158,25 @@ for db in $DBS; do
     echo "could not create the benchmark form: $form" >&2
     exit 1
   fi
+  if [ -n "$PUBLIC" ]; then
+    curl -fsS -X PATCH "http://$FORMWARD_HTTP_ADDR/v1/forms/$form_id" \
+      -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+      -d '{"status": "published", "settings": {"spam": {"honeypot": true, "min_fill_seconds": 0, "proof_of_work": false}}}' >/dev/null
+    echo "form $form_id published; settings.spam: honeypot on, min_fill_seconds 0, proof_of_work off"
+  fi
   echo "form $form_id (10 fields); load: $CONNECTIONS connections, $DURATION after $WARMUP warm-up"
 
-  if ! ./bin/formward-load -db "$db" -url "http://$FORMWARD_HTTP_ADDR/v1" -key "$key" -form "$form_id" \
-    -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | tee -a "$RESULTS"; then
-    echo "the load run failed; the end of the server's output:" >&2
-    tail -n 50 "bin/bench-$db-serve.log" >&2
-    exit 1
-  fi
+  for mode in $MODES; do
+    echo "-- $db: $mode (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
+    args=(-mode "$mode")
+    if [ "$mode" = capture-notoken ]; then args=(-mode capture -no-token); fi
+    if ! ./bin/formward-load "${args[@]}" -db "$db" -url "http://$FORMWARD_HTTP_ADDR/v1" -key "$key" -form "$form_id" \
+      -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | tee -a "$RESULTS"; then
+      echo "the load run failed; the end of the server's output:" >&2
+      tail -n 50 "bin/bench-$db-serve.log" >&2
+      exit 1
+    fi
+  done
 
   kill -TERM "$SERVE_PID"
   if ! wait "$SERVE_PID"; then
@@ -160,5 +193,5 @@ for db in $DBS; do
 done
 
 echo
-echo "== results (one JSON line per database; server logs in bin/bench-*-serve.log)"
+echo "== results (one JSON line per database and mode; server logs in bin/bench-*-serve.log)"
 cat "$RESULTS"

@@ -1,9 +1,17 @@
-// Command load drives the capture path of a running formward: many connections posting API
-// submissions to one form, as fast as the server acknowledges them. Only 201 counts as
-// acknowledged. It prints one JSON line with throughput and latency percentiles on stdout and a
-// human summary on stderr.
+// Command load drives a running formward with many connections, as fast as the server answers,
+// in one of three modes:
+//
+//   - api (default): API POST /v1/forms/{id}/submissions with a JSON body; only 201 counts;
+//   - page: the public page GET /f/{id}; only 200 counts;
+//   - capture: the public capture POST /f/{id} with an application/x-www-form-urlencoded body,
+//     as the page's HTML form sends it; 200 (the thank-you page) or 303 (a redirect) counts, and
+//     at the end the form's submission_count must have grown by the acknowledged number.
+//
+// It prints one JSON line with throughput and latency percentiles on stdout and a human summary
+// on stderr.
 //
 //	go run ./test/load -url http://127.0.0.1:8080/v1 -key KEY -form frm_... -c 64 -d 10s
+//	go run ./test/load -mode page -url http://127.0.0.1:8080/v1 -key KEY -form frm_...
 package main
 
 import (
@@ -34,6 +42,10 @@ type config struct {
 	duration    time.Duration
 	warmup      time.Duration
 	timeout     time.Duration
+	mode        string
+	site        string
+	freshPage   string
+	noToken     bool
 }
 
 func main() {
@@ -47,6 +59,10 @@ func main() {
 	flag.DurationVar(&cfg.duration, "d", 10*time.Second, "measured duration")
 	flag.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "warm-up before measuring (not counted)")
 	flag.DurationVar(&cfg.timeout, "timeout", 30*time.Second, "per-request timeout")
+	flag.StringVar(&cfg.mode, "mode", "api", "what to load: api (JSON API capture), page (GET /f/{id}) or capture (urlencoded POST /f/{id})")
+	flag.StringVar(&cfg.site, "site", "", "public site root for page and capture modes (default: -url without its /v1)")
+	flag.BoolVar(&cfg.noToken, "no-token", false, "capture mode: leave the page's render token (_token) out of the post; the server accepts that only when the form's min_fill_seconds is 0 and proof_of_work is off")
+	flag.StringVar(&cfg.freshPage, "fresh-page", "auto", "capture mode: post each submission with a render token of its own, from a page fetched beforehand (always, never, or auto: when the server refuses a replayed token)")
 	flag.Parse()
 
 	if err := run(cfg); err != nil {
@@ -57,6 +73,8 @@ func main() {
 
 // result is the JSON line printed on stdout.
 type result struct {
+	Mode            string         `json:"mode"`
+	RenderToken     *bool          `json:"render_token,omitempty"` // capture mode: the post carries the page's _token
 	DB              string         `json:"db"`
 	Connections     int            `json:"connections"`
 	DurationS       float64        `json:"duration_s"`
@@ -69,6 +87,10 @@ type result struct {
 	MaxMs           float64        `json:"max_ms"`
 	Statuses        map[string]int `json:"statuses,omitempty"`
 	TransportErrors int            `json:"transport_errors,omitempty"`
+	// Capture mode: pages fetched in the measured window because the pre-fetched render
+	// tokens ran out (their time is not in the latencies), and the stored-count check.
+	InlinePageFetches int   `json:"inline_page_fetches,omitempty"`
+	StoredDelta       int64 `json:"stored_delta,omitempty"`
 }
 
 // workerStats is kept per worker so the hot loop shares nothing.
@@ -78,6 +100,18 @@ type workerStats struct {
 	statuses     map[int]int
 	transport    int
 	firstFailure string
+	inline       int // capture mode: pages fetched in the measured window for a fresh token
+}
+
+// target is what one mode loads: shot sends one measured request; prepare, when set, runs
+// untimed before each shot (capture mode fetching a page for a fresh render token).
+type target struct {
+	shot func(ctx context.Context, payload []byte) (int, []byte, error)
+	ok   func(status int) bool
+	// next returns the payload of the next shot and whether it had to be fetched inline.
+	next func(ctx context.Context) ([]byte, bool, error)
+	// after runs once the load has stopped (capture mode: the stored-count check).
+	after func(res *result) error
 }
 
 func run(cfg config) error {
@@ -91,6 +125,10 @@ func run(cfg config) error {
 		return errors.New("-c must be at least 1")
 	}
 	base := strings.TrimRight(cfg.baseURL, "/")
+	if cfg.site == "" {
+		cfg.site = strings.TrimSuffix(base, "/v1")
+	}
+	cfg.site = strings.TrimRight(cfg.site, "/")
 
 	transport := &http.Transport{
 		Proxy:               nil,
@@ -101,24 +139,24 @@ func run(cfg config) error {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}
-	client := &http.Client{Transport: transport, Timeout: cfg.timeout}
+	// Redirects are answers here (a capture may redirect to the owner's URL), never followed.
+	client := &http.Client{Transport: transport, Timeout: cfg.timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
-	data, err := buildData(client, base, cfg)
+	var tg *target
+	var err error
+	switch cfg.mode {
+	case "api":
+		tg, err = apiTarget(client, base, cfg)
+	case "page":
+		tg, err = pageTarget(client, cfg)
+	case "capture":
+		tg, err = captureTarget(client, base, cfg)
+	default:
+		err = fmt.Errorf("unknown -mode %q (want api, page or capture)", cfg.mode)
+	}
 	if err != nil {
 		return err
-	}
-	body, err := json.Marshal(map[string]any{"data": data})
-	if err != nil {
-		return err
-	}
-	target := base + "/forms/" + cfg.formID + "/submissions"
-
-	// One request first, so a wrong key or an invalid body fails loudly instead of as a
-	// benchmark of error responses.
-	if status, respBody, err := post(context.Background(), client, target, cfg.key, body); err != nil {
-		return fmt.Errorf("first submission: %w", err)
-	} else if status != http.StatusCreated {
-		return fmt.Errorf("first submission: status %d: %s", status, respBody)
 	}
 
 	start := time.Now()
@@ -136,11 +174,25 @@ func run(cfg config) error {
 		go func() {
 			defer wg.Done()
 			for {
+				if !time.Now().Before(measureTo) {
+					return
+				}
+				payload, inline, err := tg.next(ctx)
+				if err != nil {
+					s.transport++
+					if s.firstFailure == "" {
+						s.firstFailure = "fetching the page: " + err.Error()
+					}
+					continue
+				}
 				t0 := time.Now()
 				if !t0.Before(measureTo) {
 					return
 				}
-				status, respBody, err := post(ctx, client, target, cfg.key, body)
+				if inline && !t0.Before(measureFrom) {
+					s.inline++
+				}
+				status, respBody, err := tg.shot(ctx, payload)
 				lat := time.Since(t0)
 				if t0.Before(measureFrom) {
 					continue // warm-up
@@ -151,7 +203,7 @@ func run(cfg config) error {
 					if s.firstFailure == "" {
 						s.firstFailure = err.Error()
 					}
-				case status == http.StatusCreated:
+				case tg.ok(status):
 					s.acknowledged++
 					s.latencies = append(s.latencies, lat)
 				default:
@@ -166,13 +218,14 @@ func run(cfg config) error {
 	wg.Wait()
 	elapsed := time.Since(measureFrom)
 
-	res := result{DB: cfg.db, Connections: cfg.connections, DurationS: round(elapsed.Seconds(), 3), Statuses: map[string]int{}}
+	res := result{Mode: cfg.mode, DB: cfg.db, Connections: cfg.connections, DurationS: round(elapsed.Seconds(), 3), Statuses: map[string]int{}}
 	var all []time.Duration
 	var failures []string
 	for _, s := range stats {
 		res.Acknowledged += s.acknowledged
 		res.TransportErrors += s.transport
 		res.Errors += s.transport
+		res.InlinePageFetches += s.inline
 		for code, n := range s.statuses {
 			res.Statuses[fmt.Sprint(code)] += n
 			res.Errors += n
@@ -193,14 +246,21 @@ func run(cfg config) error {
 	if len(res.Statuses) == 0 {
 		res.Statuses = nil
 	}
+	var afterErr error
+	if tg.after != nil {
+		afterErr = tg.after(&res)
+	}
 
-	fmt.Fprintf(os.Stderr, "load: %d connections, %.1fs measured after %s warm-up: %d acknowledged (%.0f/s), %d errors; p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n",
-		res.Connections, res.DurationS, cfg.warmup, res.Acknowledged, res.RPS, res.Errors, res.P50ms, res.P90ms, res.P99ms, res.MaxMs)
+	fmt.Fprintf(os.Stderr, "load: %s, %d connections, %.1fs measured after %s warm-up: %d acknowledged (%.0f/s), %d errors; p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+		res.Mode, res.Connections, res.DurationS, cfg.warmup, res.Acknowledged, res.RPS, res.Errors, res.P50ms, res.P90ms, res.P99ms, res.MaxMs)
 	for code, n := range res.Statuses {
 		fmt.Fprintf(os.Stderr, "load: status %s: %d responses\n", code, n)
 	}
 	if res.TransportErrors > 0 {
 		fmt.Fprintf(os.Stderr, "load: transport errors: %d\n", res.TransportErrors)
+	}
+	if res.InlinePageFetches > 0 {
+		fmt.Fprintf(os.Stderr, "load: %d pages fetched inline for render tokens (untimed, but they share the server)\n", res.InlinePageFetches)
 	}
 	for _, f := range failures {
 		fmt.Fprintf(os.Stderr, "load: e.g. %s\n", f)
@@ -212,9 +272,65 @@ func run(cfg config) error {
 	}
 	fmt.Println(string(line))
 	if res.Acknowledged == 0 {
-		return errors.New("no submission was acknowledged")
+		return errors.New("no request was acknowledged")
 	}
-	return nil
+	return afterErr
+}
+
+// apiTarget posts one valid JSON body to the API; only 201 counts.
+func apiTarget(client *http.Client, base string, cfg config) (*target, error) {
+	data, err := buildData(client, base, cfg)
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(map[string]any{"data": data})
+	if err != nil {
+		return nil, err
+	}
+	url := base + "/forms/" + cfg.formID + "/submissions"
+	// One request first, so a wrong key or an invalid body fails loudly instead of as a
+	// benchmark of error responses.
+	if status, respBody, err := post(context.Background(), client, url, cfg.key, body); err != nil {
+		return nil, fmt.Errorf("first submission: %w", err)
+	} else if status != http.StatusCreated {
+		return nil, fmt.Errorf("first submission: status %d: %s", status, respBody)
+	}
+	return &target{
+		shot: func(ctx context.Context, payload []byte) (int, []byte, error) {
+			return post(ctx, client, url, cfg.key, payload)
+		},
+		ok:   func(status int) bool { return status == http.StatusCreated },
+		next: func(context.Context) ([]byte, bool, error) { return body, false, nil },
+	}, nil
+}
+
+// pageTarget fetches the public page; only 200 counts, with its whole body read.
+func pageTarget(client *http.Client, cfg config) (*target, error) {
+	url := cfg.site + "/f/" + cfg.formID
+	if status, body, err := get(context.Background(), client, url); err != nil {
+		return nil, fmt.Errorf("first page: %w", err)
+	} else if status != http.StatusOK {
+		return nil, fmt.Errorf("first page: GET %s: status %d: %s", url, status, truncate(body, 300))
+	}
+	return &target{
+		shot: func(ctx context.Context, _ []byte) (int, []byte, error) { return get(ctx, client, url) },
+		ok:   func(status int) bool { return status == http.StatusOK },
+		next: func(context.Context) ([]byte, bool, error) { return nil, false, nil },
+	}, nil
+}
+
+func get(ctx context.Context, client *http.Client, url string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
 }
 
 func post(ctx context.Context, client *http.Client, target, key string, body []byte) (int, []byte, error) {

@@ -210,6 +210,9 @@ const validForm = `{
     {"id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AG", "label": "Topic", "type": "radio", "required": false, "options": ["a", "b"], "placeholder": "pick one"}
   ],
   "submission_count": 0,
+  "settings": {"redirect_url": null, "thank_you_message": null,
+    "spam": {"honeypot": true, "min_fill_seconds": 3, "proof_of_work": true, "captcha": null},
+    "embed": {"frame_ancestors": [], "cors_origins": []}},
   "created_at": "2026-11-22T19:48:41.123Z",
   "updated_at": "2026-11-22T19:48:41.123Z"
 }`
@@ -266,7 +269,7 @@ func TestValidateForm(t *testing.T) {
 
 func TestValidateFormList(t *testing.T) {
 	v := newValidator(t)
-	item := mutate(t, validForm, func(m map[string]any) { delete(m, "fields") })
+	item := mutate(t, validForm, func(m map[string]any) { delete(m, "fields"); delete(m, "settings") })
 	page := []byte(`{"data": [` + string(item) + `], "next_cursor": "abc", "has_more": true}`)
 	if err := v.ValidateResponse("GET", "/forms?limit=1", 200, page); err != nil {
 		t.Errorf("valid page: %v", err)

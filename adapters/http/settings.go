@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"encoding/json"
+
+	"github.com/formward/formward/domain/form"
+)
+
+var (
+	settingsProps = []string{"redirect_url", "thank_you_message", "spam", "embed"}
+	spamProps     = []string{"honeypot", "min_fill_seconds", "proof_of_work", "captcha"}
+	captchaProps  = []string{"provider", "site_key", "secret"}
+	embedProps    = []string{"frame_ancestors", "cors_origins"}
+)
+
+// child returns the object under name; ok is false when it is absent or null.
+func (o object) child(name string) (object, bool) {
+	raw, present := o.props[name]
+	if !present || o.isNull(name) {
+		return object{}, false
+	}
+	var props map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &props); err != nil || props == nil {
+		o.typeError(name, "an object")
+		return object{}, false
+	}
+	return object{path: o.at(name), props: props, vs: o.vs}, true
+}
+
+func (o object) integer(name string) (int, bool) {
+	raw, ok := o.props[name]
+	if !ok {
+		return 0, false
+	}
+	var v int
+	if err := json.Unmarshal(raw, &v); err != nil || o.isNull(name) {
+		o.typeError(name, "an integer")
+	}
+	return v, true
+}
+
+// formSettings reads the settings object: it replaces the settings as a whole and omitted
+// properties take their defaults. A captcha without secret keeps the stored secret.
+func formSettings(o object) *form.Settings {
+	so, ok := o.child("settings")
+	if !ok {
+		return nil
+	}
+	so.allow(settingsProps, nil)
+	s := form.DefaultSettings()
+	s.RedirectURL, _ = so.nullableStr("redirect_url")
+	s.ThankYouMessage, _ = so.nullableStr("thank_you_message")
+	if sp, ok := so.child("spam"); ok {
+		sp.allow(spamProps, nil)
+		if v, present := sp.boolean("honeypot"); present {
+			s.Spam.Honeypot = v
+		}
+		if v, present := sp.integer("min_fill_seconds"); present {
+			s.Spam.MinFillSeconds = v
+		}
+		if v, present := sp.boolean("proof_of_work"); present {
+			s.Spam.ProofOfWork = v
+		}
+		if c, ok := sp.child("captcha"); ok {
+			c.allow(captchaProps, []string{"secret_set"})
+			var cp form.Captcha
+			p, _ := c.str("provider")
+			cp.Provider = form.CaptchaProvider(p)
+			cp.SiteKey, _ = c.str("site_key")
+			cp.Secret, _ = c.str("secret")
+			s.Spam.Captcha = &cp
+		}
+	}
+	if em, ok := so.child("embed"); ok {
+		em.allow(embedProps, nil)
+		s.Embed.FrameAncestors, _ = em.strings("frame_ancestors")
+		s.Embed.CORSOrigins, _ = em.strings("cors_origins")
+	}
+	return &s
+}
+
+type captchaJSON struct {
+	Provider  string `json:"provider"`
+	SiteKey   string `json:"site_key"`
+	SecretSet bool   `json:"secret_set"`
+}
+
+type spamJSON struct {
+	Honeypot       bool         `json:"honeypot"`
+	MinFillSeconds int          `json:"min_fill_seconds"`
+	ProofOfWork    bool         `json:"proof_of_work"`
+	Captcha        *captchaJSON `json:"captcha"`
+}
+
+type embedJSON struct {
+	FrameAncestors []string `json:"frame_ancestors"`
+	CORSOrigins    []string `json:"cors_origins"`
+}
+
+type settingsJSON struct {
+	RedirectURL     *string   `json:"redirect_url"`
+	ThankYouMessage *string   `json:"thank_you_message"`
+	Spam            spamJSON  `json:"spam"`
+	Embed           embedJSON `json:"embed"`
+}
+
+// presentSettings never shows the captcha secret, only whether one is stored.
+func presentSettings(s form.Settings) *settingsJSON {
+	out := &settingsJSON{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage,
+		Spam:  spamJSON{Honeypot: s.Spam.Honeypot, MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork},
+		Embed: embedJSON{FrameAncestors: s.Embed.FrameAncestors, CORSOrigins: s.Embed.CORSOrigins}}
+	if out.Embed.FrameAncestors == nil {
+		out.Embed.FrameAncestors = []string{}
+	}
+	if out.Embed.CORSOrigins == nil {
+		out.Embed.CORSOrigins = []string{}
+	}
+	if c := s.Spam.Captcha; c != nil {
+		out.Spam.Captcha = &captchaJSON{Provider: string(c.Provider), SiteKey: c.SiteKey, SecretSet: c.Secret != ""}
+	}
+	return out
+}

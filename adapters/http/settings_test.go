@@ -1,0 +1,78 @@
+package httpapi_test
+
+import (
+	"strings"
+	"testing"
+
+	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/persistence"
+	"github.com/formward/formward/adapters/persistence/persistencetest"
+)
+
+func TestFormSettings(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarness(t, db, httpapi.Options{})
+		key := h.keys["admin"]
+
+		// Defaults: every spam rule on, no framing.
+		r := h.do("POST", "/v1/forms", key, map[string]any{"name": "Contact"})
+		h.expect(r, 201, "")
+		s := r.json["settings"].(map[string]any)
+		spam := s["spam"].(map[string]any)
+		if spam["honeypot"] != true || spam["min_fill_seconds"] != float64(3) || spam["proof_of_work"] != true || spam["captcha"] != nil || s["redirect_url"] != nil {
+			t.Fatalf("defaults %v", s)
+		}
+
+		settings := map[string]any{
+			"redirect_url": "https://owner.example/thanks", "thank_you_message": "Merci",
+			"spam": map[string]any{"honeypot": false, "min_fill_seconds": 0, "proof_of_work": false,
+				"captcha": map[string]any{"provider": "turnstile", "site_key": "0x4AAA", "secret": "very-secret"}},
+			"embed": map[string]any{"frame_ancestors": []string{"https://owner.example"}, "cors_origins": []string{"https://owner.example"}},
+		}
+		r = h.do("POST", "/v1/forms", key, map[string]any{"name": "Embedded", "settings": settings})
+		h.expect(r, 201, "")
+		if strings.Contains(r.Body.String(), "very-secret") {
+			t.Fatal("captcha secret shown")
+		}
+		id := r.json["id"].(string)
+		r = h.do("GET", "/v1/forms/"+id, key, nil)
+		h.expect(r, 200, "")
+		s = r.json["settings"].(map[string]any)
+		c := s["spam"].(map[string]any)["captcha"].(map[string]any)
+		if s["redirect_url"] != "https://owner.example/thanks" || s["thank_you_message"] != "Merci" || c["secret_set"] != true || c["provider"] != "turnstile" {
+			t.Fatalf("read back %v", s)
+		}
+		if strings.Contains(r.Body.String(), "very-secret") {
+			t.Fatal("captcha secret shown")
+		}
+
+		// PATCH replaces settings; a captcha without secret keeps the stored one.
+		r = h.do("PATCH", "/v1/forms/"+id, key, map[string]any{"settings": map[string]any{
+			"spam": map[string]any{"captcha": map[string]any{"provider": "turnstile", "site_key": "0x4BBB"}}}})
+		h.expect(r, 200, "")
+		s = r.json["settings"].(map[string]any)
+		c = s["spam"].(map[string]any)["captcha"].(map[string]any)
+		if c["secret_set"] != true || c["site_key"] != "0x4BBB" || s["redirect_url"] != nil || s["spam"].(map[string]any)["proof_of_work"] != true {
+			t.Fatalf("patched %v", s)
+		}
+
+		r = h.do("PATCH", "/v1/forms/"+id, key, map[string]any{"settings": map[string]any{
+			"redirect_url": "http://plain.example", "spam": map[string]any{"min_fill_seconds": -1, "captcha": map[string]any{"provider": "nope", "site_key": "x", "secret": "y"}},
+			"embed": map[string]any{"frame_ancestors": []string{"https://a.example/path"}}}})
+		h.expect(r, 422, "validation_failed")
+		fields := map[string]bool{}
+		for _, d := range r.json["error"].(map[string]any)["details"].([]any) {
+			fields[d.(map[string]any)["field"].(string)] = true
+		}
+		for _, want := range []string{"settings.redirect_url", "settings.spam.min_fill_seconds", "settings.spam.captcha.provider", "settings.embed.frame_ancestors[0]"} {
+			if !fields[want] {
+				t.Errorf("no violation for %s in %v", want, fields)
+			}
+		}
+		r = h.do("PATCH", "/v1/forms/"+id, key, map[string]any{"settings": map[string]any{"extra": 1}})
+		h.expect(r, 422, "validation_failed")
+		if !strings.Contains(r.Body.String(), "settings.extra") {
+			t.Errorf("unknown property not reported: %s", r.Body.String())
+		}
+	})
+}

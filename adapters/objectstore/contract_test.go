@@ -1,0 +1,311 @@
+package objectstore_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/formward/formward/adapters/objectstore"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/ports"
+)
+
+// TestLocalContract runs the contract suite against the local adapter on a temp dir.
+func TestLocalContract(t *testing.T) {
+	dir := t.TempDir()
+	store, err := objectstore.NewLocal(filepath.Join(dir, "files"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runContract(t, store)
+
+	t.Run("permissions", func(t *testing.T) {
+		key := "workspaces/w/forms/f/perm/a.txt"
+		if err := store.Put(context.Background(), key, strings.NewReader("x"), 1, "text/plain"); err != nil {
+			t.Fatal(err)
+		}
+		for p, want := range map[string]os.FileMode{
+			filepath.Join(dir, "files", "workspaces"):            0o700,
+			filepath.Join(dir, "files", filepath.FromSlash(key)): 0o600,
+		} {
+			st, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.Mode().Perm(); got != want {
+				t.Errorf("%s: mode %v, want %v", p, got, want)
+			}
+		}
+	})
+}
+
+// TestS3Contract runs the same suite against a real MinIO server started from its binary.
+func TestS3Contract(t *testing.T) {
+	bin := minioBinary()
+	if bin == "" {
+		if os.Getenv("FORMWARD_TEST_REQUIRE_MINIO") == "1" {
+			t.Fatal("minio binary not found on PATH or in $(go env GOPATH)/bin; run `make tools`")
+		}
+		t.Skip("minio binary not found; run `make tools` (FORMWARD_TEST_REQUIRE_MINIO=1 makes this a failure)")
+	}
+	endpoint := startMinIO(t, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := objectstore.S3Config{Endpoint: endpoint, Bucket: "formward-test", AccessKey: "formward", SecretKey: "formward-secret", Region: "us-east-1"}
+	store, err := objectstore.NewS3(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second start finds the bucket already there.
+	if _, err := objectstore.NewS3(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	runContract(t, store)
+}
+
+func minioBinary() string {
+	if p, err := exec.LookPath("minio"); err == nil {
+		return p
+	}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+			gopath = strings.TrimSpace(string(out))
+		}
+	}
+	for _, dir := range filepath.SplitList(gopath) {
+		p := filepath.Join(dir, "bin", "minio")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	return ln.Addr().String()
+}
+
+// startMinIO runs `minio server` on a temp dir and free loopback ports until the test ends.
+func startMinIO(t *testing.T, bin string) string {
+	t.Helper()
+	addr, console := freePort(t), freePort(t)
+	var logs bytes.Buffer
+	cmd := exec.Command(bin, "server", t.TempDir(), "--address", addr, "--console-address", console, "--quiet")
+	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=formward", "MINIO_ROOT_PASSWORD=formward-secret",
+		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "HOME="+t.TempDir())
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-done
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/minio/health/ready")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return addr
+			}
+		}
+		select {
+		case <-done:
+			t.Fatalf("minio exited before it was ready:\n%s", logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("minio not ready after 60s:\n%s", logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// runContract is what every ObjectStore must do.
+func runContract(t *testing.T, store ports.ObjectStore) {
+	ctx := context.Background()
+	put := func(t *testing.T, key, body, ct string) {
+		t.Helper()
+		if err := store.Put(ctx, key, strings.NewReader(body), int64(len(body)), ct); err != nil {
+			t.Fatalf("put %s: %v", key, err)
+		}
+	}
+	read := func(t *testing.T, key string) ([]byte, ports.ObjectInfo) {
+		t.Helper()
+		rc, info, err := store.Get(ctx, key)
+		if err != nil {
+			t.Fatalf("get %s: %v", key, err)
+		}
+		defer func() { _ = rc.Close() }()
+		b, err := io.ReadAll(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, info
+	}
+
+	t.Run("round trip keeps bytes and content type", func(t *testing.T) {
+		key := "workspaces/wsp_1/forms/frm_1/0123abcd/report.pdf"
+		before := time.Now().Add(-time.Minute)
+		put(t, key, "%PDF-1.4 hello", "application/pdf")
+		b, info := read(t, key)
+		if string(b) != "%PDF-1.4 hello" || info.Size != 14 || info.ContentType != "application/pdf" {
+			t.Fatalf("got %q %+v", b, info)
+		}
+		if info.ModTime.Before(before) {
+			t.Fatalf("mod time %v", info.ModTime)
+		}
+		put(t, key, "replaced", "text/plain")
+		b, info = read(t, key)
+		if string(b) != "replaced" || info.ContentType != "text/plain" {
+			t.Fatalf("overwrite: got %q %+v", b, info)
+		}
+	})
+
+	t.Run("missing object is ErrNotFound", func(t *testing.T) {
+		_, _, err := store.Get(ctx, "workspaces/wsp_1/forms/frm_1/nothing/here.txt")
+		if !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("got %v", err)
+		}
+	})
+
+	t.Run("delete is idempotent", func(t *testing.T) {
+		key := "workspaces/wsp_1/forms/frm_1/del/x.txt"
+		put(t, key, "x", "text/plain")
+		for i := 0; i < 2; i++ {
+			if err := store.Delete(ctx, key); err != nil {
+				t.Fatalf("delete %d: %v", i, err)
+			}
+		}
+		if _, _, err := store.Get(ctx, key); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("after delete: %v", err)
+		}
+	})
+
+	t.Run("usage and delete prefix", func(t *testing.T) {
+		a := "workspaces/wsp_2/forms/frm_a/"
+		b := "workspaces/wsp_2/forms/frm_ab/" // shares a string prefix with frm_a but not the folder
+		put(t, a+"k1/one.txt", "12345", "text/plain")
+		put(t, a+"k2/two.bin", "1234567890", "application/octet-stream")
+		put(t, b+"k3/three.txt", "123", "text/plain")
+		if n, err := store.Usage(ctx, a); err != nil || n != 15 {
+			t.Fatalf("usage a = %d, %v", n, err)
+		}
+		if n, err := store.Usage(ctx, "workspaces/wsp_2/"); err != nil || n != 18 {
+			t.Fatalf("usage workspace = %d, %v", n, err)
+		}
+		if n, err := store.Usage(ctx, "workspaces/nobody/"); err != nil || n != 0 {
+			t.Fatalf("usage empty = %d, %v", n, err)
+		}
+		if err := store.DeletePrefix(ctx, a+"k1/"); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := store.Usage(ctx, a); n != 10 {
+			t.Fatalf("after deleting one submission's files usage = %d", n)
+		}
+		if err := store.DeletePrefix(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := store.Get(ctx, a+"k2/two.bin"); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("after delete prefix: %v", err)
+		}
+		if n, _ := store.Usage(ctx, a); n != 0 {
+			t.Fatalf("usage after delete prefix = %d", n)
+		}
+		if got, _ := read(t, b+"k3/three.txt"); string(got) != "123" {
+			t.Fatalf("sibling form lost its file: %q", got)
+		}
+		if err := store.DeletePrefix(ctx, "workspaces/nobody/"); err != nil {
+			t.Fatalf("delete of an empty prefix: %v", err)
+		}
+	})
+
+	t.Run("large object", func(t *testing.T) {
+		key := "workspaces/wsp_3/forms/frm_1/big/blob.bin"
+		data := make([]byte, 5<<20)
+		if _, err := rand.Read(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := store.Put(ctx, key, bytes.NewReader(data), int64(len(data)), "application/octet-stream"); err != nil {
+			t.Fatal(err)
+		}
+		got, info := read(t, key)
+		if !bytes.Equal(got, data) || info.Size != int64(len(data)) {
+			t.Fatalf("5 MiB object came back with %d bytes", len(got))
+		}
+		if n, _ := store.Usage(ctx, "workspaces/wsp_3/"); n != int64(len(data)) {
+			t.Fatalf("usage = %d", n)
+		}
+	})
+
+	t.Run("short body is refused", func(t *testing.T) {
+		key := "workspaces/wsp_4/forms/frm_1/short/a.txt"
+		if err := store.Put(ctx, key, strings.NewReader("abc"), 10, "text/plain"); err == nil {
+			t.Fatal("put of 3 bytes declared as 10 succeeded")
+		}
+		if _, _, err := store.Get(ctx, key); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("a failed put left an object: %v", err)
+		}
+	})
+
+	t.Run("key validation", func(t *testing.T) {
+		for _, key := range []string{"", "/abs/path", "a/../b", "../escape", "a//b", "a/./b", "dir/", "sp ace", "uni/ç", "a\\b", "q?x", "p%2e"} {
+			if err := store.Put(ctx, key, strings.NewReader("x"), 1, "text/plain"); !errors.Is(err, objectstore.ErrInvalidKey) {
+				t.Errorf("put %q: %v", key, err)
+			}
+			if _, _, err := store.Get(ctx, key); !errors.Is(err, objectstore.ErrInvalidKey) {
+				t.Errorf("get %q: %v", key, err)
+			}
+			if err := store.Delete(ctx, key); !errors.Is(err, objectstore.ErrInvalidKey) {
+				t.Errorf("delete %q: %v", key, err)
+			}
+		}
+		for _, prefix := range []string{"", "/", "../", "a/../"} {
+			if err := store.DeletePrefix(ctx, prefix); !errors.Is(err, objectstore.ErrInvalidKey) {
+				t.Errorf("delete prefix %q: %v", prefix, err)
+			}
+			if _, err := store.Usage(ctx, prefix); !errors.Is(err, objectstore.ErrInvalidKey) {
+				t.Errorf("usage %q: %v", prefix, err)
+			}
+		}
+	})
+
+	t.Run("generated keys are accepted and unique", func(t *testing.T) {
+		seen := map[string]bool{}
+		for i := 0; i < 20; i++ {
+			key, err := objectstore.NewKey("wsp_5", "frm_1", fmt.Sprintf("../../My Report %d (final).PDF", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen[key] {
+				t.Fatalf("duplicate key %s", key)
+			}
+			seen[key] = true
+			put(t, key, "x", "application/pdf")
+		}
+		if n, _ := store.Usage(ctx, objectstore.FormPrefix("wsp_5", "frm_1")); n != 20 {
+			t.Fatalf("usage = %d", n)
+		}
+	})
+}

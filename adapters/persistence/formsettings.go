@@ -1,0 +1,92 @@
+package persistence
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/ports"
+)
+
+// settingsJSON is the stored shape of a form's public settings. The captcha secret is sealed
+// with the workspace data key; everything else is readable configuration.
+type settingsJSON struct {
+	RedirectURL     *string  `json:"redirect_url,omitempty"`
+	ThankYouMessage *string  `json:"thank_you_message,omitempty"`
+	Honeypot        bool     `json:"honeypot"`
+	MinFillSeconds  int      `json:"min_fill_seconds"`
+	ProofOfWork     bool     `json:"proof_of_work"`
+	Captcha         *captcha `json:"captcha,omitempty"`
+	FrameAncestors  []string `json:"frame_ancestors,omitempty"`
+	CORSOrigins     []string `json:"cors_origins,omitempty"`
+}
+
+type captcha struct {
+	Provider     string `json:"provider"`
+	SiteKey      string `json:"site_key"`
+	SealedSecret string `json:"sealed_secret"`
+}
+
+func settingsAAD(formID string) []byte { return []byte("form-settings:" + formID) }
+
+// encodeSettings returns the stored text of f's settings, sealing the captcha secret.
+func encodeSettings(ctx context.Context, cipher ports.Cipher, f *form.Form) (string, error) {
+	s := f.Settings()
+	out := settingsJSON{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage, Honeypot: s.Spam.Honeypot,
+		MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork,
+		FrameAncestors: s.Embed.FrameAncestors, CORSOrigins: s.Embed.CORSOrigins}
+	if c := s.Spam.Captcha; c != nil {
+		sealed, err := cipher.Seal(ctx, f.WorkspaceID(), []byte(c.Secret), settingsAAD(f.ID()))
+		if err != nil {
+			return "", fmt.Errorf("seal captcha secret: %w", err)
+		}
+		out.Captcha = &captcha{Provider: string(c.Provider), SiteKey: c.SiteKey, SealedSecret: base64.StdEncoding.EncodeToString(sealed)}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("encode form settings: %w", err)
+	}
+	return string(b), nil
+}
+
+// decodeSettings reads stored settings; the empty text of forms older than settings is the defaults.
+func decodeSettings(ctx context.Context, cipher ports.Cipher, workspaceID, formID, raw string) (form.Settings, error) {
+	if raw == "" {
+		return form.DefaultSettings(), nil
+	}
+	var in settingsJSON
+	if err := json.Unmarshal([]byte(raw), &in); err != nil {
+		return form.Settings{}, fmt.Errorf("decode settings of form %s: %w", formID, err)
+	}
+	s := form.Settings{RedirectURL: in.RedirectURL, ThankYouMessage: in.ThankYouMessage,
+		Spam:  form.Spam{Honeypot: in.Honeypot, MinFillSeconds: in.MinFillSeconds, ProofOfWork: in.ProofOfWork},
+		Embed: form.Embed{FrameAncestors: in.FrameAncestors, CORSOrigins: in.CORSOrigins}}
+	if c := in.Captcha; c != nil {
+		sealed, err := base64.StdEncoding.DecodeString(c.SealedSecret)
+		if err != nil {
+			return form.Settings{}, fmt.Errorf("decode captcha secret of form %s: %w", formID, err)
+		}
+		secret, err := cipher.Open(ctx, workspaceID, sealed, settingsAAD(formID))
+		if err != nil {
+			return form.Settings{}, fmt.Errorf("open captcha secret of form %s: %w", formID, err)
+		}
+		s.Spam.Captcha = &form.Captcha{Provider: form.CaptchaProvider(c.Provider), SiteKey: c.SiteKey, Secret: string(secret)}
+	}
+	return s, nil
+}
+
+// formToDomain rebuilds a stored form with its settings.
+func (r *FormRepository) formToDomain(ctx context.Context, row formRow) (*form.Form, error) {
+	fields, err := r.db.fields.get(row.ID, row.Fields)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := decodeSettings(ctx, r.cipher, row.WorkspaceID, row.ID, row.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return form.UnmarshalWithSettingsFromDatabase(row.ID, row.WorkspaceID, row.Name, row.Description, form.Status(row.Status), fields,
+		settings, fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)), nil
+}

@@ -1,0 +1,346 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
+)
+
+// honeypotName is the hidden field bots fill in; it reads like an ordinary form field.
+const honeypotName = "website"
+
+type option struct {
+	ID, Value string
+	Checked   bool
+}
+
+// fieldView is one question as the template draws it.
+type fieldView struct {
+	ID, InputID, ErrorID, Label, Kind, InputType, Placeholder, Value, Error string
+	Required, Checked                                                       bool
+	Options                                                                 []option
+}
+
+// FirstID is where the error summary's link lands: the input, or a group's first option.
+func (f fieldView) FirstID() string {
+	if len(f.Options) > 0 && (f.Kind == "radios" || f.Kind == "checkboxes") {
+		return f.Options[0].ID
+	}
+	return f.InputID
+}
+
+type errorLink struct{ Target, Label, Message string }
+
+type captchaView struct{ Script, Class, SiteKey string }
+
+type pageData struct {
+	Title, Description, Action, Token, Challenge, FormError string
+	Multipart, PoW, Honeypot                                bool
+	Fields                                                  []fieldView
+	Errors                                                  []errorLink
+	UTM                                                     []utmValue
+	Captcha                                                 *captchaView
+}
+
+type utmValue struct{ Name, Value string }
+
+type messageData struct {
+	Title, Heading, Message string
+}
+
+// kinds maps field types to how they are drawn.
+func kindOf(f form.Field) (kind, inputType string) {
+	switch f.Type {
+	case form.TypeTextarea:
+		return "textarea", ""
+	case form.TypeDropdown:
+		return "select", ""
+	case form.TypeRadio:
+		return "radios", "radio"
+	case form.TypeCheckbox:
+		if len(f.Options) > 0 {
+			return "checkboxes", "checkbox"
+		}
+		return "checkbox", "checkbox"
+	case form.TypeFile:
+		return "file", "file"
+	case form.TypeNumber:
+		return "input", "number"
+	case form.TypeEmail:
+		return "input", "email"
+	case form.TypeDate:
+		return "input", "date"
+	}
+	return "input", "text"
+}
+
+// views builds the fields with the respondent's values and the errors of a failed post.
+func views(f *form.Form, values map[string][]string, errs map[string]string) ([]fieldView, []errorLink) {
+	var out []fieldView
+	var links []errorLink
+	for i, fl := range f.Fields() {
+		kind, typ := kindOf(fl)
+		v := fieldView{ID: fl.ID, InputID: "f-" + fl.ID, ErrorID: "f-" + fl.ID + "-error", Label: fl.Label,
+			Kind: kind, InputType: typ, Required: fl.Required, Error: errs[fl.ID]}
+		if fl.Placeholder != nil {
+			v.Placeholder = *fl.Placeholder
+		}
+		vals := values[fl.ID]
+		if len(vals) > 0 && kind != "file" {
+			v.Value = vals[0]
+		}
+		if kind == "checkbox" {
+			v.Checked = v.Value == "true"
+		}
+		chosen := make(map[string]bool, len(vals))
+		for _, s := range vals {
+			chosen[s] = true
+		}
+		for j, o := range fl.Options {
+			v.Options = append(v.Options, option{ID: v.InputID + "-" + itoa(j), Value: o, Checked: chosen[o]})
+		}
+		_ = i
+		out = append(out, v)
+		if v.Error != "" {
+			links = append(links, errorLink{Target: v.FirstID(), Label: fl.Label, Message: v.Error})
+		}
+	}
+	return out, links
+}
+
+// securityHeaders sets the CSP and framing rules of one form's pages.
+func securityHeaders(c *gin.Context, s *form.Settings) {
+	scripts := []string{"'self'"}
+	frames := []string{}
+	actions := []string{"'self'"}
+	ancestors := "'none'"
+	if s != nil {
+		if cp := s.Spam.Captcha; cp != nil {
+			if info, ok := captchaProviders[cp.Provider]; ok {
+				scripts = append(scripts, info.Origins...)
+				frames = append(frames, info.Origins...)
+			}
+		}
+		if s.RedirectURL != nil {
+			if u, err := url.Parse(*s.RedirectURL); err == nil {
+				actions = append(actions, u.Scheme+"://"+u.Host)
+			}
+		}
+		if len(s.Embed.FrameAncestors) > 0 {
+			ancestors = strings.Join(s.Embed.FrameAncestors, " ")
+		}
+	}
+	csp := "default-src 'self'; script-src " + strings.Join(scripts, " ") + "; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+		"form-action " + strings.Join(actions, " ") + "; frame-ancestors " + ancestors + "; base-uri 'none'; object-src 'none'"
+	if len(frames) > 0 {
+		csp += "; frame-src " + strings.Join(frames, " ")
+	}
+	hd := c.Writer.Header()
+	hd.Set("Content-Security-Policy", csp)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+	if ancestors == "'none'" {
+		hd.Set("X-Frame-Options", "DENY")
+	}
+	hd.Set("Cache-Control", "no-store")
+}
+
+func (h *Handler) render(c *gin.Context, status int, name string, data any) {
+	var buf bytes.Buffer
+	if err := h.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		h.d.Logger.Error("render public form", zap.String("template", name), zap.Error(err))
+		c.Status(http.StatusInternalServerError)
+		return
+	}
+	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
+}
+
+func (h *Handler) message(c *gin.Context, status int, s *form.Settings, title, heading, msg string) {
+	securityHeaders(c, s)
+	h.render(c, status, "message.html", messageData{Title: title, Heading: heading, Message: msg})
+}
+
+func (h *Handler) notFound(c *gin.Context) {
+	h.message(c, http.StatusNotFound, nil, "Form not found", "This form does not exist", "Check the link you followed, or ask the person who shared it.")
+}
+
+func (h *Handler) closed(c *gin.Context, s *form.Settings) {
+	h.message(c, http.StatusGone, s, "Form closed", "This form is closed", "It no longer accepts responses.")
+}
+
+// lookup finds the form of the URL; drafts are as good as unknown to respondents.
+func (h *Handler) lookup(c *gin.Context) (*form.Form, error) {
+	f, err := h.d.App.Queries.GetPublicForm.Handle(c.Request.Context(), application.GetPublicForm{ID: c.Param("form_id")})
+	if err != nil {
+		return nil, err
+	}
+	if f.Status() == form.StatusDraft {
+		return nil, domain.ErrNotFound
+	}
+	return f, nil
+}
+
+// page renders a published form; archived forms show the closed page (410), drafts and
+// unknown IDs the not-found page (404).
+func (h *Handler) page(c *gin.Context) {
+	f, err := h.lookup(c)
+	if err != nil {
+		h.lookupFailed(c, err)
+		return
+	}
+	s := f.Settings()
+	if f.Status() != form.StatusPublished {
+		h.closed(c, &s)
+		return
+	}
+	utm := map[string]string{}
+	for _, k := range submission.UTMKeys {
+		if v := c.Query(k); v != "" {
+			utm[k] = v
+		}
+	}
+	h.showForm(c, http.StatusOK, f, nil, nil, utm, h.d.Clock.Now(), "")
+}
+
+func (h *Handler) lookupFailed(c *gin.Context, err error) {
+	if errors.Is(err, domain.ErrNotFound) {
+		h.notFound(c)
+		return
+	}
+	h.d.Logger.Error("load public form", zap.Error(err))
+	h.message(c, http.StatusInternalServerError, nil, "Something went wrong", "Something went wrong", "Please try again in a moment.")
+}
+
+// showForm draws the form; issued is the render token's time (kept across re-renders so the
+// timing rule measures from the first view).
+func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, values map[string][]string, errs map[string]string, utm map[string]string, issued time.Time, formError string) {
+	s := f.Settings()
+	fields, links := views(f, values, errs)
+	data := pageData{Title: f.Name(), Action: "/f/" + f.ID(), Multipart: f.HasFileFields(), Fields: fields, Errors: links,
+		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError}
+	if f.Description() != nil {
+		data.Description = *f.Description()
+	}
+	tok, rt, err := issueToken(h.opts.TokenKey, f.ID(), issued)
+	if err != nil {
+		h.lookupFailed(c, err)
+		return
+	}
+	data.Token = tok
+	if s.Spam.ProofOfWork {
+		ch, err := newChallenge(h.opts.PoWKey, rt.Nonce, h.opts.PoWMaxNumber, h.d.Clock.Now().Add(h.opts.TokenTTL))
+		if err != nil {
+			h.lookupFailed(c, err)
+			return
+		}
+		b, _ := json.Marshal(ch)
+		data.Challenge = string(b)
+	}
+	if cp := s.Spam.Captcha; cp != nil {
+		if info, ok := captchaProviders[cp.Provider]; ok {
+			data.Captcha = &captchaView{Script: info.Script, Class: info.Class, SiteKey: cp.SiteKey}
+		}
+	}
+	for _, k := range submission.UTMKeys {
+		if v := utm[k]; v != "" {
+			data.UTM = append(data.UTM, utmValue{Name: "_" + k, Value: v})
+		}
+	}
+	securityHeaders(c, &s)
+	h.render(c, status, "form.html", data)
+}
+
+// challenge gives scripts on the owner's site (JSON posts) a render token and a challenge.
+func (h *Handler) challenge(c *gin.Context) {
+	f, err := h.lookup(c)
+	if err != nil {
+		if errors.Is(err, domain.ErrNotFound) {
+			jsonError(c, http.StatusNotFound, "not_found", "no such resource", nil)
+			return
+		}
+		jsonError(c, http.StatusInternalServerError, "internal_error", "something went wrong on our side", nil)
+		return
+	}
+	s := f.Settings()
+	cors(c, s)
+	if f.Status() != form.StatusPublished {
+		jsonError(c, http.StatusConflict, "form_closed", "this form does not accept submissions in its current status", nil)
+		return
+	}
+	now := h.d.Clock.Now()
+	tok, rt, err := issueToken(h.opts.TokenKey, f.ID(), now)
+	if err != nil {
+		jsonError(c, http.StatusInternalServerError, "internal_error", "something went wrong on our side", nil)
+		return
+	}
+	out := gin.H{"token": tok, "altcha": nil}
+	if s.Spam.ProofOfWork {
+		ch, err := newChallenge(h.opts.PoWKey, rt.Nonce, h.opts.PoWMaxNumber, now.Add(h.opts.TokenTTL))
+		if err != nil {
+			jsonError(c, http.StatusInternalServerError, "internal_error", "something went wrong on our side", nil)
+			return
+		}
+		out["altcha"] = ch
+	}
+	c.Header("Cache-Control", "no-store")
+	c.JSON(http.StatusOK, out)
+}
+
+// cors allows the form's configured origins to call it from the owner's own site.
+func cors(c *gin.Context, s form.Settings) bool {
+	origin := c.GetHeader("Origin")
+	if origin == "" {
+		return false
+	}
+	c.Writer.Header().Add("Vary", "Origin")
+	for _, o := range s.Embed.CORSOrigins {
+		if o == origin {
+			c.Header("Access-Control-Allow-Origin", origin)
+			return true
+		}
+	}
+	return false
+}
+
+func (h *Handler) preflight(c *gin.Context) {
+	f, err := h.lookup(c)
+	if err != nil {
+		c.Status(http.StatusNotFound)
+		return
+	}
+	if !cors(c, f.Settings()) {
+		c.Status(http.StatusForbidden)
+		return
+	}
+	c.Header("Access-Control-Allow-Methods", "GET, POST")
+	c.Header("Access-Control-Allow-Headers", "Content-Type")
+	c.Header("Access-Control-Max-Age", "600")
+	c.Status(http.StatusNoContent)
+}
+
+type errorDetail struct {
+	Field   string `json:"field"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// jsonError writes the API's error body.
+func jsonError(c *gin.Context, status int, code, msg string, details []errorDetail) {
+	body := gin.H{"code": code, "message": msg, "status": status}
+	if len(details) > 0 {
+		body["details"] = details
+	}
+	c.AbortWithStatusJSON(status, gin.H{"error": body})
+}

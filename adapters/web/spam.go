@@ -1,0 +1,164 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/formward/formward/domain/form"
+)
+
+// Spam reasons, the reason label of formward_spam_total.
+const (
+	ReasonHoneypot     = "honeypot"
+	ReasonTokenMissing = "token_missing"
+	ReasonTokenInvalid = "token_invalid"
+	ReasonTokenExpired = "token_expired"
+	ReasonTokenReplay  = "token_replayed"
+	ReasonTooFast      = "too_fast"
+	ReasonPoWMissing   = "pow_missing"
+	ReasonPoWInvalid   = "pow_invalid"
+	ReasonCaptcha      = "captcha_failed"
+	ReasonRateLimited  = "rate_limited"
+)
+
+// Metrics are the public form's Prometheus collectors.
+type Metrics struct {
+	Spam *prometheus.CounterVec
+}
+
+// NewMetrics registers formward_spam_total{form_id, reason} with reg.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{Spam: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "formward_spam_total",
+		Help: "Public form posts turned away as spam or abuse (never stored), by form and reason.",
+	}, []string{"form_id", "reason"})}
+	if reg != nil {
+		if err := reg.Register(m.Spam); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// rateLimiter counts posts per key in fixed one-minute windows. It is per process: behind a
+// load balancer with N serve processes a client gets at most N times the limit.
+type rateLimiter struct {
+	limit int
+	mu    sync.Mutex
+	m     map[string]*window
+}
+
+type window struct {
+	start time.Time
+	n     int
+}
+
+const maxRateKeys = 100000
+
+// allow counts one post and returns 0, or the seconds to wait when the limit is reached.
+func (l *rateLimiter) allow(key string, now time.Time) int {
+	if l.limit <= 0 {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil || len(l.m) >= maxRateKeys {
+		l.prune(now)
+	}
+	w, ok := l.m[key]
+	if !ok || now.Sub(w.start) >= time.Minute {
+		w = &window{start: now}
+		l.m[key] = w
+	}
+	if w.n >= l.limit {
+		wait := int((time.Minute - now.Sub(w.start) + time.Second - 1) / time.Second)
+		if wait < 1 {
+			wait = 1
+		}
+		return wait
+	}
+	w.n++
+	return 0
+}
+
+func (l *rateLimiter) prune(now time.Time) {
+	if l.m == nil {
+		l.m = make(map[string]*window)
+		return
+	}
+	for k, w := range l.m {
+		if now.Sub(w.start) >= time.Minute {
+			delete(l.m, k)
+		}
+	}
+	if len(l.m) >= maxRateKeys {
+		l.m = make(map[string]*window)
+	}
+}
+
+// DefaultCaptchaVerifyURLs are the providers' server-side verification endpoints.
+var DefaultCaptchaVerifyURLs = map[form.CaptchaProvider]string{
+	form.CaptchaTurnstile: "https://challenges.cloudflare.com/turnstile/v0/siteverify",
+	form.CaptchaHCaptcha:  "https://api.hcaptcha.com/siteverify",
+	form.CaptchaReCAPTCHA: "https://www.google.com/recaptcha/api/siteverify",
+}
+
+// captchaInfo is what the page needs per provider: the widget script, its CSP origins, the
+// element class and the form field the widget fills in.
+type captchaInfo struct {
+	Script   string
+	Origins  []string
+	Class    string
+	Response string
+}
+
+var captchaProviders = map[form.CaptchaProvider]captchaInfo{
+	form.CaptchaTurnstile: {"https://challenges.cloudflare.com/turnstile/v0/api.js", []string{"https://challenges.cloudflare.com"}, "cf-turnstile", "cf-turnstile-response"},
+	form.CaptchaHCaptcha:  {"https://js.hcaptcha.com/1/api.js", []string{"https://hcaptcha.com", "https://*.hcaptcha.com"}, "h-captcha", "h-captcha-response"},
+	form.CaptchaReCAPTCHA: {"https://www.google.com/recaptcha/api.js", []string{"https://www.google.com", "https://www.gstatic.com"}, "g-recaptcha", "g-recaptcha-response"},
+}
+
+var errCaptcha = errors.New("captcha verification failed")
+
+// verifyCaptcha asks the provider whether the response token is good; any failure to reach
+// the provider counts as a failed check (closed, not open).
+func (h *Handler) verifyCaptcha(ctx context.Context, c *form.Captcha, response, ip string) error {
+	if strings.TrimSpace(response) == "" {
+		return errCaptcha
+	}
+	endpoint := h.opts.CaptchaVerifyURLs[c.Provider]
+	if endpoint == "" {
+		endpoint = DefaultCaptchaVerifyURLs[c.Provider]
+	}
+	body := url.Values{"secret": {c.Secret}, "response": {response}}
+	if ip != "" {
+		body.Set("remoteip", ip)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body.Encode()))
+	if err != nil {
+		return errCaptcha
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := h.opts.HTTPClient.Do(req)
+	if err != nil {
+		return errCaptcha
+	}
+	defer res.Body.Close()
+	var out struct {
+		Success bool `json:"success"`
+	}
+	if res.StatusCode != http.StatusOK || json.NewDecoder(http.MaxBytesReader(nil, res.Body, 64<<10)).Decode(&out) != nil || !out.Success {
+		return errCaptcha
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A render token proves the post follows a page view of this form: "issued.nonce.mac" with
+// mac = HMAC-SHA256(key, form ID + issued + nonce). Its nonce is spent on the first post.
+var (
+	errTokenMissing = errors.New("render token missing")
+	errTokenInvalid = errors.New("render token invalid")
+	errTokenExpired = errors.New("render token expired")
+	errTooFast      = errors.New("posted faster than a person can fill the form")
+)
+
+type renderToken struct {
+	Issued time.Time
+	Nonce  string
+}
+
+func issueToken(key []byte, formID string, now time.Time) (string, renderToken, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", renderToken{}, err
+	}
+	nonce := base64.RawURLEncoding.EncodeToString(b)
+	issued := strconv.FormatInt(now.Unix(), 10)
+	return issued + "." + nonce + "." + tokenMAC(key, formID, issued, nonce), renderToken{Issued: time.Unix(now.Unix(), 0), Nonce: nonce}, nil
+}
+
+func tokenMAC(key []byte, formID, issued, nonce string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(formID + "\x00" + issued + "\x00" + nonce))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// parseToken checks the signature and the age; it does not spend the nonce.
+func parseToken(key []byte, formID, s string, now time.Time, ttl time.Duration) (renderToken, error) {
+	if s == "" {
+		return renderToken{}, errTokenMissing
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 || !hmac.Equal([]byte(tokenMAC(key, formID, parts[0], parts[1])), []byte(parts[2])) {
+		return renderToken{}, errTokenInvalid
+	}
+	sec, err := strconv.ParseInt(parts[0], 10, 64)
+	if err != nil {
+		return renderToken{}, errTokenInvalid
+	}
+	t := renderToken{Issued: time.Unix(sec, 0), Nonce: parts[1]}
+	if now.Sub(t.Issued) > ttl || t.Issued.After(now.Add(time.Minute)) {
+		return t, errTokenExpired
+	}
+	return t, nil
+}

@@ -1,0 +1,79 @@
+package application
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/ports"
+)
+
+// deleteFormFiles removes every file of the form (they all live under its prefix) before the
+// form itself goes, so a failure leaves the form in place to delete again.
+func deleteFormFiles(ctx context.Context, d Deps, workspaceID, formID string) error {
+	if d.Files == nil {
+		return nil
+	}
+	// Reading the form first answers unknown IDs with not found and never touches another
+	// workspace's files.
+	if _, err := d.Forms.Get(ctx, workspaceID, formID); err != nil {
+		return err
+	}
+	if err := d.Files.DeletePrefix(ctx, ports.FormFilesPrefix(workspaceID, formID)); err != nil {
+		return fmt.Errorf("delete form files: %w", err)
+	}
+	return nil
+}
+
+// deleteSubmissionFiles removes the files a submission's file fields refer to. Only keys under
+// the form's own prefix are deleted, whatever a value holds.
+func deleteSubmissionFiles(ctx context.Context, d Deps, workspaceID, formID, id string) error {
+	if d.Files == nil {
+		return nil
+	}
+	s, err := d.Submissions.Get(ctx, workspaceID, formID, id)
+	if err != nil {
+		return err
+	}
+	f, err := d.Forms.Get(ctx, workspaceID, formID)
+	if err != nil {
+		return err
+	}
+	prefix := ports.FormFilesPrefix(workspaceID, formID)
+	data := s.Data()
+	for _, fld := range f.Fields() {
+		if fld.Type != form.TypeFile {
+			continue
+		}
+		v, ok := data[fld.ID]
+		if !ok {
+			continue
+		}
+		for _, ref := range v.Strings() {
+			key, ok := fileKey(ref, prefix)
+			if !ok {
+				continue
+			}
+			if err := d.Files.Delete(ctx, key); err != nil {
+				return fmt.Errorf("delete submission file: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// fileKey reads the object key out of a stored file reference: a bare key, or a URL whose path
+// continues after "/files/" with the key (signed or not).
+func fileKey(ref, prefix string) (string, bool) {
+	if i := strings.Index(ref, "/files/"); i >= 0 {
+		ref = ref[i+len("/files/"):]
+	}
+	if i := strings.IndexAny(ref, "?#"); i >= 0 {
+		ref = ref[:i]
+	}
+	if !strings.HasPrefix(ref, prefix) || len(ref) == len(prefix) || strings.Contains(ref, "..") {
+		return "", false
+	}
+	return ref, true
+}

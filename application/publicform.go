@@ -1,0 +1,20 @@
+package application
+
+import (
+	"context"
+
+	"github.com/formward/formward/domain/form"
+)
+
+// GetPublicForm reads a form by its ID alone, as the respondent's URL names it.
+type GetPublicForm struct {
+	ID string
+}
+
+// GetPublicFormHandler reads forms for the public page; the caller decides what each status shows.
+type GetPublicFormHandler struct{ d Deps }
+
+// Handle returns the form in any status, or domain.ErrNotFound.
+func (h GetPublicFormHandler) Handle(ctx context.Context, q GetPublicForm) (*form.Form, error) {
+	return h.d.Forms.Find(ctx, q.ID)
+}

@@ -1,0 +1,54 @@
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"mime/multipart"
+
+	"github.com/formward/formward/adapters/objectstore"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/ports"
+)
+
+// maxUploadBytes bounds one uploaded file of the public form (the multipart body is bounded
+// by adapters/web.MaxMultipartBytes).
+const maxUploadBytes = 25 * objectstore.MB
+
+// formUploader keeps the public form's uploads in the object store under the form's prefix,
+// within the workspace plan's storage quota, and returns the stable reference a submission keeps.
+type formUploader struct {
+	store      ports.ObjectStore
+	signer     objectstore.Signer
+	workspaces ports.WorkspaceRepository
+}
+
+func (u formUploader) Upload(ctx context.Context, f *form.Form, _ string, fh *multipart.FileHeader) (string, error) {
+	ws, err := u.workspaces.Get(ctx, f.WorkspaceID())
+	if err != nil {
+		return "", fmt.Errorf("upload: %w", err)
+	}
+	if err := objectstore.CheckQuota(ctx, u.store, objectstore.FormPrefix(f.WorkspaceID(), f.ID()), ws.Plan(), fh.Size); err != nil {
+		return "", err
+	}
+	file, err := fh.Open()
+	if err != nil {
+		return "", fmt.Errorf("upload: %w", err)
+	}
+	defer file.Close()
+	head, all, err := objectstore.Peek(file)
+	if err != nil {
+		return "", err
+	}
+	ct, err := objectstore.FileRules{MaxBytes: maxUploadBytes}.Check(fh.Size, fh.Header.Get("Content-Type"), head)
+	if err != nil {
+		return "", err
+	}
+	key, err := objectstore.NewKey(f.WorkspaceID(), f.ID(), fh.Filename)
+	if err != nil {
+		return "", err
+	}
+	if err := u.store.Put(ctx, key, all, fh.Size, ct); err != nil {
+		return "", fmt.Errorf("upload: %w", err)
+	}
+	return u.signer.Reference(key), nil
+}
