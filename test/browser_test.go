@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -210,8 +211,15 @@ func TestBrowserEmbedRecipes(t *testing.T) {
 	scriptRecipe := htmlBlock(t, string(doc), `<script type="module">`)
 
 	// The owner's site: another origin than Formward's.
-	var frameHTML, scriptHTML string
+	// The pages are filled in below, once the form exists; the server's goroutines read them.
+	var (
+		pagesMu               sync.Mutex
+		frameHTML, scriptHTML string
+	)
 	owner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pagesMu.Lock()
+		frameHTML, scriptHTML := frameHTML, scriptHTML
+		pagesMu.Unlock()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		switch r.URL.Path {
 		case "/favicon.ico":
@@ -249,8 +257,10 @@ func TestBrowserEmbedRecipes(t *testing.T) {
 
 	const docForm = "https://forms.example.com/f/frm_06H0A8…"
 	pageURL := in.baseURL + "/f/" + formID
+	pagesMu.Lock()
 	frameHTML = strings.ReplaceAll(frameRecipe, docForm, pageURL)
 	scriptHTML = strings.NewReplacer(docForm, pageURL, "fld_EMAIL_FIELD_ID", emailID, "fld_AGE_FIELD_ID", ageID).Replace(scriptRecipe)
+	pagesMu.Unlock()
 	if frameHTML == frameRecipe || !strings.Contains(scriptHTML, emailID) || !strings.Contains(scriptHTML, pageURL) {
 		t.Fatalf("docs/embedding.md no longer has the placeholders this test fills in (%s, fld_EMAIL_FIELD_ID, fld_AGE_FIELD_ID)", docForm)
 	}
