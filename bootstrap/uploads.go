@@ -22,7 +22,7 @@ type formUploader struct {
 	workspaces ports.WorkspaceRepository
 }
 
-func (u formUploader) Upload(ctx context.Context, f *form.Form, _ string, fh *multipart.FileHeader) (string, error) {
+func (u formUploader) Upload(ctx context.Context, f *form.Form, fieldID string, fh *multipart.FileHeader) (string, error) {
 	ws, err := u.workspaces.Get(ctx, f.WorkspaceID())
 	if err != nil {
 		return "", fmt.Errorf("upload: %w", err)
@@ -39,7 +39,7 @@ func (u formUploader) Upload(ctx context.Context, f *form.Form, _ string, fh *mu
 	if err != nil {
 		return "", err
 	}
-	ct, err := objectstore.FileRules{MaxBytes: maxUploadBytes}.Check(fh.Size, fh.Header.Get("Content-Type"), head)
+	ct, err := fileRules(f, fieldID).Check(fh.Size, fh.Header.Get("Content-Type"), head)
 	if err != nil {
 		return "", err
 	}
@@ -51,4 +51,17 @@ func (u formUploader) Upload(ctx context.Context, f *form.Form, _ string, fh *mu
 		return "", fmt.Errorf("upload: %w", err)
 	}
 	return u.signer.Reference(key), nil
+}
+
+// fileRules are the field's own limits: its accepted content types and size, or the server's
+// default size.
+func fileRules(f *form.Form, fieldID string) objectstore.FileRules {
+	rules := objectstore.FileRules{MaxBytes: maxUploadBytes}
+	if fl, ok := f.Field(fieldID); ok {
+		rules.Accept = fl.Accept
+		if fl.MaxFileBytes > 0 {
+			rules.MaxBytes = fl.MaxFileBytes
+		}
+	}
+	return rules
 }

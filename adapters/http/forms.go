@@ -15,7 +15,7 @@ import (
 var (
 	formProps          = []string{"name", "description", "fields", "settings", "status"}
 	formReadOnly       = []string{"id", "created_at", "updated_at", "submission_count"}
-	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder"}
+	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "accept", "max_file_size"}
 	submissionProps    = []string{"data"}
 	submissionReadOnly = []string{"id", "form_id", "metadata", "submitted_at", "updated_at", "created_at"}
 )
@@ -129,6 +129,15 @@ func fieldSpecs(o object) []form.FieldSpec {
 			s.Options, _ = it.strings("options")
 		}
 		s.Placeholder, _ = it.nullableStr("placeholder")
+		if !it.isNull("accept") {
+			s.Accept, _ = it.strings("accept")
+		}
+		if !it.isNull("max_file_size") {
+			if n, present := it.integer("max_file_size"); present {
+				size := int64(n)
+				s.MaxFileBytes = &size
+			}
+		}
 		specs = append(specs, s)
 	}
 	return specs

@@ -15,6 +15,9 @@ type fieldJSON struct {
 	Required    bool     `json:"required"`
 	Options     []string `json:"options"`
 	Placeholder *string  `json:"placeholder"`
+	// Accept and MaxFileSize are shown on file fields only.
+	Accept      *[]string `json:"accept,omitempty"`
+	MaxFileSize *int64    `json:"max_file_size,omitempty"`
 }
 
 type formJSON struct {
@@ -52,7 +55,19 @@ func presentField(f form.Field) fieldJSON {
 	if opts == nil {
 		opts = []string{}
 	}
-	return fieldJSON{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: opts, Placeholder: f.Placeholder}
+	out := fieldJSON{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: opts, Placeholder: f.Placeholder}
+	if f.Type == form.TypeFile {
+		accept := f.Accept
+		if accept == nil {
+			accept = []string{}
+		}
+		out.Accept = &accept
+		if f.MaxFileBytes > 0 {
+			size := f.MaxFileBytes
+			out.MaxFileSize = &size
+		}
+	}
+	return out
 }
 
 type metadataJSON struct {

@@ -21,7 +21,7 @@ var everyType = []map[string]any{
 	{"label": "Channels", "type": "checkbox", "options": []string{"Mail", "Phone"}},
 	{"label": "Size", "type": "radio", "options": []string{"S", "M"}},
 	{"label": "Notes", "type": "textarea"},
-	{"label": "CV", "type": "file"},
+	{"label": "CV", "type": "file", "accept": []string{"application/pdf"}, "max_file_size": 1048576},
 	{"label": "Start", "type": "date"},
 	{"label": "Agree", "type": "checkbox", "required": true},
 }
@@ -33,6 +33,13 @@ func TestSubmissionsLifecycle(t *testing.T) {
 		f := h.createForm(everyType...)
 		id := f["id"].(string)
 		ids := fieldIDs(f)
+		cv := f["fields"].([]any)[7].(map[string]any)
+		if fmt.Sprint(cv["accept"]) != "[application/pdf]" || cv["max_file_size"] != float64(1048576) {
+			t.Fatalf("file field rules not kept: %v", cv)
+		}
+		if _, shown := f["fields"].([]any)[0].(map[string]any)["accept"]; shown {
+			t.Fatal("accept is shown on file fields only")
+		}
 		valid := map[string]any{
 			ids[0]: "Ada", ids[1]: "ada@example.com", ids[2]: 1.50, ids[3]: "Pro", ids[4]: []string{"Mail", "Phone"},
 			ids[5]: "M", ids[6]: "Line 1\nLine 2", ids[7]: "https://files.example.com/cv.pdf", ids[8]: "2024-02-29", ids[9]: true,

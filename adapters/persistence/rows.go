@@ -121,13 +121,16 @@ type fieldJSON struct {
 	Required    bool     `json:"required,omitempty"`
 	Options     []string `json:"options,omitempty"`
 	Placeholder *string  `json:"placeholder,omitempty"`
+	Accept      []string `json:"accept,omitempty"`
+	MaxFileSize int64    `json:"max_file_size,omitempty"`
 }
 
 func formFromDomain(f *form.Form) (formRow, error) {
 	fields := f.Fields()
 	out := make([]fieldJSON, len(fields))
 	for i, fl := range fields {
-		out[i] = fieldJSON{ID: fl.ID, Label: fl.Label, Type: string(fl.Type), Required: fl.Required, Options: fl.Options, Placeholder: fl.Placeholder}
+		out[i] = fieldJSON{ID: fl.ID, Label: fl.Label, Type: string(fl.Type), Required: fl.Required, Options: fl.Options, Placeholder: fl.Placeholder,
+			Accept: fl.Accept, MaxFileSize: fl.MaxFileBytes}
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -275,7 +278,8 @@ func decodeFields(formID, raw string) ([]form.Field, error) {
 	}
 	fields := make([]form.Field, len(stored))
 	for i, s := range stored {
-		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder}
+		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder,
+			Accept: s.Accept, MaxFileBytes: s.MaxFileSize}
 	}
 	return fields, nil
 }

@@ -29,6 +29,7 @@ type option struct {
 // fieldView is one question as the template draws it.
 type fieldView struct {
 	ID, InputID, ErrorID, Label, Kind, InputType, Placeholder, Value, Error string
+	Accept                                                                  string // file inputs: the browser's picker filter
 	Required, Checked                                                       bool
 	Options                                                                 []option
 }
@@ -93,7 +94,7 @@ func views(f *form.Form, values map[string][]string, errs map[string]string) ([]
 	for i, fl := range f.Fields() {
 		kind, typ := kindOf(fl)
 		v := fieldView{ID: fl.ID, InputID: "f-" + fl.ID, ErrorID: "f-" + fl.ID + "-error", Label: fl.Label,
-			Kind: kind, InputType: typ, Required: fl.Required, Error: errs[fl.ID]}
+			Kind: kind, InputType: typ, Required: fl.Required, Error: errs[fl.ID], Accept: strings.Join(fl.Accept, ",")}
 		if fl.Placeholder != nil {
 			v.Placeholder = *fl.Placeholder
 		}

@@ -103,6 +103,15 @@ func TestPageEscapesOwnerContent(t *testing.T) {
 	}
 }
 
+func TestFileInputFiltersByTheFieldsTypes(t *testing.T) {
+	h := newHarness(t)
+	f := h.form(form.StatusPublished, lenient(), form.FieldSpec{Label: "CV", Type: "file", Accept: []string{"application/pdf", "image/*"}})
+	page := body(h.get("/f/" + f.ID()))
+	if !strings.Contains(page, `accept="application/pdf,image/*"`) {
+		t.Fatalf("file input lacks the accept filter:\n%s", page)
+	}
+}
+
 func TestPageFramingAndCaptchaOrigins(t *testing.T) {
 	h := newHarness(t)
 	s := lenient()

@@ -41,6 +41,10 @@ type Field struct {
 	Required    bool
 	Options     []string
 	Placeholder *string
+	// Accept lists the content types a file field takes ("application/pdf", "image/*"); empty: any.
+	Accept []string
+	// MaxFileBytes bounds each uploaded file of a file field; 0: the server's default.
+	MaxFileBytes int64
 }
 
 // Multiple reports whether the field holds a list of values (checkbox with options, file).
@@ -66,6 +70,9 @@ type FieldSpec struct {
 	Required    bool
 	Options     []string
 	Placeholder *string
+	Accept      []string
+	// MaxFileBytes is nil when the client did not set it.
+	MaxFileBytes *int64
 }
 
 // Limits bound the size of a form.
@@ -121,6 +128,7 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 		}
 		f.Type = t
 		checkOptions(&vs, path+".options", t, s.Options, lim)
+		f.Accept, f.MaxFileBytes = checkFileRules(&vs, path, t, s.Accept, s.MaxFileBytes)
 		if len(s.Options) > 0 {
 			f.Options = append([]string(nil), s.Options...)
 		}
@@ -162,4 +170,54 @@ func checkOptions(vs *domain.Violations, path string, t FieldType, options []str
 		}
 		seen[o] = true
 	}
+}
+
+// MaxFileBytesLimit is the largest per-file limit a file field may set.
+const MaxFileBytesLimit = 100 << 20
+
+// checkFileRules checks the upload rules, which only file fields take.
+func checkFileRules(vs *domain.Violations, path string, t FieldType, accept []string, maxBytes *int64) ([]string, int64) {
+	if t != TypeFile {
+		if len(accept) > 0 {
+			vs.Add(path+".accept", "not_allowed", "accept is only allowed on file fields")
+		}
+		if maxBytes != nil {
+			vs.Add(path+".max_file_size", "not_allowed", "max_file_size is only allowed on file fields")
+		}
+		return nil, 0
+	}
+	var out []string
+	for j, a := range accept {
+		a = strings.ToLower(strings.TrimSpace(a))
+		if !validMediaRange(a) {
+			vs.Add(fmt.Sprintf("%s.accept[%d]", path, j), "invalid_value", "must be a content type such as application/pdf or image/*")
+			continue
+		}
+		out = append(out, a)
+	}
+	var limit int64
+	if maxBytes != nil {
+		if *maxBytes < 1 || *maxBytes > MaxFileBytesLimit {
+			vs.Add(path+".max_file_size", "invalid_value", fmt.Sprintf("max_file_size must be 1 to %d bytes", MaxFileBytesLimit))
+		}
+		limit = *maxBytes
+	}
+	return out, limit
+}
+
+// validMediaRange accepts type/subtype and type/* made of token characters.
+func validMediaRange(s string) bool {
+	typ, sub, ok := strings.Cut(s, "/")
+	if !ok || typ == "" || sub == "" || typ == "*" {
+		return false
+	}
+	token := func(x string) bool {
+		for _, r := range x {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$&^_.+-", r)) {
+				return false
+			}
+		}
+		return true
+	}
+	return token(typ) && (sub == "*" || token(sub))
 }

@@ -198,6 +198,7 @@ func (f *Form) Fields() []Field {
 	out := make([]Field, len(f.fields))
 	for i, fl := range f.fields {
 		fl.Options = append([]string(nil), fl.Options...)
+		fl.Accept = append([]string(nil), fl.Accept...)
 		out[i] = fl
 	}
 	return out
