@@ -342,19 +342,32 @@ func browserPrerequisites(t *testing.T) (node, chromium string) {
 	if err != nil {
 		missing("node is not on PATH (apt-get install nodejs npm)")
 	}
-	if _, err := os.Stat(filepath.Join("browser", "node_modules", "playwright-core", "package.json")); err != nil {
-		npm, lerr := exec.LookPath("npm")
-		if lerr != nil {
-			missing("playwright-core is not installed in test/browser and npm is not on PATH")
+	npmOnce.Do(func() {
+		if _, err := os.Stat(filepath.Join("browser", "node_modules", "playwright-core", "package.json")); err == nil {
+			return
+		}
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			npmProblem = "playwright-core is not installed in test/browser and npm is not on PATH"
+			return
 		}
 		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
 		cmd.Dir = "browser"
 		if out, err := cmd.CombinedOutput(); err != nil {
-			missing("npm ci in test/browser failed: %v\n%s", err, out)
+			npmProblem = fmt.Sprintf("npm ci in test/browser failed: %v\n%s", err, out)
 		}
+	})
+	if npmProblem != "" {
+		missing("%s", npmProblem)
 	}
 	return node, chromium
 }
+
+// npm ci runs at most once per test binary: the browser tests run in parallel.
+var (
+	npmOnce    sync.Once
+	npmProblem string
+)
 
 // sameValue compares an API value with the one the browser entered: strings as strings,
 // booleans as the strings "true"/"false" or JSON booleans, lists as sets of strings.
