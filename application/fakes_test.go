@@ -212,12 +212,24 @@ type memSubmissions struct {
 	items   []*submission.Submission
 	events  []event.Event
 	queries []ports.SubmissionQuery
+	spent   map[string]bool
 }
 
 func (r *memSubmissions) Add(_ context.Context, s *submission.Submission, e event.Event) error {
 	r.items = append(r.items, s)
 	r.events = append(r.events, e)
 	return nil
+}
+
+func (r *memSubmissions) AddSpendingToken(ctx context.Context, s *submission.Submission, e event.Event, tok ports.SpentToken) error {
+	if r.spent[tok.Nonce] {
+		return ports.ErrTokenUsed
+	}
+	if r.spent == nil {
+		r.spent = map[string]bool{}
+	}
+	r.spent[tok.Nonce] = true
+	return r.Add(ctx, s, e)
 }
 
 func (r *memSubmissions) find(workspaceID, formID, id string) (int, error) {

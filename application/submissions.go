@@ -20,6 +20,9 @@ type CaptureSubmission struct {
 	UserAgent   *string
 	Referrer    *string
 	UTM         map[string]string
+	// Token, when set, is the public form's render token: its nonce is spent in the
+	// submission's own transaction, and a nonce already spent gives ports.ErrTokenUsed.
+	Token *ports.SpentToken
 }
 
 // CaptureSubmissionHandler is the one capture path: validate, assign ID and time, seal, store
@@ -43,7 +46,12 @@ func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmiss
 		return nil, err
 	}
 	e := event.ForSubmission(h.d.IDs.New(PrefixEvent), event.SubmissionCreated, s, now)
-	if err := h.d.Submissions.Add(ctx, s, e); err != nil {
+	if cmd.Token != nil {
+		err = h.d.Submissions.AddSpendingToken(ctx, s, e, *cmd.Token)
+	} else {
+		err = h.d.Submissions.Add(ctx, s, e)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return s, nil

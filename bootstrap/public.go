@@ -48,7 +48,7 @@ func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.
 		uploader = formUploader{store: rt.Files, signer: rt.FileSigner(cfg), workspaces: persistence.NewWorkspaceRepository(rt.DB)}
 	}
 	h, err := web.New(web.Deps{
-		App: rt.App, UsedTokens: persistence.NewUsedTokens(rt.DB, rt.Clock), IPHasher: provideIPHasher(cfg, rt.Keyring),
+		App: rt.App, IPHasher: provideIPHasher(cfg, rt.Keyring),
 		Clock: rt.Clock, Logger: rt.Log.Named("web"), Metrics: metrics,
 	}, web.Options{
 		TokenKey: crypto.DeriveKey(master, labelFormToken), PoWKey: crypto.DeriveKey(master, labelFormPoW),

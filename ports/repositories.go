@@ -72,6 +72,10 @@ type SubmissionRepository interface {
 	// Add stores a new submission and its event in one transaction. It returns once the commit
 	// is durable; concurrent calls may share one transaction (group commit).
 	Add(ctx context.Context, s *submission.Submission, e event.Event) error
+	// AddSpendingToken is Add that also spends tok's nonce in the same transaction. A nonce
+	// already spent gives ErrTokenUsed and stores nothing; of concurrent calls with one nonce,
+	// exactly one succeeds.
+	AddSpendingToken(ctx context.Context, s *submission.Submission, e event.Event, tok SpentToken) error
 	Get(ctx context.Context, workspaceID, formID, id string) (*submission.Submission, error)
 	List(ctx context.Context, workspaceID, formID string, q SubmissionQuery) ([]*submission.Submission, error)
 	// Update loads and locks the submission, lets change modify it, and stores it with the event

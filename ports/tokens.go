@@ -1,13 +1,18 @@
 package ports
 
 import (
-	"context"
+	"errors"
 	"time"
 )
 
-// UsedTokens remembers the nonces of the public form's render tokens, so each token is
-// accepted once across every process.
-type UsedTokens interface {
-	// Use records the nonce until expiresAt and reports false when it was already used.
-	Use(ctx context.Context, nonce string, expiresAt time.Time) (bool, error)
+// ErrTokenUsed is returned when a capture spends a render token whose nonce was already spent:
+// the post is a replay and nothing of it was stored.
+var ErrTokenUsed = errors.New("render token already used")
+
+// SpentToken is the nonce of a public form's render token, spent atomically with the
+// submission it carries, so each token is accepted once across every process. The nonce is
+// remembered until ExpiresAt (after which the token itself is rejected as expired).
+type SpentToken struct {
+	Nonce     string
+	ExpiresAt time.Time
 }

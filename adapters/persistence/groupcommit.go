@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/formward/formward/ports"
 )
 
 // Group commit: every capture is one INSERT of a submission, one of an outbox row and one
@@ -20,12 +22,30 @@ import (
 // commitTimeout bounds one capture transaction; waiters get its error.
 const commitTimeout = 30 * time.Second
 
-// pendingAdd is one sealed submission and its sealed event, waiting for a committer.
+// pendingAdd is one sealed submission and its sealed event, waiting for a committer. token,
+// when set, is a render-token nonce spent in the same transaction; replayed is set by
+// writeAdds when that nonce was already spent, and the item was then left out of the batch.
 type pendingAdd struct {
-	ctx   context.Context
-	sub   submissionRow
-	event sealedEvent
-	done  chan error
+	ctx      context.Context
+	sub      submissionRow
+	event    sealedEvent
+	token    *spentToken
+	replayed bool
+	done     chan error
+}
+
+// spentToken is a nonce for used_form_tokens; expiresAt in Unix milliseconds.
+type spentToken struct {
+	nonce     string
+	expiresAt int64
+}
+
+// outcome is what a committed item's caller is told.
+func (p *pendingAdd) outcome() error {
+	if p.replayed {
+		return ports.ErrTokenUsed
+	}
+	return nil
 }
 
 // enqueue hands p to the committers and waits for its commit.
@@ -86,7 +106,7 @@ func (d *DB) commitBatch(shard int, batch []*pendingAdd) {
 	err := d.writeAdds(shard, live)
 	if err == nil {
 		for _, p := range live {
-			p.done <- nil
+			p.done <- p.outcome()
 		}
 		return
 	}
@@ -97,16 +117,29 @@ func (d *DB) commitBatch(shard int, batch []*pendingAdd) {
 	// One bad item (a form deleted meanwhile, a reused ID) fails the whole batch; retry each
 	// alone so only the bad one fails.
 	for _, p := range live {
-		p.done <- mapErr("add submission", d.writeAdds(shard, []*pendingAdd{p}))
+		if err := d.writeAdds(shard, []*pendingAdd{p}); err != nil {
+			p.done <- mapErr("add submission", err)
+			continue
+		}
+		p.done <- p.outcome()
 	}
 }
 
 // writeAdds writes the submissions, their events and one counter increment per form in one
-// transaction.
+// transaction. Items carrying a render token first spend its nonce there; an item whose nonce
+// was already spent (before, or by an earlier item of the batch) is marked replayed and left
+// out, without failing the others.
 func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
 	return d.tx(ctx, func(tx *gorm.DB) error {
+		batch, err := spendTokens(tx, batch)
+		if err != nil {
+			return fmt.Errorf("spend form tokens: %w", err)
+		}
+		if len(batch) == 0 {
+			return nil
+		}
 		var sb strings.Builder
 		sb.WriteString("INSERT INTO submissions (id, workspace_id, form_id, submitted_at, updated_at, sealed) VALUES ")
 		args := make([]any, 0, len(batch)*6)
@@ -133,6 +166,59 @@ func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 		}
 		return nil
 	})
+}
+
+// spendTokens inserts the batch's token nonces and returns the items to store: those without
+// a token and those whose nonce this insert claimed. The others are marked replayed. It also
+// purges a few expired nonces (by the submissions' own clock), so the table stays the size of
+// one token lifetime.
+func spendTokens(tx *gorm.DB, batch []*pendingAdd) ([]*pendingAdd, error) {
+	var now int64
+	nonces := make([]string, 0, len(batch))
+	first := make(map[string]*pendingAdd, len(batch))
+	var sb strings.Builder
+	args := make([]any, 0, len(batch)*2)
+	for _, p := range batch {
+		p.replayed = false // the transaction may run again
+		if p.token == nil {
+			continue
+		}
+		now = max(now, p.sub.SubmittedAt)
+		if _, dup := first[p.token.nonce]; dup {
+			continue
+		}
+		first[p.token.nonce] = p
+		if len(nonces) > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString("(?,?)")
+		args = append(args, p.token.nonce, p.token.expiresAt)
+		nonces = append(nonces, p.token.nonce)
+	}
+	if len(nonces) == 0 {
+		return batch, nil
+	}
+	if err := tx.Exec(`DELETE FROM used_form_tokens WHERE nonce IN (SELECT nonce FROM used_form_tokens WHERE expires_at < ? LIMIT 100)`, now).Error; err != nil {
+		return nil, err
+	}
+	var claimed []string
+	q := "INSERT INTO used_form_tokens (nonce, expires_at) VALUES " + sb.String() + " ON CONFLICT (nonce) DO NOTHING RETURNING nonce"
+	if err := tx.Raw(q, args...).Scan(&claimed).Error; err != nil {
+		return nil, err
+	}
+	won := make(map[*pendingAdd]bool, len(claimed))
+	for _, n := range claimed {
+		won[first[n]] = true
+	}
+	keep := make([]*pendingAdd, 0, len(batch))
+	for _, p := range batch {
+		if p.token != nil && !won[p] {
+			p.replayed = true
+			continue
+		}
+		keep = append(keep, p)
+	}
+	return keep, nil
 }
 
 // addCounts adds to the forms' counter rows of one shard with one upsert.

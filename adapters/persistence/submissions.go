@@ -53,6 +53,17 @@ func (r *SubmissionRepository) open(ctx context.Context, row submissionRow) (*su
 // group committer, which writes everything queued in one transaction. It returns after the
 // commit; a form deleted meanwhile gives domain.ErrNotFound, a reused ID domain.ErrConflict.
 func (r *SubmissionRepository) Add(ctx context.Context, s *submission.Submission, e event.Event) error {
+	return r.add(ctx, s, e, nil)
+}
+
+// AddSpendingToken is Add that also inserts tok's nonce into used_form_tokens in the same
+// group-committed transaction. A nonce already spent (before, or by another item of the same
+// batch) gives ports.ErrTokenUsed and stores nothing of this submission.
+func (r *SubmissionRepository) AddSpendingToken(ctx context.Context, s *submission.Submission, e event.Event, tok ports.SpentToken) error {
+	return r.add(ctx, s, e, &spentToken{nonce: tok.Nonce, expiresAt: toMillis(tok.ExpiresAt)})
+}
+
+func (r *SubmissionRepository) add(ctx context.Context, s *submission.Submission, e event.Event, tok *spentToken) error {
 	row, err := r.seal(ctx, s)
 	if err != nil {
 		return err
@@ -61,7 +72,7 @@ func (r *SubmissionRepository) Add(ctx context.Context, s *submission.Submission
 	if err != nil {
 		return err
 	}
-	return r.db.enqueue(ctx, &pendingAdd{ctx: ctx, sub: row, event: ev, done: make(chan error, 1)})
+	return r.db.enqueue(ctx, &pendingAdd{ctx: ctx, sub: row, event: ev, token: tok, done: make(chan error, 1)})
 }
 
 // Get returns one submission of the workspace's form, or domain.ErrNotFound.

@@ -20,6 +20,7 @@ import (
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/ports"
 )
 
 // post is one respondent post, whatever its content type.
@@ -270,7 +271,8 @@ func (h *Handler) capture(c *gin.Context) {
 	}
 
 	// 2. Spam and abuse: nothing of a spam post is stored.
-	if reason, fake := h.screen(c, f, p, ip, now); reason != "" {
+	reason, fake, spend := h.screen(c, f, p, ip, now)
+	if reason != "" {
 		h.spam(f, reason)
 		if fake {
 			h.thank(c, f, p.json, "sub_"+strings.Repeat("0", 26))
@@ -297,9 +299,15 @@ func (h *Handler) capture(c *gin.Context) {
 	}
 	sub, err := h.d.App.Commands.CaptureSubmission.Handle(c.Request.Context(), application.CaptureSubmission{
 		WorkspaceID: f.WorkspaceID(), FormID: f.ID(), Data: p.data, Source: submission.SourceForm,
-		IP: ip, UserAgent: ua, Referrer: referrer, UTM: p.utm,
+		IP: ip, UserAgent: ua, Referrer: referrer, UTM: p.utm, Token: spend,
 	})
 	if err != nil {
+		if errors.Is(err, ports.ErrTokenUsed) {
+			// The nonce is spent with the submission, in its transaction: a replay stores nothing.
+			h.spam(f, ReasonTokenReplay)
+			h.fail(c, p.json, &s, http.StatusForbidden, "rejected", "Your response could not be accepted. Please reload the page and try again.")
+			return
+		}
 		if errs, details, ok := fieldErrors(err); ok {
 			h.invalid(c, f, p, errs, details, now)
 			return
@@ -363,10 +371,12 @@ func hasDetail(ds []errorDetail, field string) bool {
 }
 
 // screen applies the form's spam rules; fake is true when the bot should believe it succeeded.
-func (h *Handler) screen(c *gin.Context, f *form.Form, p *post, ip string, now time.Time) (reason string, fake bool) {
+// A post that passes and carries a render token gets the token to spend with its submission
+// (in the same transaction), so a replay is caught when the capture is stored.
+func (h *Handler) screen(c *gin.Context, f *form.Form, p *post, ip string, now time.Time) (reason string, fake bool, spend *ports.SpentToken) {
 	sp := f.Settings().Spam
 	if sp.Honeypot && strings.TrimSpace(p.honeypot) != "" {
-		return ReasonHoneypot, true
+		return ReasonHoneypot, true, nil
 	}
 	needToken := sp.MinFillSeconds > 0 || sp.ProofOfWork
 	var tok renderToken
@@ -375,40 +385,33 @@ func (h *Handler) screen(c *gin.Context, f *form.Form, p *post, ip string, now t
 		tok, err = parseToken(h.opts.TokenKey, f.ID(), p.token, now, h.opts.TokenTTL)
 		switch {
 		case errors.Is(err, errTokenMissing):
-			return ReasonTokenMissing, false
+			return ReasonTokenMissing, false, nil
 		case errors.Is(err, errTokenExpired):
-			return ReasonTokenExpired, false
+			return ReasonTokenExpired, false, nil
 		case err != nil:
-			return ReasonTokenInvalid, false
+			return ReasonTokenInvalid, false, nil
 		}
 		if sp.MinFillSeconds > 0 && now.Sub(tok.Issued) < time.Duration(sp.MinFillSeconds)*time.Second {
-			return ReasonTooFast, false
+			return ReasonTooFast, false, nil
 		}
 	}
 	if sp.ProofOfWork {
 		switch err := verifySolution(h.opts.PoWKey, p.altcha, tok.Nonce, now); {
 		case errors.Is(err, errPoWMissing):
-			return ReasonPoWMissing, false
+			return ReasonPoWMissing, false, nil
 		case err != nil:
-			return ReasonPoWInvalid, false
+			return ReasonPoWInvalid, false, nil
 		}
 	}
 	if cp := sp.Captcha; cp != nil {
 		if err := h.verifyCaptcha(c.Request.Context(), cp, p.captcha, ip); err != nil {
-			return ReasonCaptcha, false
+			return ReasonCaptcha, false, nil
 		}
 	}
 	if tok.Nonce != "" {
-		fresh, err := h.d.UsedTokens.Use(c.Request.Context(), tok.Nonce, tok.Issued.Add(h.opts.TokenTTL+time.Minute))
-		if err != nil {
-			h.d.Logger.Error("spend render token", zap.Error(err))
-			return ReasonTokenInvalid, false
-		}
-		if !fresh {
-			return ReasonTokenReplay, false
-		}
+		spend = &ports.SpentToken{Nonce: tok.Nonce, ExpiresAt: tok.Issued.Add(h.opts.TokenTTL + time.Minute)}
 	}
-	return "", false
+	return "", false, spend
 }
 
 func (h *Handler) spam(f *form.Form, reason string) {

@@ -82,7 +82,7 @@ func newHarness(t *testing.T, mod ...func(*web.Options)) *harness {
 	for _, m := range mod {
 		m(&opts)
 	}
-	h, err := web.New(web.Deps{App: app, UsedTokens: persistence.NewUsedTokens(db, clk), IPHasher: hasher, Clock: clk,
+	h, err := web.New(web.Deps{App: app, IPHasher: hasher, Clock: clk,
 		Logger: zap.NewNop(), Metrics: metrics}, opts)
 	if err != nil {
 		t.Fatal(err)

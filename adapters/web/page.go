@@ -212,7 +212,34 @@ func (h *Handler) page(c *gin.Context) {
 			utm[k] = v
 		}
 	}
-	h.showForm(c, http.StatusOK, f, nil, nil, utm, h.d.Clock.Now(), "")
+	h.showCleanForm(c, f, utm, h.d.Clock.Now())
+}
+
+// showCleanForm serves the form as a first view shows it (no values, no errors) from the page
+// cache: rendered once per form version, the render token, challenge and UTM inputs spliced in.
+func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]string, issued time.Time) {
+	data := formData(f, nil, nil, "")
+	key := pageKey(f, &data)
+	p := h.pages.get(key)
+	if p == nil {
+		var err error
+		if p, err = h.buildPage(data); err != nil {
+			h.d.Logger.Error("cache public form page", zap.Error(err))
+			h.showForm(c, http.StatusOK, f, nil, nil, utm, issued, "")
+			return
+		}
+		h.pages.put(key, p)
+	}
+	tok, challenge, err := h.issue(f, issued)
+	if err != nil {
+		h.lookupFailed(c, err)
+		return
+	}
+	var buf bytes.Buffer
+	p.write(&buf, tok, challenge, utmValues(utm))
+	s := f.Settings()
+	securityHeaders(c, &s)
+	c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
 }
 
 func (h *Handler) lookupFailed(c *gin.Context, err error) {
@@ -227,6 +254,23 @@ func (h *Handler) lookupFailed(c *gin.Context, err error) {
 // showForm draws the form; issued is the render token's time (kept across re-renders so the
 // timing rule measures from the first view).
 func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, values map[string][]string, errs map[string]string, utm map[string]string, issued time.Time, formError string) {
+	data := formData(f, values, errs, formError)
+	tok, challenge, err := h.issue(f, issued)
+	if err != nil {
+		h.lookupFailed(c, err)
+		return
+	}
+	data.Token, data.Challenge = tok, challenge
+	data.UTM = utmValues(utm)
+	s := f.Settings()
+	securityHeaders(c, &s)
+	h.render(c, status, "form.html", data)
+}
+
+// formData is everything the form template draws except the per-view parts (the render
+// token, the proof-of-work challenge and the UTM inputs). pageKey digests all of it: a new
+// pageData field must be added there too.
+func formData(f *form.Form, values map[string][]string, errs map[string]string, formError string) pageData {
 	s := f.Settings()
 	fields, links := views(f, values, errs)
 	data := pageData{Title: f.Name(), Action: "/f/" + f.ID(), Multipart: f.HasFileFields(), Fields: fields, Errors: links,
@@ -234,33 +278,41 @@ func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, values map[
 	if f.Description() != nil {
 		data.Description = *f.Description()
 	}
-	tok, rt, err := issueToken(h.opts.TokenKey, f.ID(), issued)
-	if err != nil {
-		h.lookupFailed(c, err)
-		return
-	}
-	data.Token = tok
-	if s.Spam.ProofOfWork {
-		ch, err := newChallenge(h.opts.PoWKey, rt.Nonce, h.opts.PoWMaxNumber, h.d.Clock.Now().Add(h.opts.TokenTTL))
-		if err != nil {
-			h.lookupFailed(c, err)
-			return
-		}
-		b, _ := json.Marshal(ch)
-		data.Challenge = string(b)
-	}
 	if cp := s.Spam.Captcha; cp != nil {
 		if info, ok := captchaProviders[cp.Provider]; ok {
 			data.Captcha = &captchaView{Script: info.Script, Class: info.Class, SiteKey: cp.SiteKey}
 		}
 	}
+	return data
+}
+
+// issue makes a view's render token and, when the form asks for proof of work, its challenge
+// as JSON.
+func (h *Handler) issue(f *form.Form, issued time.Time) (token, challenge string, err error) {
+	tok, rt, err := issueToken(h.opts.TokenKey, f.ID(), issued)
+	if err != nil {
+		return "", "", err
+	}
+	if f.Settings().Spam.ProofOfWork {
+		ch, err := newChallenge(h.opts.PoWKey, rt.Nonce, h.opts.PoWMaxNumber, h.d.Clock.Now().Add(h.opts.TokenTTL))
+		if err != nil {
+			return "", "", err
+		}
+		b, _ := json.Marshal(ch)
+		challenge = string(b)
+	}
+	return tok, challenge, nil
+}
+
+// utmValues are the UTM hidden inputs, in the order of submission.UTMKeys.
+func utmValues(utm map[string]string) []utmValue {
+	var out []utmValue
 	for _, k := range submission.UTMKeys {
 		if v := utm[k]; v != "" {
-			data.UTM = append(data.UTM, utmValue{Name: "_" + k, Value: v})
+			out = append(out, utmValue{Name: "_" + k, Value: v})
 		}
 	}
-	securityHeaders(c, &s)
-	h.render(c, status, "form.html", data)
+	return out
 }
 
 // challenge gives scripts on the owner's site (JSON posts) a render token and a challenge.

@@ -68,12 +68,11 @@ type Uploader interface {
 
 // Deps are what the public form needs.
 type Deps struct {
-	App        *application.Application
-	UsedTokens ports.UsedTokens
-	IPHasher   ports.IPHasher
-	Clock      ports.Clock
-	Logger     *zap.Logger
-	Metrics    *Metrics
+	App      *application.Application
+	IPHasher ports.IPHasher
+	Clock    ports.Clock
+	Logger   *zap.Logger
+	Metrics  *Metrics
 }
 
 // Handler serves the public form routes.
@@ -81,6 +80,7 @@ type Handler struct {
 	d       Deps
 	opts    Options
 	tmpl    *template.Template
+	pages   *pageCache
 	limiter *rateLimiter
 }
 
@@ -109,7 +109,11 @@ func New(d Deps, o Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{d: d, opts: o, tmpl: t, limiter: &rateLimiter{limit: o.RateLimit}}, nil
+	pages, err := newPageCache()
+	if err != nil {
+		return nil, err
+	}
+	return &Handler{d: d, opts: o, tmpl: t, pages: pages, limiter: &rateLimiter{limit: o.RateLimit}}, nil
 }
 
 // Mount adds the public routes to r: GET/POST /f/:form_id, OPTIONS /f/:form_id (CORS
