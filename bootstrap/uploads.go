@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"mime/multipart"
+	"strings"
 
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/domain/form"
@@ -51,6 +52,17 @@ func (u formUploader) Upload(ctx context.Context, f *form.Form, fieldID string, 
 		return "", fmt.Errorf("upload: %w", err)
 	}
 	return u.signer.Reference(key), nil
+}
+
+// Discard deletes files of this form that a refused post uploaded (best effort: a failure
+// leaves an unreferenced object, never a broken submission).
+func (u formUploader) Discard(ctx context.Context, f *form.Form, refs []string) {
+	prefix := objectstore.FormPrefix(f.WorkspaceID(), f.ID())
+	for _, ref := range refs {
+		if key, ok := objectstore.KeyFromReference(ref); ok && strings.HasPrefix(key, prefix) {
+			_ = u.store.Delete(ctx, key)
+		}
+	}
 }
 
 // fileRules are the field's own limits: its accepted content types and size, or the server's

@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"bytes"
 	"context"
+	"errors"
 	"mime/multipart"
 	"net/http/httptest"
 	"net/textproto"
@@ -72,8 +73,17 @@ func TestUploadsFollowTheFieldsRules(t *testing.T) {
 	pdf := []byte("%PDF-1.4\n%test\n")
 	ctx := context.Background()
 
-	if _, err := u.Upload(ctx, f, cv, fileHeader(t, "cv.pdf", "application/pdf", pdf)); err != nil {
+	ref, err := u.Upload(ctx, f, cv, fileHeader(t, "cv.pdf", "application/pdf", pdf))
+	if err != nil {
 		t.Fatalf("a small PDF is accepted: %v", err)
+	}
+	key, _ := objectstore.KeyFromReference(ref)
+	if _, _, err := store.Get(ctx, key); err != nil {
+		t.Fatalf("stored file: %v", err)
+	}
+	u.Discard(ctx, f, []string{ref, "https://elsewhere.example/files/workspaces/wsp_2/forms/frm_9/x/y.pdf"})
+	if _, _, err := store.Get(ctx, key); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("a discarded file must be gone: %v", err)
 	}
 	if _, err := u.Upload(ctx, f, cv, fileHeader(t, "cv.txt", "text/plain", []byte("plain text"))); err == nil {
 		t.Fatal("a text file must be refused by a field that accepts only PDF")

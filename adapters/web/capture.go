@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -35,6 +36,7 @@ type post struct {
 	utm      map[string]string
 	errs     map[string]string // per field, found while reading (uploads)
 	files    map[string][]*multipart.FileHeader
+	uploaded []string // references stored by this post, discarded if it is refused later
 }
 
 var errBadBody = errors.New("the body could not be read")
@@ -302,6 +304,7 @@ func (h *Handler) capture(c *gin.Context) {
 		IP: ip, UserAgent: ua, Referrer: referrer, UTM: p.utm, Token: spend,
 	})
 	if err != nil {
+		h.discard(c, f, p)
 		if errors.Is(err, ports.ErrTokenUsed) {
 			// The nonce is spent with the submission, in its transaction: a replay stores nothing.
 			h.spam(f, ReasonTokenReplay)
@@ -346,19 +349,33 @@ func (h *Handler) upload(c *gin.Context, f *form.Form, p *post, now time.Time) b
 				break
 			}
 			if err != nil {
+				h.discard(c, f, p)
 				s := f.Settings()
 				h.internal(c, p.json, &s, err)
 				return false
 			}
+			p.uploaded = append(p.uploaded, ref)
 			refs = append(refs, submission.Upload{Ref: ref})
 		}
 		p.data[fl.ID] = refs
 	}
 	if len(errs) > 0 {
+		h.discard(c, f, p)
 		h.invalid(c, f, p, errs, details, now)
 		return false
 	}
 	return true
+}
+
+// discard deletes what this post uploaded; it runs after the request's own context may be done.
+func (h *Handler) discard(c *gin.Context, f *form.Form, p *post) {
+	if len(p.uploaded) == 0 || h.opts.Uploader == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request.Context()), 30*time.Second)
+	defer cancel()
+	h.opts.Uploader.Discard(ctx, f, p.uploaded)
+	p.uploaded = nil
 }
 
 func hasDetail(ds []errorDetail, field string) bool {

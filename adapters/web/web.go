@@ -64,6 +64,9 @@ type Options struct {
 // respondent next to the field (size, type, quota); others are internal.
 type Uploader interface {
 	Upload(ctx context.Context, f *form.Form, fieldID string, file *multipart.FileHeader) (string, error)
+	// Discard deletes files this post uploaded when the post is then refused, so that nothing
+	// half-written stays behind.
+	Discard(ctx context.Context, f *form.Form, refs []string)
 }
 
 // Deps are what the public form needs.

@@ -548,7 +548,11 @@ func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
 }
 
 // memUploader keeps uploads in memory and rejects files named "big.bin".
-type memUploader struct{ stored []string }
+type memUploader struct{ stored, discarded []string }
+
+func (u *memUploader) Discard(_ context.Context, _ *form.Form, refs []string) {
+	u.discarded = append(u.discarded, refs...)
+}
 
 type tooBig struct{}
 
@@ -584,6 +588,28 @@ func TestMultipartUploadsGoThroughTheUploader(t *testing.T) {
 	}
 	if rec := send("big.bin"); rec.Code != 422 || !strings.Contains(body(rec), "larger than 1 KB") {
 		t.Errorf("rejected file: %d", rec.Code)
+	}
+	// A post refused after its files were stored leaves none behind.
+	two := h.form(form.StatusPublished, lenient(), form.FieldSpec{Label: "CV", Type: "file"}, form.FieldSpec{Label: "Photo", Type: "file"})
+	{
+		token, _ := h.page(two, "")
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		_ = w.WriteField("_token", token)
+		fw, _ := w.CreateFormFile(two.Fields()[0].ID, "ok.pdf")
+		_, _ = fw.Write([]byte("%PDF-1.4"))
+		fw, _ = w.CreateFormFile(two.Fields()[1].ID, "big.bin")
+		_, _ = fw.Write([]byte("x"))
+		_ = w.Close()
+		req := httptest.NewRequest("POST", "/f/"+two.ID(), &buf)
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		if rec := h.do(req); rec.Code != 422 {
+			t.Fatalf("mixed post: %d", rec.Code)
+		}
+		if len(up.discarded) != 1 || up.discarded[0] != up.stored[len(up.stored)-1] {
+			t.Fatalf("stored %v, discarded %v: the accepted file of a refused post must be deleted", up.stored, up.discarded)
+		}
+		up.stored, up.discarded = nil, nil
 	}
 	if rec := send("cv.pdf"); rec.Code != 200 {
 		t.Fatalf("upload: %d %s", rec.Code, body(rec))
