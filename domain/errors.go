@@ -15,6 +15,10 @@ var ErrConflict = errors.New("conflict")
 // ErrFormClosed means the form does not accept submissions in its current status.
 var ErrFormClosed = errors.New("form closed")
 
+// ErrUnavailable means storage (disk, database, object store) cannot take writes right now:
+// the caller should retry shortly. Over HTTP it is 503 `unavailable` with Retry-After.
+var ErrUnavailable = errors.New("storage unavailable")
+
 // Violation is one broken rule: a JSON path (or a field ID for submitted values), a code and a message.
 type Violation struct {
 	Field   string
