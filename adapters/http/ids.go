@@ -38,3 +38,14 @@ func wellFormedIDs(log *zap.Logger) gin.HandlerFunc {
 		c.Next()
 	}
 }
+
+// printableASCII reports whether s is made of visible ASCII characters and spaces only, as an
+// Idempotency-Key must be (HTTP lets other bytes through in header values; storage must not).
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}

@@ -118,3 +118,15 @@ func TestMalformedIDsAreNotFound(t *testing.T) {
 		h.expect(h.do("GET", "/v1/workflows?form_id=frm_%00", key, nil), 400, "invalid_request")
 	})
 }
+
+// TestIdempotencyKeyMustBeASCII: HTTP lets bytes above 0x7F through in header values; a key
+// made of them is a bad request, not a database error.
+func TestIdempotencyKeyMustBeASCII(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarness(t, db, httpapi.Options{})
+		body := map[string]any{"name": "Contact"}
+		h.expect(h.do("POST", "/v1/forms", h.keys["admin"], body, "Idempotency-Key", "key-\xff"), 400, "invalid_request")
+		h.expect(h.do("POST", "/v1/forms", h.keys["admin"], body, "Idempotency-Key", "clé"), 400, "invalid_request")
+		h.expect(h.do("POST", "/v1/forms", h.keys["admin"], body, "Idempotency-Key", "8e7c2a1e-5b0f-4f7e-9a51-2f1c0f2d9b11"), 201, "")
+	})
+}
