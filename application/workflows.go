@@ -14,7 +14,7 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// DefaultMaxWorkflowsPerForm is the number of workflows one form may have (DECISIONS.md).
+// DefaultMaxWorkflowsPerForm is the number of workflows one form may have (docs/api.md, "Counts").
 const DefaultMaxWorkflowsPerForm = 50
 
 // signedActionTypes post to a URL through the delivery engine; their URL is checked like a

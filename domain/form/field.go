@@ -12,7 +12,7 @@ import (
 // FieldType is one of the nine input kinds.
 type FieldType string
 
-// The nine field types of SPEC.md.
+// The nine field types.
 const (
 	TypeText     FieldType = "text"
 	TypeEmail    FieldType = "email"
@@ -82,7 +82,7 @@ type Limits struct {
 	MaxOptions int
 }
 
-// DefaultLimits are the limits of DECISIONS.md.
+// DefaultLimits are the documented limits (docs/api.md, "Counts").
 var DefaultLimits = Limits{MaxFields: 200, MaxOptions: 500}
 
 // Length caps of a field's texts, in characters (Unicode code points).

@@ -14,7 +14,7 @@ import (
 // Status is a form's lifecycle state.
 type Status string
 
-// The three statuses of SPEC.md.
+// The three statuses.
 const (
 	StatusDraft     Status = "draft"
 	StatusPublished Status = "published"

@@ -17,7 +17,7 @@ import (
 // Operator compares a submitted value with a condition's value.
 type Operator string
 
-// The five operators of SPEC.md.
+// The five condition operators.
 const (
 	Equals      Operator = "equals"
 	NotEquals   Operator = "not_equals"

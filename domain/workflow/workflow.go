@@ -20,7 +20,7 @@ type Limits struct {
 	MaxConditions int
 }
 
-// DefaultLimits are the limits of DECISIONS.md.
+// DefaultLimits are the documented limits (docs/api.md, "Counts").
 var DefaultLimits = Limits{MaxActions: 20, MaxConditions: 20}
 
 const maxName = 200
