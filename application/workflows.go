@@ -8,11 +8,13 @@ import (
 	"strings"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/text"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
 
-// DefaultMaxWorkflowsPerForm is the number of workflows one form may have (DECISIONS.md).
+// DefaultMaxWorkflowsPerForm is the number of workflows one form may have (docs/api.md, "Counts").
 const DefaultMaxWorkflowsPerForm = 50
 
 // signedActionTypes post to a URL through the delivery engine; their URL is checked like a
@@ -99,6 +101,16 @@ func (c *actionChecker) checkActionURLs(vs *domain.Violations, actions []workflo
 	}
 }
 
+// conditionFieldViolations refuses trigger conditions on fields that the workflow's form does
+// not have (a field ID of another form, or of another workspace).
+func conditionFieldViolations(w *workflow.Workflow, f *form.Form) domain.Violations {
+	vs, _ := violationsOf(w.CheckConditionFields(func(id string) bool {
+		_, ok := f.Field(id)
+		return ok
+	}))
+	return vs
+}
+
 func violationsOf(err error) (domain.Violations, error) {
 	if err == nil {
 		return nil, nil
@@ -136,12 +148,15 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 	if err != nil {
 		return nil, err
 	}
-	if formID := strings.TrimSpace(cmd.Draft.FormID); formID != "" {
-		if _, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, formID); errors.Is(err, domain.ErrNotFound) {
+	if formID := strings.TrimSpace(cmd.Draft.FormID); formID != "" && text.Valid(formID) {
+		if f, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, formID); errors.Is(err, domain.ErrNotFound) {
 			vs.Add("form_id", "not_found", "form_id names no form of this workspace")
 		} else if err != nil {
 			return nil, err
 		} else {
+			if w != nil {
+				vs = append(vs, conditionFieldViolations(w, f)...)
+			}
 			n, err := h.d.Workflows.CountForForm(ctx, cmd.WorkspaceID, formID)
 			if err != nil {
 				return nil, err
@@ -237,12 +252,19 @@ func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (
 	if err != nil {
 		return nil, err
 	}
-	if cmd.Patch.Actions != nil {
-		var vs domain.Violations
-		chk.checkActionURLs(&vs, p.Actions())
-		if err := vs.Err(); err != nil {
+	var vs domain.Violations
+	if cmd.Patch.Trigger != nil {
+		f, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, p.FormID())
+		if err != nil {
 			return nil, err
 		}
+		vs = append(vs, conditionFieldViolations(p, f)...)
+	}
+	if cmd.Patch.Actions != nil {
+		chk.checkActionURLs(&vs, p.Actions())
+	}
+	if err := vs.Err(); err != nil {
+		return nil, err
 	}
 	// Type-specific rules do not depend on the stored state and were checked above; the
 	// domain's own rules (kept action IDs among them) are checked again under the lock.

@@ -21,6 +21,9 @@ type object struct {
 // parseBody reads the body as a JSON object whatever the Content-Type says.
 func parseBody(body []byte, vs *domain.Violations) (object, error) {
 	trimmed := bytes.TrimSpace(body)
+	if err := checkBodyUTF8(body); err != nil {
+		return object{}, err
+	}
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return object{}, badRequest("the body must be a JSON object")
 	}

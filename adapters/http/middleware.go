@@ -201,8 +201,8 @@ func (a *api) idempotent(c *gin.Context) {
 	if c.Request.Method != http.MethodPost || key == "" {
 		return
 	}
-	if len(key) > 255 {
-		fail(c, a.Logger, badRequest("Idempotency-Key must be at most 255 characters"))
+	if len(key) > 255 || !printableASCII(key) {
+		fail(c, a.Logger, badRequest("Idempotency-Key must be at most 255 printable ASCII characters"))
 		return
 	}
 	p := principal(c)

@@ -73,7 +73,7 @@ func NewRouter(d Deps, o Options) *Router {
 	})
 	r.GET("/v1/openapi.json", func(c *gin.Context) { c.Data(200, "application/json", openapi.Document()) })
 
-	v1 := r.Group("/v1", a.limitBody, a.authenticate, a.rateLimit, a.authorize, a.idempotent)
+	v1 := r.Group("/v1", a.limitBody, a.authenticate, a.rateLimit, a.authorize, wellFormedIDs(d.Logger), a.idempotent)
 	v1.GET("/forms", a.listForms)
 	v1.POST("/forms", a.createForm)
 	v1.GET("/forms/:id", a.getForm)

@@ -116,6 +116,10 @@ func (a *api) listWorkflows(c *gin.Context) {
 	list := "workflows:" + p.WorkspaceID
 	var formID *string
 	if s, ok := c.GetQuery("form_id"); ok {
+		if !WellFormedID(s) {
+			fail(c, a.Logger, badRequest("form_id is not a form ID"))
+			return
+		}
 		formID = &s
 		list += ":" + s
 	}

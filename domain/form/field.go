@@ -6,12 +6,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/text"
 )
 
 // FieldType is one of the nine input kinds.
 type FieldType string
 
-// The nine field types of SPEC.md.
+// The nine field types.
 const (
 	TypeText     FieldType = "text"
 	TypeEmail    FieldType = "email"
@@ -81,10 +82,15 @@ type Limits struct {
 	MaxOptions int
 }
 
-// DefaultLimits are the limits of DECISIONS.md.
+// DefaultLimits are the documented limits (docs/api.md, "Counts").
 var DefaultLimits = Limits{MaxFields: 200, MaxOptions: 500}
 
-const maxLabel = 500
+// Length caps of a field's texts, in characters (Unicode code points).
+const (
+	maxLabel       = 500
+	maxOption      = 500
+	maxPlaceholder = 500
+)
 
 // buildFields checks every spec and returns the fields, reusing IDs from existing when allowed.
 func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim Limits) ([]Field, error) {
@@ -113,10 +119,15 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 			f.ID = newID()
 		}
 		f.Label = strings.TrimSpace(s.Label)
-		if f.Label == "" {
+		switch {
+		case f.Label == "":
 			vs.Add(path+".label", "required", "label is required")
-		} else if utf8.RuneCountInString(f.Label) > maxLabel {
+		case !text.Field(&vs, path+".label", f.Label):
+		case utf8.RuneCountInString(f.Label) > maxLabel:
 			vs.Add(path+".label", "too_long", fmt.Sprintf("label must be at most %d characters", maxLabel))
+		}
+		if p := s.Placeholder; p != nil && text.Field(&vs, path+".placeholder", *p) && utf8.RuneCountInString(*p) > maxPlaceholder {
+			vs.Add(path+".placeholder", "too_long", fmt.Sprintf("placeholder must be at most %d characters", maxPlaceholder))
 		}
 		t, ok := ParseFieldType(s.Type)
 		if !ok {
@@ -162,11 +173,15 @@ func checkOptions(vs *domain.Violations, path string, t FieldType, options []str
 	}
 	seen := make(map[string]bool, len(options))
 	for j, o := range options {
+		item := fmt.Sprintf("%s[%d]", path, j)
 		switch {
 		case strings.TrimSpace(o) == "":
-			vs.Add(fmt.Sprintf("%s[%d]", path, j), "required", "options must be non-empty strings")
+			vs.Add(item, "required", "options must be non-empty strings")
+		case !text.Field(vs, item, o):
+		case utf8.RuneCountInString(o) > maxOption:
+			vs.Add(item, "too_long", fmt.Sprintf("an option must be at most %d characters", maxOption))
 		case seen[o]:
-			vs.Add(fmt.Sprintf("%s[%d]", path, j), "duplicate", "option "+o+" appears twice")
+			vs.Add(item, "duplicate", "option "+o+" appears twice")
 		}
 		seen[o] = true
 	}

@@ -2,17 +2,19 @@
 package form
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/text"
 )
 
 // Status is a form's lifecycle state.
 type Status string
 
-// The three statuses of SPEC.md.
+// The three statuses.
 const (
 	StatusDraft     Status = "draft"
 	StatusPublished Status = "published"
@@ -28,7 +30,11 @@ func ParseStatus(s string) (Status, bool) {
 	return "", false
 }
 
-const maxName = 200
+// Length caps in characters (Unicode code points).
+const (
+	maxName        = 200
+	maxDescription = 5000
+)
 
 // Form is the aggregate root.
 type Form struct {
@@ -55,18 +61,16 @@ type Draft struct {
 // New checks a draft and builds a new form in status draft.
 func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, now time.Time) (*Form, error) {
 	var vs domain.Violations
-	name, ok := checkName(d.Name)
-	if !ok {
-		vs.Add("name", "invalid_length", "name must be 1 to 200 characters")
-	}
+	name := checkName(&vs, d.Name)
+	checkDescription(&vs, d.Description)
 	fields, err := buildFields(d.Fields, nil, newFieldID, lim)
 	if err != nil {
 		vs = append(vs, err.(*domain.ValidationError).Violations...)
 	}
 	settings := DefaultSettings()
 	if d.Settings != nil {
-		settings = *d.Settings
-		if err := CheckSettings(settings); err != nil {
+		settings, err = checkSettings(*d.Settings)
+		if err != nil {
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}
 	}
@@ -108,13 +112,10 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 	var vs domain.Violations
 	next := *f
 	if p.Name != nil {
-		name, ok := checkName(*p.Name)
-		if !ok {
-			vs.Add("name", "invalid_length", "name must be 1 to 200 characters")
-		}
-		next.name = name
+		next.name = checkName(&vs, *p.Name)
 	}
 	if p.Description != nil {
+		checkDescription(&vs, *p.Description)
 		next.description = *p.Description
 	}
 	if p.Status != nil {
@@ -138,7 +139,8 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 			kept.Secret = f.settings.Spam.Captcha.Secret
 			ns.Spam.Captcha = &kept
 		}
-		if err := CheckSettings(ns); err != nil {
+		ns, err := checkSettings(ns)
+		if err != nil {
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}
 		next.settings = ns
@@ -210,8 +212,24 @@ func (f *Form) CreatedAt() time.Time { return f.createdAt }
 // UpdatedAt returns the time of the last change.
 func (f *Form) UpdatedAt() time.Time { return f.updatedAt }
 
-func checkName(s string) (string, bool) {
+// checkName trims the name and checks that it is 1 to 200 characters of valid text.
+func checkName(vs *domain.Violations, s string) string {
 	s = strings.TrimSpace(s)
-	n := utf8.RuneCountInString(s)
-	return s, n >= 1 && n <= maxName
+	if !text.Field(vs, "name", s) {
+		return s
+	}
+	if n := utf8.RuneCountInString(s); n < 1 || n > maxName {
+		vs.Add("name", "invalid_length", fmt.Sprintf("name must be 1 to %d characters", maxName))
+	}
+	return s
+}
+
+// checkDescription checks that a description is valid text of at most 5,000 characters.
+func checkDescription(vs *domain.Violations, d *string) {
+	if d == nil || !text.Field(vs, "description", *d) {
+		return
+	}
+	if utf8.RuneCountInString(*d) > maxDescription {
+		vs.Add("description", "too_long", fmt.Sprintf("description must be at most %d characters", maxDescription))
+	}
 }

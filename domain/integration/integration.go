@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/text"
 )
 
 // The integration types and the credential each needs.
@@ -64,6 +65,7 @@ func New(id, workspaceID string, d Draft, now time.Time) (*Integration, error) {
 		switch {
 		case v == "":
 			vs.Add(path, "required", k+" is required for "+d.Type)
+		case !text.Field(&vs, path, v):
 		case len(v) > maxCredential:
 			vs.Add(path, "too_long", k+" must be at most 64 KiB")
 		case k == CredentialServiceAccountJSON:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/text"
 )
 
 // Value is one stored answer: a string, or a list of strings for multi-value fields.
@@ -71,6 +72,9 @@ var errRequired = &fieldError{"required", "a value is required"}
 func parse(f form.Field, in Input) (Value, bool, *fieldError) {
 	if in == nil {
 		return Value{}, false, nil
+	}
+	if !text.ValidAny(in) {
+		return Value{}, false, &fieldError{text.CodeInvalid, text.Message}
 	}
 	switch f.Type {
 	case form.TypeText, form.TypeTextarea:

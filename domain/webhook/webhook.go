@@ -10,6 +10,7 @@ import (
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/text"
 )
 
 // MaxURL bounds the length of an endpoint URL.
@@ -42,6 +43,7 @@ func New(id, workspaceID string, d Draft, now time.Time) (*Webhook, error) {
 	w := &Webhook{id: id, workspaceID: workspaceID, formID: d.FormID, createdAt: now.UTC(), updatedAt: now.UTC()}
 	w.url = checkURL(&vs, d.URL)
 	w.events = checkEvents(&vs, d.Events)
+	checkFormID(&vs, d.FormID)
 	if d.Secret != nil {
 		w.secret = checkSecret(&vs, *d.Secret)
 	}
@@ -77,6 +79,7 @@ func (w *Webhook) Apply(p Patch, now time.Time) error {
 		next.events = checkEvents(&vs, *p.Events)
 	}
 	if p.FormID != nil {
+		checkFormID(&vs, *p.FormID)
 		next.formID = *p.FormID
 	}
 	if p.Secret != nil {
@@ -113,6 +116,7 @@ func checkURL(vs *domain.Violations, raw string) string {
 	switch {
 	case raw == "":
 		vs.Add("url", "required", "url is required")
+	case !text.Field(vs, "url", raw):
 	case err != nil || u.Host == "" || u.Opaque != "":
 		vs.Add("url", "invalid_url", "url must be an absolute https:// URL")
 	case u.Scheme != "https":
@@ -149,8 +153,17 @@ func checkEvents(vs *domain.Violations, names []string) []event.Type {
 func checkSecret(vs *domain.Violations, s string) string {
 	if s == "" || len(s) > 256 {
 		vs.Add("secret", "invalid_length", "secret must be 1 to 256 characters")
+	} else {
+		text.Field(vs, "secret", s)
 	}
 	return s
+}
+
+// checkFormID refuses a form filter that is not valid text (it is looked up in storage next).
+func checkFormID(vs *domain.Violations, formID *string) {
+	if formID != nil {
+		text.Field(vs, "form_id", *formID)
+	}
 }
 
 // ID returns the webhook ID.

@@ -2,19 +2,22 @@ package workflow
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/text"
 )
 
 // Operator compares a submitted value with a condition's value.
 type Operator string
 
-// The five operators of SPEC.md.
+// The five condition operators.
 const (
 	Equals      Operator = "equals"
 	NotEquals   Operator = "not_equals"
@@ -59,11 +62,17 @@ type ConditionSpec struct {
 	HasValue bool
 }
 
+// maxConditionValue bounds a condition's string value; no submitted value is longer than a
+// textarea's 10,000 characters, so a longer one could never match.
+const maxConditionValue = 10000
+
 func parseCondition(path string, s ConditionSpec) (Condition, []domain.Violation) {
 	var vs domain.Violations
 	c := Condition{FieldID: strings.TrimSpace(s.FieldID)}
 	if c.FieldID == "" {
 		vs.Add(path+".field_id", "required", "field_id is required")
+	} else {
+		text.Field(&vs, path+".field_id", c.FieldID)
 	}
 	if op, ok := ParseOperator(s.Operator); ok {
 		c.Operator = op
@@ -79,6 +88,9 @@ func parseCondition(path string, s ConditionSpec) (Condition, []domain.Violation
 	switch v := s.Value.(type) {
 	case string:
 		c.Value, c.Kind = v, KindString
+		if text.Field(&vs, path+".value", v) && utf8.RuneCountInString(v) > maxConditionValue {
+			vs.Add(path+".value", "too_long", fmt.Sprintf("value must be at most %d characters", maxConditionValue))
+		}
 	case bool:
 		c.Value, c.Kind = strconv.FormatBool(v), KindBoolean
 	case int:

@@ -11,6 +11,7 @@ import (
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/text"
 )
 
 // Limits bound the size of a workflow.
@@ -19,7 +20,7 @@ type Limits struct {
 	MaxConditions int
 }
 
-// DefaultLimits are the limits of DECISIONS.md.
+// DefaultLimits are the documented limits (docs/api.md, "Counts").
 var DefaultLimits = Limits{MaxActions: 20, MaxConditions: 20}
 
 const maxName = 200
@@ -92,12 +93,11 @@ type ConfigValidator func(actionType string, config map[string]any) []domain.Vio
 // New checks a draft and builds an enabled workflow.
 func New(id, workspaceID string, d Draft, newActionID func() string, validate ConfigValidator, lim Limits, now time.Time) (*Workflow, error) {
 	var vs domain.Violations
-	name, ok := checkName(d.Name)
-	if !ok {
-		vs.Add("name", "invalid_length", "name must be 1 to 200 characters")
-	}
+	name := checkName(&vs, d.Name)
 	if strings.TrimSpace(d.FormID) == "" {
 		vs.Add("form_id", "required", "form_id is required")
+	} else {
+		text.Field(&vs, "form_id", d.FormID)
 	}
 	trigger := buildTrigger(&vs, d.Trigger, lim)
 	actions := buildActions(&vs, d.Actions, nil, newActionID, validate, lim)
@@ -134,11 +134,7 @@ func (w *Workflow) Apply(p Patch, newActionID func() string, validate ConfigVali
 	var vs domain.Violations
 	next := *w
 	if p.Name != nil {
-		name, ok := checkName(*p.Name)
-		if !ok {
-			vs.Add("name", "invalid_length", "name must be 1 to 200 characters")
-		}
-		next.name = name
+		next.name = checkName(&vs, *p.Name)
 	}
 	if p.Enabled != nil {
 		if *p.Enabled && !w.enabled {
@@ -199,10 +195,29 @@ func FieldValues(e event.Event) map[string]submission.Value {
 	return out
 }
 
-func checkName(s string) (string, bool) {
+// checkName trims the name and checks that it is 1 to 200 characters of valid text.
+func checkName(vs *domain.Violations, s string) string {
 	s = strings.TrimSpace(s)
-	n := utf8.RuneCountInString(s)
-	return s, n >= 1 && n <= maxName
+	if !text.Field(vs, "name", s) {
+		return s
+	}
+	if n := utf8.RuneCountInString(s); n < 1 || n > maxName {
+		vs.Add("name", "invalid_length", fmt.Sprintf("name must be 1 to %d characters", maxName))
+	}
+	return s
+}
+
+// CheckConditionFields refuses conditions on fields that are not fields of the workflow's form
+// (isField answers for that form); each is reported at its JSON path.
+func (w *Workflow) CheckConditionFields(isField func(fieldID string) bool) error {
+	var vs domain.Violations
+	for i, c := range w.trigger.Conditions {
+		if !isField(c.FieldID) {
+			vs.Add(fmt.Sprintf("trigger.config.conditions[%d].field_id", i), "unknown_field",
+				"field_id names no field of the workflow's form")
+		}
+	}
+	return vs.Err()
 }
 
 func buildTrigger(vs *domain.Violations, s TriggerSpec, lim Limits) Trigger {
@@ -264,12 +279,14 @@ func buildActions(vs *domain.Violations, specs []ActionSpec, existing []Action, 
 		if a.Type == "" {
 			vs.Add(path+".type", "required", "type is required")
 		}
+		textOK := text.Field(vs, path+".type", a.Type)
 		if s.Config == nil {
 			vs.Add(path+".config", "required", "config is required")
 		} else {
+			textOK = text.Any(vs, path+".config", s.Config) && textOK
 			a.Config = cleanConfig(s.Config, old, a.Type)
 		}
-		if a.Type != "" && a.Config != nil && validate != nil {
+		if textOK && a.Type != "" && a.Config != nil && validate != nil {
 			for _, v := range validate(a.Type, a.Config) {
 				vs.Add(path+"."+v.Field, v.Code, v.Message)
 			}

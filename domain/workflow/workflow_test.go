@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,7 +64,7 @@ func TestNewRules(t *testing.T) {
 		code  string
 	}{
 		{"name empty", func(d *Draft) { d.Name = "  " }, "name", "invalid_length"},
-		{"name long", func(d *Draft) { d.Name = string(make([]rune, 201)) }, "name", "invalid_length"},
+		{"name long", func(d *Draft) { d.Name = strings.Repeat("n", 201) }, "name", "invalid_length"},
 		{"form missing", func(d *Draft) { d.FormID = "" }, "form_id", "required"},
 		{"trigger type missing", func(d *Draft) { d.Trigger.Type = "" }, "trigger.type", "required"},
 		{"trigger type bad", func(d *Draft) { d.Trigger.Type = "form.published" }, "trigger.type", "invalid_value"},
