@@ -155,18 +155,34 @@ func openapiTools(t *testing.T) openapiToolset {
 	if err != nil {
 		missing("node is not on PATH (apt-get install nodejs npm)")
 	}
+	// Redocly CLI needs Node.js 20.19 or later (22.12 on the 22 line).
+	if out, err := exec.Command(node, "--version").Output(); err != nil {
+		missing("node --version: %v", err)
+	} else if v := strings.TrimSpace(string(out)); !nodeAtLeast(v, 20, 19) {
+		missing("node %s is older than 20.19, which Redocly CLI needs", v)
+	}
 	if !pinnedInstalled(t, dir) {
 		npm, err := exec.LookPath("npm")
 		if err != nil {
 			missing("the tools are not installed in test/openapi and npm is not on PATH")
 		}
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
+		// No install scripts: none of the tools needs one (the only one is an analytics ping).
+		cmd := exec.Command(npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
 			missing("npm ci in test/openapi failed: %v\n%s", err, out)
 		}
 	}
 	return openapiToolset{dir: dir, node: node}
+}
+
+// nodeAtLeast says whether a `node --version` such as v20.20.2 is at least major.minor.
+func nodeAtLeast(version string, major, minor int) bool {
+	var ma, mi int
+	if _, err := fmt.Sscanf(version, "v%d.%d", &ma, &mi); err != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
 }
 
 // pinnedInstalled says whether node_modules holds exactly the versions package.json pins.
