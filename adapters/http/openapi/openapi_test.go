@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 func newValidator(t *testing.T) *Validator {
@@ -404,5 +406,153 @@ func TestDocumentValidatesItself(t *testing.T) {
 	v := newValidator(t)
 	if err := v.ValidateResponse("GET", "/openapi.json", 200, Document()); err != nil {
 		t.Errorf("GET /openapi.json: %v", err)
+	}
+}
+
+// A known path answers 405 to a method it does not have; OpenAPI has no responses per path, so
+// every operation lists the MethodNotAllowed response.
+func TestEveryOperationReferencesMethodNotAllowed(t *testing.T) {
+	for name, o := range operations(t, parseDoc(t)) {
+		var r map[string]string
+		if err := json.Unmarshal(o.Responses["405"], &r); err != nil || r["$ref"] != "#/components/responses/MethodNotAllowed" {
+			t.Errorf("%s: 405 = %s, want the MethodNotAllowed $ref", name, o.Responses["405"])
+		}
+	}
+}
+
+// The API reads a body as JSON whatever its Content-Type says, so every request body is
+// documented under application/json (first: validators pick the first match) and */*.
+func TestRequestBodiesTakeAnyMediaType(t *testing.T) {
+	bodies := 0
+	for name, raw := range rawOperations(t) {
+		var o struct {
+			RequestBody *struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"requestBody"`
+		}
+		if err := json.Unmarshal(raw, &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.RequestBody == nil {
+			continue
+		}
+		{
+			bodies++
+			var keys []string
+			dec := json.NewDecoder(strings.NewReader(string(o.RequestBody.Content)))
+			_, _ = dec.Token()
+			for dec.More() {
+				k, _ := dec.Token()
+				keys = append(keys, k.(string))
+				var skip json.RawMessage
+				_ = dec.Decode(&skip)
+			}
+			if strings.Join(keys, ",") != "application/json,*/*" {
+				t.Errorf("%s: request media types %v, want application/json then */*", name, keys)
+			}
+		}
+	}
+	if bodies != 9 {
+		t.Errorf("%d request bodies, want 9", bodies)
+	}
+}
+
+// rawOperations yields every operation of the document as raw JSON.
+func rawOperations(t *testing.T) map[string]json.RawMessage {
+	t.Helper()
+	var d struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(Document(), &d); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]json.RawMessage{}
+	for path, item := range d.Paths {
+		for m, raw := range item {
+			if m != "parameters" && m != "summary" && m != "description" {
+				out[strings.ToUpper(m)+" "+path] = raw
+			}
+		}
+	}
+	return out
+}
+
+// compileSchema compiles one component schema of the document.
+func compileSchema(t *testing.T, name string) interface{ Validate(any) error } {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(Document())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	if err := c.AddResource(docURL, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(docURL + "#/components/schemas/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A client may send back what it read: the request schemas accept the read-only properties.
+// They must not mark them readOnly: validators (Prism) drop readOnly properties from request
+// schemas and then refuse them as unknown.
+func TestRequestSchemasAcceptWhatWasRead(t *testing.T) {
+	for body, schema := range map[string]string{validForm: "FormPatch", validSubmission: "SubmissionPatch"} {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := compileSchema(t, schema).Validate(inst); err != nil {
+			t.Errorf("%s refuses a body read from the API: %v", schema, err)
+		}
+	}
+	sub := mutate(t, validSubmission, func(m map[string]any) { delete(m, "updated_at"); m["created_at"] = m["submitted_at"] })
+	inst, _ := jsonschema.UnmarshalJSON(strings.NewReader(string(sub)))
+	if err := compileSchema(t, "SubmissionCreate").Validate(inst); err != nil {
+		t.Errorf("SubmissionCreate refuses read-only properties: %v", err)
+	}
+	inst, _ = jsonschema.UnmarshalJSON(strings.NewReader(`{"name": "X", "owner": "me"}`))
+	if err := compileSchema(t, "FormCreate").Validate(inst); err == nil {
+		t.Error("FormCreate accepts an unknown property")
+	}
+
+	var d struct {
+		Components struct{ Schemas map[string]json.RawMessage } `json:"components"`
+	}
+	if err := json.Unmarshal(Document(), &d); err != nil {
+		t.Fatal(err)
+	}
+	for name, raw := range d.Components.Schemas {
+		if (strings.HasSuffix(name, "Create") || strings.HasSuffix(name, "Patch") || strings.HasSuffix(name, "Input")) && strings.Contains(string(raw), `"readOnly"`) {
+			t.Errorf("request schema %s marks a property readOnly", name)
+		}
+	}
+}
+
+func TestOpenAPIDocumentSchemaDefinesWhatItRequires(t *testing.T) {
+	var d struct {
+		Components struct {
+			Schemas map[string]struct {
+				Required   []string                   `json:"required"`
+				Properties map[string]json.RawMessage `json:"properties"`
+			}
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(Document(), &d); err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range d.Components.Schemas {
+		for _, p := range s.Required {
+			if _, ok := s.Properties[p]; !ok {
+				t.Errorf("schema %s requires %s without defining it", name, p)
+			}
+		}
+	}
+	inst, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"openapi": "3.1.0", "info": {"title": "x"}, "paths": {}}`))
+	if err := compileSchema(t, "OpenAPIDocument").Validate(inst); err == nil {
+		t.Error("OpenAPIDocument accepts an info without version")
 	}
 }
