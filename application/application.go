@@ -4,6 +4,7 @@ package application
 
 import (
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
@@ -25,6 +26,7 @@ type Commands struct {
 	UpdateForm             UpdateFormHandler
 	DeleteForm             DeleteFormHandler
 	CaptureSubmission      CaptureSubmissionHandler
+	SubmitPublicForm       SubmitPublicFormHandler
 	UpdateSubmission       UpdateSubmissionHandler
 	DeleteSubmission       DeleteSubmissionHandler
 	CreateWebhook          CreateWebhookHandler
@@ -68,6 +70,11 @@ type Settings struct {
 	WorkflowLimits workflow.Limits
 	// MaxWorkflowsPerForm bounds the workflows of one form (default DefaultMaxWorkflowsPerForm).
 	MaxWorkflowsPerForm int
+	// FileLimits bound the files of one public post (default 10 per field, 20 per post).
+	FileLimits submission.FileLimits
+	// PublicURL is the server's own public URL: API file links under it are refused, since
+	// only the server's own uploads live there.
+	PublicURL string
 }
 
 // Deps are the ports the use cases need.
@@ -91,6 +98,8 @@ type Deps struct {
 	// Files holds uploaded files; deleting a form or a submission deletes its files there.
 	// Nil when no object store is configured.
 	Files ports.ObjectStore
+	// Spam are the public form's spam checks that need a key or a remote service.
+	Spam SpamChecks
 }
 
 // New wires every use case to its ports.
@@ -122,8 +131,10 @@ func New(d Deps, s Settings) *Application {
 			CreateForm:             CreateFormHandler{d, s},
 			UpdateForm:             UpdateFormHandler{d, s},
 			DeleteForm:             DeleteFormHandler{d},
-			CaptureSubmission:      CaptureSubmissionHandler{d},
-			UpdateSubmission:       UpdateSubmissionHandler{d},
+			CaptureSubmission:      CaptureSubmissionHandler{d, s},
+			SubmitPublicForm: NewSubmitPublicFormHandler(d.Forms, d.Workspaces, d.Submissions, d.Files, d.IDs, d.Clock, d.IPHasher,
+				d.Spam, s.FileLimits),
+			UpdateSubmission:       UpdateSubmissionHandler{d, s},
 			DeleteSubmission:       DeleteSubmissionHandler{d},
 			CreateWebhook:          CreateWebhookHandler{d, s},
 			UpdateWebhook:          UpdateWebhookHandler{d},

@@ -2,8 +2,10 @@ package application
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
@@ -27,7 +29,10 @@ type CaptureSubmission struct {
 
 // CaptureSubmissionHandler is the one capture path: validate, assign ID and time, seal, store
 // with the submission.created event in one (group-committed) transaction.
-type CaptureSubmissionHandler struct{ d Deps }
+type CaptureSubmissionHandler struct {
+	d Deps
+	s Settings
+}
 
 // Handle returns the stored submission once its commit is durable.
 func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmission) (*submission.Submission, error) {
@@ -42,6 +47,9 @@ func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmiss
 	}
 	now := h.d.Clock.Now()
 	s, err := submission.New(h.d.IDs.New(PrefixSubmission), f, cmd.Data, meta, now)
+	if own := submission.OwnLinks(f.Fields(), cmd.Data, h.s.PublicURL); len(own) > 0 {
+		return nil, withViolations(own, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +63,15 @@ func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmiss
 		return nil, err
 	}
 	return s, nil
+}
+
+// withViolations adds vs to the violations of err (when it has any) in one error.
+func withViolations(vs domain.Violations, err error) error {
+	var verr *domain.ValidationError
+	if errors.As(err, &verr) {
+		vs = append(vs, verr.Violations...)
+	}
+	return vs.Err()
 }
 
 func keepUTM(in map[string]string) map[string]string {
@@ -79,13 +96,19 @@ type UpdateSubmission struct {
 }
 
 // UpdateSubmissionHandler updates submissions and emits submission.updated.
-type UpdateSubmissionHandler struct{ d Deps }
+type UpdateSubmissionHandler struct {
+	d Deps
+	s Settings
+}
 
 // Handle re-validates the merged answers and stores them with the event.
 func (h UpdateSubmissionHandler) Handle(ctx context.Context, cmd UpdateSubmission) (*submission.Submission, error) {
 	f, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
 	if err != nil {
 		return nil, err
+	}
+	if own := submission.OwnLinks(f.Fields(), cmd.Changes, h.s.PublicURL); len(own) > 0 {
+		return nil, own.Err()
 	}
 	return h.d.Submissions.Update(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID, func(s *submission.Submission) (event.Event, error) {
 		now := h.d.Clock.Now()
