@@ -98,8 +98,6 @@ type Deps struct {
 	// Files holds uploaded files; deleting a form or a submission deletes its files there.
 	// Nil when no object store is configured.
 	Files ports.ObjectStore
-	// Spam are the public form's spam checks that need a key or a remote service.
-	Spam SpamChecks
 }
 
 // New wires every use case to its ports.
@@ -133,18 +131,18 @@ func New(d Deps, s Settings) *Application {
 			DeleteForm:             DeleteFormHandler{d},
 			CaptureSubmission:      CaptureSubmissionHandler{d, s},
 			SubmitPublicForm: NewSubmitPublicFormHandler(d.Forms, d.Workspaces, d.Submissions, d.Files, d.IDs, d.Clock, d.IPHasher,
-				d.Spam, s.FileLimits),
-			UpdateSubmission:       UpdateSubmissionHandler{d, s},
-			DeleteSubmission:       DeleteSubmissionHandler{d},
-			CreateWebhook:          CreateWebhookHandler{d, s},
-			UpdateWebhook:          UpdateWebhookHandler{d},
-			DeleteWebhook:          DeleteWebhookHandler{d},
-			RetryDelivery:          RetryDeliveryHandler{d},
-			CreateWorkflow:         CreateWorkflowHandler{d, s},
-			UpdateWorkflow:         UpdateWorkflowHandler{d, s},
-			DeleteWorkflow:         DeleteWorkflowHandler{d},
-			CreateIntegration:      CreateIntegrationHandler{d},
-			DeleteIntegration:      DeleteIntegrationHandler{d},
+				SpamChecks{}, s.FileLimits),
+			UpdateSubmission:  UpdateSubmissionHandler{d, s},
+			DeleteSubmission:  DeleteSubmissionHandler{d},
+			CreateWebhook:     CreateWebhookHandler{d, s},
+			UpdateWebhook:     UpdateWebhookHandler{d},
+			DeleteWebhook:     DeleteWebhookHandler{d},
+			RetryDelivery:     RetryDeliveryHandler{d},
+			CreateWorkflow:    CreateWorkflowHandler{d, s},
+			UpdateWorkflow:    UpdateWorkflowHandler{d, s},
+			DeleteWorkflow:    DeleteWorkflowHandler{d},
+			CreateIntegration: CreateIntegrationHandler{d},
+			DeleteIntegration: DeleteIntegrationHandler{d},
 		},
 		Queries: Queries{
 			Authenticate:     AuthenticateHandler{d},

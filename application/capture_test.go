@@ -173,8 +173,9 @@ func newCapture(t *testing.T, sp form.Spam, plan workspace.Plan) *captureFixture
 	h.app = application.New(application.Deps{
 		Workspaces: h.workspaces, Keys: h.keys, Forms: h.forms, Submissions: h.submissions,
 		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher, Files: store,
-		Spam: application.SpamChecks{Tokens: fakeTokens{}, ProofOfWork: fakePoW{}, Captcha: fakeCaptcha{}, Limiter: lim},
 	}, application.Settings{FileLimits: submission.FileLimits{PerField: 3, PerPost: 4}})
+	h.app.Commands.SubmitPublicForm = h.app.Commands.SubmitPublicForm.WithSpamChecks(
+		application.SpamChecks{Tokens: fakeTokens{}, ProofOfWork: fakePoW{}, Captcha: fakeCaptcha{}, Limiter: lim})
 	settings := form.Settings{Spam: sp}
 	v, err := h.app.Commands.CreateForm.Handle(ctx, application.CreateForm{WorkspaceID: "wsp_a", Draft: form.Draft{Name: "Jobs", Settings: &settings,
 		Fields: []form.FieldSpec{{Label: "Name", Type: "text", Required: true}, {Label: "CV", Type: "file", Accept: []string{"application/pdf"}},
