@@ -58,11 +58,12 @@ type harness struct {
 
 func newHarness(t *testing.T, mod ...func(*web.Options)) *harness {
 	t.Helper()
-	return newHarnessWith(t, nil, submission.FileLimits{}, mod...)
+	return newHarnessWith(t, nil, submission.FileLimits{}, zap.NewNop(), mod...)
 }
 
-// newHarnessWith is newHarness with an object store for uploads (nil: none) and file limits.
-func newHarnessWith(t *testing.T, files ports.ObjectStore, limits submission.FileLimits, mod ...func(*web.Options)) *harness {
+// newHarnessWith is newHarness with an object store for uploads (nil: none), file limits and
+// a logger.
+func newHarnessWith(t *testing.T, files ports.ObjectStore, limits submission.FileLimits, log *zap.Logger, mod ...func(*web.Options)) *harness {
 	t.Helper()
 	db := persistencetest.SQLite(t, persistencetest.Cipher())
 	cipher := persistencetest.Cipher()
@@ -91,7 +92,7 @@ func newHarnessWith(t *testing.T, files ports.ObjectStore, limits submission.Fil
 		m(&opts)
 	}
 	h, err := web.New(web.Deps{App: app, Clock: clk,
-		Logger: zap.NewNop(), Metrics: metrics}, opts)
+		Logger: log, Metrics: metrics}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
