@@ -57,7 +57,7 @@ func (m *multipartPost) cleanup() {
 
 // readMultipart reads a multipart post itself (rather than ParseMultipartForm) so that it
 // stops at the first file over maxFiles, spools large files under tempDir, and logs why a
-// body could not be read. An empty file input (no name, no bytes) is no file.
+// body could not be read. An empty file input (a part without a file name) is no file.
 func readMultipart(r *http.Request, maxFiles int, tempDir string, log *zap.Logger) (*multipartPost, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
@@ -91,18 +91,14 @@ func readMultipart(r *http.Request, maxFiles int, tempDir string, log *zap.Logge
 			post.values.Add(name, string(b))
 			continue
 		}
+		if len(post.files) >= maxFiles {
+			_ = part.Close()
+			return post, errTooManyFiles
+		}
 		f := &spooled{field: name, name: part.FileName(), contentType: part.Header.Get("Content-Type")}
 		err = spool(part, f, tempDir, log)
 		_ = part.Close()
-		if f.path != "" || f.size > 0 {
-			if len(post.files) >= maxFiles {
-				if f.path != "" {
-					_ = os.Remove(f.path)
-				}
-				return post, errTooManyFiles
-			}
-			post.files = append(post.files, f)
-		}
+		post.files = append(post.files, f)
 		if err != nil {
 			return post, err
 		}

@@ -387,7 +387,8 @@ func (h *Handler) challenge(c *gin.Context) {
 		return
 	}
 	now := h.d.Clock.Now()
-	if err := h.submit.Limit(f.ID(), clientIP(c.Request, h.opts.TrustedProxies), now); err != nil {
+	// Counted apart from the posts, so that a script's challenge and post are not two posts.
+	if err := h.submit.Limit(f.ID()+"/challenge", clientIP(c.Request, h.opts.TrustedProxies), now); err != nil {
 		h.spam(f, ReasonRateLimited)
 		h.jsonFail(c, err)
 		return
