@@ -11,8 +11,9 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// CaptureSubmission is one response to store, from the API or the public form.
-// IP is the respondent's address as seen by the edge; only its keyed hash is kept.
+// CaptureSubmission is one response sent through the API (POST /v1/forms/{id}/submissions).
+// Public form posts go through SubmitPublicForm. IP is the respondent's address as seen by the
+// edge; only its keyed hash is kept.
 type CaptureSubmission struct {
 	WorkspaceID string
 	FormID      string
@@ -27,8 +28,9 @@ type CaptureSubmission struct {
 	Token *ports.SpentToken
 }
 
-// CaptureSubmissionHandler is the one capture path: validate, assign ID and time, seal, store
-// with the submission.created event in one (group-committed) transaction.
+// CaptureSubmissionHandler is the API's capture: validate (a file value is an external HTTPS
+// link, never one under the server's own public URL), assign ID and time, store with the
+// submission.created event in one (group-committed) transaction.
 type CaptureSubmissionHandler struct {
 	d Deps
 	s Settings
