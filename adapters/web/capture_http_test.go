@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/web"
+	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
@@ -328,5 +330,44 @@ func TestHeadersCarryOnlyParsedOrigins(t *testing.T) {
 	req.Header.Set("Origin", "https://CORS.example")
 	if rec := h.do(req); rec.Header().Get("Access-Control-Allow-Origin") != "https://cors.example" {
 		t.Fatalf("the good origin: %v", rec.Header())
+	}
+}
+
+// unreachableForms answers every read as a database that cannot be reached.
+type unreachableForms struct{ ports.FormRepository }
+
+func (unreachableForms) Find(context.Context, string) (*form.Form, error) {
+	return nil, fmt.Errorf("find form: connection refused: %w", domain.ErrUnavailable)
+}
+
+func TestDatabaseUnavailableAsksToTryAgain(t *testing.T) {
+	app := application.New(application.Deps{Forms: unreachableForms{}, Clock: &clock{now: time.Now()}}, application.Settings{})
+	h, err := web.New(web.Deps{App: app, Clock: &clock{now: time.Now()}, Logger: zap.NewNop()}, web.Options{TokenKey: []byte("k"), PoWKey: []byte("p")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := gin.New()
+	h.Mount(r)
+	for _, tc := range []struct{ method, ct, want string }{
+		{"GET", "", "try again shortly"},
+		{"POST", "application/x-www-form-urlencoded", "try again shortly"},
+		{"POST", "application/json", `"code":"unavailable"`},
+		{"GET", "", "try again shortly"},
+	} {
+		req := httptest.NewRequest(tc.method, "/f/frm_"+strings.Repeat("x", 26), strings.NewReader(`{"data":{}}`))
+		if tc.ct != "" {
+			req.Header.Set("Content-Type", tc.ct)
+		}
+		rec := httptest.NewRecorder()
+		r.ServeHTTP(rec, req)
+		if rec.Code != 503 || rec.Header().Get("Retry-After") != "5" || !strings.Contains(rec.Body.String(), tc.want) {
+			t.Fatalf("%s %s: %d %v %s", tc.method, tc.ct, rec.Code, rec.Header(), rec.Body.String())
+		}
+	}
+	req := httptest.NewRequest("GET", "/f/frm_"+strings.Repeat("x", 26)+"/challenge", nil)
+	rec := httptest.NewRecorder()
+	r.ServeHTTP(rec, req)
+	if rec.Code != 503 || rec.Header().Get("Retry-After") != "5" {
+		t.Fatalf("challenge: %d", rec.Code)
 	}
 }

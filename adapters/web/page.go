@@ -445,7 +445,9 @@ func cors(c *gin.Context, s form.Settings) bool {
 func (h *Handler) preflight(c *gin.Context) {
 	f, err := h.lookup(c)
 	if err != nil {
-		c.Status(http.StatusNotFound)
+		b := httperr.Problem(err)
+		httperr.SetRetryAfter(c, b)
+		c.Status(b.Status)
 		return
 	}
 	if !cors(c, f.Settings()) {
