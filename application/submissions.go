@@ -67,11 +67,20 @@ func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmiss
 	return s, nil
 }
 
-// withViolations adds vs to the violations of err (when it has any) in one error.
+// withViolations reports vs with the violations of err (when it has any) in one error, one
+// per field: a field in vs is not reported twice.
 func withViolations(vs domain.Violations, err error) error {
 	var verr *domain.ValidationError
 	if errors.As(err, &verr) {
-		vs = append(vs, verr.Violations...)
+		seen := make(map[string]bool, len(vs))
+		for _, v := range vs {
+			seen[v.Field] = true
+		}
+		for _, v := range verr.Violations {
+			if !seen[v.Field] {
+				vs = append(vs, v)
+			}
+		}
 	}
 	return vs.Err()
 }
