@@ -425,3 +425,14 @@ func TestAPIRefusesLinksToTheServersOwnFiles(t *testing.T) {
 		t.Fatalf("update: %v", got)
 	}
 }
+
+// A capture wired without its spam checks refuses what a form asks to check (closed, not open).
+func TestSubmitPublicFormWithoutChecksFailsClosed(t *testing.T) {
+	c := newCapture(t, form.Spam{ProofOfWork: true}, workspace.PlanBusiness)
+	c.h.app.Commands.SubmitPublicForm = c.h.app.Commands.SubmitPublicForm.WithSpamChecks(application.SpamChecks{})
+	_, err := c.post(application.SubmitPublicForm{Token: "ok:n1:10", ProofOfWork: "solved:n1"})
+	var rej *spam.Rejection
+	if !errors.As(err, &rej) || len(c.h.submissions.items) != 0 {
+		t.Fatalf("stored without checks: %v", err)
+	}
+}
