@@ -4,6 +4,7 @@ package application
 
 import (
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
@@ -25,6 +26,7 @@ type Commands struct {
 	UpdateForm             UpdateFormHandler
 	DeleteForm             DeleteFormHandler
 	CaptureSubmission      CaptureSubmissionHandler
+	SubmitPublicForm       SubmitPublicFormHandler
 	UpdateSubmission       UpdateSubmissionHandler
 	DeleteSubmission       DeleteSubmissionHandler
 	CreateWebhook          CreateWebhookHandler
@@ -68,6 +70,11 @@ type Settings struct {
 	WorkflowLimits workflow.Limits
 	// MaxWorkflowsPerForm bounds the workflows of one form (default DefaultMaxWorkflowsPerForm).
 	MaxWorkflowsPerForm int
+	// FileLimits bound the files of one public post (default 10 per field, 20 per post).
+	FileLimits submission.FileLimits
+	// PublicURL is the server's own public URL: API file links under it are refused, since
+	// only the server's own uploads live there.
+	PublicURL string
 }
 
 // Deps are the ports the use cases need.
@@ -122,18 +129,20 @@ func New(d Deps, s Settings) *Application {
 			CreateForm:             CreateFormHandler{d, s},
 			UpdateForm:             UpdateFormHandler{d, s},
 			DeleteForm:             DeleteFormHandler{d},
-			CaptureSubmission:      CaptureSubmissionHandler{d},
-			UpdateSubmission:       UpdateSubmissionHandler{d},
-			DeleteSubmission:       DeleteSubmissionHandler{d},
-			CreateWebhook:          CreateWebhookHandler{d, s},
-			UpdateWebhook:          UpdateWebhookHandler{d},
-			DeleteWebhook:          DeleteWebhookHandler{d},
-			RetryDelivery:          RetryDeliveryHandler{d},
-			CreateWorkflow:         CreateWorkflowHandler{d, s},
-			UpdateWorkflow:         UpdateWorkflowHandler{d, s},
-			DeleteWorkflow:         DeleteWorkflowHandler{d},
-			CreateIntegration:      CreateIntegrationHandler{d},
-			DeleteIntegration:      DeleteIntegrationHandler{d},
+			CaptureSubmission:      CaptureSubmissionHandler{d, s},
+			SubmitPublicForm: NewSubmitPublicFormHandler(d.Forms, d.Workspaces, d.Submissions, d.Files, d.IDs, d.Clock, d.IPHasher,
+				SpamChecks{}, s.FileLimits),
+			UpdateSubmission:  UpdateSubmissionHandler{d, s},
+			DeleteSubmission:  DeleteSubmissionHandler{d},
+			CreateWebhook:     CreateWebhookHandler{d, s},
+			UpdateWebhook:     UpdateWebhookHandler{d},
+			DeleteWebhook:     DeleteWebhookHandler{d},
+			RetryDelivery:     RetryDeliveryHandler{d},
+			CreateWorkflow:    CreateWorkflowHandler{d, s},
+			UpdateWorkflow:    UpdateWorkflowHandler{d, s},
+			DeleteWorkflow:    DeleteWorkflowHandler{d},
+			CreateIntegration: CreateIntegrationHandler{d},
+			DeleteIntegration: DeleteIntegrationHandler{d},
 		},
 		Queries: Queries{
 			Authenticate:     AuthenticateHandler{d},

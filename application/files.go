@@ -26,8 +26,9 @@ func deleteFormFiles(ctx context.Context, d Deps, workspaceID, formID string) er
 	return nil
 }
 
-// deleteSubmissionFiles removes the files a submission's file fields refer to. Only keys under
-// the form's own prefix are deleted, whatever a value holds.
+// deleteSubmissionFiles removes the files uploaded with a submission: everything under its own
+// prefix, and older uploads its file fields name. Only keys under the form's own prefix are
+// deleted, whatever a value holds.
 func deleteSubmissionFiles(ctx context.Context, d Deps, workspaceID, formID, id string) error {
 	if d.Files == nil {
 		return nil
@@ -40,6 +41,10 @@ func deleteSubmissionFiles(ctx context.Context, d Deps, workspaceID, formID, id 
 	if err != nil {
 		return err
 	}
+	if err := d.Files.DeletePrefix(ctx, ports.SubmissionFilesPrefix(workspaceID, formID, id)); err != nil {
+		return fmt.Errorf("delete submission files: %w", err)
+	}
+	// Uploads stored before files had a per-submission prefix are named by their values.
 	prefix := ports.FormFilesPrefix(workspaceID, formID)
 	data := s.Data()
 	for _, fld := range f.Fields() {

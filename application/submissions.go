@@ -2,15 +2,18 @@ package application
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
 )
 
-// CaptureSubmission is one response to store, from the API or the public form.
-// IP is the respondent's address as seen by the edge; only its keyed hash is kept.
+// CaptureSubmission is one response sent through the API (POST /v1/forms/{id}/submissions).
+// Public form posts go through SubmitPublicForm. IP is the respondent's address as seen by the
+// edge; only its keyed hash is kept.
 type CaptureSubmission struct {
 	WorkspaceID string
 	FormID      string
@@ -25,9 +28,13 @@ type CaptureSubmission struct {
 	Token *ports.SpentToken
 }
 
-// CaptureSubmissionHandler is the one capture path: validate, assign ID and time, seal, store
-// with the submission.created event in one (group-committed) transaction.
-type CaptureSubmissionHandler struct{ d Deps }
+// CaptureSubmissionHandler is the API's capture: validate (a file value is an external HTTPS
+// link, never one under the server's own public URL), assign ID and time, store with the
+// submission.created event in one (group-committed) transaction.
+type CaptureSubmissionHandler struct {
+	d Deps
+	s Settings
+}
 
 // Handle returns the stored submission once its commit is durable.
 func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmission) (*submission.Submission, error) {
@@ -42,6 +49,9 @@ func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmiss
 	}
 	now := h.d.Clock.Now()
 	s, err := submission.New(h.d.IDs.New(PrefixSubmission), f, cmd.Data, meta, now)
+	if own := submission.OwnLinks(f.Fields(), cmd.Data, h.s.PublicURL); len(own) > 0 {
+		return nil, withViolations(own, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +65,24 @@ func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmiss
 		return nil, err
 	}
 	return s, nil
+}
+
+// withViolations reports vs with the violations of err (when it has any) in one error, one
+// per field: a field in vs is not reported twice.
+func withViolations(vs domain.Violations, err error) error {
+	var verr *domain.ValidationError
+	if errors.As(err, &verr) {
+		seen := make(map[string]bool, len(vs))
+		for _, v := range vs {
+			seen[v.Field] = true
+		}
+		for _, v := range verr.Violations {
+			if !seen[v.Field] {
+				vs = append(vs, v)
+			}
+		}
+	}
+	return vs.Err()
 }
 
 func keepUTM(in map[string]string) map[string]string {
@@ -79,13 +107,19 @@ type UpdateSubmission struct {
 }
 
 // UpdateSubmissionHandler updates submissions and emits submission.updated.
-type UpdateSubmissionHandler struct{ d Deps }
+type UpdateSubmissionHandler struct {
+	d Deps
+	s Settings
+}
 
 // Handle re-validates the merged answers and stores them with the event.
 func (h UpdateSubmissionHandler) Handle(ctx context.Context, cmd UpdateSubmission) (*submission.Submission, error) {
 	f, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
 	if err != nil {
 		return nil, err
+	}
+	if own := submission.OwnLinks(f.Fields(), cmd.Changes, h.s.PublicURL); len(own) > 0 {
+		return nil, own.Err()
 	}
 	return h.d.Submissions.Update(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID, func(s *submission.Submission) (event.Event, error) {
 		now := h.d.Clock.Now()

@@ -88,6 +88,12 @@ type Config struct {
 	S3UseSSL    bool
 	S3CAFile    string
 	PublicURL   string
+
+	// Public form posts: files per file field and per post, and where large uploads are
+	// spooled while a post is read (default <data dir>/tmp).
+	MaxFilesPerField int
+	MaxFilesPerPost  int
+	TempDir          string
 }
 
 // Brokers returns the configured Kafka brokers; none means embedded mode.

@@ -16,6 +16,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
@@ -42,12 +43,13 @@ func (rt *Runtime) Router(cfg Config) *httpapi.Router {
 	}, httpapi.Options{
 		SigningKey: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelCursor),
 		RateLimit:  cfg.APIRateLimit, RateBurst: cfg.APIRateBurst,
-		FileURL: func(ref string) string {
-			key, ok := objectstore.KeyFromReference(ref)
-			if !ok || !strings.HasPrefix(ref, signer.BaseURL+objectstore.FilesPath) {
-				return ref
+		// Only the submission's own uploads are signed; any other value, external links
+		// included, is shown as stored.
+		FileURL: func(s *submission.Submission, value string) string {
+			if link, ok := signer.SubmissionLink(s.WorkspaceID(), s.FormID(), s.ID(), value, rt.Clock.Now().Add(fileLinkLifetime)); ok {
+				return link
 			}
-			return signer.URL(key, rt.Clock.Now().Add(fileLinkLifetime))
+			return value
 		},
 	})
 	if rt.Files != nil {
@@ -63,11 +65,17 @@ const fileLinkLifetime = time.Hour
 
 // FileSigner makes and checks the signed, expiring download links of uploaded files.
 func (rt *Runtime) FileSigner(cfg Config) objectstore.Signer {
+	return objectstore.Signer{Key: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelFiles), BaseURL: publicURL(cfg)}
+}
+
+// publicURL is FORMWARD_PUBLIC_URL, or the listen address when it is unset, without a
+// trailing slash.
+func publicURL(cfg Config) string {
 	base := cfg.PublicURL
 	if base == "" {
 		base = "http://" + cfg.HTTPAddr
 	}
-	return objectstore.Signer{Key: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelFiles), BaseURL: strings.TrimSuffix(base, "/")}
+	return strings.TrimSuffix(base, "/")
 }
 
 // provideObjectStore keeps uploaded files under <data dir>/files, or in an S3-compatible
@@ -140,9 +148,14 @@ func provideSettings(cfg Config) (application.Settings, error) {
 	if cfg.MaxFields < 1 || cfg.MaxOptions < 1 || cfg.MaxWebhooks < 1 || cfg.MaxWorkflows < 1 || cfg.MaxActions < 1 || cfg.MaxConditions < 1 {
 		return application.Settings{}, fmt.Errorf("max fields, options, webhooks, workflows, actions and conditions must be positive")
 	}
+	if cfg.MaxFilesPerField < 0 || cfg.MaxFilesPerPost < 0 {
+		return application.Settings{}, fmt.Errorf("max files per field and per post must not be negative")
+	}
 	return application.Settings{FormLimits: form.Limits{MaxFields: cfg.MaxFields, MaxOptions: cfg.MaxOptions}, DefaultPlan: plan,
 		MaxWebhooks: cfg.MaxWebhooks, MaxWorkflowsPerForm: cfg.MaxWorkflows,
-		WorkflowLimits: workflow.Limits{MaxActions: cfg.MaxActions, MaxConditions: cfg.MaxConditions}}, nil
+		WorkflowLimits: workflow.Limits{MaxActions: cfg.MaxActions, MaxConditions: cfg.MaxConditions},
+		FileLimits:     submission.FileLimits{PerField: cfg.MaxFilesPerField, PerPost: cfg.MaxFilesPerPost},
+		PublicURL:      publicURL(cfg)}, nil
 }
 
 // provideURLChecker checks webhook URLs at registration; FORMWARD_ALLOW_PRIVATE_DESTINATIONS

@@ -3,6 +3,8 @@ package bootstrap
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -13,9 +15,9 @@ import (
 
 	"github.com/formward/formward/adapters/crypto"
 	httpapi "github.com/formward/formward/adapters/http"
-	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
 )
 
 // Key derivation labels of the public form; a new use takes a new label.
@@ -43,20 +45,19 @@ func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.
 		rate = -1 // 0 in the configuration turns the limit off
 	}
 	master := rt.Keyring.Primary()
-	var uploader web.Uploader
-	if rt.Files != nil {
-		uploader = formUploader{store: rt.Files, signer: rt.FileSigner(cfg), workspaces: persistence.NewWorkspaceRepository(rt.DB)}
+	tempDir, err := uploadTempDir(cfg)
+	if err != nil {
+		return nil, err
 	}
 	h, err := web.New(web.Deps{
-		App: rt.App, IPHasher: provideIPHasher(cfg, rt.Keyring),
-		Clock: rt.Clock, Logger: rt.Log.Named("web"), Metrics: metrics,
+		App: rt.App, Clock: rt.Clock, Logger: rt.Log.Named("web"), Metrics: metrics,
 	}, web.Options{
 		TokenKey: crypto.DeriveKey(master, labelFormToken), PoWKey: crypto.DeriveKey(master, labelFormPoW),
 		TokenTTL: cfg.FormTokenTTL, PoWMaxNumber: cfg.PoWMaxNumber, RateLimit: rate, TrustedProxies: proxies,
 		CaptchaVerifyURLs: map[form.CaptchaProvider]string{
 			form.CaptchaTurnstile: cfg.TurnstileVerifyURL, form.CaptchaHCaptcha: cfg.HCaptchaVerifyURL, form.CaptchaReCAPTCHA: cfg.RecaptchaVerifyURL,
 		},
-		Uploader: uploader,
+		TempDir: tempDir, MaxFilesPerPost: cfg.MaxFilesPerPost,
 	})
 	if err != nil {
 		return nil, err
@@ -89,4 +90,26 @@ func bindPublicForms(b *binder, c *Config) {
 	b.String(&c.HCaptchaVerifyURL, "hcaptcha-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaHCaptcha], "hCaptcha siteverify endpoint")
 	b.String(&c.RecaptchaVerifyURL, "recaptcha-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaReCAPTCHA], "reCAPTCHA siteverify endpoint")
 	b.String(&c.MetricsAddr, "metrics-addr", "", "when set, serves /metrics on this address instead of the main listener")
+	b.Int(&c.MaxFilesPerField, "max-files-per-field", submission.DefaultMaxFilesPerField, "most files one public post may upload to one file field")
+	b.Int(&c.MaxFilesPerPost, "max-files-per-post", submission.DefaultMaxFilesPerPost, "most files one public post may upload in all")
+	b.String(&c.TempDir, "temp-dir", "", "where uploads over 1 MiB are spooled while a public post is read; default <data dir>/tmp (created at start)")
+}
+
+// uploadTempDir is FORMWARD_TEMP_DIR, or <data dir>/tmp, created if missing and checked
+// writable at start: a read-only root filesystem must fail here, not on the first large upload.
+func uploadTempDir(cfg Config) (string, error) {
+	dir := cfg.TempDir
+	if dir == "" {
+		dir = filepath.Join(cfg.DataDir, "tmp")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("FORMWARD_TEMP_DIR: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "formward-check-*")
+	if err != nil {
+		return "", fmt.Errorf("FORMWARD_TEMP_DIR %s is not writable: %w", dir, err)
+	}
+	_ = f.Close()
+	_ = os.Remove(f.Name())
+	return dir, nil
 }

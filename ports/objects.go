@@ -33,3 +33,10 @@ type ObjectInfo struct {
 func FormFilesPrefix(workspaceID, formID string) string {
 	return "workspaces/" + workspaceID + "/forms/" + formID + "/"
 }
+
+// SubmissionFilesPrefix is the key prefix of the files uploaded with one submission: a file
+// link is signed only for an object under the prefix of the submission that holds it, so a
+// submission can never hand out another submission's (or workspace's) files.
+func SubmissionFilesPrefix(workspaceID, formID, submissionID string) string {
+	return FormFilesPrefix(workspaceID, formID) + "submissions/" + submissionID + "/"
+}

@@ -66,7 +66,7 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness
 			"hooks.example.com":    {"93.184.216.34"},
 			"internal.example.com": {"10.20.30.40"},
 		}},
-	}, application.Settings{})
+	}, application.Settings{PublicURL: testPublicURL})
 	core, logs := observer.New(zap.DebugLevel)
 	if opts.SigningKey == nil {
 		opts.SigningKey = []byte("cursor key for tests")

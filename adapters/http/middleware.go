@@ -187,7 +187,7 @@ func (a *api) rateLimit(c *gin.Context) {
 		secs := int(math.Ceil(wait.Seconds()))
 		c.Header("RateLimit-Remaining", "0")
 		c.Header("RateLimit-Reset", itoa(secs))
-		fail(c, a.Logger, &rateLimited{retryAfter: secs})
+		fail(c, a.Logger, rateLimited(secs))
 		return
 	}
 	remaining := int(lim.TokensAt(now))

@@ -87,15 +87,21 @@ type submissionJSON struct {
 	UpdatedAt   string         `json:"updated_at"`
 }
 
-// presentSubmission shows a submission; fileURL turns the stored references of uploaded files
-// into signed, expiring download links (other values pass through unchanged).
-func presentSubmission(s *submission.Submission, fileURL func(string) string) submissionJSON {
+// FileLinker turns one stored answer of s into a signed, expiring download link when it names
+// a file uploaded with s itself; any other value comes back unchanged.
+type FileLinker func(s *submission.Submission, value string) string
+
+func keepValue(_ *submission.Submission, v string) string { return v }
+
+// presentSubmission shows a submission; fileURL turns its own uploads into signed, expiring
+// download links (other values, external links included, pass through unchanged).
+func presentSubmission(s *submission.Submission, fileURL FileLinker) submissionJSON {
 	data := make(map[string]any, len(s.Data()))
 	for k, v := range s.Data() {
 		if v.IsList() {
 			items := v.Strings()
 			for i, it := range items {
-				items[i] = fileURL(it)
+				items[i] = fileURL(s, it)
 			}
 			data[k] = items
 		} else {

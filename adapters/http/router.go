@@ -24,8 +24,8 @@ type Options struct {
 	RateLimit float64
 	// RateBurst is the bucket size of the per-key limit.
 	RateBurst int
-	// FileURL turns a stored file reference into a signed download link; nil leaves values as stored.
-	FileURL func(ref string) string
+	// FileURL turns a submission's own uploads into signed download links; nil leaves values as stored.
+	FileURL FileLinker
 }
 
 // Deps are what the router needs.
@@ -42,7 +42,7 @@ type api struct {
 	Deps
 	signingKey []byte
 	cursors    cursors
-	fileURL    func(string) string
+	fileURL    FileLinker
 	limiter    *limiter
 }
 
@@ -51,7 +51,7 @@ func NewRouter(d Deps, o Options) *Router {
 	gin.SetMode(gin.ReleaseMode)
 	a := &api{Deps: d, signingKey: o.SigningKey, cursors: cursors{key: o.SigningKey}, limiter: newLimiter(o.RateLimit, o.RateBurst), fileURL: o.FileURL}
 	if a.fileURL == nil {
-		a.fileURL = func(ref string) string { return ref }
+		a.fileURL = keepValue
 	}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true

@@ -2,7 +2,6 @@ package objectstore
 
 import (
 	"bufio"
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,99 +16,13 @@ import (
 	"time"
 
 	"github.com/formward/formward/domain"
-	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
 )
 
 // FilesPath is the URL path under which signed downloads are served.
 const FilesPath = "/files/"
 
-// MB is the unit of the plan limits and of their messages.
-const MB = 1 << 20
-
-// StorageLimit is the file storage one form may hold on a plan (DECISIONS.md); ok is false for
-// business, which is unlimited.
-func StorageLimit(plan workspace.Plan) (limit int64, ok bool) {
-	switch plan {
-	case workspace.PlanFree:
-		return 100 * MB, true
-	case workspace.PlanStarter:
-		return 1024 * MB, true
-	case workspace.PlanGrowth:
-		return 10 * 1024 * MB, true
-	}
-	return 0, false
-}
-
-// ErrQuotaExceeded is matched (errors.Is) by every *QuotaError.
-var ErrQuotaExceeded = errors.New("file storage quota exceeded")
-
-// QuotaError says an upload would take a form past its plan's file storage.
-type QuotaError struct {
-	Plan     workspace.Plan
-	Limit    int64
-	Used     int64
-	Incoming int64
-}
-
-func (e *QuotaError) Error() string {
-	return fmt.Sprintf("this form has reached its file storage limit of %s on the %s plan; delete files or upgrade the plan",
-		formatMB(e.Limit), e.Plan)
-}
-
-// Is makes errors.Is(err, ErrQuotaExceeded) true.
-func (e *QuotaError) Is(target error) bool { return target == ErrQuotaExceeded }
-
-// Violation turns the error into a field violation for a form page or a 422 answer.
-func (e *QuotaError) Violation(fieldID string) domain.Violation {
-	return domain.Violation{Field: fieldID, Code: "storage_quota_exceeded", Message: e.Error()}
-}
-
-func formatMB(n int64) string {
-	if n >= 1024*MB && n%(1024*MB) == 0 {
-		return strconv.FormatInt(n/(1024*MB), 10) + " GB"
-	}
-	return strconv.FormatInt(n/MB, 10) + " MB"
-}
-
-// CheckQuota returns a *QuotaError when incoming more bytes would take the objects under
-// formPrefix (FormPrefix) past the plan's limit; business is never limited.
-func CheckQuota(ctx context.Context, store ports.ObjectStore, formPrefix string, plan workspace.Plan, incoming int64) error {
-	limit, ok := StorageLimit(plan)
-	if !ok {
-		return nil
-	}
-	used, err := store.Usage(ctx, formPrefix)
-	if err != nil {
-		return fmt.Errorf("file storage usage: %w", err)
-	}
-	if used+incoming > limit {
-		return &QuotaError{Plan: plan, Limit: limit, Used: used, Incoming: incoming}
-	}
-	return nil
-}
-
-// FileRules are one file field's limits: MaxBytes (0: none) and accepted types such as
-// "image/*" or "application/pdf" (none: any type).
-type FileRules struct {
-	MaxBytes int64
-	Accept   []string
-}
-
-// FileError is one rejected upload, with a code and a message for the respondent.
-type FileError struct {
-	Code    string
-	Message string
-}
-
-func (e *FileError) Error() string { return e.Message }
-
-// Violation turns the error into a field violation.
-func (e *FileError) Violation(fieldID string) domain.Violation {
-	return domain.Violation{Field: fieldID, Code: e.Code, Message: e.Message}
-}
-
-// SniffLen is how many leading bytes Check wants (http.DetectContentType reads at most 512).
+// SniffLen is how many leading bytes a content sniffer reads (http.DetectContentType reads at most 512).
 const SniffLen = 512
 
 // Peek returns up to SniffLen leading bytes of r and a reader that still yields all of r.
@@ -120,72 +33,6 @@ func Peek(r io.Reader) (head []byte, all io.Reader, err error) {
 		return nil, nil, fmt.Errorf("read upload: %w", err)
 	}
 	return append([]byte(nil), head...), br, nil
-}
-
-// Check applies the rules to an upload of size bytes whose first bytes are head and whose
-// client-declared type is declared. Both the declared type and the sniffed one must be
-// accepted (a generic sniff result such as application/octet-stream is not held against a
-// specific declared type). It returns the content type to store, or a *FileError.
-func (r FileRules) Check(size int64, declared string, head []byte) (string, error) {
-	if r.MaxBytes > 0 && size > r.MaxBytes {
-		return "", &FileError{Code: "file_too_large", Message: "the file is larger than " + formatSize(r.MaxBytes)}
-	}
-	sniffed := mediaType(http.DetectContentType(head))
-	decl := mediaType(declared)
-	if decl == "" || decl == "application/octet-stream" {
-		decl = sniffed
-	}
-	if len(r.Accept) == 0 {
-		return decl, nil
-	}
-	if !r.accepts(decl) || !(r.accepts(sniffed) || genericSniff(sniffed, decl)) {
-		return "", &FileError{Code: "file_type_not_allowed", Message: "this type of file is not accepted here (accepted: " + strings.Join(r.Accept, ", ") + ")"}
-	}
-	return decl, nil
-}
-
-func (r FileRules) accepts(t string) bool {
-	for _, a := range r.Accept {
-		a = strings.ToLower(strings.TrimSpace(a))
-		if a == "*/*" || a == t || strings.HasSuffix(a, "/*") && strings.HasPrefix(t, strings.TrimSuffix(a, "*")) {
-			return true
-		}
-	}
-	return false
-}
-
-// genericSniff reports whether the sniffer only recognised a family that the declared type
-// belongs to (CSV is text/plain to it, DOCX a ZIP archive, many binary formats unknown).
-func genericSniff(sniffed, declared string) bool {
-	switch sniffed {
-	case "application/octet-stream":
-		return !strings.HasPrefix(declared, "text/") && !strings.HasPrefix(declared, "image/")
-	case "text/plain":
-		return strings.HasPrefix(declared, "text/") && declared != "text/html" ||
-			declared == "application/json" || declared == "application/xml" || strings.HasSuffix(declared, "+json")
-	case "application/zip":
-		return strings.HasPrefix(declared, "application/vnd.openxmlformats") || strings.HasPrefix(declared, "application/vnd.oasis") ||
-			declared == "application/epub+zip" || declared == "application/x-zip-compressed"
-	}
-	return false
-}
-
-func mediaType(ct string) string {
-	t, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(t)
-}
-
-func formatSize(n int64) string {
-	switch {
-	case n >= MB && n%MB == 0:
-		return strconv.FormatInt(n/MB, 10) + " MB"
-	case n >= 1024 && n%1024 == 0:
-		return strconv.FormatInt(n/1024, 10) + " KB"
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // Signer makes and checks the expiring download URLs of objects. Key is secret (derived from
@@ -229,6 +76,31 @@ func (s Signer) sign(key, expires string) string {
 	m := hmac.New(sha256.New, s.Key)
 	m.Write([]byte("formward file v1\n" + key + "\n" + expires))
 	return hex.EncodeToString(m.Sum(nil))
+}
+
+// SubmissionLink signs value, a stored answer of the submission (workspaceID, formID,
+// submissionID), when it names a file uploaded with that same submission: an object key under
+// the submission's own prefix, or (uploads stored before that prefix existed) a Reference to
+// an upload of the same form. Anything else, whatever it looks like, is not signed: a value
+// can never hand out another submission's or another workspace's file.
+func (s Signer) SubmissionLink(workspaceID, formID, submissionID, value string, expires time.Time) (string, bool) {
+	if ValidateKey(value) == nil && strings.HasPrefix(value, ports.SubmissionFilesPrefix(workspaceID, formID, submissionID)) {
+		return s.URL(value, expires), true
+	}
+	ref := strings.TrimSuffix(s.BaseURL, "/") + FilesPath
+	if s.BaseURL == "" || !strings.HasPrefix(value, ref) {
+		return "", false
+	}
+	key := value[len(ref):]
+	rest, ok := strings.CutPrefix(key, ports.FormFilesPrefix(workspaceID, formID))
+	if !ok || ValidateKey(key) != nil {
+		return "", false
+	}
+	dir, name, ok := strings.Cut(rest, "/")
+	if !ok || len(dir) != 32 || strings.Trim(dir, "0123456789abcdef") != "" || name == "" || strings.Contains(name, "/") {
+		return "", false
+	}
+	return s.URL(key, expires), true
 }
 
 // KeyFromReference extracts the object key from a stored reference: a Reference or signed

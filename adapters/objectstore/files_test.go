@@ -2,7 +2,6 @@ package objectstore_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/formward/formward/adapters/objectstore"
-	"github.com/formward/formward/domain/workspace"
 )
 
 func TestNewKeyShape(t *testing.T) {
@@ -134,87 +132,6 @@ func TestSignerAndServe(t *testing.T) {
 	}
 }
 
-func TestCheckQuota(t *testing.T) {
-	ctx := context.Background()
-	store, err := objectstore.NewLocal(filepath.Join(t.TempDir(), "files"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := objectstore.FormPrefix("w", "f")
-	used := strings.Repeat("x", 1000)
-	if err := store.Put(ctx, prefix+"k/a.txt", strings.NewReader(used), 1000, "text/plain"); err != nil {
-		t.Fatal(err)
-	}
-	limit, _ := objectstore.StorageLimit(workspace.PlanFree)
-	if limit != 100<<20 {
-		t.Fatalf("free limit %d", limit)
-	}
-	if err := objectstore.CheckQuota(ctx, store, prefix, workspace.PlanFree, limit-1000); err != nil {
-		t.Fatalf("exactly at the limit: %v", err)
-	}
-	err = objectstore.CheckQuota(ctx, store, prefix, workspace.PlanFree, limit-999)
-	var qe *objectstore.QuotaError
-	if !errors.As(err, &qe) || !errors.Is(err, objectstore.ErrQuotaExceeded) || !strings.Contains(err.Error(), "100 MB") {
-		t.Fatalf("over the limit: %v", err)
-	}
-	if v := qe.Violation("fld_1"); v.Field != "fld_1" || v.Code != "storage_quota_exceeded" {
-		t.Fatalf("violation %+v", v)
-	}
-	if err := objectstore.CheckQuota(ctx, store, prefix, workspace.PlanStarter, 2<<30); err == nil || !strings.Contains(err.Error(), "1 GB") {
-		t.Fatalf("starter: %v", err)
-	}
-	if err := objectstore.CheckQuota(ctx, store, prefix, workspace.PlanGrowth, 11<<30); err == nil || !strings.Contains(err.Error(), "10 GB") {
-		t.Fatalf("growth: %v", err)
-	}
-	if err := objectstore.CheckQuota(ctx, store, prefix, workspace.PlanBusiness, 1<<50); err != nil {
-		t.Fatalf("business is unlimited: %v", err)
-	}
-}
-
-func TestFileRules(t *testing.T) {
-	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-	pdf := []byte("%PDF-1.7\n")
-	html := []byte("<!DOCTYPE html><html><script>alert(1)</script>")
-	csv := []byte("name,email\nAda,ada@example.com\n")
-	docx := []byte("PK\x03\x04\x14\x00\x06\x00")
-	images := objectstore.FileRules{MaxBytes: 1 << 20, Accept: []string{"image/*", "application/pdf"}}
-	tests := []struct {
-		name     string
-		rules    objectstore.FileRules
-		size     int64
-		declared string
-		head     []byte
-		wantType string
-		wantCode string
-	}{
-		{"png", images, 100, "image/png", png, "image/png", ""},
-		{"pdf with params", images, 100, "application/pdf; name=x", pdf, "application/pdf", ""},
-		{"no declared type", images, 100, "", png, "image/png", ""},
-		{"too large", images, 2 << 20, "image/png", png, "", "file_too_large"},
-		{"html declared as png", images, 100, "image/png", html, "", "file_type_not_allowed"},
-		{"declared type not accepted", images, 100, "text/html", html, "", "file_type_not_allowed"},
-		{"csv", objectstore.FileRules{Accept: []string{"text/csv"}}, 100, "text/csv", csv, "text/csv", ""},
-		{"docx", objectstore.FileRules{Accept: []string{"application/vnd.openxmlformats-officedocument.wordprocessingml.document"}}, 100,
-			"application/vnd.openxmlformats-officedocument.wordprocessingml.document", docx,
-			"application/vnd.openxmlformats-officedocument.wordprocessingml.document", ""},
-		{"anything goes", objectstore.FileRules{}, 1 << 30, "application/x-thing", []byte{1, 2, 3}, "application/x-thing", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.rules.Check(tt.size, tt.declared, tt.head)
-			var fe *objectstore.FileError
-			switch {
-			case tt.wantCode == "" && err != nil:
-				t.Fatalf("unexpected %v", err)
-			case tt.wantCode != "" && (!errors.As(err, &fe) || fe.Code != tt.wantCode):
-				t.Fatalf("got %v, want code %s", err, tt.wantCode)
-			case got != tt.wantType:
-				t.Fatalf("type %q, want %q", got, tt.wantType)
-			}
-		})
-	}
-}
-
 func TestPeekKeepsEveryByte(t *testing.T) {
 	src := strings.Repeat("abcdefgh", 200)
 	head, all, err := objectstore.Peek(strings.NewReader(src))
@@ -228,5 +145,33 @@ func TestPeekKeepsEveryByte(t *testing.T) {
 	head, _, err = objectstore.Peek(strings.NewReader("tiny"))
 	if err != nil || string(head) != "tiny" {
 		t.Fatalf("short: %q %v", head, err)
+	}
+}
+
+// A workspace that types another workspace's file path into its own submission gets no link.
+func TestSubmissionLinkOnlyForTheSubmissionsOwnUploads(t *testing.T) {
+	s := objectstore.Signer{Key: []byte("k"), BaseURL: "https://forms.example.com"}
+	exp := time.Now().Add(time.Hour)
+	own := "workspaces/wsp_b/forms/frm_b/submissions/sub_b/obj_1/cv.pdf"
+	if u, ok := s.SubmissionLink("wsp_b", "frm_b", "sub_b", own, exp); !ok || !strings.Contains(u, "sig=") {
+		t.Fatalf("own upload: %q %v", u, ok)
+	}
+	legacy := "workspaces/wsp_b/forms/frm_b/0123456789abcdef0123456789abcdef/cv.pdf"
+	if _, ok := s.SubmissionLink("wsp_b", "frm_b", "sub_b", s.Reference(legacy), exp); !ok {
+		t.Fatal("an upload stored before per-submission prefixes lost its link")
+	}
+	for _, v := range []string{
+		"workspaces/wsp_a/forms/frm_a/submissions/sub_a/obj_1/secret.pdf",                  // another workspace's key
+		s.Reference("workspaces/wsp_a/forms/frm_a/submissions/sub_a/obj_1/secret.pdf"),     // ... as a URL
+		s.Reference("workspaces/wsp_a/forms/frm_a/0123456789abcdef0123456789abcdef/x.pdf"), // ... an older upload
+		"workspaces/wsp_b/forms/frm_b/submissions/sub_other/obj_1/x.pdf",                   // another submission of the same form
+		s.Reference(own),                                 // own key, but typed as a URL
+		"https://evil.example/files/" + own,              // another origin
+		"workspaces/wsp_b/forms/frm_b/submissions/sub_b", // the prefix itself
+		"workspaces/wsp_b/forms/frm_b/submissions/sub_b/../sub_a/x.pdf",
+	} {
+		if u, ok := s.SubmissionLink("wsp_b", "frm_b", "sub_b", v, exp); ok {
+			t.Errorf("signed %q as %q", v, u)
+		}
 	}
 }

@@ -5,10 +5,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
-	"unicode"
 
+	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
 )
 
@@ -50,7 +49,8 @@ func FormPrefix(workspaceID, formID string) string {
 	return ports.FormFilesPrefix(workspaceID, formID)
 }
 
-// NewKey returns an unguessable key for an upload to a form:
+// NewKey returns an unguessable key in the shape uploads had before they were kept under their
+// submission's prefix (tests of those older uploads use it):
 // workspaces/<ws>/forms/<form>/<128 random bits in hex>/<sanitised filename>.
 func NewKey(workspaceID, formID, filename string) (string, error) {
 	var b [16]byte
@@ -64,32 +64,5 @@ func NewKey(workspaceID, formID, filename string) (string, error) {
 	return key, nil
 }
 
-// SanitizeFilename keeps the base name's letters, digits, '.', '-' and '_' (others become '_'),
-// at most 100 bytes, never empty, hidden, or ending in the local store's sidecar suffix.
-func SanitizeFilename(name string) string {
-	name = path.Base(strings.ReplaceAll(name, "\\", "/"))
-	var b strings.Builder
-	for _, r := range name {
-		switch {
-		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)), r == '.', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	s := strings.TrimLeft(b.String(), ".")
-	if len(s) > 100 {
-		ext := path.Ext(s)
-		if len(ext) > 20 {
-			ext = ""
-		}
-		s = s[:100-len(ext)] + ext
-	}
-	if strings.HasSuffix(s, metaSuffix) {
-		s += "_"
-	}
-	if s == "" || s == "." || s == ".." {
-		s = "file"
-	}
-	return s
-}
+// SanitizeFilename keeps a file name safe for a key (submission.FileName).
+func SanitizeFilename(name string) string { return submission.FileName(name) }

@@ -27,6 +27,7 @@ import (
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/ports"
 )
 
 // clock is a settable clock for the spam rules' timing.
@@ -57,23 +58,31 @@ type harness struct {
 
 func newHarness(t *testing.T, mod ...func(*web.Options)) *harness {
 	t.Helper()
+	return newHarnessWith(t, nil, submission.FileLimits{}, zap.NewNop(), mod...)
+}
+
+// newHarnessWith is newHarness with an object store for uploads (nil: none), file limits and
+// a logger.
+func newHarnessWith(t *testing.T, files ports.ObjectStore, limits submission.FileLimits, log *zap.Logger, mod ...func(*web.Options)) *harness {
+	t.Helper()
 	db := persistencetest.SQLite(t, persistencetest.Cipher())
 	cipher := persistencetest.Cipher()
 	hasher := crypto.NewIPHasher([]byte("test ip secret"))
+	clk := &clock{now: time.Now()}
 	app := application.New(application.Deps{
 		Workspaces:  persistence.NewWorkspaceRepository(db),
 		Keys:        persistence.NewAPIKeyRepository(db),
 		Forms:       persistence.NewFormRepository(db, cipher),
 		Submissions: persistence.NewSubmissionRepository(db, cipher),
 		IDs:         system.NewIDs(),
-		Clock:       system.Clock{},
+		Clock:       clk,
 		IPHasher:    hasher,
-	}, application.Settings{})
+		Files:       files,
+	}, application.Settings{FileLimits: limits})
 	ws, err := app.Commands.CreateWorkspace.Handle(context.Background(), application.CreateWorkspace{Name: "A"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &clock{now: time.Now()}
 	metrics, err := web.NewMetrics(prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
@@ -82,8 +91,8 @@ func newHarness(t *testing.T, mod ...func(*web.Options)) *harness {
 	for _, m := range mod {
 		m(&opts)
 	}
-	h, err := web.New(web.Deps{App: app, IPHasher: hasher, Clock: clk,
-		Logger: zap.NewNop(), Metrics: metrics}, opts)
+	h, err := web.New(web.Deps{App: app, Clock: clk,
+		Logger: log, Metrics: metrics}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,15 +3,16 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
+	"github.com/formward/formward/adapters/httperr"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
@@ -121,12 +122,14 @@ func views(f *form.Form, values map[string][]string, errs map[string]string) ([]
 	return out, links
 }
 
-// securityHeaders sets the CSP and framing rules of one form's pages.
+// securityHeaders sets the CSP and framing rules of one form's pages. Owner settings reach
+// the header only as origins parsed and written out again here (scheme://host[:port]);
+// anything that does not parse as one is dropped, so no owner text can add a directive.
 func securityHeaders(c *gin.Context, s *form.Settings) {
 	scripts := []string{"'self'"}
 	frames := []string{}
 	actions := []string{"'self'"}
-	ancestors := "'none'"
+	var ancestors []string
 	if s != nil {
 		if cp := s.Spam.Captcha; cp != nil {
 			if info, ok := captchaProviders[cp.Provider]; ok {
@@ -135,16 +138,22 @@ func securityHeaders(c *gin.Context, s *form.Settings) {
 			}
 		}
 		if s.RedirectURL != nil {
-			if u, err := url.Parse(*s.RedirectURL); err == nil {
-				actions = append(actions, u.Scheme+"://"+u.Host)
+			if o, ok := origin(*s.RedirectURL, false); ok {
+				actions = append(actions, o)
 			}
 		}
-		if len(s.Embed.FrameAncestors) > 0 {
-			ancestors = strings.Join(s.Embed.FrameAncestors, " ")
+		for _, a := range s.Embed.FrameAncestors {
+			if o, ok := origin(a, true); ok {
+				ancestors = append(ancestors, o)
+			}
 		}
 	}
+	framing := "'none'"
+	if len(ancestors) > 0 {
+		framing = strings.Join(ancestors, " ")
+	}
 	csp := "default-src 'self'; script-src " + strings.Join(scripts, " ") + "; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-		"form-action " + strings.Join(actions, " ") + "; frame-ancestors " + ancestors + "; base-uri 'none'; object-src 'none'"
+		"form-action " + strings.Join(actions, " ") + "; frame-ancestors " + framing + "; base-uri 'none'; object-src 'none'"
 	if len(frames) > 0 {
 		csp += "; frame-src " + strings.Join(frames, " ")
 	}
@@ -152,10 +161,67 @@ func securityHeaders(c *gin.Context, s *form.Settings) {
 	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-	if ancestors == "'none'" {
+	if len(ancestors) == 0 {
 		hd.Set("X-Frame-Options", "DENY")
 	}
 	hd.Set("Cache-Control", "no-store")
+}
+
+// origin parses s as an http(s) URL and returns its origin as this server writes it:
+// lowercase scheme and host, the port when there is one, nothing else. bare requires s to be
+// an origin already (no path, query, fragment or user info), as frame ancestors and CORS
+// origins are; a redirect URL may have a path. Wildcard hosts ("https://*.example.com") are
+// kept for frame ancestors, where CSP allows them.
+func origin(s string, bare bool) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Opaque != "" || u.User != nil || u.Host == "" {
+		return "", false
+	}
+	if bare && (strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(s, "?#")) {
+		return "", false
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "" {
+		return "", false
+	}
+	wildcard := bare && strings.HasPrefix(host, "*.")
+	check := host
+	if wildcard {
+		check = host[2:]
+	}
+	if strings.HasPrefix(check, "[") || strings.Contains(u.Host, "[") {
+		return "", false // IPv6 literals: not worth a header's risk
+	}
+	for _, r := range check {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+			return "", false
+		}
+	}
+	out := strings.ToLower(u.Scheme) + "://" + host
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return "", false
+		}
+		out += ":" + strconv.Itoa(n)
+	}
+	return out, true
+}
+
+// redirectTarget is the form's redirect URL, written out again after a strict parse; a value
+// that does not parse as an absolute http(s) URL is not followed (the thank-you page shows).
+func redirectTarget(s form.Settings) (string, bool) {
+	if s.RedirectURL == nil {
+		return "", false
+	}
+	if _, ok := origin(*s.RedirectURL, false); !ok {
+		return "", false
+	}
+	u, err := url.Parse(*s.RedirectURL)
+	if err != nil {
+		return "", false
+	}
+	return u.String(), true
 }
 
 func (h *Handler) render(c *gin.Context, status int, name string, data any) {
@@ -171,14 +237,6 @@ func (h *Handler) render(c *gin.Context, status int, name string, data any) {
 func (h *Handler) message(c *gin.Context, status int, s *form.Settings, title, heading, msg string) {
 	securityHeaders(c, s)
 	h.render(c, status, "message.html", messageData{Title: title, Heading: heading, Message: msg})
-}
-
-func (h *Handler) notFound(c *gin.Context) {
-	h.message(c, http.StatusNotFound, nil, "Form not found", "This form does not exist", "Check the link you followed, or ask the person who shared it.")
-}
-
-func (h *Handler) closed(c *gin.Context, s *form.Settings) {
-	h.message(c, http.StatusGone, s, "Form closed", "This form is closed", "It no longer accepts responses.")
 }
 
 // lookup finds the form of the URL; drafts are as good as unknown to respondents.
@@ -202,8 +260,8 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	s := f.Settings()
-	if f.Status() != form.StatusPublished {
-		h.closed(c, &s)
+	if err := f.AcceptsPublicSubmissions(); err != nil {
+		h.errorPage(c, &s, httperr.Problem(err))
 		return
 	}
 	utm := map[string]string{}
@@ -243,12 +301,11 @@ func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]str
 }
 
 func (h *Handler) lookupFailed(c *gin.Context, err error) {
-	if errors.Is(err, domain.ErrNotFound) {
-		h.notFound(c)
-		return
+	b := httperr.Problem(err)
+	if b.Status >= 500 {
+		h.d.Logger.Error("load public form", zap.Error(err))
 	}
-	h.d.Logger.Error("load public form", zap.Error(err))
-	h.message(c, http.StatusInternalServerError, nil, "Something went wrong", "Something went wrong", "Please try again in a moment.")
+	h.errorPage(c, nil, b)
 }
 
 // showForm draws the form; issued is the render token's time (kept across re-renders so the
@@ -316,33 +373,36 @@ func utmValues(utm map[string]string) []utmValue {
 }
 
 // challenge gives scripts on the owner's site (JSON posts) a render token and a challenge.
+// It is rate-limited like posts.
 func (h *Handler) challenge(c *gin.Context) {
 	f, err := h.lookup(c)
 	if err != nil {
-		if errors.Is(err, domain.ErrNotFound) {
-			jsonError(c, http.StatusNotFound, "not_found", "no such resource", nil)
-			return
-		}
-		jsonError(c, http.StatusInternalServerError, "internal_error", "something went wrong on our side", nil)
+		h.jsonFail(c, err)
 		return
 	}
 	s := f.Settings()
 	cors(c, s)
-	if f.Status() != form.StatusPublished {
-		jsonError(c, http.StatusConflict, "form_closed", "this form does not accept submissions in its current status", nil)
+	if err := f.AcceptsPublicSubmissions(); err != nil {
+		h.jsonFail(c, err)
 		return
 	}
 	now := h.d.Clock.Now()
+	// Counted apart from the posts, so that a script's challenge and post are not two posts.
+	if err := h.submit.Limit(f.ID()+"/challenge", clientIP(c.Request, h.opts.TrustedProxies), now); err != nil {
+		h.spam(f, ReasonRateLimited)
+		h.jsonFail(c, err)
+		return
+	}
 	tok, rt, err := issueToken(h.opts.TokenKey, f.ID(), now)
 	if err != nil {
-		jsonError(c, http.StatusInternalServerError, "internal_error", "something went wrong on our side", nil)
+		h.jsonFail(c, err)
 		return
 	}
 	out := gin.H{"token": tok, "altcha": nil}
 	if s.Spam.ProofOfWork {
 		ch, err := newChallenge(h.opts.PoWKey, rt.Nonce, h.opts.PoWMaxNumber, now.Add(h.opts.TokenTTL))
 		if err != nil {
-			jsonError(c, http.StatusInternalServerError, "internal_error", "something went wrong on our side", nil)
+			h.jsonFail(c, err)
 			return
 		}
 		out["altcha"] = ch
@@ -351,16 +411,31 @@ func (h *Handler) challenge(c *gin.Context) {
 	c.JSON(http.StatusOK, out)
 }
 
+// jsonFail answers a script through the shared error table.
+func (h *Handler) jsonFail(c *gin.Context, err error) {
+	b := httperr.Problem(err)
+	if b.Status >= 500 {
+		h.d.Logger.Error("public form", zap.Error(err))
+	}
+	httperr.Write(c, b)
+}
+
 // cors allows the form's configured origins to call it from the owner's own site.
 func cors(c *gin.Context, s form.Settings) bool {
-	origin := c.GetHeader("Origin")
-	if origin == "" {
+	from := c.GetHeader("Origin")
+	if from == "" {
 		return false
 	}
 	c.Writer.Header().Add("Vary", "Origin")
+	sent, ok := origin(from, true)
+	if !ok || strings.Contains(sent, "*") {
+		return false
+	}
 	for _, o := range s.Embed.CORSOrigins {
-		if o == origin {
-			c.Header("Access-Control-Allow-Origin", origin)
+		// Only an allowed origin that parses is compared, and the header carries the parsed
+		// form of the request's origin, never the stored text.
+		if allowed, ok := origin(o, true); ok && allowed == sent {
+			c.Header("Access-Control-Allow-Origin", sent)
 			return true
 		}
 	}
@@ -370,7 +445,9 @@ func cors(c *gin.Context, s form.Settings) bool {
 func (h *Handler) preflight(c *gin.Context) {
 	f, err := h.lookup(c)
 	if err != nil {
-		c.Status(http.StatusNotFound)
+		b := httperr.Problem(err)
+		httperr.SetRetryAfter(c, b)
+		c.Status(b.Status)
 		return
 	}
 	if !cors(c, f.Settings()) {
@@ -381,19 +458,4 @@ func (h *Handler) preflight(c *gin.Context) {
 	c.Header("Access-Control-Allow-Headers", "Content-Type")
 	c.Header("Access-Control-Max-Age", "600")
 	c.Status(http.StatusNoContent)
-}
-
-type errorDetail struct {
-	Field   string `json:"field"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// jsonError writes the API's error body.
-func jsonError(c *gin.Context, status int, code, msg string, details []errorDetail) {
-	body := gin.H{"code": code, "message": msg, "status": status}
-	if len(details) > 0 {
-		body["details"] = details
-	}
-	c.AbortWithStatusJSON(status, gin.H{"error": body})
 }

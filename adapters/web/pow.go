@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"math/big"
 	"net/url"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"crypto/rand"
+
+	"github.com/formward/formward/ports"
 )
 
 // Challenge is an ALTCHA proof-of-work challenge (protocol v1, SHA-256): find the number n
@@ -37,9 +38,17 @@ type Solution struct {
 }
 
 var (
-	errPoWMissing = errors.New("proof of work missing")
-	errPoWInvalid = errors.New("proof of work invalid")
+	errPoWMissing = ports.ErrPoWMissing
+	errPoWInvalid = ports.ErrPoWInvalid
 )
+
+// proofOfWork verifies the solutions of the challenges this adapter issues (ports.ProofOfWork).
+type proofOfWork struct{ key []byte }
+
+// Verify checks a solver's payload against the render token's nonce.
+func (p proofOfWork) Verify(solution, nonce string, now time.Time) error {
+	return verifySolution(p.key, solution, nonce, now)
+}
 
 // newChallenge makes a challenge bound to nonce that expires at expires.
 func newChallenge(key []byte, nonce string, maxNumber int, expires time.Time) (Challenge, error) {

@@ -13,20 +13,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/spam"
 )
 
 // Spam reasons, the reason label of formward_spam_total.
 const (
-	ReasonHoneypot     = "honeypot"
-	ReasonTokenMissing = "token_missing"
-	ReasonTokenInvalid = "token_invalid"
-	ReasonTokenExpired = "token_expired"
-	ReasonTokenReplay  = "token_replayed"
-	ReasonTooFast      = "too_fast"
-	ReasonPoWMissing   = "pow_missing"
-	ReasonPoWInvalid   = "pow_invalid"
-	ReasonCaptcha      = "captcha_failed"
-	ReasonRateLimited  = "rate_limited"
+	ReasonHoneypot     = string(spam.ReasonHoneypot)
+	ReasonTokenMissing = string(spam.ReasonTokenMissing)
+	ReasonTokenInvalid = string(spam.ReasonTokenInvalid)
+	ReasonTokenExpired = string(spam.ReasonTokenExpired)
+	ReasonTokenReplay  = string(spam.ReasonTokenReplay)
+	ReasonTooFast      = string(spam.ReasonTooFast)
+	ReasonPoWMissing   = string(spam.ReasonPoWMissing)
+	ReasonPoWInvalid   = string(spam.ReasonPoWInvalid)
+	ReasonCaptcha      = string(spam.ReasonCaptcha)
+	ReasonRateLimited  = string(spam.ReasonRateLimited)
 )
 
 // Metrics are the public form's Prometheus collectors.
@@ -63,8 +64,9 @@ type window struct {
 
 const maxRateKeys = 100000
 
-// allow counts one post and returns 0, or the seconds to wait when the limit is reached.
-func (l *rateLimiter) allow(key string, now time.Time) int {
+// Allow counts one request and returns 0, or how long to wait when the limit is reached
+// (ports.RateLimiter).
+func (l *rateLimiter) Allow(key string, now time.Time) time.Duration {
 	if l.limit <= 0 {
 		return 0
 	}
@@ -79,9 +81,9 @@ func (l *rateLimiter) allow(key string, now time.Time) int {
 		l.m[key] = w
 	}
 	if w.n >= l.limit {
-		wait := int((time.Minute - now.Sub(w.start) + time.Second - 1) / time.Second)
-		if wait < 1 {
-			wait = 1
+		wait := time.Minute - now.Sub(w.start)
+		if wait < time.Second {
+			wait = time.Second
 		}
 		return wait
 	}
@@ -128,13 +130,19 @@ var captchaProviders = map[form.CaptchaProvider]captchaInfo{
 
 var errCaptcha = errors.New("captcha verification failed")
 
-// verifyCaptcha asks the provider whether the response token is good; any failure to reach
-// the provider counts as a failed check (closed, not open).
-func (h *Handler) verifyCaptcha(ctx context.Context, c *form.Captcha, response, ip string) error {
+// captchaVerifier asks the form's captcha provider whether a response is good (ports.Captcha).
+type captchaVerifier struct {
+	urls   map[form.CaptchaProvider]string
+	client *http.Client
+}
+
+// Verify asks the provider whether the response token is good; any failure to reach the
+// provider counts as a failed check (closed, not open).
+func (v captchaVerifier) Verify(ctx context.Context, c *form.Captcha, response, ip string) error {
 	if strings.TrimSpace(response) == "" {
 		return errCaptcha
 	}
-	endpoint := h.opts.CaptchaVerifyURLs[c.Provider]
+	endpoint := v.urls[c.Provider]
 	if endpoint == "" {
 		endpoint = DefaultCaptchaVerifyURLs[c.Provider]
 	}
@@ -149,7 +157,7 @@ func (h *Handler) verifyCaptcha(ctx context.Context, c *form.Captcha, response, 
 		return errCaptcha
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	res, err := h.opts.HTTPClient.Do(req)
+	res, err := v.client.Do(req)
 	if err != nil {
 		return errCaptcha
 	}

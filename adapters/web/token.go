@@ -5,20 +5,35 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/formward/formward/ports"
 )
 
 // A render token proves the post follows a page view of this form: "issued.nonce.mac" with
 // mac = HMAC-SHA256(key, form ID + issued + nonce). Its nonce is spent on the first post.
 var (
-	errTokenMissing = errors.New("render token missing")
-	errTokenInvalid = errors.New("render token invalid")
-	errTokenExpired = errors.New("render token expired")
-	errTooFast      = errors.New("posted faster than a person can fill the form")
+	errTokenMissing = ports.ErrTokenMissing
+	errTokenInvalid = ports.ErrTokenInvalid
+	errTokenExpired = ports.ErrTokenExpired
 )
+
+// renderTokens verify the render tokens this adapter issues (ports.RenderTokens).
+type renderTokens struct {
+	key []byte
+	ttl time.Duration
+}
+
+// Verify checks the token's signature and age; it does not spend the nonce.
+func (r renderTokens) Verify(formID, token string, now time.Time) (ports.RenderToken, error) {
+	t, err := parseToken(r.key, formID, token, now, r.ttl)
+	if err != nil {
+		return ports.RenderToken{}, err
+	}
+	return ports.RenderToken{Issued: t.Issued, Nonce: t.Nonce, ExpiresAt: t.Issued.Add(r.ttl)}, nil
+}
 
 type renderToken struct {
 	Issued time.Time

@@ -1,15 +1,15 @@
 // Package web is the respondent's side of Formward: the public form page at /f/{form_id}
-// (html/template, embedded assets, no JavaScript required), the capture of its posts
-// (urlencoded, multipart, JSON with CORS) through the shared capture use case, and the spam
-// rules each form switches in its settings.
+// (html/template, embedded assets) and the reading of its posts (urlencoded, multipart, JSON
+// with CORS). It only parses requests and renders pages: what a post must pass (the spam
+// policy, validation, uploads, storage) is the use case application.SubmitPublicFormHandler.
+// The spam checks that need this adapter's keys (render tokens, proof of work) or a remote
+// service (captcha) and the rate limiter's counters are implemented here as its ports.
 package web
 
 import (
-	"context"
 	"embed"
 	"html/template"
 	"io/fs"
-	"mime/multipart"
 	"net/http"
 	"net/netip"
 	"time"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
 )
 
@@ -47,7 +48,8 @@ type Options struct {
 	TokenTTL time.Duration
 	// PoWMaxNumber is the largest secret number of a challenge: the work's upper bound.
 	PoWMaxNumber int
-	// RateLimit is posts per minute per IP hash and form; 0 uses DefaultRateLimit, negative turns it off.
+	// RateLimit is posts (and challenges) per minute per address and form; an IPv6 address
+	// counts as its /64. 0 uses DefaultRateLimit, negative turns it off.
 	RateLimit int
 	// TrustedProxies may set X-Forwarded-For; the peer address counts otherwise.
 	TrustedProxies []netip.Prefix
@@ -55,36 +57,30 @@ type Options struct {
 	CaptchaVerifyURLs map[form.CaptchaProvider]string
 	// HTTPClient reaches the captcha providers (default: 10 s timeout).
 	HTTPClient *http.Client
-	// Uploader stores the files of multipart posts; nil refuses uploads with a field error.
-	Uploader Uploader
-}
-
-// Uploader keeps one uploaded file of a public form post in object storage and returns the
-// reference the submission stores. An error with a Violation(fieldID) method is shown to the
-// respondent next to the field (size, type, quota); others are internal.
-type Uploader interface {
-	Upload(ctx context.Context, f *form.Form, fieldID string, file *multipart.FileHeader) (string, error)
-	// Discard deletes files this post uploaded when the post is then refused, so that nothing
-	// half-written stays behind.
-	Discard(ctx context.Context, f *form.Form, refs []string)
+	// TempDir is where uploads larger than MemoryUploadBytes are spooled while the post is
+	// read (default: the system's temp dir).
+	TempDir string
+	// MaxFilesPerPost stops reading a multipart post at its next file (the use case applies
+	// the per-field limit); default submission.DefaultMaxFilesPerPost.
+	MaxFilesPerPost int
 }
 
 // Deps are what the public form needs.
 type Deps struct {
-	App      *application.Application
-	IPHasher ports.IPHasher
-	Clock    ports.Clock
-	Logger   *zap.Logger
-	Metrics  *Metrics
+	App     *application.Application
+	Clock   ports.Clock
+	Logger  *zap.Logger
+	Metrics *Metrics
 }
 
 // Handler serves the public form routes.
 type Handler struct {
-	d       Deps
-	opts    Options
-	tmpl    *template.Template
-	pages   *pageCache
-	limiter *rateLimiter
+	d      Deps
+	opts   Options
+	tmpl   *template.Template
+	pages  *pageCache
+	tokens renderTokens
+	submit application.SubmitPublicFormHandler
 }
 
 // New checks the options and parses the templates.
@@ -112,11 +108,30 @@ func New(d Deps, o Options) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.MaxFilesPerPost <= 0 {
+		o.MaxFilesPerPost = submission.DefaultMaxFilesPerPost
+	}
 	pages, err := newPageCache()
 	if err != nil {
 		return nil, err
 	}
-	return &Handler{d: d, opts: o, tmpl: t, pages: pages, limiter: &rateLimiter{limit: o.RateLimit}}, nil
+	tokens := renderTokens{key: o.TokenKey, ttl: o.TokenTTL}
+	urls := map[form.CaptchaProvider]string{}
+	for p, u := range DefaultCaptchaVerifyURLs {
+		urls[p] = u
+	}
+	for p, u := range o.CaptchaVerifyURLs {
+		if u != "" {
+			urls[p] = u
+		}
+	}
+	checks := application.SpamChecks{Tokens: tokens, ProofOfWork: proofOfWork{key: o.PoWKey},
+		Captcha: captchaVerifier{urls: urls, client: o.HTTPClient}, Limiter: &rateLimiter{limit: o.RateLimit}}
+	h := &Handler{d: d, opts: o, tmpl: t, pages: pages, tokens: tokens}
+	if d.App != nil {
+		h.submit = d.App.Commands.SubmitPublicForm.WithSpamChecks(checks)
+	}
+	return h, nil
 }
 
 // Mount adds the public routes to r: GET/POST /f/:form_id, OPTIONS /f/:form_id (CORS

@@ -15,7 +15,6 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/web"
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
@@ -145,10 +144,10 @@ func TestStatusPages(t *testing.T) {
 		t.Errorf("unknown: %d", rec.Code)
 	}
 	rec := h.get("/f/" + archived.ID())
-	if rec.Code != 410 || !strings.Contains(body(rec), "This form is closed") {
+	if rec.Code != 409 || !strings.Contains(body(rec), "This form is closed") {
 		t.Errorf("archived: %d %s", rec.Code, body(rec))
 	}
-	if rec := h.postForm("/f/"+archived.ID(), url.Values{}); rec.Code != 410 {
+	if rec := h.postForm("/f/"+archived.ID(), url.Values{}); rec.Code != 409 {
 		t.Errorf("post to archived: %d", rec.Code)
 	}
 	req := httptest.NewRequest("POST", "/f/"+archived.ID(), strings.NewReader(`{"data":{}}`))
@@ -544,78 +543,5 @@ func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
 		if !want[*s.Metadata().IPHash] {
 			t.Errorf("unexpected IP hash %s", *s.Metadata().IPHash)
 		}
-	}
-}
-
-// memUploader keeps uploads in memory and rejects files named "big.bin".
-type memUploader struct{ stored, discarded []string }
-
-func (u *memUploader) Discard(_ context.Context, _ *form.Form, refs []string) {
-	u.discarded = append(u.discarded, refs...)
-}
-
-type tooBig struct{}
-
-func (tooBig) Error() string { return "too big" }
-func (tooBig) Violation(field string) domain.Violation {
-	return domain.Violation{Field: field, Code: "file_too_large", Message: "the file is larger than 1 KB"}
-}
-
-func (u *memUploader) Upload(_ context.Context, f *form.Form, fieldID string, fh *multipart.FileHeader) (string, error) {
-	if fh.Filename == "big.bin" {
-		return "", tooBig{}
-	}
-	ref := "http://127.0.0.1/files/" + f.ID() + "/" + fh.Filename
-	u.stored = append(u.stored, ref)
-	return ref, nil
-}
-
-func TestMultipartUploadsGoThroughTheUploader(t *testing.T) {
-	up := &memUploader{}
-	h := newHarness(t, func(o *web.Options) { o.Uploader = up })
-	f := h.form(form.StatusPublished, lenient(), form.FieldSpec{Label: "CV", Type: "file", Required: true})
-	send := func(name string) *httptest.ResponseRecorder {
-		token, _ := h.page(f, "")
-		var buf bytes.Buffer
-		w := multipart.NewWriter(&buf)
-		_ = w.WriteField("_token", token)
-		fw, _ := w.CreateFormFile(f.Fields()[0].ID, name)
-		_, _ = fw.Write([]byte("%PDF-1.4"))
-		_ = w.Close()
-		req := httptest.NewRequest("POST", "/f/"+f.ID(), &buf)
-		req.Header.Set("Content-Type", w.FormDataContentType())
-		return h.do(req)
-	}
-	if rec := send("big.bin"); rec.Code != 422 || !strings.Contains(body(rec), "larger than 1 KB") {
-		t.Errorf("rejected file: %d", rec.Code)
-	}
-	// A post refused after its files were stored leaves none behind.
-	two := h.form(form.StatusPublished, lenient(), form.FieldSpec{Label: "CV", Type: "file"}, form.FieldSpec{Label: "Photo", Type: "file"})
-	{
-		token, _ := h.page(two, "")
-		var buf bytes.Buffer
-		w := multipart.NewWriter(&buf)
-		_ = w.WriteField("_token", token)
-		fw, _ := w.CreateFormFile(two.Fields()[0].ID, "ok.pdf")
-		_, _ = fw.Write([]byte("%PDF-1.4"))
-		fw, _ = w.CreateFormFile(two.Fields()[1].ID, "big.bin")
-		_, _ = fw.Write([]byte("x"))
-		_ = w.Close()
-		req := httptest.NewRequest("POST", "/f/"+two.ID(), &buf)
-		req.Header.Set("Content-Type", w.FormDataContentType())
-		if rec := h.do(req); rec.Code != 422 {
-			t.Fatalf("mixed post: %d", rec.Code)
-		}
-		if len(up.discarded) != 1 || up.discarded[0] != up.stored[len(up.stored)-1] {
-			t.Fatalf("stored %v, discarded %v: the accepted file of a refused post must be deleted", up.stored, up.discarded)
-		}
-		up.stored, up.discarded = nil, nil
-	}
-	if rec := send("cv.pdf"); rec.Code != 200 {
-		t.Fatalf("upload: %d %s", rec.Code, body(rec))
-	}
-	subs := h.submissions(f)
-	if len(subs) != 1 || subs[0].Data()[f.Fields()[0].ID].Strings()[0] != up.stored[0] {
-		t.Errorf("stored %v, uploaded %v", subs, up.stored)
 	}
 }

@@ -55,7 +55,10 @@ func New(id string, f *form.Form, input map[string]Input, meta Metadata, now tim
 	default:
 		return nil, domain.Validation("metadata.source", "invalid_value", "source must be api or form")
 	}
-	data, err := Validate(f.Fields(), input)
+	if meta.Source == SourceForm && hasPendingFiles(input) {
+		return nil, domain.Validation("metadata.source", "invalid_value", "a public post with files is built with Prepare")
+	}
+	data, err := validate(f.Fields(), input, meta.Source == SourceForm, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +85,15 @@ func (s *Submission) Update(f *form.Form, changes map[string]Input, now time.Tim
 	for _, fl := range fields {
 		current[fl.ID] = true
 		if v, ok := s.data[fl.ID]; ok {
+			if fl.Type == form.TypeFile {
+				// What is stored was checked when it came in: uploads stay uploads.
+				ups := make([]Upload, 0, len(v.Strings()))
+				for _, ref := range v.Strings() {
+					ups = append(ups, Upload{Ref: ref})
+				}
+				merged[fl.ID] = ups
+				continue
+			}
 			if v.IsList() {
 				merged[fl.ID] = v.Strings()
 			} else {

@@ -47,8 +47,8 @@ func (v Value) Strings() []string {
 	return []string{v.one}
 }
 
-// Upload is a file the server itself stored for a public form post; its reference (an
-// object-storage URL) is trusted. Clients can only send URLs, which must be HTTPS.
+// Upload is a file the server itself stored for a public form post; its reference (the
+// object's key) is trusted. Clients can only send links, which must be HTTPS.
 type Upload struct{ Ref string }
 
 // Number is a JSON number in its textual form, as the edge decoded it.
@@ -69,7 +69,8 @@ type fieldError struct{ code, message string }
 var errRequired = &fieldError{"required", "a value is required"}
 
 // parse checks one input against its field and returns the canonical value; ok is false for an empty answer.
-func parse(f form.Field, in Input) (Value, bool, *fieldError) {
+// public is true for a public form post, whose file fields take uploads only.
+func parse(f form.Field, in Input, public bool) (Value, bool, *fieldError) {
 	if in == nil {
 		return Value{}, false, nil
 	}
@@ -177,6 +178,11 @@ func parse(f form.Field, in Input) (Value, bool, *fieldError) {
 		}
 		return Single(s), true, nil
 	case form.TypeFile:
+		if files, ok := in.([]FileInfo); ok {
+			// Files of a public post, checked by Prepare; their keys are attached once stored.
+			refs := make([]string, len(files))
+			return List(refs), len(refs) > 0, nil
+		}
 		if ups, ok := in.([]Upload); ok {
 			refs := make([]string, 0, len(ups))
 			for _, u := range ups {
@@ -190,6 +196,9 @@ func parse(f form.Field, in Input) (Value, bool, *fieldError) {
 		}
 		if len(items) == 0 {
 			return Value{}, false, nil
+		}
+		if public {
+			return Value{}, false, &fieldError{"invalid_value", "upload the file itself; links are not accepted"}
 		}
 		for _, it := range items {
 			u, err := url.Parse(it)
@@ -320,7 +329,13 @@ func canonicalNumber(n float64) string {
 // Validate checks every input against the form's fields and returns canonical values.
 // Every failing field is reported; keys that are not fields of the form are unknown_field.
 func Validate(fields []form.Field, input map[string]Input) (map[string]Value, error) {
-	var vs domain.Violations
+	return validate(fields, input, false, nil)
+}
+
+// validate is Validate; public refuses anything but uploads in file fields, and more are
+// violations the caller already found (they are reported with the others).
+func validate(fields []form.Field, input map[string]Input, public bool, more domain.Violations) (map[string]Value, error) {
+	vs := more
 	byID := make(map[string]form.Field, len(fields))
 	for _, f := range fields {
 		byID[f.ID] = f
@@ -332,7 +347,7 @@ func Validate(fields []form.Field, input map[string]Input) (map[string]Value, er
 	}
 	out := make(map[string]Value, len(fields))
 	for _, f := range fields {
-		v, ok, ferr := parse(f, input[f.ID])
+		v, ok, ferr := parse(f, input[f.ID], public)
 		switch {
 		case ferr != nil:
 			vs.Add(f.ID, ferr.code, f.Label+": "+ferr.message)
@@ -346,4 +361,35 @@ func Validate(fields []form.Field, input map[string]Input) (map[string]Value, er
 		return nil, err
 	}
 	return out, nil
+}
+
+// OwnLinks reports the file links in input that point under base, the server's own public
+// URL: only the server's own uploads live there, and a typed link must never pass for one.
+// Links are compared by host name (any scheme or port) and path.
+func OwnLinks(fields []form.Field, input map[string]Input, base string) domain.Violations {
+	own, err := url.Parse(strings.TrimSpace(base))
+	if err != nil || own.Hostname() == "" {
+		return nil
+	}
+	var vs domain.Violations
+	for _, f := range fields {
+		if f.Type != form.TypeFile {
+			continue
+		}
+		items, ferr := asStrings(input[f.ID])
+		if ferr != nil {
+			continue // not links; validation reports it
+		}
+		for _, it := range items {
+			u, err := url.Parse(strings.TrimSpace(it))
+			if err != nil {
+				continue
+			}
+			if strings.EqualFold(u.Hostname(), own.Hostname()) && strings.HasPrefix(u.EscapedPath()+"/", strings.TrimSuffix(own.EscapedPath(), "/")+"/") {
+				vs.Add(f.ID, "invalid_value", f.Label+": links to this server's own files are not accepted; send a link to a file stored elsewhere")
+				break
+			}
+		}
+	}
+	return vs
 }

@@ -1,0 +1,47 @@
+package httperr_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/spam"
+)
+
+func TestProblem(t *testing.T) {
+	cases := []struct {
+		err        error
+		status     int
+		code       string
+		retryAfter string
+	}{
+		{fmt.Errorf("insert: %w", domain.ErrUnavailable), 503, "unavailable", "5"},
+		{fmt.Errorf("capture: %w", domain.ErrFormClosed), 409, "form_closed", ""},
+		{domain.ErrNotFound, 404, "not_found", ""},
+		{domain.Validation("fld_a", "required", "A: a value is required"), 422, "validation_failed", ""},
+		{&spam.RateLimited{RetryAfter: 1500 * time.Millisecond}, 429, "rate_limited", "2"},
+		{&spam.Rejection{Reason: spam.ReasonTooFast}, 403, "rejected", ""},
+		{&http.MaxBytesError{Limit: 32 << 20}, 413, "payload_too_large", ""},
+		{httperr.BadRequest("bad cursor"), 400, "invalid_request", ""},
+		{fmt.Errorf("boom"), 500, "internal_error", ""},
+	}
+	gin.SetMode(gin.ReleaseMode)
+	for _, c := range cases {
+		b := httperr.Problem(c.err)
+		if b.Status != c.status || b.Code != c.code {
+			t.Errorf("%v: %d %s, want %d %s", c.err, b.Status, b.Code, c.status, c.code)
+		}
+		rec := httptest.NewRecorder()
+		ctx, _ := gin.CreateTestContext(rec)
+		httperr.Write(ctx, b)
+		if rec.Code != c.status || rec.Header().Get("Retry-After") != c.retryAfter {
+			t.Errorf("%v: wrote %d Retry-After %q", c.err, rec.Code, rec.Header().Get("Retry-After"))
+		}
+	}
+}
