@@ -37,6 +37,11 @@ func TestDeliveryClaimDueFair(t *testing.T) {
 		// B's delivery is the last one due: earliest-first alone would never reach it.
 		late := buildDelivery(b1, fb.ID(), base.Add(time.Second), `{}`)
 		ds = append(ds, late)
+		// A webhook of B whose only delivery is scheduled later gives nothing, and hides nothing.
+		b2 := mustWebhook(t, r, b.ID(), nil, nil, base)
+		future := buildDelivery(b2, fb.ID(), base, `{}`)
+		future.Postpone(base.Add(24 * time.Hour))
+		ds = append(ds, future)
 		noErr(t, r.deliveries.AddAll(ctx, ds))
 
 		lease := time.Minute

@@ -58,6 +58,7 @@ func newestFirst[R any](q *gorm.DB, page ports.Page, timeColumn, what string) ([
 type dueTable struct {
 	name string
 	// due is the condition on the table's alias t for unfinished work (its time is next_attempt_at).
+	// It is written as the partial index on (group, next_attempt_at) has it, so the index serves it.
 	due string
 	// endpoint is the column naming an item's endpoint, or "" when items have none.
 	endpoint string
@@ -76,18 +77,20 @@ func claimDue[R any](ctx context.Context, db *DB, t dueTable, c ports.Claim) ([]
 	fair, args := fairDueSQL(t, c, nowMS)
 	var rows []R
 	err := db.tx(ctx, func(tx *gorm.DB) error {
-		if db.dialect == DialectPostgres {
-			q := fmt.Sprintf(`UPDATE %[1]s SET next_attempt_at = ? WHERE id IN (
-				SELECT t.id FROM %[1]s t WHERE t.id IN (%[2]s) AND %[3]s AND t.next_attempt_at <= ? FOR UPDATE SKIP LOCKED) RETURNING *`,
-				t.name, fair, t.due)
-			return tx.Raw(q, append(append([]any{leaseMS}, args...), nowMS)...).Scan(&rows).Error
-		}
 		var ids []string
 		if err := tx.Raw(fair, args...).Scan(&ids).Error; err != nil {
 			return err
 		}
 		if len(ids) == 0 {
 			return nil
+		}
+		if db.dialect == DialectPostgres {
+			// Another engine may have claimed some of them since: SKIP LOCKED passes over those it
+			// still holds, and the due check over those it already leased.
+			q := fmt.Sprintf(`UPDATE %[1]s SET next_attempt_at = ? WHERE id IN (
+				SELECT t.id FROM %[1]s t WHERE t.id IN ? AND %[2]s AND t.next_attempt_at <= ? FOR UPDATE SKIP LOCKED) RETURNING *`,
+				t.name, t.due)
+			return tx.Raw(q, leaseMS, ids, nowMS).Scan(&rows).Error
 		}
 		if err := tx.Exec("UPDATE "+t.name+" SET next_attempt_at = ? WHERE id IN ?", leaseMS, ids).Error; err != nil {
 			return err
@@ -100,36 +103,58 @@ func claimDue[R any](ctx context.Context, db *DB, t dueTable, c ports.Claim) ([]
 	return rows, nil
 }
 
-// fairDueSQL selects the IDs claimDue takes: rows ranked within their endpoint and within their
-// workspace (after what is in flight), kept while both ranks are within the shares, and ordered
-// by workspace rank so that every workspace with due work gets its first row before any gets a second.
+// fairDueSQL selects the IDs claimDue takes. It walks the groups that have unfinished work
+// (endpoints for deliveries, workspaces for runs) one index seek at a time, takes each group's
+// first due rows within its share (a group whose share is all in flight is skipped), ranks those
+// within their workspace after what is in flight there, and orders them by that rank so that
+// every workspace with due work gets its first row before any gets a second. The cost follows
+// the number of groups with unfinished work, never the length of a backlog.
 func fairDueSQL(t dueTable, c ports.Claim, nowMS int64) (string, []any) {
 	perWorkspace := c.PerWorkspace
 	if perWorkspace <= 0 {
 		perWorkspace = c.Limit
 	}
+	group, share, busy := "workspace_id", perWorkspace, c.InFlight.Workspaces
+	if t.endpoint != "" && c.PerEndpoint > 0 {
+		group, share, busy = t.endpoint, c.PerEndpoint, c.InFlight.Endpoints
+	}
+	due := func(alias string) string { return strings.ReplaceAll(t.due, "t.", alias+".") }
 	var args []any
 	var b strings.Builder
-	b.WriteString("WITH busy_ws(k, n) AS (")
+	b.WriteString("WITH RECURSIVE busy_ws(k, n) AS (")
 	args = busyRows(&b, args, c.InFlight.Workspaces)
-	b.WriteString("), ")
-	if t.endpoint != "" && c.PerEndpoint > 0 {
-		b.WriteString("busy_ep(k, n) AS (")
-		args = busyRows(&b, args, c.InFlight.Endpoints)
-		fmt.Fprintf(&b, `), due AS (SELECT t.id, t.workspace_id, t.next_attempt_at,
-			ROW_NUMBER() OVER (PARTITION BY t.%[1]s ORDER BY t.next_attempt_at, t.id) + COALESCE(be.n, 0) AS ep_rank
-			FROM %[2]s t LEFT JOIN busy_ep be ON be.k = t.%[1]s WHERE %[3]s AND t.next_attempt_at <= ?), `, t.endpoint, t.name, t.due)
-		args = append(args, nowMS, c.PerEndpoint)
-	} else {
-		fmt.Fprintf(&b, `due AS (SELECT t.id, t.workspace_id, t.next_attempt_at, 0 AS ep_rank
-			FROM %s t WHERE %s AND t.next_attempt_at <= ?), `, t.name, t.due)
-		args = append(args, nowMS, 0)
-	}
-	b.WriteString(`ranked AS (SELECT due.id, due.next_attempt_at,
-		ROW_NUMBER() OVER (PARTITION BY due.workspace_id ORDER BY due.next_attempt_at, due.id) + COALESCE(bw.n, 0) AS ws_rank
-		FROM due LEFT JOIN busy_ws bw ON bw.k = due.workspace_id WHERE due.ep_rank <= ?)
-		SELECT id FROM ranked WHERE ws_rank <= ? ORDER BY ws_rank, next_attempt_at, id LIMIT ?`)
-	args = append(args, perWorkspace, c.Limit)
+	b.WriteString("), busy_grp(k, n) AS (")
+	args = busyRows(&b, args, busy)
+	// heads walks each group's due rows in (next_attempt_at, id) order, one seek per row, up to
+	// the share: LIMIT and OFFSET cannot name an outer column on SQLite, so no OFFSET i.
+	fmt.Fprintf(&b, `),
+		grp(k) AS (
+			SELECT MIN(t.%[1]s) FROM %[2]s t WHERE %[3]s
+			UNION ALL
+			SELECT (SELECT MIN(t.%[1]s) FROM %[2]s t WHERE %[3]s AND t.%[1]s > grp.k) FROM grp WHERE grp.k IS NOT NULL),
+		first(k, id) AS (
+			SELECT grp.k, (SELECT t.id FROM %[2]s t WHERE t.%[1]s = grp.k AND %[3]s AND t.next_attempt_at <= ?
+				ORDER BY t.next_attempt_at, t.id LIMIT 1)
+			FROM grp WHERE grp.k IS NOT NULL AND grp.k NOT IN (SELECT k FROM busy_grp WHERE n >= ?)),
+		heads(k, i, id) AS (
+			SELECT first.k, 1, first.id FROM first WHERE first.id IS NOT NULL
+			UNION ALL
+			SELECT heads.k, heads.i + 1, (
+				SELECT u.id FROM %[2]s u, %[2]s p WHERE p.id = heads.id AND u.%[1]s = heads.k AND %[4]s AND u.next_attempt_at <= ?
+					AND (u.next_attempt_at > p.next_attempt_at OR (u.next_attempt_at = p.next_attempt_at AND u.id > p.id))
+				ORDER BY u.next_attempt_at, u.id LIMIT 1)
+			FROM heads WHERE heads.id IS NOT NULL AND heads.i < ?),
+		cand AS (
+			SELECT t.id, t.workspace_id, t.next_attempt_at,
+				ROW_NUMBER() OVER (PARTITION BY t.%[1]s ORDER BY t.next_attempt_at, t.id) + COALESCE(bg.n, 0) AS grp_rank
+			FROM %[2]s t LEFT JOIN busy_grp bg ON bg.k = t.%[1]s
+			WHERE t.id IN (SELECT id FROM heads WHERE id IS NOT NULL)),
+		ranked AS (
+			SELECT cand.id, cand.next_attempt_at,
+				ROW_NUMBER() OVER (PARTITION BY cand.workspace_id ORDER BY cand.next_attempt_at, cand.id) + COALESCE(bw.n, 0) AS ws_rank
+			FROM cand LEFT JOIN busy_ws bw ON bw.k = cand.workspace_id WHERE cand.grp_rank <= ?)
+		SELECT id FROM ranked WHERE ws_rank <= ? ORDER BY ws_rank, next_attempt_at, id LIMIT ?`, group, t.name, due("t"), due("u"))
+	args = append(args, nowMS, share, nowMS, share, share, perWorkspace, c.Limit)
 	return b.String(), args
 }
 
