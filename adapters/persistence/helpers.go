@@ -114,9 +114,14 @@ func fairDueSQL(t dueTable, c ports.Claim, nowMS int64) (string, []any) {
 	if perWorkspace <= 0 {
 		perWorkspace = c.Limit
 	}
+	// Items with an endpoint are walked per endpoint (the index the walk needs is on it); an
+	// endpoint never takes more than its workspace's share anyway.
 	group, share, busy := "workspace_id", perWorkspace, c.InFlight.Workspaces
-	if t.endpoint != "" && c.PerEndpoint > 0 {
-		group, share, busy = t.endpoint, c.PerEndpoint, c.InFlight.Endpoints
+	if t.endpoint != "" {
+		group, share, busy = t.endpoint, perWorkspace, c.InFlight.Endpoints
+		if c.PerEndpoint > 0 {
+			share = min(c.PerEndpoint, perWorkspace)
+		}
 	}
 	due := func(alias string) string { return strings.ReplaceAll(t.due, "t.", alias+".") }
 	var args []any
