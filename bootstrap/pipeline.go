@@ -171,7 +171,8 @@ func (c *cli) worker(ctx context.Context) error {
 	}
 	defer cleanup()
 	log.Info("formward worker starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
-		zap.String("topic", c.cfg.KafkaTopic), zap.String("group", c.cfg.KafkaGroup), zap.Int("concurrency", c.cfg.DeliveryConcurrency))
+		zap.String("topic", c.cfg.KafkaTopic), zap.String("group", c.cfg.KafkaGroup), zap.Int("concurrency", c.cfg.DeliveryConcurrency),
+		zap.Int("concurrency_per_workspace", c.cfg.DeliveryConcurrencyPerWorkspace), zap.Int("concurrency_per_endpoint", c.cfg.DeliveryConcurrencyPerEndpoint), zap.Stringer("retry_delays", c.cfg.Retry))
 	var wg sync.WaitGroup
 	errc := make(chan error, 1)
 	runCtx, cancel := context.WithCancel(ctx)
