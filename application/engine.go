@@ -3,7 +3,6 @@ package application
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/formward/formward/domain"
@@ -13,11 +12,17 @@ import (
 
 // DeliveryEngineConfig tunes the delivery engine. Zero fields take the defaults.
 type DeliveryEngineConfig struct {
-	// RetryDelays is the wait after each failed attempt (default webhook.DefaultRetryDelays);
-	// the failure after the last one makes the delivery undeliverable.
-	RetryDelays []time.Duration
+	// Retry is the wait after each failed attempt (default webhook.DefaultRetrySchedule); the
+	// failure after the last one makes the delivery undeliverable.
+	Retry webhook.RetrySchedule
 	// Concurrency is how many attempts run at once (default 16).
 	Concurrency int
+	// PerWorkspace is how many of them may belong to one workspace (default 4), so endpoints
+	// that hang in one workspace leave the other slots to the other workspaces.
+	PerWorkspace int
+	// PerEndpoint is how many may go to one webhook (default 2, at most PerWorkspace), so one
+	// hanging endpoint leaves its workspace's other endpoints a slot.
+	PerEndpoint int
 	// ClaimBatch is the most deliveries claimed at once (default Concurrency).
 	ClaimBatch int
 	// Timeout is the sender's per-attempt timeout (default 10s); it only sets ClaimLease's default.
@@ -30,24 +35,19 @@ type DeliveryEngineConfig struct {
 	PollInterval time.Duration
 }
 
+// DefaultConcurrencyPerEndpoint is how many attempts to one webhook an engine makes at once
+// unless configured otherwise.
+const DefaultConcurrencyPerEndpoint = 2
+
 func (c DeliveryEngineConfig) withDefaults() DeliveryEngineConfig {
-	if len(c.RetryDelays) == 0 {
-		c.RetryDelays = webhook.DefaultRetryDelays
-	}
-	if c.Concurrency <= 0 {
-		c.Concurrency = 16
-	}
-	if c.ClaimBatch <= 0 {
-		c.ClaimBatch = c.Concurrency
-	}
 	if c.Timeout <= 0 {
 		c.Timeout = 10 * time.Second
 	}
 	if c.ClaimLease <= 0 {
 		c.ClaimLease = 2*c.Timeout + 5*time.Second
 	}
-	if c.PollInterval <= 0 {
-		c.PollInterval = 100 * time.Millisecond
+	if c.PerEndpoint <= 0 {
+		c.PerEndpoint = DefaultConcurrencyPerEndpoint
 	}
 	return c
 }
@@ -67,17 +67,18 @@ func (NopDeliveryObserver) Attempted(*webhook.Delivery, ports.OutboundResult) {}
 func (NopDeliveryObserver) Failed(string, error)                              {}
 
 // DeliveryEngine sends due deliveries and records each attempt on the delivery: delivered on a
-// 2xx, rescheduled per RetryDelays on a failure, undeliverable after the last one. Schedules live
-// in the database, so they survive restarts, and several engines may run at once: ClaimDue hides
-// a claimed delivery from the others for ClaimLease.
+// 2xx, rescheduled per the retry schedule on a failure, undeliverable after the last one.
+// Schedules live in the database, so they survive restarts, and several engines may run at once:
+// ClaimDue hides a claimed delivery from the others for ClaimLease. Workspaces and endpoints
+// share the engine fairly (see dispatcher).
 type DeliveryEngine struct {
 	deliveries ports.DeliveryRepository
 	webhooks   ports.WebhookRepository
 	sender     ports.Sender
 	clock      ports.Clock
-	cfg        DeliveryEngineConfig
+	retry      webhook.RetrySchedule
 	observer   DeliveryObserver
-	wake       chan struct{}
+	loop       *dispatcher[*webhook.Delivery]
 }
 
 // NewDeliveryEngine makes an engine; observer may be nil.
@@ -86,62 +87,24 @@ func NewDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.Webho
 	if observer == nil {
 		observer = NopDeliveryObserver{}
 	}
-	return &DeliveryEngine{deliveries: deliveries, webhooks: webhooks, sender: sender, clock: clock,
-		cfg: cfg.withDefaults(), observer: observer, wake: make(chan struct{}, 1)}
+	cfg = cfg.withDefaults()
+	e := &DeliveryEngine{deliveries: deliveries, webhooks: webhooks, sender: sender, clock: clock, retry: cfg.Retry, observer: observer}
+	e.loop = newDispatcher(dispatchConfig{Concurrency: cfg.Concurrency, PerWorkspace: cfg.PerWorkspace, PerEndpoint: cfg.PerEndpoint,
+		ClaimBatch: cfg.ClaimBatch, Lease: cfg.ClaimLease, PollInterval: cfg.PollInterval}, clock,
+		deliveries.ClaimDue,
+		func(d *webhook.Delivery) (string, string) { return d.WorkspaceID(), d.WebhookID() },
+		e.attempt,
+		func(err error) { observer.Failed("claim due deliveries", err) })
+	return e
 }
 
 // Notify wakes an idle engine at once, e.g. after the fan-out stored deliveries. It never blocks.
-func (e *DeliveryEngine) Notify() {
-	select {
-	case e.wake <- struct{}{}:
-	default:
-	}
-}
+func (e *DeliveryEngine) Notify() { e.loop.notify() }
 
 // Run claims and sends due deliveries until ctx ends, then waits for the attempts in flight and
 // returns nil. Storage failures are reported to the observer and retried after a poll interval.
 func (e *DeliveryEngine) Run(ctx context.Context) error {
-	slots := make(chan struct{}, e.cfg.Concurrency)
-	freed := make(chan struct{}, 1)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for ctx.Err() == nil {
-		free := e.cfg.Concurrency - len(slots)
-		if free == 0 {
-			// Claim only what can start now, so no claimed delivery waits out its lease here.
-			select {
-			case <-freed:
-			case <-ctx.Done():
-			}
-			continue
-		}
-		limit := min(free, e.cfg.ClaimBatch)
-		ds, err := e.deliveries.ClaimDue(ctx, e.clock.Now(), limit, e.cfg.ClaimLease)
-		if err != nil {
-			if ctx.Err() == nil {
-				e.observer.Failed("claim due deliveries", err)
-				e.idle(ctx, e.cfg.PollInterval)
-			}
-			continue
-		}
-		for _, d := range ds {
-			slots <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				e.attempt(ctx, d)
-				<-slots
-				select {
-				case freed <- struct{}{}:
-				default:
-				}
-			}()
-		}
-		if len(ds) < limit {
-			e.idle(ctx, e.cfg.PollInterval)
-		}
-		// A full claim: more are probably due, so claim again as soon as a slot is free.
-	}
+	e.loop.run(ctx)
 	return nil
 }
 
@@ -167,7 +130,7 @@ func (e *DeliveryEngine) attempt(ctx context.Context, d *webhook.Delivery) {
 	if res.BreakerOpen {
 		d.Postpone(res.RetryAt)
 	} else {
-		d.Record(webhook.Outcome{StatusCode: res.StatusCode, Duration: res.Duration, Err: res.Err}, e.clock.Now(), e.cfg.RetryDelays)
+		d.Record(webhook.Outcome{StatusCode: res.StatusCode, Duration: res.Duration, Err: res.Err}, e.clock.Now(), e.retry)
 	}
 	// Saved even while stopping: the attempt happened and must not be made twice needlessly.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -179,15 +142,4 @@ func (e *DeliveryEngine) attempt(ctx context.Context, d *webhook.Delivery) {
 		return
 	}
 	e.observer.Attempted(d, res)
-}
-
-// idle waits for d, a Notify, or the end of ctx.
-func (e *DeliveryEngine) idle(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-e.wake:
-	case <-ctx.Done():
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -146,23 +147,58 @@ func (r *pipeDeliveries) Update(context.Context, string, string, string, func(*w
 	return nil, errors.New("unused")
 }
 
-func (r *pipeDeliveries) ClaimDue(_ context.Context, now time.Time, limit int, lease time.Duration) ([]*webhook.Delivery, error) {
+func (r *pipeDeliveries) ClaimDue(_ context.Context, c ports.Claim) ([]*webhook.Delivery, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []*webhook.Delivery
+	var due []*webhook.Delivery
 	for _, id := range r.order {
 		d, ok := r.items[id]
-		if !ok || d.Status() != webhook.StatusPending || d.NextAttemptAt() == nil || d.NextAttemptAt().After(now) {
-			continue
+		if ok && d.Status() == webhook.StatusPending && d.NextAttemptAt() != nil && !d.NextAttemptAt().After(c.Now) {
+			due = append(due, d)
 		}
-		if len(out) == limit {
-			break
-		}
-		claimed := snapshot(d)
-		d.Postpone(now.Add(lease))
-		out = append(out, claimed)
+	}
+	var out []*webhook.Delivery
+	for _, i := range claimFairly(c, len(due), func(i int) (string, string) { return due[i].WorkspaceID(), due[i].WebhookID() }) {
+		out = append(out, snapshot(due[i]))
+		due[i].Postpone(c.Now.Add(c.Lease))
 	}
 	return out, nil
+}
+
+// claimFairly picks among n due items, earliest first, what the repositories' ClaimDue picks:
+// at most c.PerEndpoint per endpoint and c.PerWorkspace per workspace, counting c.InFlight,
+// workspaces in turn, up to c.Limit.
+func claimFairly(c ports.Claim, n int, owner func(int) (workspaceID, endpointID string)) []int {
+	perWorkspace := c.PerWorkspace
+	if perWorkspace <= 0 {
+		perWorkspace = c.Limit
+	}
+	ws, ep := maps.Clone(c.InFlight.Workspaces), maps.Clone(c.InFlight.Endpoints)
+	if ws == nil {
+		ws = map[string]int{}
+	}
+	if ep == nil {
+		ep = map[string]int{}
+	}
+	type ranked struct{ i, rank int }
+	var picks []ranked
+	for i := range n {
+		w, e := owner(i)
+		if c.PerEndpoint > 0 && e != "" {
+			if ep[e]++; ep[e] > c.PerEndpoint {
+				continue
+			}
+		}
+		if ws[w]++; ws[w] <= perWorkspace {
+			picks = append(picks, ranked{i, ws[w]})
+		}
+	}
+	slices.SortStableFunc(picks, func(a, b ranked) int { return a.rank - b.rank })
+	out := make([]int, 0, min(len(picks), c.Limit))
+	for _, p := range picks[:min(len(picks), c.Limit)] {
+		out = append(out, p.i)
+	}
+	return out
 }
 
 func (r *pipeDeliveries) Save(_ context.Context, d *webhook.Delivery) error {
@@ -222,6 +258,15 @@ var (
 
 var shortDelays = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond, 40 * time.Millisecond}
 
+// shortSchedule is shortDelays as a retry schedule: five attempts within a tenth of a second.
+var shortSchedule = func() webhook.RetrySchedule {
+	s, err := webhook.NewRetrySchedule(shortDelays...)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
+
 func newTestHook(t *testing.T, id string, formID *string, events ...string) *webhook.Webhook {
 	t.Helper()
 	secret := "s3cret"
@@ -270,7 +315,7 @@ func engineWith(t *testing.T, sender ports.Sender, hooks ...*webhook.Webhook) (*
 	t.Helper()
 	wh, ds := newPipeWebhooks(hooks...), newPipeDeliveries()
 	engine := application.NewDeliveryEngine(ds, wh, sender, wallClock{},
-		application.DeliveryEngineConfig{RetryDelays: shortDelays, PollInterval: 2 * time.Millisecond, ClaimLease: time.Second}, nil)
+		application.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond, ClaimLease: time.Second}, nil)
 	fan := application.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, engine.Notify)
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err != nil {
 		t.Fatal(err)
@@ -492,7 +537,7 @@ func TestEngineSkipsDeletedWebhook(t *testing.T) {
 	// but a claim taken just before the delete must not be sent either.
 	_ = wh.Delete(context.Background(), "wsp_1", "whk_1")
 	engine := application.NewDeliveryEngine(ds, wh, sender, wallClock{},
-		application.DeliveryEngineConfig{RetryDelays: shortDelays, PollInterval: 2 * time.Millisecond}, nil)
+		application.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond}, nil)
 	runEngine(t, engine)
 	time.Sleep(50 * time.Millisecond)
 	if n := len(sender.requests()); n != 0 {
@@ -537,7 +582,7 @@ func TestEngineBoundsConcurrency(t *testing.T) {
 		}
 	}
 	engine := application.NewDeliveryEngine(ds, wh, sender, wallClock{},
-		application.DeliveryEngineConfig{Concurrency: 4, PollInterval: 2 * time.Millisecond}, nil)
+		application.DeliveryEngineConfig{Concurrency: 4, PerEndpoint: 4, PollInterval: 2 * time.Millisecond}, nil)
 	runEngine(t, engine)
 	waitFor(t, "4 in flight", func() bool { mu.Lock(); defer mu.Unlock(); return inFlight == 4 })
 	time.Sleep(20 * time.Millisecond)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/formward/formward/domain"
@@ -17,11 +16,14 @@ import (
 
 // RunEngineConfig tunes the run engine. Zero fields take the defaults.
 type RunEngineConfig struct {
-	// RetryDelays is the wait after each failed attempt of an action (default
-	// webhook.DefaultRetryDelays, the delivery schedule); the failure after the last gives it up.
-	RetryDelays []time.Duration
+	// Retry is the wait after each failed attempt of an action (default
+	// webhook.DefaultRetrySchedule, the delivery schedule); the failure after the last gives it up.
+	Retry webhook.RetrySchedule
 	// Concurrency is how many runs advance at once (default 16).
 	Concurrency int
+	// PerWorkspace is how many of them may belong to one workspace (default 4), so actions that
+	// hang in one workspace leave the other slots to the other workspaces.
+	PerWorkspace int
 	// ClaimBatch is the most runs claimed at once (default Concurrency).
 	ClaimBatch int
 	// Timeout bounds one attempt of an action (default 30s); it sets ClaimLease's default.
@@ -34,23 +36,11 @@ type RunEngineConfig struct {
 }
 
 func (c RunEngineConfig) withDefaults() RunEngineConfig {
-	if len(c.RetryDelays) == 0 {
-		c.RetryDelays = webhook.DefaultRetryDelays
-	}
-	if c.Concurrency <= 0 {
-		c.Concurrency = 16
-	}
-	if c.ClaimBatch <= 0 {
-		c.ClaimBatch = c.Concurrency
-	}
 	if c.Timeout <= 0 {
 		c.Timeout = 30 * time.Second
 	}
 	if c.ClaimLease <= 0 {
 		c.ClaimLease = 2*c.Timeout + 5*time.Second
-	}
-	if c.PollInterval <= 0 {
-		c.PollInterval = 100 * time.Millisecond
 	}
 	return c
 }
@@ -80,14 +70,15 @@ type RunEngineDeps struct {
 
 // RunEngine advances due runs: it executes each run's current action through the runner of its
 // type, records the attempt, and goes on to the next action at once when it succeeded. A failed
-// action is retried per RetryDelays while later actions wait; when it is given up the run fails.
-// Schedules live in the database and several engines may run at once (ClaimDue leases).
+// action is retried per the retry schedule while later actions wait; when it is given up the run
+// fails. Schedules live in the database and several engines may run at once (ClaimDue leases).
+// Workspaces share the engine fairly (see dispatcher).
 type RunEngine struct {
 	d        RunEngineDeps
 	runners  map[string]ports.ActionRunner
 	cfg      RunEngineConfig
 	observer RunObserver
-	wake     chan struct{}
+	loop     *dispatcher[*workflow.Run]
 }
 
 // NewRunEngine makes an engine over the registered runners (by type); observer may be nil.
@@ -95,59 +86,23 @@ func NewRunEngine(d RunEngineDeps, runners map[string]ports.ActionRunner, cfg Ru
 	if observer == nil {
 		observer = NopRunObserver{}
 	}
-	return &RunEngine{d: d, runners: runners, cfg: cfg.withDefaults(), observer: observer, wake: make(chan struct{}, 1)}
+	e := &RunEngine{d: d, runners: runners, cfg: cfg.withDefaults(), observer: observer}
+	e.loop = newDispatcher(dispatchConfig{Concurrency: e.cfg.Concurrency, PerWorkspace: e.cfg.PerWorkspace,
+		ClaimBatch: e.cfg.ClaimBatch, Lease: e.cfg.ClaimLease, PollInterval: e.cfg.PollInterval}, d.Clock,
+		d.Runs.ClaimDue,
+		func(r *workflow.Run) (string, string) { return r.WorkspaceID(), "" },
+		e.Advance,
+		func(err error) { observer.Failed("claim due runs", err) })
+	return e
 }
 
 // Notify wakes an idle engine at once, e.g. after the run starter stored runs. It never blocks.
-func (e *RunEngine) Notify() {
-	select {
-	case e.wake <- struct{}{}:
-	default:
-	}
-}
+func (e *RunEngine) Notify() { e.loop.notify() }
 
 // Run claims and advances due runs until ctx ends, then waits for the runs in flight and
 // returns nil. Storage failures are reported to the observer and retried after a poll interval.
 func (e *RunEngine) Run(ctx context.Context) error {
-	slots := make(chan struct{}, e.cfg.Concurrency)
-	freed := make(chan struct{}, 1)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for ctx.Err() == nil {
-		free := e.cfg.Concurrency - len(slots)
-		if free == 0 {
-			select {
-			case <-freed:
-			case <-ctx.Done():
-			}
-			continue
-		}
-		limit := min(free, e.cfg.ClaimBatch)
-		rs, err := e.d.Runs.ClaimDue(ctx, e.d.Clock.Now(), limit, e.cfg.ClaimLease)
-		if err != nil {
-			if ctx.Err() == nil {
-				e.observer.Failed("claim due runs", err)
-				e.idle(ctx, e.cfg.PollInterval)
-			}
-			continue
-		}
-		for _, r := range rs {
-			slots <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				e.Advance(ctx, r)
-				<-slots
-				select {
-				case freed <- struct{}{}:
-				default:
-				}
-			}()
-		}
-		if len(rs) < limit {
-			e.idle(ctx, e.cfg.PollInterval)
-		}
-	}
+	e.loop.run(ctx)
 	return nil
 }
 
@@ -185,7 +140,7 @@ func (e *RunEngine) Advance(ctx context.Context, r *workflow.Run) {
 			r.Postpone(until)
 		} else {
 			r.Record(workflow.AttemptOutcome{StatusCode: out.StatusCode, Duration: out.Duration, Err: out.Err,
-				Permanent: out.Permanent, RetryAt: out.RetryAt}, now, e.cfg.RetryDelays)
+				Permanent: out.Permanent, RetryAt: out.RetryAt}, now, e.cfg.Retry)
 		}
 		_, more := r.Current()
 		moveOn := more && out.Err == nil && !out.BreakerOpen
@@ -302,15 +257,4 @@ func (e *RunEngine) loadSubject(ctx context.Context, r *workflow.Run) (*runSubje
 	vars := workflow.TemplateVars(values, r.SubmissionID(), r.FormID(), s.formName, s.submittedAt)
 	s.render = func(template string, html bool) string { return workflow.Render(template, vars, html) }
 	return s, nil
-}
-
-// idle waits for d, a Notify, or the end of ctx.
-func (e *RunEngine) idle(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-e.wake:
-	case <-ctx.Done():
-	}
 }

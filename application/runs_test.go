@@ -16,6 +16,7 @@ import (
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
@@ -135,16 +136,19 @@ func (s *runsStore) List(_ context.Context, ws, workflowID string, page ports.Pa
 	return out, nil
 }
 
-func (s *runsStore) ClaimDue(_ context.Context, now time.Time, limit int, lease time.Duration) ([]*workflow.Run, error) {
+func (s *runsStore) ClaimDue(_ context.Context, c ports.Claim) ([]*workflow.Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []*workflow.Run
+	var due []*workflow.Run
 	for _, id := range s.order {
-		r := s.items[id]
-		if n := r.NextAttemptAt(); n != nil && !n.After(now) && len(out) < limit {
-			r.Postpone(now.Add(lease))
-			out = append(out, cloneRun(r))
+		if r := s.items[id]; r.NextAttemptAt() != nil && !r.NextAttemptAt().After(c.Now) {
+			due = append(due, r)
 		}
+	}
+	var out []*workflow.Run
+	for _, i := range claimFairly(c, len(due), func(i int) (string, string) { return due[i].WorkspaceID(), "" }) {
+		due[i].Postpone(c.Now.Add(c.Lease))
+		out = append(out, cloneRun(due[i]))
 	}
 	return out, nil
 }
@@ -246,6 +250,14 @@ var runsT0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 // testDelays is a short schedule: three attempts per action.
 var testDelays = []time.Duration{time.Second, 2 * time.Second}
 
+var testSchedule = func() webhook.RetrySchedule {
+	s, err := webhook.NewRetrySchedule(testDelays...)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
+
 func newRunsWorld(t *testing.T) *runsWorld {
 	t.Helper()
 	w := &runsWorld{clock: &fixedClock{now: runsT0}, ids: &seqIDs{}, forms: &memForms{counts: map[string]int64{}},
@@ -278,7 +290,7 @@ func newRunsWorld(t *testing.T) *runsWorld {
 	}
 	w.starter = application.NewRunStarter(w.workflows, w.runs, w.ids, w.clock, nil)
 	w.engine = application.NewRunEngine(application.RunEngineDeps{Runs: w.runs, Forms: w.forms, Submissions: w.submissions,
-		Integrations: w.integrations, Clock: w.clock}, runners, application.RunEngineConfig{RetryDelays: testDelays}, nil)
+		Integrations: w.integrations, Clock: w.clock}, runners, application.RunEngineConfig{Retry: testSchedule}, nil)
 	return w
 }
 
@@ -308,7 +320,7 @@ func (w *runsWorld) event() event.Event {
 func (w *runsWorld) drain(t *testing.T) {
 	t.Helper()
 	for range 100 {
-		rs, _ := w.runs.ClaimDue(context.Background(), w.clock.now, 100, time.Minute)
+		rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 100, Lease: time.Minute})
 		if len(rs) == 0 {
 			var next *time.Time
 			for _, r := range w.runs.all() {
@@ -375,7 +387,7 @@ func TestRunsRetryFailingActionWhileLaterOnesWait(t *testing.T) {
 	w.addWorkflow(t, []string{"send_webhook", "automation_trigger"})
 	w.runners["send_webhook"].script = []ports.ActionOutcome{{StatusCode: 500, Err: errors.New("answered 500")}, {Err: errors.New("timeout")}}
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
-	rs, _ := w.runs.ClaimDue(context.Background(), w.clock.now, 10, time.Minute)
+	rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 10, Lease: time.Minute})
 	w.engine.Advance(context.Background(), rs[0])
 	r := rs[0]
 	if r.Status() != workflow.RunRunning || actionStatuses(r) != "pending:1,pending:0" || !r.NextAttemptAt().Equal(runsT0.Add(time.Second)) {
@@ -527,7 +539,7 @@ func TestRunsOfDeletedWorkflowFinish(t *testing.T) {
 	wf := w.addWorkflow(t, []string{"send_webhook", "automation_trigger"})
 	w.runners["send_webhook"].script = []ports.ActionOutcome{{Err: errors.New("down")}}
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
-	rs, _ := w.runs.ClaimDue(context.Background(), w.clock.now, 10, time.Minute)
+	rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 10, Lease: time.Minute})
 	w.engine.Advance(context.Background(), rs[0])
 	// The workflow, and even the submission, are deleted while the run waits for its retry.
 	_ = w.workflows.Delete(context.Background(), "wsp_a", wf.ID())

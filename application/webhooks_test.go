@@ -117,7 +117,7 @@ func (r *memDeliveries) List(_ context.Context, workspaceID, webhookID string, p
 	return out, nil
 }
 
-func (r *memDeliveries) ClaimDue(context.Context, time.Time, int, time.Duration) ([]*webhook.Delivery, error) {
+func (r *memDeliveries) ClaimDue(context.Context, ports.Claim) ([]*webhook.Delivery, error) {
 	return nil, errors.New("unused")
 }
 
@@ -331,7 +331,7 @@ func TestDeliveriesListAndRetry(t *testing.T) {
 	d1 := webhook.NewDelivery("dlv_1", w, e, []byte(`{}`), testNow)
 	d2 := webhook.NewDelivery("dlv_2", w, event.Event{ID: "evt_2", Type: event.FormPublished, WorkspaceID: "wsp_a", FormID: "frm_1"}, []byte(`{}`), testNow)
 	for range 5 {
-		d1.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, testNow, webhook.DefaultRetryDelays)
+		d1.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, testNow, webhook.DefaultRetrySchedule())
 	}
 	_ = h.deliveries.AddAll(ctx, []*webhook.Delivery{d1, d2})
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/formward/formward/domain/webhook"
 )
 
 // Version is set at build time with -ldflags.
@@ -64,12 +66,16 @@ type Config struct {
 	KafkaGroup          string
 	KafkaSessionTimeout time.Duration
 
-	RetryDelays         string
+	Retry               webhook.RetrySchedule
 	DeliveryTimeout     time.Duration
 	BreakerFailures     int
 	BreakerCooldown     time.Duration
 	WebhookCAFile       string
 	DeliveryConcurrency int
+	// DeliveryConcurrencyPerWorkspace and …PerEndpoint bound one workspace's and one
+	// endpoint's share of DeliveryConcurrency (and of the run engine's).
+	DeliveryConcurrencyPerWorkspace int
+	DeliveryConcurrencyPerEndpoint  int
 
 	// Workflow actions: the SMTP relay of send_email and the API bases of the integrations.
 	SMTPURL         string
@@ -268,10 +274,12 @@ func bindWorker(b *binder, c *Config) {
 
 // bindDelivery registers the webhook delivery settings (worker, and serve in embedded mode).
 func bindDelivery(b *binder, c *Config) {
-	b.String(&c.RetryDelays, "retry-delays", "30s,5m,30m,2h", "waits before each retry of a failed delivery; one more failure after the last makes it undeliverable")
+	b.RetrySchedule(&c.Retry, "retry-delays", "waits before each retry of a failed delivery or workflow action; one more failure after the last gives up")
 	b.Duration(&c.DeliveryTimeout, "delivery-timeout", 10*time.Second, "how long an endpoint has to answer 2xx")
 	b.Int(&c.BreakerFailures, "breaker-failures", 5, "consecutive failures that open an endpoint's circuit breaker")
 	b.Duration(&c.BreakerCooldown, "breaker-cooldown", 30*time.Second, "how long an open breaker refuses attempts before it lets one through")
 	b.String(&c.WebhookCAFile, "webhook-ca-file", "", "PEM file of extra CA certificates trusted for outbound HTTPS (self-hosted and test receivers)")
 	b.Int(&c.DeliveryConcurrency, "delivery-concurrency", 16, "deliveries sent at the same time by one process")
+	b.Int(&c.DeliveryConcurrencyPerWorkspace, "delivery-concurrency-per-workspace", 4, "most of them (and of the workflow runs advanced at once) belonging to one workspace")
+	b.Int(&c.DeliveryConcurrencyPerEndpoint, "delivery-concurrency-per-endpoint", 2, "most of them going to one webhook")
 }

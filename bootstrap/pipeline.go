@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -25,27 +24,6 @@ import (
 
 // fanOutBatch is the most events the fan-out records in one database write.
 const fanOutBatch = 200
-
-// ParseRetryDelays reads FORMWARD_RETRY_DELAYS: comma-separated positive durations, one per
-// retry, so four delays allow five attempts.
-func ParseRetryDelays(s string) ([]time.Duration, error) {
-	var out []time.Duration
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		d, err := time.ParseDuration(part)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("retry delays %q: %q is not a positive duration such as 30s", s, part)
-		}
-		out = append(out, d)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("retry delays %q: give at least one duration, e.g. 30s,5m,30m,2h", s)
-	}
-	return out, nil
-}
 
 // provideSender makes the SSRF-safe, signing HTTPS client with one circuit breaker per endpoint.
 func provideSender(cfg Config) (delivery.Sender, func(), error) {
@@ -68,13 +46,30 @@ func provideSender(cfg Config) (delivery.Sender, func(), error) {
 
 func provideDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.WebhookRepository, sender ports.Sender, clock ports.Clock,
 	cfg Config, log *zap.Logger) (*application.DeliveryEngine, error) {
-	delays, err := ParseRetryDelays(cfg.RetryDelays)
-	if err != nil {
+	if err := checkFairShares(cfg); err != nil {
 		return nil, err
 	}
 	return application.NewDeliveryEngine(deliveries, webhooks, sender, clock, application.DeliveryEngineConfig{
-		RetryDelays: delays, Concurrency: cfg.DeliveryConcurrency, Timeout: cfg.DeliveryTimeout,
+		Retry: cfg.Retry, Concurrency: cfg.DeliveryConcurrency, Timeout: cfg.DeliveryTimeout,
+		PerWorkspace: cfg.DeliveryConcurrencyPerWorkspace, PerEndpoint: cfg.DeliveryConcurrencyPerEndpoint,
 	}, deliveryLog{log: log.Named("deliveries")}), nil
+}
+
+// checkFairShares refuses concurrency settings that would let no attempt start.
+func checkFairShares(cfg Config) error {
+	for _, s := range []struct {
+		name string
+		v    int
+	}{
+		{"FORMWARD_DELIVERY_CONCURRENCY", cfg.DeliveryConcurrency},
+		{"FORMWARD_DELIVERY_CONCURRENCY_PER_WORKSPACE", cfg.DeliveryConcurrencyPerWorkspace},
+		{"FORMWARD_DELIVERY_CONCURRENCY_PER_ENDPOINT", cfg.DeliveryConcurrencyPerEndpoint},
+	} {
+		if s.v < 1 {
+			return fmt.Errorf("%s is %d: give at least 1", s.name, s.v)
+		}
+	}
+	return nil
 }
 
 // provideFanOut wakes the engine of the same process whenever it stored deliveries.
@@ -176,7 +171,8 @@ func (c *cli) worker(ctx context.Context) error {
 	}
 	defer cleanup()
 	log.Info("formward worker starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
-		zap.String("topic", c.cfg.KafkaTopic), zap.String("group", c.cfg.KafkaGroup), zap.Int("concurrency", c.cfg.DeliveryConcurrency))
+		zap.String("topic", c.cfg.KafkaTopic), zap.String("group", c.cfg.KafkaGroup), zap.Int("concurrency", c.cfg.DeliveryConcurrency),
+		zap.Int("concurrency_per_workspace", c.cfg.DeliveryConcurrencyPerWorkspace), zap.Int("concurrency_per_endpoint", c.cfg.DeliveryConcurrencyPerEndpoint), zap.Stringer("retry_delays", c.cfg.Retry))
 	var wg sync.WaitGroup
 	errc := make(chan error, 1)
 	runCtx, cancel := context.WithCancel(ctx)

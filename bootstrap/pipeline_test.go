@@ -2,28 +2,13 @@ package bootstrap
 
 import (
 	"bytes"
-	"slices"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/pflag"
 )
-
-func TestParseRetryDelays(t *testing.T) {
-	got, err := ParseRetryDelays("30s,5m,30m,2h")
-	if err != nil || !slices.Equal(got, []time.Duration{30 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour}) {
-		t.Fatalf("default schedule = %v, %v", got, err)
-	}
-	if got, err := ParseRetryDelays(" 200ms , 1s "); err != nil || !slices.Equal(got, []time.Duration{200 * time.Millisecond, time.Second}) {
-		t.Fatalf("spaced schedule = %v, %v", got, err)
-	}
-	for _, bad := range []string{"", ",", "soon", "1s,-1s", "0s"} {
-		if _, err := ParseRetryDelays(bad); err == nil {
-			t.Errorf("ParseRetryDelays(%q) accepted", bad)
-		}
-	}
-}
 
 func TestPipelineSettingsFromEnvironment(t *testing.T) {
 	t.Setenv("FORMWARD_RETRY_DELAYS", "1s,2s")
@@ -32,6 +17,8 @@ func TestPipelineSettingsFromEnvironment(t *testing.T) {
 	t.Setenv("FORMWARD_BREAKER_COOLDOWN", "4s")
 	t.Setenv("FORMWARD_WEBHOOK_CA_FILE", "/tmp/ca.pem")
 	t.Setenv("FORMWARD_DELIVERY_CONCURRENCY", "3")
+	t.Setenv("FORMWARD_DELIVERY_CONCURRENCY_PER_WORKSPACE", "2")
+	t.Setenv("FORMWARD_DELIVERY_CONCURRENCY_PER_ENDPOINT", "1")
 	t.Setenv("FORMWARD_ALLOW_PRIVATE_DESTINATIONS", "true")
 	t.Setenv("FORMWARD_KAFKA_BROKERS", "k1:9092, k2:9092")
 	roles := map[string][]func(*binder, *Config){
@@ -48,8 +35,9 @@ func TestPipelineSettingsFromEnvironment(t *testing.T) {
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
-		if c.RetryDelays != "1s,2s" || c.DeliveryTimeout != 3*time.Second || c.BreakerFailures != 7 || c.BreakerCooldown != 4*time.Second ||
-			c.WebhookCAFile != "/tmp/ca.pem" || c.DeliveryConcurrency != 3 || !c.AllowPrivateDestinations ||
+		if c.Retry.String() != "1s,2s" || c.Retry.MaxAttempts() != 3 || c.DeliveryTimeout != 3*time.Second || c.BreakerFailures != 7 || c.BreakerCooldown != 4*time.Second ||
+			c.WebhookCAFile != "/tmp/ca.pem" || c.DeliveryConcurrency != 3 ||
+			c.DeliveryConcurrencyPerWorkspace != 2 || c.DeliveryConcurrencyPerEndpoint != 1 || !c.AllowPrivateDestinations ||
 			strings.Join(c.Brokers(), ",") != "k1:9092,k2:9092" {
 			t.Fatalf("%s config = %+v", name, c)
 		}
@@ -61,5 +49,45 @@ func TestWorkerNeedsBrokers(t *testing.T) {
 	var out bytes.Buffer
 	if code := Main([]string{"worker", "--data-dir", t.TempDir()}, &out, &out); code == 0 || !strings.Contains(out.String(), "worker needs Kafka") {
 		t.Fatalf("worker without brokers: exit %d, %s", code, out.String())
+	}
+}
+
+// The retry schedule is parsed once, when the settings are read: a bad value stops the start.
+func TestRetryDelaysParsedWithTheSettings(t *testing.T) {
+	t.Setenv("FORMWARD_RETRY_DELAYS", "30s,soon")
+	var c Config
+	var errs []error
+	bindDelivery(&binder{fs: pflag.NewFlagSet("t", pflag.ContinueOnError), errs: &errs}, &c)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "FORMWARD_RETRY_DELAYS") {
+		t.Fatalf("bad schedule from the environment: %v", errs)
+	}
+
+	t.Setenv("FORMWARD_RETRY_DELAYS", "")
+	os.Unsetenv("FORMWARD_RETRY_DELAYS")
+	c, errs = Config{}, nil
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	bindDelivery(&binder{fs: fs, errs: &errs}, &c)
+	if len(errs) != 0 || c.Retry.String() != "30s,5m,30m,2h" {
+		t.Fatalf("default schedule %q, %v", c.Retry, errs)
+	}
+	if err := fs.Parse([]string{"--retry-delays", "200ms, 1s"}); err != nil || c.Retry.String() != "200ms,1s" {
+		t.Fatalf("flag schedule %q, %v", c.Retry, err)
+	}
+	if err := fs.Parse([]string{"--retry-delays", "0s"}); err == nil {
+		t.Fatal("a zero wait was accepted")
+	}
+}
+
+func TestFairSharesMustAllowAnAttempt(t *testing.T) {
+	for _, c := range []Config{
+		{DeliveryConcurrency: 16, DeliveryConcurrencyPerWorkspace: 0, DeliveryConcurrencyPerEndpoint: 2},
+		{DeliveryConcurrency: 16, DeliveryConcurrencyPerWorkspace: 4, DeliveryConcurrencyPerEndpoint: -1},
+	} {
+		if err := checkFairShares(c); err == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+	if err := checkFairShares(Config{DeliveryConcurrency: 16, DeliveryConcurrencyPerWorkspace: 4, DeliveryConcurrencyPerEndpoint: 2}); err != nil {
+		t.Fatal(err)
 	}
 }

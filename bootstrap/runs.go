@@ -16,14 +16,13 @@ import (
 // provideRunEngine makes the engine over the registered action runners.
 func provideRunEngine(runs ports.RunRepository, forms ports.FormRepository, submissions ports.SubmissionRepository,
 	integrations ports.IntegrationRepository, runners map[string]ports.ActionRunner, clock ports.Clock, cfg Config, log *zap.Logger) (*application.RunEngine, error) {
-	delays, err := ParseRetryDelays(cfg.RetryDelays)
-	if err != nil {
+	if err := checkFairShares(cfg); err != nil {
 		return nil, err
 	}
 	return application.NewRunEngine(application.RunEngineDeps{
 		Runs: runs, Forms: forms, Submissions: submissions, Integrations: integrations, Clock: clock,
 	}, runners, application.RunEngineConfig{
-		RetryDelays: delays, Concurrency: cfg.DeliveryConcurrency,
+		Retry: cfg.Retry, Concurrency: cfg.DeliveryConcurrency, PerWorkspace: cfg.DeliveryConcurrencyPerWorkspace,
 		// An action may send mail or call an API that takes longer than a webhook endpoint.
 		Timeout: max(cfg.DeliveryTimeout, 30*time.Second),
 	}, runLog{log: log.Named("runs")}), nil

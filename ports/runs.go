@@ -2,7 +2,6 @@ package ports
 
 import (
 	"context"
-	"time"
 
 	"github.com/formward/formward/domain/workflow"
 )
@@ -17,9 +16,10 @@ type RunRepository interface {
 	Get(ctx context.Context, workspaceID, id string) (*workflow.Run, error)
 	// List returns up to page.Limit runs of a workflow, newest first.
 	List(ctx context.Context, workspaceID, workflowID string, page Page) ([]*workflow.Run, error)
-	// ClaimDue returns up to limit unfinished runs due at now and moves their next attempt to
-	// now+lease, so that other engines skip them meanwhile (FOR UPDATE SKIP LOCKED on PostgreSQL).
-	ClaimDue(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]*workflow.Run, error)
+	// ClaimDue returns up to c.Limit unfinished runs due at c.Now, within c's per-workspace share
+	// and taking workspaces in turn, and moves their next attempt to c.Now+c.Lease, so that other
+	// engines skip them meanwhile (FOR UPDATE SKIP LOCKED on PostgreSQL).
+	ClaimDue(ctx context.Context, c Claim) ([]*workflow.Run, error)
 	// Save stores the run after an attempt; domain.ErrNotFound when it is gone.
 	Save(ctx context.Context, r *workflow.Run) error
 }

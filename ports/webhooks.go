@@ -32,9 +32,10 @@ type DeliveryRepository interface {
 	Get(ctx context.Context, workspaceID, webhookID, id string) (*webhook.Delivery, error)
 	// List returns up to page.Limit deliveries of a webhook, newest first.
 	List(ctx context.Context, workspaceID, webhookID string, page Page) ([]*webhook.Delivery, error)
-	// ClaimDue returns up to limit pending deliveries due at now and moves their next attempt to
-	// now+lease, so that other engines skip them meanwhile (FOR UPDATE SKIP LOCKED on PostgreSQL).
-	ClaimDue(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]*webhook.Delivery, error)
+	// ClaimDue returns up to c.Limit pending deliveries due at c.Now, within c's per-workspace
+	// and per-endpoint shares and taking workspaces in turn, and moves their next attempt to
+	// c.Now+c.Lease, so that other engines skip them meanwhile (FOR UPDATE SKIP LOCKED on PostgreSQL).
+	ClaimDue(ctx context.Context, c Claim) ([]*webhook.Delivery, error)
 	// Save stores the delivery after an attempt; domain.ErrNotFound when it was deleted meanwhile.
 	Save(ctx context.Context, d *webhook.Delivery) error
 	// Update loads a delivery of the webhook, lets change modify it and stores it.

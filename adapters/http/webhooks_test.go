@@ -278,7 +278,7 @@ func TestDeliveriesListAndRetry(t *testing.T) {
 	for i := range 5 {
 		code := 500 + i
 		first.Record(webhook.Outcome{StatusCode: code, Duration: 250 * time.Millisecond, Err: fmt.Errorf("endpoint answered %d", code)},
-			first.CreatedAt().Add(time.Duration(i)*time.Minute), webhook.DefaultRetryDelays)
+			first.CreatedAt().Add(time.Duration(i)*time.Minute), webhook.DefaultRetrySchedule())
 	}
 	if err := h.deliveries.Save(ctx, first); err != nil {
 		t.Fatal(err)

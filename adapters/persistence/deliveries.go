@@ -3,7 +3,6 @@ package persistence
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -101,49 +100,17 @@ func (r *DeliveryRepository) Get(ctx context.Context, workspaceID, webhookID, id
 // List returns up to page.Limit deliveries of the webhook, newest first (created_at, id),
 // strictly after page.After.
 func (r *DeliveryRepository) List(ctx context.Context, workspaceID, webhookID string, page ports.Page) ([]*webhook.Delivery, error) {
-	if page.Limit <= 0 {
-		return nil, nil
-	}
 	q := r.db.read(ctx).Where("workspace_id = ? AND webhook_id = ?", workspaceID, webhookID)
-	if page.After != nil {
-		q = q.Where("(created_at, id) < (?, ?)", toMillis(page.After.CreatedAt), page.After.ID)
-	}
-	var rows []deliveryRow
-	if err := q.Order("created_at DESC, id DESC").Limit(page.Limit).Find(&rows).Error; err != nil {
-		return nil, mapErr("list deliveries", err)
+	rows, err := newestFirst[deliveryRow](q, page, "created_at", "deliveries")
+	if err != nil {
+		return nil, err
 	}
 	return r.toDomainAll(ctx, rows)
 }
 
-// ClaimDue leases up to limit pending deliveries due at now, earliest first, by moving their
-// next attempt to now+lease. On PostgreSQL FOR UPDATE SKIP LOCKED lets concurrent engines claim
-// disjoint sets; on SQLite the single write transaction does the same.
-func (r *DeliveryRepository) ClaimDue(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]*webhook.Delivery, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	nowMS, leaseMS := toMillis(now), toMillis(now.Add(lease))
-	var rows []deliveryRow
-	err := r.db.tx(ctx, func(tx *gorm.DB) error {
-		if r.db.dialect == DialectPostgres {
-			return tx.Raw(`UPDATE deliveries SET next_attempt_at = ? WHERE id IN (
-				SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?
-				ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *`, leaseMS, nowMS, limit).Scan(&rows).Error
-		}
-		if err := tx.Where("status = ? AND next_attempt_at <= ?", string(webhook.StatusPending), nowMS).
-			Order("next_attempt_at").Limit(limit).Find(&rows).Error; err != nil {
-			return err
-		}
-		if len(rows) == 0 {
-			return nil
-		}
-		ids := make([]string, len(rows))
-		for i := range rows {
-			ids[i] = rows[i].ID
-			rows[i].NextAttemptAt = &leaseMS
-		}
-		return tx.Exec("UPDATE deliveries SET next_attempt_at = ? WHERE id IN ?", leaseMS, ids).Error
-	})
+// ClaimDue leases due pending deliveries fairly between workspaces and webhooks (see claimDue).
+func (r *DeliveryRepository) ClaimDue(ctx context.Context, c ports.Claim) ([]*webhook.Delivery, error) {
+	rows, err := claimDue[deliveryRow](ctx, r.db, dueTable{name: "deliveries", due: "t.status = 'pending'", endpoint: "webhook_id"}, c)
 	if err != nil {
 		return nil, mapErr("claim due deliveries", err)
 	}
@@ -176,15 +143,7 @@ func saveDelivery(db *gorm.DB, d *webhook.Delivery) error {
 // result in one transaction. When change fails nothing is written and its error is returned.
 func (r *DeliveryRepository) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) error) (*webhook.Delivery, error) {
 	var updated *webhook.Delivery
-	err := r.db.tx(ctx, func(tx *gorm.DB) error {
-		q := tx.Where("workspace_id = ? AND webhook_id = ? AND id = ?", workspaceID, webhookID, id)
-		if r.db.dialect == DialectPostgres {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-		}
-		var row deliveryRow
-		if err := q.Take(&row).Error; err != nil {
-			return mapErr("load delivery", err)
-		}
+	err := lockedUpdate(ctx, r.db, lockUpdate, "delivery", func(tx *gorm.DB, row deliveryRow) error {
 		d, err := r.toDomain(ctx, row)
 		if err != nil {
 			return err
@@ -197,7 +156,7 @@ func (r *DeliveryRepository) Update(ctx context.Context, workspaceID, webhookID,
 		}
 		updated = d
 		return nil
-	})
+	}, "workspace_id = ? AND webhook_id = ? AND id = ?", workspaceID, webhookID, id)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
@@ -46,19 +45,13 @@ func (r *FormRepository) Create(ctx context.Context, f *form.Form) error {
 // List returns up to page.Limit forms of the workspace, newest first (created_at, id), strictly
 // after page.After, optionally of one status.
 func (r *FormRepository) List(ctx context.Context, workspaceID string, status *form.Status, page ports.Page) ([]*form.Form, error) {
-	if page.Limit <= 0 {
-		return nil, nil
-	}
 	q := r.db.read(ctx).Where("workspace_id = ?", workspaceID)
 	if status != nil {
 		q = q.Where("status = ?", string(*status))
 	}
-	if page.After != nil {
-		q = q.Where("(created_at, id) < (?, ?)", toMillis(page.After.CreatedAt), page.After.ID)
-	}
-	var rows []formRow
-	if err := q.Order("created_at DESC, id DESC").Limit(page.Limit).Find(&rows).Error; err != nil {
-		return nil, mapErr("list forms", err)
+	rows, err := newestFirst[formRow](q, page, "created_at", "forms")
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*form.Form, 0, len(rows))
 	for _, row := range rows {
@@ -83,15 +76,7 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		return nil, fmt.Errorf("update form: %w", err)
 	}
 	var updated *form.Form
-	err := r.db.tx(ctx, func(tx *gorm.DB) error {
-		q := tx.Where("workspace_id = ? AND id = ?", workspaceID, id)
-		if r.db.dialect == DialectPostgres {
-			q = q.Clauses(clause.Locking{Strength: "NO KEY UPDATE"})
-		}
-		var row formRow
-		if err := q.Take(&row).Error; err != nil {
-			return mapErr("load form", err)
-		}
+	err := lockedUpdate(ctx, r.db, lockNoKeyUpdate, "form", func(tx *gorm.DB, row formRow) error {
 		f, err := r.formToDomain(ctx, row)
 		if err != nil {
 			return err
@@ -125,7 +110,7 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		}
 		updated = f
 		return nil
-	})
+	}, "workspace_id = ? AND id = ?", workspaceID, id)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/form"
@@ -22,29 +24,55 @@ const (
 	hotPublicFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, created_at, updated_at FROM forms WHERE id = ?`
 )
 
+// hotStatements are prepared on first use and kept once all three prepared. A failed prepare
+// is not remembered: the next request tries again, so one failure (the database briefly away,
+// or migrations not yet applied) never disables the hot path until a restart. Preparing runs
+// under the request's context values but not its cancellation, so a client that hung up first
+// cannot fail the statements every later request shares.
 type hotStatements struct {
-	once       sync.Once
-	err        error
+	mu    sync.Mutex
+	ready atomic.Pointer[preparedHot]
+}
+
+type preparedHot struct {
 	key        *sql.Stmt
 	form       *sql.Stmt
 	publicForm *sql.Stmt
 }
 
-func (d *DB) hot(ctx context.Context) (*hotStatements, error) {
-	h := &d.hotStmts
-	h.once.Do(func() {
-		if h.key, h.err = d.sqlDB.PrepareContext(ctx, d.rebind(hotKeyQuery)); h.err != nil {
-			return
-		}
-		if h.form, h.err = d.sqlDB.PrepareContext(ctx, d.rebind(hotFormQuery)); h.err != nil {
-			return
-		}
-		h.publicForm, h.err = d.sqlDB.PrepareContext(ctx, d.rebind(hotPublicFormQuery))
-	})
-	if h.err != nil {
-		return nil, fmt.Errorf("prepare hot-path statements: %w", h.err)
+func (d *DB) hot(ctx context.Context) (*preparedHot, error) {
+	if p := d.hotStmts.ready.Load(); p != nil {
+		return p, nil
 	}
-	return h, nil
+	h := &d.hotStmts
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p := h.ready.Load(); p != nil {
+		return p, nil
+	}
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	p := &preparedHot{}
+	var err error
+	for _, s := range []struct {
+		dst   **sql.Stmt
+		query string
+	}{{&p.key, hotKeyQuery}, {&p.form, hotFormQuery}, {&p.publicForm, hotPublicFormQuery}} {
+		if *s.dst, err = d.sqlDB.PrepareContext(pctx, d.rebind(s.query)); err != nil {
+			p.close()
+			return nil, fmt.Errorf("prepare hot-path statements: %w", err)
+		}
+	}
+	h.ready.Store(p)
+	return p, nil
+}
+
+func (p *preparedHot) close() {
+	for _, st := range []*sql.Stmt{p.key, p.form, p.publicForm} {
+		if st != nil {
+			_ = st.Close()
+		}
+	}
 }
 
 // rebind turns ? placeholders into PostgreSQL's $n.
@@ -66,14 +94,10 @@ func (d *DB) rebind(q string) string {
 }
 
 func (d *DB) closeHot() {
-	if d.hotStmts.key != nil {
-		_ = d.hotStmts.key.Close()
-	}
-	if d.hotStmts.form != nil {
-		_ = d.hotStmts.form.Close()
-	}
-	if d.hotStmts.publicForm != nil {
-		_ = d.hotStmts.publicForm.Close()
+	d.hotStmts.mu.Lock()
+	defer d.hotStmts.mu.Unlock()
+	if p := d.hotStmts.ready.Swap(nil); p != nil {
+		p.close()
 	}
 }
 

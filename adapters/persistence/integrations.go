@@ -76,16 +76,10 @@ func (r *IntegrationRepository) Get(ctx context.Context, workspaceID, id string)
 
 // List returns up to page.Limit integrations of the workspace, newest first, after page.After.
 func (r *IntegrationRepository) List(ctx context.Context, workspaceID string, page ports.Page) ([]*integration.Integration, error) {
-	if page.Limit <= 0 {
-		return nil, nil
-	}
 	q := r.db.read(ctx).Where("workspace_id = ?", workspaceID)
-	if page.After != nil {
-		q = q.Where("(created_at, id) < (?, ?)", toMillis(page.After.CreatedAt), page.After.ID)
-	}
-	var rows []integrationRow
-	if err := q.Order("created_at DESC, id DESC").Limit(page.Limit).Find(&rows).Error; err != nil {
-		return nil, mapErr("list integrations", err)
+	rows, err := newestFirst[integrationRow](q, page, "created_at", "integrations")
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*integration.Integration, 0, len(rows))
 	for _, row := range rows {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -186,49 +185,17 @@ func (r *RunRepository) Get(ctx context.Context, workspaceID, id string) (*workf
 // List returns up to page.Limit runs of the workflow, newest first (created_at, id), strictly
 // after page.After.
 func (r *RunRepository) List(ctx context.Context, workspaceID, workflowID string, page ports.Page) ([]*workflow.Run, error) {
-	if page.Limit <= 0 {
-		return nil, nil
-	}
 	q := r.db.read(ctx).Where("workspace_id = ? AND workflow_id = ?", workspaceID, workflowID)
-	if page.After != nil {
-		q = q.Where("(created_at, id) < (?, ?)", toMillis(page.After.CreatedAt), page.After.ID)
-	}
-	var rows []runRow
-	if err := q.Order("created_at DESC, id DESC").Limit(page.Limit).Find(&rows).Error; err != nil {
-		return nil, mapErr("list runs", err)
+	rows, err := newestFirst[runRow](q, page, "created_at", "runs")
+	if err != nil {
+		return nil, err
 	}
 	return r.toDomainAll(ctx, rows)
 }
 
-// ClaimDue leases up to limit unfinished runs due at now, earliest first, by moving their next
-// attempt to now+lease. On PostgreSQL FOR UPDATE SKIP LOCKED lets concurrent engines claim
-// disjoint sets; on SQLite the single write transaction does the same.
-func (r *RunRepository) ClaimDue(ctx context.Context, now time.Time, limit int, lease time.Duration) ([]*workflow.Run, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	nowMS, leaseMS := toMillis(now), toMillis(now.Add(lease))
-	var rows []runRow
-	err := r.db.tx(ctx, func(tx *gorm.DB) error {
-		if r.db.dialect == DialectPostgres {
-			return tx.Raw(`UPDATE runs SET next_attempt_at = ? WHERE id IN (
-				SELECT id FROM runs WHERE status IN ('queued', 'running') AND next_attempt_at <= ?
-				ORDER BY next_attempt_at LIMIT ? FOR UPDATE SKIP LOCKED) RETURNING *`, leaseMS, nowMS, limit).Scan(&rows).Error
-		}
-		if err := tx.Where("status IN ('queued', 'running') AND next_attempt_at <= ?", nowMS).
-			Order("next_attempt_at").Limit(limit).Find(&rows).Error; err != nil {
-			return err
-		}
-		if len(rows) == 0 {
-			return nil
-		}
-		ids := make([]string, len(rows))
-		for i := range rows {
-			ids[i] = rows[i].ID
-			rows[i].NextAttemptAt = &leaseMS
-		}
-		return tx.Exec("UPDATE runs SET next_attempt_at = ? WHERE id IN ?", leaseMS, ids).Error
-	})
+// ClaimDue leases due unfinished runs fairly between workspaces (see claimDue).
+func (r *RunRepository) ClaimDue(ctx context.Context, c ports.Claim) ([]*workflow.Run, error) {
+	rows, err := claimDue[runRow](ctx, r.db, dueTable{name: "runs", due: "t.status IN ('queued', 'running')"}, c)
 	if err != nil {
 		return nil, mapErr("claim due runs", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
@@ -73,9 +74,9 @@ func TestRunRoundTripAndDedupe(t *testing.T) {
 		wantErr(t, err, domain.ErrNotFound)
 
 		// Attempts survive a save.
-		got.Record(workflow.AttemptOutcome{StatusCode: 500, Duration: 15 * time.Millisecond, Err: errors.New("answered 500")}, base.Add(time.Second), []time.Duration{time.Minute})
+		got.Record(workflow.AttemptOutcome{StatusCode: 500, Duration: 15 * time.Millisecond, Err: errors.New("answered 500")}, base.Add(time.Second), minuteSchedule(t))
 		noErr(t, runs.Save(ctx, got))
-		got.Record(workflow.AttemptOutcome{StatusCode: 200}, base.Add(2*time.Second), []time.Duration{time.Minute})
+		got.Record(workflow.AttemptOutcome{StatusCode: 200}, base.Add(2*time.Second), minuteSchedule(t))
 		noErr(t, runs.Save(ctx, got))
 		again2, err := runs.Get(ctx, a.ID(), run.ID())
 		noErr(t, err)
@@ -85,7 +86,7 @@ func TestRunRoundTripAndDedupe(t *testing.T) {
 			acts[0].Attempts[1].Error != nil || acts[0].Cycle != 2 || acts[1].Status != workflow.ActionRunPending || len(acts[1].Attempts) != 0 {
 			t.Fatalf("after save: %s %+v", again2.Status(), acts)
 		}
-		again2.Record(workflow.AttemptOutcome{StatusCode: 200}, base.Add(3*time.Second), nil)
+		again2.Record(workflow.AttemptOutcome{StatusCode: 200}, base.Add(3*time.Second), minuteSchedule(t))
 		noErr(t, runs.Save(ctx, again2))
 		done, err := runs.Get(ctx, a.ID(), run.ID())
 		noErr(t, err)
@@ -152,21 +153,21 @@ func TestRunClaimDue(t *testing.T) {
 		later := buildRun(a.ID(), "wfl_1", "frm_1", base, "")
 		later.Postpone(base.Add(time.Hour))
 		finished := buildRun(a.ID(), "wfl_1", "frm_1", base, "")
-		finished.Record(workflow.AttemptOutcome{Err: errors.New("x"), Permanent: true}, base, nil)
+		finished.Record(workflow.AttemptOutcome{Err: errors.New("x"), Permanent: true}, base, webhook.DefaultRetrySchedule())
 		noErr(t, runs.AddAll(ctx, []*workflow.Run{due, later, finished}))
 
-		claimed, err := runs.ClaimDue(ctx, base.Add(time.Second), 10, time.Minute)
+		claimed, err := runs.ClaimDue(ctx, ports.Claim{Now: base.Add(time.Second), Limit: 10, Lease: time.Minute})
 		noErr(t, err)
 		if len(claimed) != 1 || claimed[0].ID() != due.ID() || !claimed[0].NextAttemptAt().Equal(base.Add(time.Second+time.Minute)) {
 			t.Fatalf("claimed %v", claimed)
 		}
 		// Leased: hidden until the lease runs out.
-		claimed, err = runs.ClaimDue(ctx, base.Add(2*time.Second), 10, time.Minute)
+		claimed, err = runs.ClaimDue(ctx, ports.Claim{Now: base.Add(2 * time.Second), Limit: 10, Lease: time.Minute})
 		noErr(t, err)
 		if len(claimed) != 0 {
 			t.Fatalf("claimed a leased run")
 		}
-		claimed, err = runs.ClaimDue(ctx, base.Add(2*time.Hour), 10, time.Minute)
+		claimed, err = runs.ClaimDue(ctx, ports.Claim{Now: base.Add(2 * time.Hour), Limit: 10, Lease: time.Minute})
 		noErr(t, err)
 		if len(claimed) != 2 {
 			t.Fatalf("after the lease and the postponement: %d", len(claimed))
@@ -182,7 +183,7 @@ func TestRunClaimDue(t *testing.T) {
 		for w := 0; w < 4; w++ {
 			wg.Go(func() {
 				for {
-					got, err := runs.ClaimDue(ctx, base.Add(time.Minute), 3, time.Hour)
+					got, err := runs.ClaimDue(ctx, ports.Claim{Now: base.Add(time.Minute), Limit: 3, Lease: time.Hour})
 					if err != nil {
 						t.Error(err)
 						return
@@ -208,4 +209,11 @@ func TestRunClaimDue(t *testing.T) {
 			}
 		}
 	})
+}
+
+func minuteSchedule(t testing.TB) webhook.RetrySchedule {
+	t.Helper()
+	s, err := webhook.NewRetrySchedule(time.Minute)
+	noErr(t, err)
+	return s
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
@@ -88,9 +87,6 @@ func (r *SubmissionRepository) Get(ctx context.Context, workspaceID, formID, id 
 // List returns up to q.Page.Limit submissions of the form, newest first (submitted_at, id),
 // strictly after q.Page.After and strictly between the time bounds.
 func (r *SubmissionRepository) List(ctx context.Context, workspaceID, formID string, q ports.SubmissionQuery) ([]*submission.Submission, error) {
-	if q.Page.Limit <= 0 {
-		return nil, nil
-	}
 	db := r.db.read(ctx).Where("workspace_id = ? AND form_id = ?", workspaceID, formID)
 	if q.CreatedAfter != nil {
 		// stored ms > bound  ⇔  ms > floor(bound in ms)
@@ -100,12 +96,9 @@ func (r *SubmissionRepository) List(ctx context.Context, workspaceID, formID str
 		// stored ms < bound  ⇔  ms < ceil(bound in ms)
 		db = db.Where("submitted_at < ?", ceilMillis(*q.CreatedBefore))
 	}
-	if q.Page.After != nil {
-		db = db.Where("(submitted_at, id) < (?, ?)", toMillis(q.Page.After.CreatedAt), q.Page.After.ID)
-	}
-	var rows []submissionRow
-	if err := db.Order("submitted_at DESC, id DESC").Limit(q.Page.Limit).Find(&rows).Error; err != nil {
-		return nil, mapErr("list submissions", err)
+	rows, err := newestFirst[submissionRow](db, q.Page, "submitted_at", "submissions")
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*submission.Submission, 0, len(rows))
 	for _, row := range rows {
@@ -127,15 +120,7 @@ func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, 
 		return nil, fmt.Errorf("update submission: %w", err)
 	}
 	var updated *submission.Submission
-	err := r.db.tx(ctx, func(tx *gorm.DB) error {
-		q := tx.Where("workspace_id = ? AND form_id = ? AND id = ?", workspaceID, formID, id)
-		if r.db.dialect == DialectPostgres {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-		}
-		var row submissionRow
-		if err := q.Take(&row).Error; err != nil {
-			return mapErr("load submission", err)
-		}
+	err := lockedUpdate(ctx, r.db, lockUpdate, "submission", func(tx *gorm.DB, row submissionRow) error {
 		s, err := r.open(ctx, row)
 		if err != nil {
 			return err
@@ -162,7 +147,7 @@ func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, 
 		}
 		updated = s
 		return nil
-	})
+	}, "workspace_id = ? AND form_id = ? AND id = ?", workspaceID, formID, id)
 	if err != nil {
 		return nil, err
 	}

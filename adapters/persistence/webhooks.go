@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
@@ -104,16 +103,10 @@ func (r *WebhookRepository) Get(ctx context.Context, workspaceID, id string) (*w
 // List returns up to page.Limit webhooks of the workspace, newest first (created_at, id),
 // strictly after page.After.
 func (r *WebhookRepository) List(ctx context.Context, workspaceID string, page ports.Page) ([]*webhook.Webhook, error) {
-	if page.Limit <= 0 {
-		return nil, nil
-	}
 	q := r.db.read(ctx).Where("workspace_id = ?", workspaceID)
-	if page.After != nil {
-		q = q.Where("(created_at, id) < (?, ?)", toMillis(page.After.CreatedAt), page.After.ID)
-	}
-	var rows []webhookRow
-	if err := q.Order("created_at DESC, id DESC").Limit(page.Limit).Find(&rows).Error; err != nil {
-		return nil, mapErr("list webhooks", err)
+	rows, err := newestFirst[webhookRow](q, page, "created_at", "webhooks")
+	if err != nil {
+		return nil, err
 	}
 	return r.toDomainAll(ctx, rows)
 }
@@ -127,15 +120,7 @@ func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, 
 		return nil, fmt.Errorf("update webhook: %w", err)
 	}
 	var updated *webhook.Webhook
-	err := r.db.tx(ctx, func(tx *gorm.DB) error {
-		q := tx.Where("workspace_id = ? AND id = ?", workspaceID, id)
-		if r.db.dialect == DialectPostgres {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-		}
-		var row webhookRow
-		if err := q.Take(&row).Error; err != nil {
-			return mapErr("load webhook", err)
-		}
+	err := lockedUpdate(ctx, r.db, lockUpdate, "webhook", func(tx *gorm.DB, row webhookRow) error {
 		w, err := r.toDomain(ctx, row)
 		if err != nil {
 			return err
@@ -154,7 +139,7 @@ func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, 
 		}
 		updated = w
 		return nil
-	})
+	}, "workspace_id = ? AND id = ?", workspaceID, id)
 	if err != nil {
 		return nil, err
 	}

@@ -250,8 +250,8 @@ func TestDeliverySaveAndUpdate(t *testing.T) {
 		d := buildDelivery(w, f.ID(), base, `{}`)
 		noErr(t, r.deliveries.AddAll(ctx, []*webhook.Delivery{d}))
 
-		d.Record(webhook.Outcome{StatusCode: 502, Duration: 1500 * time.Millisecond, Err: errors.New("endpoint answered 502")}, base.Add(time.Second), webhook.DefaultRetryDelays)
-		d.Record(webhook.Outcome{Duration: 10 * time.Second, Err: errors.New("timeout after 10s")}, base.Add(time.Minute), webhook.DefaultRetryDelays)
+		d.Record(webhook.Outcome{StatusCode: 502, Duration: 1500 * time.Millisecond, Err: errors.New("endpoint answered 502")}, base.Add(time.Second), webhook.DefaultRetrySchedule())
+		d.Record(webhook.Outcome{Duration: 10 * time.Second, Err: errors.New("timeout after 10s")}, base.Add(time.Minute), webhook.DefaultRetrySchedule())
 		noErr(t, r.deliveries.Save(ctx, d))
 		got, err := r.deliveries.Get(ctx, a.ID(), w.ID(), d.ID())
 		noErr(t, err)
@@ -260,7 +260,7 @@ func TestDeliverySaveAndUpdate(t *testing.T) {
 		}
 
 		upd, err := r.deliveries.Update(ctx, a.ID(), w.ID(), d.ID(), func(d *webhook.Delivery) error {
-			d.Record(webhook.Outcome{StatusCode: 200}, base.Add(time.Hour), webhook.DefaultRetryDelays)
+			d.Record(webhook.Outcome{StatusCode: 200}, base.Add(time.Hour), webhook.DefaultRetrySchedule())
 			return nil
 		})
 		noErr(t, err)
@@ -314,7 +314,7 @@ func TestDeliveryCascades(t *testing.T) {
 		if n := countWhere(t, r.db, "deliveries", "workspace_id", a.ID()); n != 0 {
 			t.Fatalf("%d deliveries remain", n)
 		}
-		claimed, err := r.deliveries.ClaimDue(ctx, base.Add(time.Hour), 10, time.Minute)
+		claimed, err := r.deliveries.ClaimDue(ctx, ports.Claim{Now: base.Add(time.Hour), Limit: 10, Lease: time.Minute})
 		noErr(t, err)
 		if len(claimed) != 0 {
 			t.Fatalf("claimed %d deliveries of deleted webhooks", len(claimed))
@@ -333,11 +333,11 @@ func TestDeliveryClaimDue(t *testing.T) {
 		later := buildDelivery(w, f.ID(), base, `{}`)
 		later.Postpone(base.Add(time.Hour))
 		done := buildDelivery(w, f.ID(), base, `{}`)
-		done.Record(webhook.Outcome{StatusCode: 200}, base, webhook.DefaultRetryDelays)
+		done.Record(webhook.Outcome{StatusCode: 200}, base, webhook.DefaultRetrySchedule())
 		noErr(t, r.deliveries.AddAll(ctx, []*webhook.Delivery{due, later, done}))
 
 		now := base.Add(time.Second)
-		got, err := r.deliveries.ClaimDue(ctx, now, 10, 5*time.Minute)
+		got, err := r.deliveries.ClaimDue(ctx, ports.Claim{Now: now, Limit: 10, Lease: 5 * time.Minute})
 		noErr(t, err)
 		if len(got) != 1 || got[0].ID() != due.ID() || string(got[0].Body()) != `{"due":1}` {
 			t.Fatalf("claimed %v", got)
@@ -346,12 +346,12 @@ func TestDeliveryClaimDue(t *testing.T) {
 			t.Fatalf("claimed next attempt at %v", got[0].NextAttemptAt())
 		}
 		// Leased: not claimed again until the lease runs out.
-		again, err := r.deliveries.ClaimDue(ctx, now, 10, 5*time.Minute)
+		again, err := r.deliveries.ClaimDue(ctx, ports.Claim{Now: now, Limit: 10, Lease: 5 * time.Minute})
 		noErr(t, err)
 		if len(again) != 0 {
 			t.Fatalf("claimed %d leased deliveries", len(again))
 		}
-		again, err = r.deliveries.ClaimDue(ctx, now.Add(5*time.Minute), 10, 5*time.Minute)
+		again, err = r.deliveries.ClaimDue(ctx, ports.Claim{Now: now.Add(5 * time.Minute), Limit: 10, Lease: 5 * time.Minute})
 		noErr(t, err)
 		if len(again) != 1 || again[0].ID() != due.ID() {
 			t.Fatalf("after the lease: %v", again)
@@ -389,7 +389,7 @@ func TestDeliveryClaimDueConcurrent(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for {
-					got, err := r.deliveries.ClaimDue(ctx, now, 7, time.Hour)
+					got, err := r.deliveries.ClaimDue(ctx, ports.Claim{Now: now, Limit: 7, Lease: time.Hour})
 					if err != nil {
 						errs <- err
 						return

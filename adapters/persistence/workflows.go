@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
@@ -160,19 +159,13 @@ func (r *WorkflowRepository) Get(ctx context.Context, workspaceID, id string) (*
 // List returns up to page.Limit workflows of the workspace (of one form when formID is set),
 // newest first (created_at, id), strictly after page.After.
 func (r *WorkflowRepository) List(ctx context.Context, workspaceID string, formID *string, page ports.Page) ([]*workflow.Workflow, error) {
-	if page.Limit <= 0 {
-		return nil, nil
-	}
 	q := r.db.read(ctx).Where("workspace_id = ?", workspaceID)
 	if formID != nil {
 		q = q.Where("form_id = ?", *formID)
 	}
-	if page.After != nil {
-		q = q.Where("(created_at, id) < (?, ?)", toMillis(page.After.CreatedAt), page.After.ID)
-	}
-	var rows []workflowRow
-	if err := q.Order("created_at DESC, id DESC").Limit(page.Limit).Find(&rows).Error; err != nil {
-		return nil, mapErr("list workflows", err)
+	rows, err := newestFirst[workflowRow](q, page, "created_at", "workflows")
+	if err != nil {
+		return nil, err
 	}
 	return r.toDomainAll(ctx, rows)
 }
@@ -186,15 +179,7 @@ func (r *WorkflowRepository) Update(ctx context.Context, workspaceID, id string,
 		return nil, fmt.Errorf("update workflow: %w", err)
 	}
 	var updated *workflow.Workflow
-	err := r.db.tx(ctx, func(tx *gorm.DB) error {
-		q := tx.Where("workspace_id = ? AND id = ?", workspaceID, id)
-		if r.db.dialect == DialectPostgres {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-		}
-		var row workflowRow
-		if err := q.Take(&row).Error; err != nil {
-			return mapErr("load workflow", err)
-		}
+	err := lockedUpdate(ctx, r.db, lockUpdate, "workflow", func(tx *gorm.DB, row workflowRow) error {
 		w, err := r.toDomain(ctx, row)
 		if err != nil {
 			return err
@@ -213,7 +198,7 @@ func (r *WorkflowRepository) Update(ctx context.Context, workspaceID, id string,
 		}
 		updated = w
 		return nil
-	})
+	}, "workspace_id = ? AND id = ?", workspaceID, id)
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,6 @@ const (
 	StatusUndeliverable Status = "undeliverable"
 )
 
-// DefaultRetryDelays is SPEC.md's schedule: attempt 1 at once, then 30 s, 5 min, 30 min, 2 h.
-var DefaultRetryDelays = []time.Duration{30 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour}
-
 // Attempt is one try to deliver. StatusCode is nil when no answer came; Error is nil on success.
 type Attempt struct {
 	Number     int
@@ -68,8 +65,8 @@ func UnmarshalDeliveryFromDatabase(id, workspaceID, webhookID, eventID string, e
 }
 
 // Record adds the attempt just made. Success delivers; a failure schedules the next attempt per
-// delays, and the failure after the last delay makes the delivery undeliverable.
-func (d *Delivery) Record(o Outcome, now time.Time, delays []time.Duration) {
+// the schedule, and the failure after its last wait makes the delivery undeliverable.
+func (d *Delivery) Record(o Outcome, now time.Time, schedule RetrySchedule) {
 	now = now.UTC()
 	d.cycle++
 	a := Attempt{Number: d.cycle, At: now, Duration: o.Duration}
@@ -86,10 +83,13 @@ func (d *Delivery) Record(o Outcome, now time.Time, delays []time.Duration) {
 	switch {
 	case o.Err == nil:
 		d.status, d.nextAttemptAt = StatusDelivered, nil
-	case d.cycle > len(delays):
-		d.status, d.nextAttemptAt = StatusUndeliverable, nil
 	default:
-		next := now.Add(delays[d.cycle-1])
+		wait, ok := schedule.After(d.cycle)
+		if !ok {
+			d.status, d.nextAttemptAt = StatusUndeliverable, nil
+			break
+		}
+		next := now.Add(wait)
 		d.nextAttemptAt = &next
 	}
 }
@@ -108,9 +108,6 @@ func (d *Delivery) Retry(now time.Time) {
 	now = now.UTC()
 	d.status, d.cycle, d.nextAttemptAt, d.updatedAt = StatusPending, 0, &now, now
 }
-
-// MaxAttempts is the number of attempts a cycle allows for the given delays.
-func MaxAttempts(delays []time.Duration) int { return len(delays) + 1 }
 
 // NextAttemptNumber is the number the next attempt carries in X-Service-Attempt (1–5).
 func (d *Delivery) NextAttemptNumber() int { return d.cycle + 1 }

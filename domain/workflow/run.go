@@ -174,10 +174,10 @@ func (r *Run) NextAttemptNumber() int {
 }
 
 // Record adds the attempt just made of the current action. Success moves on to the next action
-// (due at once) or, after the last, succeeds the run. A failure schedules a retry per delays,
+// (due at once) or, after the last, succeeds the run. A failure schedules a retry per schedule,
 // no earlier than o.RetryAt; a permanent failure, or the failure after the last delay, fails the
 // action and the run, and skips the actions after it.
-func (r *Run) Record(o AttemptOutcome, now time.Time, delays []time.Duration) {
+func (r *Run) Record(o AttemptOutcome, now time.Time, schedule webhook.RetrySchedule) {
 	i, ok := r.Current()
 	if !ok {
 		return
@@ -204,14 +204,17 @@ func (r *Run) Record(o AttemptOutcome, now time.Time, delays []time.Duration) {
 			return
 		}
 		r.nextAttemptAt = &now
-	case o.Permanent || a.Cycle > len(delays):
-		a.Status, a.NextAttemptAt = ActionRunFailed, nil
-		for j := i + 1; j < len(r.actions); j++ {
-			r.actions[j].Status = ActionRunSkipped
-		}
-		r.finish(RunFailed, now)
 	default:
-		next := now.Add(delays[a.Cycle-1])
+		wait, ok := schedule.After(a.Cycle)
+		if o.Permanent || !ok {
+			a.Status, a.NextAttemptAt = ActionRunFailed, nil
+			for j := i + 1; j < len(r.actions); j++ {
+				r.actions[j].Status = ActionRunSkipped
+			}
+			r.finish(RunFailed, now)
+			return
+		}
+		next := now.Add(wait)
 		if o.RetryAt.After(next) {
 			next = o.RetryAt.UTC()
 		}

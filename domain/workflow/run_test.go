@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/webhook"
 )
 
 var runT0 = time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
@@ -71,7 +72,10 @@ func TestStartRunSnapshots(t *testing.T) {
 }
 
 func TestRunRecord(t *testing.T) {
-	delays := []time.Duration{time.Second, time.Minute}
+	delays, err := webhook.NewRetrySchedule(time.Second, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fail := AttemptOutcome{StatusCode: 500, Err: errors.New("answered 500")}
 	ok := AttemptOutcome{StatusCode: 200, Duration: 12 * time.Millisecond}
 	tests := []struct {
@@ -143,8 +147,8 @@ func TestRunRecord(t *testing.T) {
 
 func TestRunAttemptShape(t *testing.T) {
 	r := testRun(1)
-	r.Record(AttemptOutcome{Duration: 1500 * time.Millisecond, Err: errors.New("timeout")}, runT0, []time.Duration{time.Second})
-	r.Record(AttemptOutcome{StatusCode: 204, Duration: time.Millisecond}, runT0.Add(time.Second), []time.Duration{time.Second})
+	r.Record(AttemptOutcome{Duration: 1500 * time.Millisecond, Err: errors.New("timeout")}, runT0, webhook.DefaultRetrySchedule())
+	r.Record(AttemptOutcome{StatusCode: 204, Duration: time.Millisecond}, runT0.Add(time.Second), webhook.DefaultRetrySchedule())
 	as := r.Actions()[0].Attempts
 	if as[0].StatusCode != nil || as[0].Error == nil || *as[0].Error != "timeout" || as[0].Duration != 1500*time.Millisecond {
 		t.Fatalf("failed attempt %+v", as[0])
@@ -163,12 +167,12 @@ func TestRunPostpone(t *testing.T) {
 	if r.NextAttemptNumber() != 1 || !r.NextAttemptAt().Equal(runT0.Add(30*time.Second)) || r.Status() != RunQueued {
 		t.Fatalf("postpone used an attempt or did not move: %d %v %s", r.NextAttemptNumber(), r.NextAttemptAt(), r.Status())
 	}
-	r.Record(AttemptOutcome{Err: errors.New("x"), Permanent: true}, runT0, nil)
+	r.Record(AttemptOutcome{Err: errors.New("x"), Permanent: true}, runT0, webhook.DefaultRetrySchedule())
 	r.Postpone(runT0.Add(time.Hour))
 	if r.NextAttemptAt() != nil {
 		t.Fatal("postpone revived a finished run")
 	}
-	r.Record(AttemptOutcome{}, runT0, nil)
+	r.Record(AttemptOutcome{}, runT0, webhook.DefaultRetrySchedule())
 	if r.Status() != RunFailed {
 		t.Fatal("record changed a finished run")
 	}
