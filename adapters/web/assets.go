@@ -64,7 +64,7 @@ func loadAssets(fsys fs.FS) (assetSet, error) {
 		hash := hex.EncodeToString(sum[:])[:10]
 		name := strings.TrimPrefix(p, "assets/")
 		ext := path.Ext(name)
-		a := &asset{name: name, hashed: strings.TrimSuffix(name, ext) + "." + hash + ext, etag: `"` + hash + `"`, content: content}
+		a := &asset{name: name, hashed: strings.TrimSuffix(name, ext) + "." + hash + ext, etag: `W/"` + hash + `"`, content: content}
 		s.byName[a.name] = a
 		s.byHashed[a.hashed] = a
 		return nil
@@ -85,7 +85,8 @@ func (s assetSet) url(name string) string {
 
 // serve answers GET /f/assets/*path: a hashed name for a year (immutable), a plain name for a
 // few minutes, anything else (including an outdated hash) 404. ETag and If-None-Match work on
-// both, and compression is left to the HTTP middleware.
+// both. Compression is left to the server's middleware, so the ETag is weak: the gzip and the
+// identity encodings of one file share it.
 func (s assetSet) serve(c *gin.Context) {
 	name := strings.TrimPrefix(c.Param("path"), "/")
 	cache := hashedAssetCache

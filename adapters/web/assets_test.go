@@ -51,7 +51,7 @@ func TestHashedAssetsAreImmutableAndPlainNamesShortLived(t *testing.T) {
 			t.Errorf("%s: Content-Type %q, X-Content-Type-Options %q", hashed, rec.Header().Get("Content-Type"), rec.Header().Get("X-Content-Type-Options"))
 		}
 		etag := rec.Header().Get("ETag")
-		if etag != `"`+hash+`"` {
+		if etag != `W/"`+hash+`"` {
 			t.Errorf("%s: ETag %q", hashed, etag)
 		}
 		req := httptest.NewRequest("GET", hashed, nil)
