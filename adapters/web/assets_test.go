@@ -1,13 +1,16 @@
 package web_test
 
 import (
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
 
+	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/domain/form"
 )
 
@@ -116,4 +119,51 @@ func TestRequiredRadioGroupIsARadiogroup(t *testing.T) {
 	if !radiogroup {
 		t.Errorf("the required radio group is not a required radiogroup: %v", fieldsets)
 	}
+}
+
+// Through the server's compression (adapters/http.Compress, as `formward serve` runs it), the
+// page and its assets go out gzipped to a browser that accepts it, with the same cache headers.
+func TestPageAndAssetsAreCompressed(t *testing.T) {
+	h := newHarness(t)
+	f := h.form(form.StatusPublished, lenient(), everyType()...)
+	srv := httpapi.Compress(h.handler)
+	get := func(path string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("GET", path, nil)
+		req.RemoteAddr = h.ip + ":40000"
+		req.Header.Set("Accept-Encoding", "gzip, deflate, br")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		return rec
+	}
+	rec := get("/f/" + f.ID())
+	page := gunzip(t, rec)
+	if rec.Code != 200 || !strings.Contains(page, `name="_token"`) || rec.Header().Get("Cache-Control") != "no-store" {
+		t.Fatalf("page: %d, Cache-Control %q", rec.Code, rec.Header().Get("Cache-Control"))
+	}
+	for _, re := range []*regexp.Regexp{cssRe, jsRe} {
+		hashed := re.FindStringSubmatch(page)[1]
+		rec := get(hashed)
+		if content := gunzip(t, rec); rec.Code != 200 || content == "" {
+			t.Fatalf("%s: %d", hashed, rec.Code)
+		}
+		if rec.Header().Get("Cache-Control") != "public, max-age=31536000, immutable" || !strings.Contains(rec.Header().Get("Vary"), "Accept-Encoding") {
+			t.Errorf("%s: Cache-Control %q, Vary %q", hashed, rec.Header().Get("Cache-Control"), rec.Header().Get("Vary"))
+		}
+	}
+}
+
+func gunzip(t *testing.T, rec *httptest.ResponseRecorder) string {
+	t.Helper()
+	if rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("Content-Encoding %q, want gzip", rec.Header().Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
