@@ -6,7 +6,8 @@
 // The file holds [{"secret": "<as registered>", "library_secret": "<string for the library>",
 // "headers": {...}, "body_base64": "..."}]. For each delivery:
 //   - the Standard Webhooks headers verify with the official npm library (standardwebhooks),
-//     given library_secret as docs/webhooks.md says;
+//     given library_secret as docs/webhooks.md says (and, for a secret not in the whsec_<base64>
+//     form, given its UTF-8 bytes with format "raw");
 //   - X-Service-Signature verifies with node:crypto, keyed with the secret as registered;
 //   - a changed body, or the other secret, fails both.
 // Prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
@@ -57,6 +58,15 @@ try {
     }
     if (!payload || typeof payload.event !== 'string' || typeof payload.form_id !== 'string') {
       fail(`${what}: the verified payload is not a delivery body: ${JSON.stringify(payload)}`);
+    }
+    // docs/webhooks.md's alternative for a secret not in the whsec_<base64> form: its UTF-8 bytes
+    // as a raw key.
+    if (d.library_secret !== d.secret) {
+      try {
+        new Webhook(new TextEncoder().encode(d.secret), { format: 'raw' }).verify(raw, d.headers);
+      } catch (e) {
+        fail(`${what}: standardwebhooks with the raw UTF-8 key refused it: ${e.message}`);
+      }
     }
     if (!serviceSignatureValid(d.secret, raw, d.headers['x-service-signature'])) {
       fail(`${what}: X-Service-Signature does not match the HMAC of the body`);
