@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	httpapi "github.com/formward/formward/adapters/http"
 )
 
 // serve runs the API until the context ends (SIGINT/SIGTERM), then drains requests in flight.
@@ -29,7 +31,7 @@ func (c *cli) serve(ctx context.Context) error {
 			go serveMetrics(c.cfg.MetricsAddr, registry, rt.Log)
 		}
 		srv := &http.Server{
-			Handler:           router,
+			Handler:           httpapi.Compress(router),
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       60 * time.Second,
 			WriteTimeout:      60 * time.Second,

@@ -35,7 +35,8 @@ type browserField struct {
 // TestBrowserPublicForm drives the public form page in headless Chromium (Debian's
 // /usr/bin/chromium through playwright-core, test/browser/form.spec.mjs): every field type, an
 // error next to an empty required field with the other values kept, keyboard-only use, a file
-// upload and the page's own proof-of-work; then checks through the API that the submission,
+// upload and the page's own proof-of-work, and axe-core on the form, its error states and the
+// thank-you page (zero violations); then checks through the API that the submission,
 // its values and its downloadable file arrived. A screenshot goes to test/artifacts/form.png.
 //
 // Skipped when Chromium or Node.js is missing, unless FORMWARD_TEST_REQUIRE_BROWSER=1 (CI).
@@ -54,7 +55,7 @@ func TestBrowserPublicForm(t *testing.T) {
 		{Label: "Ticket", Type: "dropdown", Required: true, Options: []string{"Standard", "Student", "VIP"}, Value: "Student"},
 		{Label: "Sessions", Type: "checkbox", Options: []string{"Keynote", "Workshops", "Dinner"}, Value: []string{"Keynote", "Dinner"}},
 		{Label: "I agree to the code of conduct", Type: "checkbox", Required: true, Value: true},
-		{Label: "Diet", Type: "radio", Options: []string{"None", "Vegetarian", "Vegan"}, Value: "Vegan"},
+		{Label: "Diet", Type: "radio", Required: true, Options: []string{"None", "Vegetarian", "Vegan"}, Value: "Vegan"},
 		{Label: "Comments", Type: "textarea", Value: "Looking forward to it.\nSecond line <b>not bold</b> & more."},
 		{Label: "CV", Type: "file"},
 		{Label: "Arrival date", Type: "date", Value: "2026-03-14"},
@@ -320,7 +321,7 @@ func runNode(t *testing.T, node string, env []string, script string, args ...str
 
 // browserPrerequisites returns the node and chromium paths, or skips (fails under
 // FORMWARD_TEST_REQUIRE_BROWSER=1) saying what is missing. It runs `npm ci` in test/browser
-// when playwright-core is not installed yet.
+// when playwright-core or axe-core is not installed yet.
 func browserPrerequisites(t *testing.T) (node, chromium string) {
 	t.Helper()
 	missing := func(format string, args ...any) {
@@ -343,7 +344,13 @@ func browserPrerequisites(t *testing.T) (node, chromium string) {
 		missing("node is not on PATH (apt-get install nodejs npm)")
 	}
 	npmOnce.Do(func() {
-		if _, err := os.Stat(filepath.Join("browser", "node_modules", "playwright-core", "package.json")); err == nil {
+		installed := true
+		for _, pkg := range []string{"playwright-core", "axe-core"} {
+			if _, err := os.Stat(filepath.Join("browser", "node_modules", pkg, "package.json")); err != nil {
+				installed = false
+			}
+		}
+		if installed {
 			return
 		}
 		npm, err := exec.LookPath("npm")

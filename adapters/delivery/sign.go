@@ -27,7 +27,7 @@ func Sign(secret string, body []byte) string {
 // with "whsec_", the key is the base64 decoding of the rest; otherwise (or when the rest is not
 // valid base64) the key is the secret string's bytes. Receivers that use a Standard Webhooks
 // library with a non-"whsec_" secret must therefore pass it the key as "whsec_" +
-// base64(secret).
+// base64(secret); docs/webhooks.md tells receivers so, per language.
 func SignStandard(secret, id string, timestamp int64, body []byte) string {
 	m := hmac.New(sha256.New, standardKey(secret))
 	m.Write([]byte(id))

@@ -62,7 +62,9 @@ func TestRunBatchesHandlesEveryEventAndCommitsTheBatch(t *testing.T) {
 	}
 	var total int64
 	for _, off := range committed(t, brokers, "batch-group", topic, partitions) {
-		total += off
+		// -1: nothing committed, as on a partition that no form's key hashes to (murmur2 puts
+		// these six forms on two of the three partitions).
+		total += max(off, 0)
 	}
 	if total != n {
 		t.Fatalf("committed offsets add up to %d, want %d", total, n)

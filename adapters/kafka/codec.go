@@ -1,6 +1,6 @@
 // Package kafka carries the outbox's events over Kafka (segmentio/kafka-go): a publisher for the
-// relay and a consumer-group subscriber for the workers. The wire format is the one of
-// DECISIONS.md ("Events on Kafka"): key = form ID, value = the event as JSON, CloudEvents
+// relay and a consumer-group subscriber for the workers. The wire format is documented
+// for downstream teams in docs/events.md: key = form ID, value = the event as JSON, CloudEvents
 // binary-mode headers.
 package kafka
 

@@ -186,7 +186,7 @@ func TestPublishThenConsumeInOrderPerForm(t *testing.T) {
 		}
 	}
 
-	// On the wire: key, headers and value as DECISIONS.md says.
+	// On the wire: key, headers and value as docs/events.md documents.
 	byID := make(map[string]event.Event, n)
 	for _, e := range evs {
 		byID[e.ID] = e

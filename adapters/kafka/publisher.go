@@ -14,7 +14,8 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// DefaultTopic is the topic of DECISIONS.md; the version suffix changes only with the schema.
+// DefaultTopic is the events topic (docs/events.md); the version suffix changes only with the
+// schema.
 const DefaultTopic = "formward.events.v1"
 
 // PublisherConfig configures the relay's producer. Zero fields take the defaults.
@@ -54,11 +55,9 @@ var _ ports.EventPublisher = (*Publisher)(nil)
 func NewPublisher(cfg PublisherConfig) *Publisher {
 	cfg = cfg.withDefaults()
 	return &Publisher{w: &kafkago.Writer{
-		Addr:  kafkago.TCP(cfg.Brokers...),
-		Topic: cfg.Topic,
-		// The key is the form ID: hashing it keeps each form on one partition, hence in order.
-		// Round-robin or least-bytes would spread a form's events and break that order.
-		Balancer: &kafkago.Hash{},
+		Addr:     kafkago.TCP(cfg.Brokers...),
+		Topic:    cfg.Topic,
+		Balancer: Partitioner(),
 		// Acknowledged by all in-sync replicas: only then may the relay mark the rows published.
 		RequiredAcks: kafkago.RequireAll,
 		BatchTimeout: cfg.BatchTimeout,
@@ -154,4 +153,14 @@ func EnsureTopic(ctx context.Context, brokers []string, topic string, partitions
 		return fmt.Errorf("ensure topic %s: %w", topic, err)
 	}
 	return nil
+}
+
+// Partitioner chooses a message's partition from its key (the form ID) as Kafka's Java client
+// does: toPositive(murmur2(key)) % partitions. Hashing the key keeps each form on one partition,
+// hence in order (round-robin or least-bytes would spread a form's events); hashing it with
+// murmur2 rather than another hash puts it on the partition that Java producers and Kafka
+// Streams compute for the same key, so consumers can co-partition other topics by form ID.
+// Consistent: a message always has a key, and even a nil one never goes to a random partition.
+func Partitioner() kafkago.Balancer {
+	return kafkago.Murmur2Balancer{Consistent: true}
 }

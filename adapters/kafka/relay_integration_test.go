@@ -253,7 +253,7 @@ func TestRelayToKafka(t *testing.T) {
 
 // checkHeaders reads raw messages (from whichever partitions hold them: the forms' IDs are
 // random, so no single partition is sure to hold any) and checks the key and CloudEvents headers
-// of DECISIONS.md.
+// that docs/events.md documents.
 func checkHeaders(t *testing.T, brokers []string, topic string) {
 	t.Helper()
 	r := kafkago.NewReader(kafkago.ReaderConfig{

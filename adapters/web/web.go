@@ -9,7 +9,6 @@ package web
 import (
 	"embed"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"net/netip"
 	"time"
@@ -104,7 +103,7 @@ func New(d Deps, o Options) (*Handler, error) {
 		}
 		d.Metrics = m
 	}
-	t, err := template.New("").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).ParseFS(templateFS, "templates/*.html")
+	t, err := template.New("").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).Funcs(templateFuncs()).ParseFS(templateFS, "templates/*.html")
 	if err != nil {
 		return nil, err
 	}
@@ -137,13 +136,7 @@ func New(d Deps, o Options) (*Handler, error) {
 // Mount adds the public routes to r: GET/POST /f/:form_id, OPTIONS /f/:form_id (CORS
 // preflight), GET /f/:form_id/challenge (token and challenge for JSON posts) and /f/assets/*.
 func (h *Handler) Mount(r gin.IRoutes) {
-	sub, _ := fs.Sub(assetFS, "assets")
-	files := http.StripPrefix("/f/assets/", http.FileServer(http.FS(sub)))
-	r.GET("/f/assets/*path", func(c *gin.Context) {
-		c.Header("Cache-Control", "public, max-age=86400")
-		c.Header("X-Content-Type-Options", "nosniff")
-		files.ServeHTTP(c.Writer, c.Request)
-	})
+	r.GET("/f/assets/*path", assets.serve)
 	r.GET("/f/:form_id", h.page)
 	r.POST("/f/:form_id", h.capture)
 	r.OPTIONS("/f/:form_id", h.preflight)

@@ -15,11 +15,17 @@
 //   4. fills every field (options, boxes, date, a file through setInputFiles) and submits: the
 //      page's own JavaScript solves the proof-of-work challenge (the post carries an ALTCHA
 //      solution), then the thank-you screen.
-// Also a phone-sized screenshot (form-phone.png; the page must not scroll sideways at 375 px).
+// Also a phone-sized screenshot (form-phone.png; the page must not scroll sideways at 375 px),
+// and axe-core (pinned in package-lock.json) on the form, on its error state (the server's page)
+// and on the thank-you page: zero violations of any impact.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 const [pageURL, artifactDir] = process.argv.slice(2);
 if (!pageURL || !artifactDir) {
@@ -181,6 +187,31 @@ async function expectFocusVisible(page, what) {
   if (!style.focusVisible || !drawn) fail(`focus on ${what} is not visible: ${JSON.stringify(style)}`);
 }
 
+// Runs axe-core in the page (evaluated over the DevTools protocol, so the page's
+// Content-Security-Policy, which allows no inline script, stays as it is) and fails on any
+// violation, listing each rule with its impact and the elements it found.
+async function expectNoAxeViolations(page, what) {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return {
+      version: window.axe.version,
+      passes: r.passes.length,
+      violations: r.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.map((n) => n.target.join(' ') + ' ' + n.html.slice(0, 160)),
+      })),
+    };
+  });
+  if (result.violations.length) {
+    const list = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.join(' | ')}`);
+    fail(`axe-core ${result.version} on ${what}: ${result.violations.length} violation(s): ${list.join('; ')}`);
+  }
+  ok(`axe-core ${result.version} on ${what}: 0 violations (${result.passes} rules passed)`);
+}
+
 async function keyboardOnly(page) {
   // Mark the first control of each field, then Tab from the top of the page and see what we reach.
   const targets = new Map();
@@ -258,6 +289,7 @@ async function main() {
       if ((await controlOf(page, f).count()) === 0) fail(`no control labelled "${f.label}" (${f.type})`);
     }
     ok(`page ${pageURL} shows a labelled control for each of the ${spec.fields.length} fields`);
+    await expectNoAxeViolations(page, 'the form');
     const shot = path.resolve(artifactDir, 'form.png');
     await page.screenshot({ path: shot, fullPage: true });
     console.log('screenshot: ' + shot);
@@ -287,6 +319,7 @@ async function main() {
     let text = await expectErrorNextTo(page, empty, 'in the browser');
     await expectValuesKept(page, empty, 'in the browser');
     ok(`the page's script shows the error next to "${empty.label}" (aria-describedby -> "${text}") and keeps every value`);
+    await expectNoAxeViolations(page, "the form with the script's error");
 
     await controlOf(page, empty).evaluate((el) => {
       el.required = false;
@@ -297,6 +330,7 @@ async function main() {
     text = await expectErrorNextTo(page, empty, 'from the server');
     await expectValuesKept(page, empty, 'from the server');
     ok(`the server's page shows the error next to "${empty.label}" (aria-describedby -> "${text}") and keeps every value`);
+    await expectNoAxeViolations(page, "the server's error page");
     await page.screenshot({ path: path.resolve(artifactDir, 'form-errors.png'), fullPage: true });
     const badSol = expectProofOfWork(bad);
     ok(`that post carried the page's proof-of-work solution (ALTCHA, number ${badSol.number}, click to post ${bad.ms} ms)`);
@@ -323,6 +357,7 @@ async function main() {
     }
     ok('thank-you screen: ' + JSON.stringify((await page.locator('main, body').first().innerText()).trim().replace(/\s+/g, ' ').slice(0, 120)));
     await page.screenshot({ path: path.resolve(artifactDir, 'form-thanks.png'), fullPage: true });
+    await expectNoAxeViolations(page, 'the thank-you page');
 
     if (consoleErrors.length) fail('errors in the browser console: ' + consoleErrors.join(' | '));
   } finally {
