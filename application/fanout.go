@@ -82,7 +82,7 @@ func (f *FanOut) HandleBatch(ctx context.Context, events []event.Event) error {
 	return nil
 }
 
-// deliveryBody is SPEC.md's body of a registered webhook's request.
+// deliveryBody is the body of a registered webhook's request (docs/webhooks.md).
 type deliveryBody struct {
 	Event     string         `json:"event"`
 	FormID    string         `json:"form_id"`
@@ -90,7 +90,7 @@ type deliveryBody struct {
 	Data      map[string]any `json:"data"`
 }
 
-// DeliveryBody encodes the request body SPEC.md gives for e: event, form_id, timestamp (the
+// DeliveryBody encodes the webhook request body (docs/webhooks.md) for e: event, form_id, timestamp (the
 // time of the event) and the event-specific data.
 func DeliveryBody(e event.Event) ([]byte, error) {
 	data := map[string]any{}

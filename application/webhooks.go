@@ -11,7 +11,7 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// DefaultMaxWebhooks is the number of webhooks a workspace may register (DECISIONS.md).
+// DefaultMaxWebhooks is the number of webhooks a workspace may register (docs/api.md, Limits).
 const DefaultMaxWebhooks = 100
 
 // CreateWebhook registers an endpoint.

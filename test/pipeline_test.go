@@ -289,7 +289,7 @@ func TestWebhooksEmbedded(t *testing.T) {
 		t.Fatalf("published_at is not RFC 3339: %s", pub.body)
 	}
 
-	// Every submission arrives, signed, with SPEC.md's body.
+	// Every submission arrives, signed, with the webhook body of docs/webhooks.md.
 	want := map[string]string{}
 	for i := range 5 {
 		v := fmt.Sprintf("hello %d", i)

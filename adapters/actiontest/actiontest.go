@@ -153,7 +153,7 @@ func Input(config map[string]any, credentials map[string]string) ports.ActionInp
 
 var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_]+)\s*\}\}`)
 
-// Renderer is a template renderer following DECISIONS.md ("Templates"), standing in for the
+// Renderer is a template renderer following the template rules of docs/adapters.md, standing in for the
 // executor's: {{field_id}} and the submission variables, arrays joined with ", ", unknown
 // names empty, values HTML-escaped when html is true.
 func Renderer(in ports.ActionInput) func(string, bool) string {

@@ -57,7 +57,7 @@ func (*Webhook) Validate(cfg map[string]any) []ports.ConfigViolation {
 	return c.Violations()
 }
 
-// webhookBody is SPEC.md's "Body of the send_webhook workflow action".
+// webhookBody is the body of the send_webhook workflow action (docs/adapters.md).
 type webhookBody struct {
 	Event        string          `json:"event"`
 	SubmissionID string          `json:"submission_id"`

@@ -12,7 +12,7 @@ import (
 // Type names an event as subscribers see it.
 type Type string
 
-// The three event types of SPEC.md.
+// The three event types a webhook may subscribe to (docs/events.md).
 const (
 	SubmissionCreated Type = "submission.created"
 	SubmissionUpdated Type = "submission.updated"

@@ -12,7 +12,7 @@ import (
 // Source says where a submission came from.
 type Source string
 
-// Sources of DECISIONS.md.
+// Sources: "form" for the public form URL, "api" for POST /v1/forms/{id}/submissions.
 const (
 	SourceAPI  Source = "api"
 	SourceForm Source = "form"

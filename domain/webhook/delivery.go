@@ -9,7 +9,7 @@ import (
 // Status is where a delivery stands.
 type Status string
 
-// Delivery statuses of DECISIONS.md.
+// Delivery statuses: pending until a 2xx, delivered, or undeliverable after the last attempt.
 const (
 	StatusPending       Status = "pending"
 	StatusDelivered     Status = "delivered"

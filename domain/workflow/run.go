@@ -13,7 +13,7 @@ const RunIDPrefix = "run"
 // RunStatus is where a run stands.
 type RunStatus string
 
-// Run statuses of DECISIONS.md.
+// Run statuses: queued, running, then succeeded or failed.
 const (
 	RunQueued    RunStatus = "queued"
 	RunRunning   RunStatus = "running"
@@ -24,7 +24,7 @@ const (
 // ActionRunStatus is where one action of a run stands.
 type ActionRunStatus string
 
-// Action statuses of a run, per DECISIONS.md.
+// Action statuses of a run: pending, then succeeded, failed or skipped (after an earlier failure).
 const (
 	ActionRunPending   ActionRunStatus = "pending"
 	ActionRunSucceeded ActionRunStatus = "succeeded"

@@ -12,7 +12,7 @@ import (
 // Plan decides retention and file storage limits.
 type Plan string
 
-// The plans of SPEC.md.
+// The four plans; each decides retention and file storage per form.
 const (
 	PlanFree     Plan = "free"
 	PlanStarter  Plan = "starter"

@@ -411,7 +411,7 @@ func buildData(client *http.Client, base string, cfg config) (map[string]any, er
 	return data, nil
 }
 
-// valueFor builds a value that the DECISIONS.md rules accept for the field's type.
+// valueFor builds a value that the submitted-value rules (docs/api.md) accept for the field's type.
 func valueFor(f field, i int) any {
 	switch f.Type {
 	case "email":
