@@ -14,12 +14,12 @@ func TestFormSettings(t *testing.T) {
 		h := newHarness(t, db, httpapi.Options{})
 		key := h.keys["admin"]
 
-		// Defaults: every spam rule on, no framing.
+		// Defaults: every spam rule a respondent without JavaScript passes, no framing.
 		r := h.do("POST", "/v1/forms", key, map[string]any{"name": "Contact"})
 		h.expect(r, 201, "")
 		s := r.json["settings"].(map[string]any)
 		spam := s["spam"].(map[string]any)
-		if spam["honeypot"] != true || spam["min_fill_seconds"] != float64(3) || spam["proof_of_work"] != true || spam["captcha"] != nil || s["redirect_url"] != nil {
+		if spam["honeypot"] != true || spam["min_fill_seconds"] != float64(3) || spam["proof_of_work"] != false || spam["captcha"] != nil || s["redirect_url"] != nil {
 			t.Fatalf("defaults %v", s)
 		}
 
@@ -52,7 +52,7 @@ func TestFormSettings(t *testing.T) {
 		h.expect(r, 200, "")
 		s = r.json["settings"].(map[string]any)
 		c = s["spam"].(map[string]any)["captcha"].(map[string]any)
-		if c["secret_set"] != true || c["site_key"] != "0x4BBB" || s["redirect_url"] != nil || s["spam"].(map[string]any)["proof_of_work"] != true {
+		if c["secret_set"] != true || c["site_key"] != "0x4BBB" || s["redirect_url"] != nil || s["spam"].(map[string]any)["proof_of_work"] != false {
 			t.Fatalf("patched %v", s)
 		}
 

@@ -120,6 +120,13 @@ func (h *harness) form(status form.Status, settings *form.Settings, fields ...fo
 	return v.Form
 }
 
+// guarded turns every spam rule on: the defaults plus proof of work.
+func guarded() *form.Settings {
+	s := form.DefaultSettings()
+	s.Spam.ProofOfWork = true
+	return &s
+}
+
 // lenient turns off the rules that need a browser: timing and proof of work.
 func lenient() *form.Settings {
 	s := form.DefaultSettings()

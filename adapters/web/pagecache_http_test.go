@@ -13,7 +13,7 @@ import (
 // rest is the same, and a changed form shows its new page on the very next view.
 func TestCachedPagePerViewValuesAndChanges(t *testing.T) {
 	h := newHarness(t)
-	f := h.form(form.StatusPublished, nil, form.FieldSpec{Label: "Name", Type: "text", Required: true}, form.FieldSpec{Label: "Topic", Type: "dropdown", Options: []string{"A", "B"}})
+	f := h.form(form.StatusPublished, guarded(), form.FieldSpec{Label: "Name", Type: "text", Required: true}, form.FieldSpec{Label: "Topic", Type: "dropdown", Options: []string{"A", "B"}})
 	strip := func(s string) string {
 		s = tokenRe.ReplaceAllString(s, `name="_token" value="TOKEN"`)
 		return challengeRe.ReplaceAllString(s, `data-pow="CHALLENGE"`)

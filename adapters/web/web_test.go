@@ -43,7 +43,7 @@ func everyType() []form.FieldSpec {
 
 func TestPageRendersEveryFieldTypeAccessibly(t *testing.T) {
 	h := newHarness(t)
-	f := h.form(form.StatusPublished, nil, everyType()...)
+	f := h.form(form.StatusPublished, guarded(), everyType()...)
 	rec := h.get("/f/" + f.ID())
 	if rec.Code != 200 {
 		t.Fatalf("status %d", rec.Code)
@@ -400,7 +400,7 @@ func TestRenderTokenRules(t *testing.T) {
 
 func TestProofOfWork(t *testing.T) {
 	h := newHarness(t)
-	s := form.DefaultSettings()
+	s := *guarded()
 	s.Spam.MinFillSeconds = 0
 	f := h.form(form.StatusPublished, &s, form.FieldSpec{Label: "Name", Type: "text"})
 	name := f.Fields()[0].ID
@@ -434,7 +434,7 @@ func TestProofOfWork(t *testing.T) {
 
 func TestChallengeEndpointForJSONPosts(t *testing.T) {
 	h := newHarness(t)
-	s := form.DefaultSettings()
+	s := *guarded()
 	s.Spam.MinFillSeconds = 0
 	f := h.form(form.StatusPublished, &s, form.FieldSpec{Label: "Name", Type: "text"})
 	rec := h.get("/f/" + f.ID() + "/challenge")

@@ -53,9 +53,11 @@ type Settings struct {
 	Embed           Embed
 }
 
-// DefaultSettings turn every spam rule on and allow no framing.
+// DefaultSettings turn on every spam rule a respondent without JavaScript can pass (honeypot,
+// render token with a minimum fill time; the rate limit always applies) and allow no framing.
+// Proof of work needs the page's script, so an owner turns it on deliberately.
 func DefaultSettings() Settings {
-	return Settings{Spam: Spam{Honeypot: true, MinFillSeconds: 3, ProofOfWork: true}}
+	return Settings{Spam: Spam{Honeypot: true, MinFillSeconds: 3}}
 }
 
 const (
