@@ -55,6 +55,12 @@ type cli struct {
 }
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	_, root := newCLI(stdout, stderr)
+	return root
+}
+
+// newCLI builds the command tree and the configuration its flags fill in.
+func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 	c := &cli{stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:           "formward",
@@ -89,7 +95,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintln(c.stdout, Version)
 			return nil
 		}})
-	return root
+	return c, root
 }
 
 // flags binds a command's flags to FORMWARD_<prefix><flag> variables.
