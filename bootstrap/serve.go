@@ -79,7 +79,7 @@ func newServeHandler(cfg Config, rt *Runtime) (http.Handler, *prometheus.Registr
 	if err != nil {
 		return nil, nil, err
 	}
-	return router, registry, nil
+	return newReadiness(rt).wrap(router), registry, nil
 }
 
 // newPublicServer is the public listener's server: timeouts against slow clients, and the

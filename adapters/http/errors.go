@@ -25,6 +25,9 @@ var (
 	errPayloadTooLarge = errors.New("request body is larger than 1 MiB")
 )
 
+// unavailableRetryAfter is the Retry-After, in seconds, of a 503 when storage is failing.
+const unavailableRetryAfter = 5
+
 // rateLimited carries the wait a client should honour.
 type rateLimited struct{ retryAfter int }
 
@@ -77,6 +80,8 @@ func problem(err error) errorBody {
 		return errorBody{Code: "payload_too_large", Status: 413, Message: errPayloadTooLarge.Error()}
 	case errors.As(err, &rl):
 		return errorBody{Code: "rate_limited", Status: 429, Message: "too many requests for this key; retry after the Retry-After delay"}
+	case errors.Is(err, domain.ErrUnavailable):
+		return errorBody{Code: "unavailable", Status: 503, Message: "storage is unavailable right now; retry after the Retry-After delay"}
 	}
 	return errorBody{Code: "internal_error", Status: 500, Message: "something went wrong on our side; the request ID identifies it in our logs"}
 }
@@ -86,6 +91,10 @@ func fail(c *gin.Context, log *zap.Logger, err error) {
 	b := problem(err)
 	if b.Status == 500 {
 		log.Error("request failed", zap.String("request_id", c.GetString(ctxRequestID)), zap.Error(err))
+	}
+	if b.Status == 503 {
+		log.Warn("storage unavailable", zap.String("request_id", c.GetString(ctxRequestID)), zap.Error(err))
+		c.Header("Retry-After", itoa(unavailableRetryAfter))
 	}
 	var rl *rateLimited
 	if errors.As(err, &rl) {

@@ -113,6 +113,9 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
 	}
+	if err := markUnavailable(g); err != nil {
+		return nil, err
+	}
 	sqlDB, err := g.DB()
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
@@ -274,7 +277,7 @@ func (d *DB) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 		return err
 	}
 	defer release()
-	return d.gorm.WithContext(ctx).Transaction(fn)
+	return unavailable(d.gorm.WithContext(ctx).Transaction(fn))
 }
 
 // read returns a session for queries.
