@@ -19,7 +19,7 @@ func (e *requestError) Error() string { return e.message }
 func badRequest(msg string) error { return &requestError{message: msg} }
 
 var (
-	errForbidden       = errors.New("this key's scope does not allow this action")
+	errForbidden       = application.ErrForbidden
 	errRouteNotFound   = errors.New("no such route")
 	errMethodNotFound  = errors.New("method not allowed on this route")
 	errPayloadTooLarge = errors.New("request body is larger than 1 MiB")
