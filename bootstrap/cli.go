@@ -74,7 +74,10 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return errors.Join(c.errs...)
+			if err := errors.Join(c.errs...); err != nil {
+				return err
+			}
+			return c.cfg.Validate(func(flag string) bool { return cmd.Flags().Lookup(flag) != nil })
 		},
 	}
 	root.SetOut(stdout)

@@ -3,7 +3,6 @@ package bootstrap
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -21,9 +20,6 @@ import (
 func (c *cli) serve(ctx context.Context) error {
 	return c.withServeProcess(ctx, func(sp *ServeProcess) error {
 		rt := sp.Runtime
-		if (c.cfg.TLSCertFile == "") != (c.cfg.TLSKeyFile == "") {
-			return errors.New("set both --tls-cert-file and --tls-key-file, or neither")
-		}
 		handler, registry, err := newServeHandler(c.cfg, rt)
 		if err != nil {
 			return err
