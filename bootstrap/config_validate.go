@@ -16,69 +16,107 @@ import (
 
 // Validate checks every setting the command uses, once, at start, before anything is opened,
 // and reports all bad values at once, each by its variable's name. has tells which flags the
-// running command registered: a setting a command does not read is not checked (its zero value
-// would not be valid). The retry schedule is parsed where the delivery engine is built.
+// running command registered: a group the command does not read is not checked (its zero
+// values would not be valid). The retry schedule is parsed where the delivery engine is built.
 func (c Config) Validate(has func(flag string) bool) error {
 	var v validator
-	// Every command: storage, limits, actions, files.
-	v.check(c.DatabaseURL == "" || strings.HasPrefix(c.DatabaseURL, "postgres://") || strings.HasPrefix(c.DatabaseURL, "postgresql://"),
-		"database-url", "must start with postgres:// or postgresql:// (empty: SQLite in the data dir)")
 	if _, err := zapcore.ParseLevel(c.LogLevel); err != nil {
 		v.fail("log-level", "use debug, info, warn or error")
 	}
+	// Every command reads these.
+	c.StorageConfig.validate(&v)
+	c.LimitsConfig.validate(&v)
+	c.ActionsConfig.validate(&v)
+	c.FilesConfig.validate(&v)
+	if has("http-addr") {
+		c.HTTPConfig.validate(&v)
+	}
+	if has("trusted-proxies") {
+		c.PublicFormsConfig.validate(&v)
+	}
+	if has("kafka-partitions") {
+		c.KafkaConfig.validateRelay(&v)
+	}
+	if has("kafka-group") {
+		c.KafkaConfig.validateWorker(&v)
+	}
+	if has("delivery-timeout") {
+		c.DeliveryConfig.validate(&v)
+	}
+	return errors.Join(v.errs...)
+}
+
+func (c StorageConfig) validate(v *validator) {
+	v.check(c.DatabaseURL == "" || strings.HasPrefix(c.DatabaseURL, "postgres://") || strings.HasPrefix(c.DatabaseURL, "postgresql://"),
+		"database-url", "must start with postgres:// or postgresql:// (empty: SQLite in the data dir)")
+	v.check(c.DBMaxConns >= 0, "db-max-conns", "must be 0 (a default per database) or more")
+	v.check(c.GroupCommitMax >= 1, "group-commit-max", "must be at least 1")
+}
+
+func (c LimitsConfig) validate(v *validator) {
 	if _, err := workspace.ParsePlan(c.DefaultPlan); err != nil {
 		v.fail("default-plan", "use free, starter, growth or business")
 	}
-	v.check(c.DBMaxConns >= 0, "db-max-conns", "must be 0 (a default per database) or more")
-	v.check(c.GroupCommitMax >= 1, "group-commit-max", "must be at least 1")
-	for name, n := range map[string]int{"max-fields": c.MaxFields, "max-options": c.MaxOptions, "max-webhooks": c.MaxWebhooks,
-		"max-workflows": c.MaxWorkflows, "max-actions": c.MaxActions, "max-conditions": c.MaxConditions} {
-		v.check(n >= 1, name, "must be at least 1")
+	for _, l := range []struct {
+		flag string
+		n    int
+	}{{"max-fields", c.MaxFields}, {"max-options", c.MaxOptions}, {"max-webhooks", c.MaxWebhooks},
+		{"max-workflows", c.MaxWorkflows}, {"max-actions", c.MaxActions}, {"max-conditions", c.MaxConditions}} {
+		v.check(l.n >= 1, l.flag, "must be at least 1")
 	}
+}
+
+func (c ActionsConfig) validate(v *validator) {
 	v.url("slack-api-url", c.SlackAPIURL, false, "http", "https")
 	v.url("google-sheets-url", c.GoogleSheetsURL, false, "http", "https")
 	v.url("google-token-url", c.GoogleTokenURL, false, "http", "https")
 	v.url("smtp-url", c.SMTPURL, true, "smtp", "smtps")
-	v.check(c.S3Endpoint == "" || c.S3Bucket != "", "s3-bucket", "is required with an S3 endpoint")
+}
 
-	if has("http-addr") {
-		v.addr("http-addr", c.HTTPAddr, false)
-		v.addr("debug-addr", c.DebugAddr, true)
-		v.check((c.TLSCertFile == "") == (c.TLSKeyFile == ""), "tls-cert-file", "set both --tls-cert-file and --tls-key-file, or neither")
-		v.check(c.APIRateLimit >= 0, "api-rate-limit", "must be 0 (off) or more")
-		v.check(c.APIRateBurst >= 0, "api-rate-burst", "must be 0 or more")
-		v.positive("shutdown-timeout", c.ShutdownTimeout)
-		v.url("public-url", c.PublicURL, true, "http", "https")
+func (c FilesConfig) validate(v *validator) {
+	v.check(c.S3Endpoint == "" || c.S3Bucket != "", "s3-bucket", "is required with an S3 endpoint")
+	v.url("public-url", c.PublicURL, true, "http", "https")
+}
+
+func (c HTTPConfig) validate(v *validator) {
+	v.addr("http-addr", c.HTTPAddr, false)
+	v.addr("debug-addr", c.DebugAddr, true)
+	v.check((c.TLSCertFile == "") == (c.TLSKeyFile == ""), "tls-cert-file", "set both --tls-cert-file and --tls-key-file, or neither")
+	v.check(c.APIRateLimit >= 0, "api-rate-limit", "must be 0 (off) or more")
+	v.check(c.APIRateBurst >= 0, "api-rate-burst", "must be 0 or more")
+	v.positive("shutdown-timeout", c.ShutdownTimeout)
+}
+
+func (c PublicFormsConfig) validate(v *validator) {
+	if _, err := web.ParseTrustedProxies(c.TrustedProxies); err != nil {
+		v.fail("trusted-proxies", err.Error())
 	}
-	if has("trusted-proxies") {
-		if _, err := web.ParseTrustedProxies(c.TrustedProxies); err != nil {
-			v.fail("trusted-proxies", err.Error())
-		}
-		v.check(c.FormRateLimit >= 0, "form-rate-limit", "must be 0 (off) or more")
-		v.positive("form-token-ttl", c.FormTokenTTL)
-		v.check(c.PoWMaxNumber >= 1, "pow-max-number", "must be at least 1")
-		v.url("turnstile-verify-url", c.TurnstileVerifyURL, false, "http", "https")
-		v.url("hcaptcha-verify-url", c.HCaptchaVerifyURL, false, "http", "https")
-		v.url("recaptcha-verify-url", c.RecaptchaVerifyURL, false, "http", "https")
-		v.addr("metrics-addr", c.MetricsAddr, true)
-	}
-	if has("kafka-partitions") {
-		v.check(c.KafkaPartitions >= 1, "kafka-partitions", "must be at least 1")
-		v.check(c.RelayBatch >= 1, "relay-batch", "must be at least 1")
-		v.positive("relay-poll", c.RelayPoll)
-		v.positive("outbox-retention", c.OutboxRetention)
-	}
-	if has("kafka-group") {
-		v.check(c.KafkaGroup != "", "kafka-group", "must not be empty")
-		v.positive("kafka-session-timeout", c.KafkaSessionTimeout)
-	}
-	if has("delivery-timeout") {
-		v.positive("delivery-timeout", c.DeliveryTimeout)
-		v.check(c.BreakerFailures >= 1, "breaker-failures", "must be at least 1")
-		v.positive("breaker-cooldown", c.BreakerCooldown)
-		v.check(c.DeliveryConcurrency >= 1, "delivery-concurrency", "must be at least 1")
-	}
-	return errors.Join(v.errs...)
+	v.check(c.FormRateLimit >= 0, "form-rate-limit", "must be 0 (off) or more")
+	v.positive("form-token-ttl", c.FormTokenTTL)
+	v.check(c.PoWMaxNumber >= 1, "pow-max-number", "must be at least 1")
+	v.url("turnstile-verify-url", c.TurnstileVerifyURL, false, "http", "https")
+	v.url("hcaptcha-verify-url", c.HCaptchaVerifyURL, false, "http", "https")
+	v.url("recaptcha-verify-url", c.RecaptchaVerifyURL, false, "http", "https")
+	v.addr("metrics-addr", c.MetricsAddr, true)
+}
+
+func (c KafkaConfig) validateRelay(v *validator) {
+	v.check(c.KafkaPartitions >= 1, "kafka-partitions", "must be at least 1")
+	v.check(c.RelayBatch >= 1, "relay-batch", "must be at least 1")
+	v.positive("relay-poll", c.RelayPoll)
+	v.positive("outbox-retention", c.OutboxRetention)
+}
+
+func (c KafkaConfig) validateWorker(v *validator) {
+	v.check(c.KafkaGroup != "", "kafka-group", "must not be empty")
+	v.positive("kafka-session-timeout", c.KafkaSessionTimeout)
+}
+
+func (c DeliveryConfig) validate(v *validator) {
+	v.positive("delivery-timeout", c.DeliveryTimeout)
+	v.check(c.BreakerFailures >= 1, "breaker-failures", "must be at least 1")
+	v.positive("breaker-cooldown", c.BreakerCooldown)
+	v.check(c.DeliveryConcurrency >= 1, "delivery-concurrency", "must be at least 1")
 }
 
 type validator struct{ errs []error }
