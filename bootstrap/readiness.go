@@ -13,13 +13,15 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// readiness keeps /readyz truthful when storage fails: once any request has been answered
-// 503 (storage unavailable), /readyz answers 503 until a probe write to the database and the
-// object store succeeds, or a write request succeeds again. A load balancer then stops sending
-// traffic to a process whose disk is full instead of collecting errors.
+// readiness keeps /readyz truthful when storage fails: once a write has met a storage failure
+// (the database says so, or any request was answered 503 unavailable), /readyz answers 503
+// until a probe write to the database and the object store succeeds, or a write request
+// succeeds again. A load balancer then stops sending traffic to a process whose disk is full
+// instead of collecting errors.
 type readiness struct {
-	probe func(ctx context.Context) error
-	log   *zap.Logger
+	probe         func(ctx context.Context) error
+	writesFailing func() bool
+	log           *zap.Logger
 
 	mu      sync.Mutex
 	failing bool
@@ -27,7 +29,7 @@ type readiness struct {
 
 // newReadiness probes with one small database write and one small object written and deleted.
 func newReadiness(rt *Runtime) *readiness {
-	return &readiness{log: rt.Log, probe: func(ctx context.Context) error {
+	return &readiness{log: rt.Log, writesFailing: rt.DB.WritesFailing, probe: func(ctx context.Context) error {
 		if err := rt.DB.ProbeWrite(ctx); err != nil {
 			return err
 		}
@@ -70,12 +72,13 @@ func (rd *readiness) check(ctx context.Context) error {
 	rd.mu.Lock()
 	failing := rd.failing
 	rd.mu.Unlock()
-	if !failing {
+	if !failing && !rd.writesFailing() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := rd.probe(ctx); err != nil {
+		rd.setFailing(true)
 		return err
 	}
 	rd.setFailing(false)

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
 )
 
 // smallDisk mounts a tmpfs of the given size on a fresh directory (root only).
@@ -123,6 +124,14 @@ func TestFullDiskIsUnavailableAndNotReady(t *testing.T) {
 	}
 
 	filler := fill(t, dataDir)
+	// A write that fails outside any HTTP request (here a use case called directly) is enough
+	// for readiness to fail.
+	if _, err := rt.App.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Other"}); !errors.Is(err, domain.ErrUnavailable) {
+		t.Fatalf("write on a full disk: %v, want ErrUnavailable", err)
+	}
+	if s := ready(); s != 503 {
+		t.Fatalf("/readyz after a failed write: %d, want 503", s)
+	}
 	resp, body := submit()
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("submission on a full disk: %d Retry-After=%q %v, want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"), body)

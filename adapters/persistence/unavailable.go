@@ -65,6 +65,21 @@ func storageDown(err error) bool {
 	return false
 }
 
+// noteWrite remembers whether the last write met a storage failure (a success clears it), so
+// readiness sees a failure whichever adapter met it first, and passes err through.
+func (d *DB) noteWrite(err error) error {
+	switch {
+	case err == nil:
+		d.writesFailing.Store(false)
+	case errors.Is(err, domain.ErrUnavailable):
+		d.writesFailing.Store(true)
+	}
+	return err
+}
+
+// WritesFailing reports whether the last write met a storage failure and none succeeded since.
+func (d *DB) WritesFailing() bool { return d.writesFailing.Load() }
+
 // markUnavailable runs after every gorm statement, so a storage failure is ErrUnavailable
 // whichever repository met it.
 func markUnavailable(g *gorm.DB) error {
@@ -101,7 +116,7 @@ func (d *DB) ProbeWrite(ctx context.Context) error {
 		err = d.probeDisk(ctx)
 	}
 	if err != nil {
-		return fmt.Errorf("probe write: %w", unavailableOrDown(err))
+		return d.noteWrite(fmt.Errorf("probe write: %w", unavailableOrDown(err)))
 	}
 	return nil
 }

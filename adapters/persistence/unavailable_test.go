@@ -51,6 +51,9 @@ func TestReadOnlyPostgresIsUnavailable(t *testing.T) {
 	if err := writeWorkspace(t, ro); !errors.Is(err, domain.ErrUnavailable) {
 		t.Fatalf("write to a read-only database: %v, want ErrUnavailable", err)
 	}
+	if !ro.WritesFailing() || rw.WritesFailing() {
+		t.Fatalf("WritesFailing: read-only %v, writable %v", ro.WritesFailing(), rw.WritesFailing())
+	}
 	if err := ro.ProbeWrite(ctx); !errors.Is(err, domain.ErrUnavailable) {
 		t.Fatalf("probe of a read-only database: %v, want ErrUnavailable", err)
 	}
@@ -102,10 +105,16 @@ func TestFullDiskSQLiteIsUnavailable(t *testing.T) {
 	if err := writeWorkspace(t, db); !errors.Is(err, domain.ErrUnavailable) {
 		t.Fatalf("write on a full disk: %v, want ErrUnavailable", err)
 	}
+	if !db.WritesFailing() {
+		t.Fatal("WritesFailing is false after a failed write")
+	}
 	if err := db.ProbeWrite(ctx); !errors.Is(err, domain.ErrUnavailable) {
 		t.Fatalf("probe on a full disk: %v, want ErrUnavailable", err)
 	}
 	noErr(t, os.Remove(filler))
 	noErr(t, db.ProbeWrite(ctx))
+	if db.WritesFailing() {
+		t.Fatal("WritesFailing is still true after a successful probe")
+	}
 	noErr(t, writeWorkspace(t, db))
 }
