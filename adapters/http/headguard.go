@@ -233,7 +233,8 @@ func (g *guardConn) countHeaderLine(line []byte) {
 		g.clValue = string(value)
 	case bytes.EqualFold(name, []byte("Transfer-Encoding")):
 		g.hasTE = true
-		g.chunked = bytes.HasSuffix(bytes.ToLower(value), []byte("chunked"))
+		// Go's server accepts "chunked" alone and refuses any other coding (and closes).
+		g.chunked = bytes.EqualFold(value, []byte("chunked"))
 	}
 }
 
