@@ -14,6 +14,9 @@ import (
 // ErrUnauthenticated means the presented key is missing, malformed, unknown or revoked.
 var ErrUnauthenticated = errors.New("unauthenticated")
 
+// ErrForbidden means the key is valid but its scope does not grant the permission an action needs.
+var ErrForbidden = errors.New("this key's scope does not allow this action")
+
 // CreateAPIKey asks for a new key in a workspace.
 type CreateAPIKey struct {
 	WorkspaceID string
@@ -84,6 +87,16 @@ type Principal struct {
 	KeyID       string
 	WorkspaceID string
 	Scope       apikey.Scope
+}
+
+// Require returns ErrForbidden unless the principal's scope grants the permission: reading
+// needs apikey.PermRead, changing needs apikey.PermWrite, account management needs
+// apikey.PermManageAccount (admin keys only).
+func (p Principal) Require(perm apikey.Permission) error {
+	if !p.Scope.Allows(perm) {
+		return fmt.Errorf("%w: %s needs %s", ErrForbidden, p.Scope, perm)
+	}
+	return nil
 }
 
 // Authenticate checks a presented bearer token.

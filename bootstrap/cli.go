@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -18,6 +21,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/workspace"
@@ -47,7 +51,9 @@ func publicMessage(err error) string {
 }
 
 type cli struct {
-	cfg    Config
+	cfg Config
+	// init lets a management command create a new data dir, database and master key.
+	init   bool
 	errs   []error
 	binder *binder
 	stdout io.Writer
@@ -55,6 +61,12 @@ type cli struct {
 }
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	_, root := newCLI(stdout, stderr)
+	return root
+}
+
+// newCLI builds the command tree and the configuration its flags fill in.
+func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 	c := &cli{stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:           "formward",
@@ -62,13 +74,17 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return errors.Join(c.errs...)
+			if err := errors.Join(c.errs...); err != nil {
+				return err
+			}
+			return c.cfg.Validate(func(flag string) bool { return cmd.Flags().Lookup(flag) != nil })
 		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	c.binder = c.flags(root.PersistentFlags(), "")
 	bindCommon(c.binder, &c.cfg)
+	c.binder.Bool(&c.init, "init", false, "let a management command (keys, workspaces, migrate) create a new data dir, database and master key; serve always may")
 
 	serve := &cobra.Command{Use: "serve", Short: "Run the API server (embedded mode: everything in one process)", Args: cobra.NoArgs}
 	bindServe(c.flags(serve.Flags(), ""), &c.cfg)
@@ -89,7 +105,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 			fmt.Fprintln(c.stdout, Version)
 			return nil
 		}})
-	return root
+	return c, root
 }
 
 // flags binds a command's flags to FORMWARD_<prefix><flag> variables.
@@ -98,7 +114,12 @@ func (c *cli) flags(fs *pflag.FlagSet, prefix string) *binder {
 }
 
 // withRuntime opens the database (migrating it) and makes sure the default workspace exists.
+// It is the management commands' entry: it says which data dir and database it uses, and
+// refuses to start a new installation unless --init asks for one.
 func (c *cli) withRuntime(ctx context.Context, fn func(*Runtime) error) error {
+	if err := c.checkDataDir(); err != nil {
+		return err
+	}
 	log, flush, err := newLogger(c.cfg.LogLevel)
 	if err != nil {
 		return err
@@ -113,6 +134,47 @@ func (c *cli) withRuntime(ctx context.Context, fn func(*Runtime) error) error {
 		return err
 	}
 	return fn(rt)
+}
+
+// checkDataDir prints the data dir and database in use on stderr, and refuses when they hold
+// no installation yet: a key made in a fresh data dir (a command run from another directory)
+// would be stored where no server looks, under a master key no server has.
+func (c *cli) checkDataDir() error {
+	dir, err := filepath.Abs(c.cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	var missing []string
+	database := "sqlite " + filepath.Join(dir, persistence.SQLiteFile)
+	if c.cfg.DatabaseURL != "" {
+		database = "postgres " + redactedDatabase(c.cfg.DatabaseURL)
+	} else if !exists(filepath.Join(dir, persistence.SQLiteFile)) {
+		missing = append(missing, "no database "+persistence.SQLiteFile)
+	}
+	if strings.TrimSpace(c.cfg.MasterKey) == "" && !exists(filepath.Join(dir, crypto.MasterKeyFile)) {
+		missing = append(missing, "no "+crypto.MasterKeyFile+" and FORMWARD_MASTER_KEY unset")
+	}
+	fmt.Fprintf(c.stderr, "formward: data dir %s, database %s\n", dir, database)
+	if len(missing) > 0 && !c.init {
+		return fmt.Errorf("data dir %s holds no Formward installation (%s): run the command where `formward serve` runs, "+
+			"point --data-dir / FORMWARD_DATA_DIR (and FORMWARD_DATABASE_URL, FORMWARD_MASTER_KEY) where serve's point, "+
+			"or pass --init to start a new installation there", dir, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// redactedDatabase names a PostgreSQL database by host and name, never its credentials.
+func redactedDatabase(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Host + u.Path
 }
 
 func (c *cli) migrateCommand() *cobra.Command {

@@ -17,27 +17,51 @@ import (
 // Version is set at build time with -ldflags.
 var Version = "dev"
 
-// Config is every setting; each has a flag and a FORMWARD_ environment variable.
+// Config is every setting; each has a flag and a FORMWARD_ environment variable. Settings are
+// grouped by the adapter that reads them; the groups are embedded, so cfg.HTTPAddr reads as
+// well as cfg.HTTPConfig.HTTPAddr. Validate checks them all once, at start.
 type Config struct {
-	DataDir            string
-	DatabaseURL        string
+	LogLevel string
+
+	StorageConfig
+	CryptoConfig
+	LimitsConfig
+	HTTPConfig
+	PublicFormsConfig
+	KafkaConfig
+	DeliveryConfig
+	ActionsConfig
+	FilesConfig
+}
+
+// StorageConfig is the database (adapters/persistence).
+type StorageConfig struct {
+	DataDir        string
+	DatabaseURL    string
+	DBMaxConns     int
+	GroupCommitMax int
+}
+
+// CryptoConfig is the key material (adapters/crypto).
+type CryptoConfig struct {
 	MasterKey          string
 	PreviousMasterKeys string
 	IPHashSecret       string
-	LogLevel           string
-	DefaultPlan        string
-	DBMaxConns         int
-	GroupCommitMax     int
-	MaxFields          int
-	MaxOptions         int
-	MaxWebhooks        int
-	MaxWorkflows       int
-	MaxActions         int
-	MaxConditions      int
-	// AllowPrivateDestinations lifts the public-address rule for webhook URLs (registration and
-	// connect time); HTTPS stays required.
-	AllowPrivateDestinations bool
+}
 
+// LimitsConfig is the plan of new workspaces and the size limits the use cases enforce.
+type LimitsConfig struct {
+	DefaultPlan   string
+	MaxFields     int
+	MaxOptions    int
+	MaxWebhooks   int
+	MaxWorkflows  int
+	MaxActions    int
+	MaxConditions int
+}
+
+// HTTPConfig is the public listener and the API on it (adapters/http).
+type HTTPConfig struct {
 	HTTPAddr        string
 	TLSCertFile     string
 	TLSKeyFile      string
@@ -45,8 +69,11 @@ type Config struct {
 	APIRateBurst    int
 	ShutdownTimeout time.Duration
 	DebugAddr       string
+}
 
-	// Public forms (/f/...): see bindPublicForms.
+// PublicFormsConfig is the respondent's pages, /f/... (adapters/web), and their metrics
+// listener: see bindPublicForms.
+type PublicFormsConfig struct {
 	TrustedProxies     string
 	FormRateLimit      int
 	FormTokenTTL       time.Duration
@@ -55,7 +82,11 @@ type Config struct {
 	HCaptchaVerifyURL  string
 	RecaptchaVerifyURL string
 	MetricsAddr        string
+}
 
+// KafkaConfig is the event pipeline: the relay's producer and the workers' consumer group
+// (adapters/kafka).
+type KafkaConfig struct {
 	KafkaBrokers    string
 	KafkaTopic      string
 	KafkaPartitions int
@@ -65,6 +96,13 @@ type Config struct {
 
 	KafkaGroup          string
 	KafkaSessionTimeout time.Duration
+}
+
+// DeliveryConfig is the outbound webhook client and its schedule (adapters/delivery).
+type DeliveryConfig struct {
+	// AllowPrivateDestinations lifts the public-address rule for webhook URLs (registration and
+	// connect time); HTTPS stays required.
+	AllowPrivateDestinations bool
 
 	Retry               webhook.RetrySchedule
 	DeliveryTimeout     time.Duration
@@ -76,16 +114,22 @@ type Config struct {
 	// endpoint's share of DeliveryConcurrency (and of the run engine's).
 	DeliveryConcurrencyPerWorkspace int
 	DeliveryConcurrencyPerEndpoint  int
+}
 
-	// Workflow actions: the SMTP relay of send_email and the API bases of the integrations.
+// ActionsConfig is the workflow actions: the SMTP relay of send_email and the API bases of the
+// integrations (adapters/email, chat, sheets).
+type ActionsConfig struct {
 	SMTPURL         string
 	SMTPFrom        string
 	SlackAPIURL     string
 	GoogleSheetsURL string
 	GoogleTokenURL  string
+}
 
-	// Uploaded files: the local disk under the data dir, or an S3-compatible store when
-	// S3Endpoint is set. PublicURL is the origin of the signed download links.
+// FilesConfig is where uploaded files are kept (adapters/objectstore): the local disk under
+// the data dir, or an S3-compatible store when S3Endpoint is set. PublicURL is the origin of
+// the signed download links.
+type FilesConfig struct {
 	S3Endpoint  string
 	S3Bucket    string
 	S3AccessKey string

@@ -2,9 +2,13 @@ package bootstrap
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
 func TestEveryFlagHasAnEnvironmentVariable(t *testing.T) {
@@ -59,5 +63,45 @@ func TestBadEnvironmentValueIsAnError(t *testing.T) {
 	err := root.Execute()
 	if err == nil || !strings.Contains(err.Error(), "FORMWARD_GROUP_COMMIT_MAX") {
 		t.Fatalf("want an error naming FORMWARD_GROUP_COMMIT_MAX, got %v", err)
+	}
+}
+
+// The defaults of every command are valid; bad values are all reported at start, by their
+// variable's name, before anything is opened or created.
+func TestConfigIsValidatedOnceAtStart(t *testing.T) {
+	_, root := newCLI(&bytes.Buffer{}, &bytes.Buffer{})
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+		c, r := newCLI(&bytes.Buffer{}, &bytes.Buffer{})
+		target, _, err := r.Find(strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "formward")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := target.ParseFlags(nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.cfg.Validate(func(f string) bool { return target.Flags().Lookup(f) != nil }); err != nil {
+			t.Errorf("%s: defaults do not validate: %v", cmd.CommandPath(), err)
+		}
+	}
+	walk(root)
+
+	dir := filepath.Join(t.TempDir(), "data")
+	code, _, stderr := run(t, "serve", "--data-dir", dir, "--trusted-proxies", "10.0.0.0/99", "--metrics-addr", "9464",
+		"--tls-cert-file", "cert.pem", "--public-url", "forms.example.com", "--delivery-timeout", "0s", "--max-fields", "0")
+	if code == 0 {
+		t.Fatal("serve started with bad settings")
+	}
+	for _, name := range []string{"FORMWARD_TRUSTED_PROXIES", "FORMWARD_METRICS_ADDR", "FORMWARD_TLS_CERT_FILE",
+		"FORMWARD_PUBLIC_URL", "FORMWARD_DELIVERY_TIMEOUT", "FORMWARD_MAX_FIELDS"} {
+		if !strings.Contains(stderr, name) {
+			t.Errorf("the error does not name %s:\n%s", name, stderr)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("serve with bad settings created its data dir (%v)", err)
 	}
 }

@@ -79,15 +79,17 @@ func TestRetryDelaysParsedWithTheSettings(t *testing.T) {
 }
 
 func TestFairSharesMustAllowAnAttempt(t *testing.T) {
-	for _, c := range []Config{
-		{DeliveryConcurrency: 16, DeliveryConcurrencyPerWorkspace: 0, DeliveryConcurrencyPerEndpoint: 2},
-		{DeliveryConcurrency: 16, DeliveryConcurrencyPerWorkspace: 4, DeliveryConcurrencyPerEndpoint: -1},
-	} {
+	shares := func(total, perWorkspace, perEndpoint int) Config {
+		var c Config
+		c.DeliveryConcurrency, c.DeliveryConcurrencyPerWorkspace, c.DeliveryConcurrencyPerEndpoint = total, perWorkspace, perEndpoint
+		return c
+	}
+	for _, c := range []Config{shares(16, 0, 2), shares(16, 4, -1)} {
 		if err := checkFairShares(c); err == nil {
 			t.Errorf("%+v accepted", c)
 		}
 	}
-	if err := checkFairShares(Config{DeliveryConcurrency: 16, DeliveryConcurrencyPerWorkspace: 4, DeliveryConcurrencyPerEndpoint: 2}); err != nil {
+	if err := checkFairShares(shares(16, 4, 2)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -86,7 +86,7 @@ func provideObjectStore(ctx context.Context, cfg Config) (ports.ObjectStore, err
 		if err != nil {
 			return nil, fmt.Errorf("file storage: %w", err)
 		}
-		return store, nil
+		return objectstore.Unavailable(store), nil
 	}
 	store, err := objectstore.NewS3(ctx, objectstore.S3Config{
 		Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
@@ -95,7 +95,7 @@ func provideObjectStore(ctx context.Context, cfg Config) (ports.ObjectStore, err
 	if err != nil {
 		return nil, fmt.Errorf("file storage: %w", err)
 	}
-	return store, nil
+	return objectstore.Unavailable(store), nil
 }
 
 // provideDB opens the database and applies the embedded migrations (goose holds a lock on

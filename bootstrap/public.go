@@ -2,16 +2,12 @@ package bootstrap
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/crypto"
 	httpapi "github.com/formward/formward/adapters/http"
@@ -27,8 +23,8 @@ const (
 )
 
 // MountPublicForms adds the respondent's pages (/f/...) to the API router and returns the
-// metrics registry. /metrics is served on the same listener unless FORMWARD_METRICS_ADDR
-// names another one.
+// metrics registry, which serve exposes on FORMWARD_METRICS_ADDR only, never on the public
+// listener (its labels name every workspace's forms).
 func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.Registry, error) {
 	proxies, err := web.ParseTrustedProxies(cfg.TrustedProxies)
 	if err != nil {
@@ -63,21 +59,7 @@ func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.
 		return nil, err
 	}
 	h.Mount(r.Engine)
-	if cfg.MetricsAddr == "" {
-		r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
-	}
 	return reg, nil
-}
-
-// serveMetrics exposes the registry on its own listener.
-func serveMetrics(addr string, reg *prometheus.Registry, log *zap.Logger) {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	log.Info("metrics listener", zap.String("addr", addr))
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	if err := srv.ListenAndServe(); err != nil {
-		log.Warn("metrics listener stopped", zap.Error(err))
-	}
 }
 
 // bindPublicForms registers the public form settings of the serve role.
@@ -89,7 +71,7 @@ func bindPublicForms(b *binder, c *Config) {
 	b.String(&c.TurnstileVerifyURL, "turnstile-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaTurnstile], "Cloudflare Turnstile siteverify endpoint")
 	b.String(&c.HCaptchaVerifyURL, "hcaptcha-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaHCaptcha], "hCaptcha siteverify endpoint")
 	b.String(&c.RecaptchaVerifyURL, "recaptcha-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaReCAPTCHA], "reCAPTCHA siteverify endpoint")
-	b.String(&c.MetricsAddr, "metrics-addr", "", "when set, serves /metrics on this address instead of the main listener")
+		b.String(&c.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "address of the Prometheus /metrics listener (never the public one); empty turns it off")
 	b.Int(&c.MaxFilesPerField, "max-files-per-field", submission.DefaultMaxFilesPerField, "most files one public post may upload to one file field")
 	b.Int(&c.MaxFilesPerPost, "max-files-per-post", submission.DefaultMaxFilesPerPost, "most files one public post may upload in all")
 	b.String(&c.TempDir, "temp-dir", "", "where uploads over 1 MiB are spooled while a public post is read; default <data dir>/tmp (created at start)")

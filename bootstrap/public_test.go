@@ -9,7 +9,12 @@ import (
 
 func TestUploadTempDir(t *testing.T) {
 	data := t.TempDir()
-	dir, err := uploadTempDir(Config{DataDir: data})
+	cfg := func(tempDir string) Config {
+		var c Config
+		c.DataDir, c.TempDir = data, tempDir
+		return c
+	}
+	dir, err := uploadTempDir(cfg(""))
 	if err != nil || dir != filepath.Join(data, "tmp") {
 		t.Fatalf("default: %q %v", dir, err)
 	}
@@ -17,21 +22,22 @@ func TestUploadTempDir(t *testing.T) {
 		t.Fatalf("not created: %v", err)
 	}
 	own := filepath.Join(t.TempDir(), "spool")
-	if dir, err := uploadTempDir(Config{DataDir: data, TempDir: own}); err != nil || dir != own {
+	if dir, err := uploadTempDir(cfg(own)); err != nil || dir != own {
 		t.Fatalf("configured: %q %v", dir, err)
 	}
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := uploadTempDir(Config{DataDir: data, TempDir: filepath.Join(file, "tmp")}); err == nil || !strings.Contains(err.Error(), "FORMWARD_TEMP_DIR") {
+	if _, err := uploadTempDir(cfg(filepath.Join(file, "tmp"))); err == nil || !strings.Contains(err.Error(), "FORMWARD_TEMP_DIR") {
 		t.Fatalf("unusable dir: %v", err)
 	}
 }
 
 func TestFileSettings(t *testing.T) {
-	cfg := Config{DefaultPlan: "business", MaxFields: 1, MaxOptions: 1, MaxWebhooks: 1, MaxWorkflows: 1, MaxActions: 1, MaxConditions: 1,
-		MaxFilesPerField: 3, MaxFilesPerPost: 7, HTTPAddr: "127.0.0.1:8080"}
+	var cfg Config
+	cfg.LimitsConfig = LimitsConfig{DefaultPlan: "business", MaxFields: 1, MaxOptions: 1, MaxWebhooks: 1, MaxWorkflows: 1, MaxActions: 1, MaxConditions: 1}
+	cfg.MaxFilesPerField, cfg.MaxFilesPerPost, cfg.HTTPAddr = 3, 7, "127.0.0.1:8080"
 	s, err := provideSettings(cfg)
 	if err != nil {
 		t.Fatal(err)

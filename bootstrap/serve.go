@@ -3,13 +3,14 @@ package bootstrap
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/pprof"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
 	httpapi "github.com/formward/formward/adapters/http"
@@ -19,30 +20,17 @@ import (
 func (c *cli) serve(ctx context.Context) error {
 	return c.withServeProcess(ctx, func(sp *ServeProcess) error {
 		rt := sp.Runtime
-		if (c.cfg.TLSCertFile == "") != (c.cfg.TLSKeyFile == "") {
-			return errors.New("set both --tls-cert-file and --tls-key-file, or neither")
-		}
-		router := rt.Router(c.cfg)
-		registry, err := rt.MountPublicForms(c.cfg, router)
+		handler, registry, err := newServeHandler(c.cfg, rt)
 		if err != nil {
 			return err
 		}
 		if c.cfg.MetricsAddr != "" {
 			go serveMetrics(c.cfg.MetricsAddr, registry, rt.Log)
 		}
-		srv := &http.Server{
-			Handler:           httpapi.Compress(router),
-			ReadHeaderTimeout: 10 * time.Second,
-			ReadTimeout:       60 * time.Second,
-			WriteTimeout:      60 * time.Second,
-			IdleTimeout:       120 * time.Second,
-			MaxHeaderBytes:    64 << 10,
-			ErrorLog:          zap.NewStdLog(rt.Log.Named("http")),
-			TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12},
-		}
-		ln, err := net.Listen("tcp", c.cfg.HTTPAddr)
+		srv := newPublicServer(handler, rt.Log)
+		ln, err := listenPublic(c.cfg)
 		if err != nil {
-			return fmt.Errorf("listen on %s: %w", c.cfg.HTTPAddr, err)
+			return err
 		}
 		if c.cfg.DebugAddr != "" {
 			go serveDebug(c.cfg.DebugAddr, rt.Log)
@@ -58,11 +46,7 @@ func (c *cli) serve(ctx context.Context) error {
 		}
 		errc := make(chan error, 1)
 		go func() {
-			if c.cfg.TLSCertFile != "" {
-				errc <- srv.ServeTLS(ln, c.cfg.TLSCertFile, c.cfg.TLSKeyFile)
-			} else {
-				errc <- srv.Serve(ln)
-			}
+			errc <- srv.Serve(ln)
 		}()
 		rt.Log.Info("formward serving", zap.String("addr", ln.Addr().String()), zap.String("version", Version),
 			zap.String("database", rt.DB.Dialect()), zap.Bool("tls", c.cfg.TLSCertFile != ""), zap.Bool("embedded_pipeline", embedded))
@@ -80,6 +64,69 @@ func (c *cli) serve(ctx context.Context) error {
 		rt.Log.Info("stopped")
 		return nil
 	})
+}
+
+// newServeHandler is everything the public listener answers: the API, the public forms and
+// the signed file links, behind the readiness tracker. It returns the metrics registry, which
+// is served on its own address only (it names every workspace's forms).
+func newServeHandler(cfg Config, rt *Runtime) (http.Handler, *prometheus.Registry, error) {
+	router := rt.Router(cfg)
+	registry, err := rt.MountPublicForms(cfg, router)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newReadiness(rt).wrap(httpapi.Compress(router)), registry, nil
+}
+
+// newPublicServer is the public listener's server: timeouts against slow clients, and the
+// request-smuggling guard (a request with both Content-Length and Transfer-Encoding gets 400
+// and a closed connection). Serve it on the listener of listenPublic.
+func newPublicServer(handler http.Handler, log *zap.Logger) *http.Server {
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          zap.NewStdLog(log.Named("http")),
+	}
+	httpapi.GuardServer(srv)
+	return srv
+}
+
+// listenPublic opens the public address, terminating TLS (1.2 or higher) when a certificate
+// is configured, with every connection watched by the request-smuggling guard.
+func listenPublic(cfg Config) (net.Listener, error) {
+	var tlsConfig *tls.Config
+	if cfg.TLSCertFile != "" {
+		cert, err := tls.LoadX509KeyPair(cfg.TLSCertFile, cfg.TLSKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("load TLS certificate: %w", err)
+		}
+		tlsConfig = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	return httpapi.GuardListener(ln, tlsConfig), nil
+}
+
+// metricsHandler serves the registry at /metrics, for the metrics listener only.
+func metricsHandler(reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// serveMetrics exposes the registry on its own listener (FORMWARD_METRICS_ADDR).
+func serveMetrics(addr string, reg *prometheus.Registry, log *zap.Logger) {
+	log.Info("metrics listener", zap.String("addr", addr))
+	srv := &http.Server{Addr: addr, Handler: metricsHandler(reg), ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		log.Warn("metrics listener stopped", zap.Error(err))
+	}
 }
 
 // serveDebug exposes pprof on a separate listener, never on the API address.

@@ -362,6 +362,8 @@ func newInstance(t *testing.T, databaseURL, masterKey string) *instance {
 		"FORMWARD_HTTP_ADDR":        addr,
 		"FORMWARD_LOG_LEVEL":        "info",
 		"FORMWARD_SHUTDOWN_TIMEOUT": shutdownTimeout.String(),
+		// Each instance starts from a fresh data dir, often with a key made before serve ran.
+		"FORMWARD_INIT": "1",
 	}
 	if databaseURL != "" {
 		in.env["FORMWARD_DATABASE_URL"] = databaseURL

@@ -20,9 +20,10 @@ import (
 // UnavailableRetryAfter is the Retry-After of a 503 unavailable answer.
 const UnavailableRetryAfter = 5 * time.Second
 
-// Errors the HTTP adapters raise themselves.
+// Errors the HTTP adapters raise themselves (ErrForbidden is the application's: a scope that
+// lacks the permission an action needs).
 var (
-	ErrForbidden        = errors.New("this key's scope does not allow this action")
+	ErrForbidden        = application.ErrForbidden
 	ErrRouteNotFound    = errors.New("no such route")
 	ErrMethodNotAllowed = errors.New("method not allowed on this route")
 	ErrPayloadTooLarge  = errors.New("request body is larger than 1 MiB")

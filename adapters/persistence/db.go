@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
@@ -69,6 +70,8 @@ type DB struct {
 	closeMu    sync.RWMutex
 	closed     bool
 	committers sync.WaitGroup
+
+	writesFailing atomic.Bool // the last write met a storage failure; see unavailable.go
 }
 
 // Open connects, configures durability and starts the group committers. It does not migrate.
@@ -112,6 +115,9 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	g, err := gorm.Open(dialector, gcfg)
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", dialect, err)
+	}
+	if err := markUnavailable(g); err != nil {
+		return nil, err
 	}
 	sqlDB, err := g.DB()
 	if err != nil {
@@ -264,7 +270,7 @@ func (d *DB) write(ctx context.Context, fn func(db *gorm.DB) error) error {
 		return err
 	}
 	defer release()
-	return fn(d.gorm.WithContext(ctx))
+	return d.noteWrite(unavailable(fn(d.gorm.WithContext(ctx))))
 }
 
 // tx runs fn in a write transaction (BEGIN IMMEDIATE on SQLite).
@@ -274,7 +280,7 @@ func (d *DB) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 		return err
 	}
 	defer release()
-	return d.gorm.WithContext(ctx).Transaction(fn)
+	return d.noteWrite(unavailable(d.gorm.WithContext(ctx).Transaction(fn)))
 }
 
 // read returns a session for queries.

@@ -68,5 +68,5 @@ func mapErr(what string, err error) error {
 	case foreignKeyViolation:
 		return fmt.Errorf("%s: %w", what, domain.ErrNotFound)
 	}
-	return fmt.Errorf("%s: %w", what, err)
+	return fmt.Errorf("%s: %w", what, unavailable(err))
 }

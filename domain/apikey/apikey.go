@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,7 +16,7 @@ import (
 // Scope is what a key may do.
 type Scope string
 
-// The three scopes of SPEC.md.
+// The three scopes: read-only reads, read-write also writes, admin also manages the account.
 const (
 	ScopeReadOnly  Scope = "read-only"
 	ScopeReadWrite Scope = "read-write"
@@ -31,28 +32,32 @@ func ParseScope(s string) (Scope, error) {
 	return "", domain.Validation("scope", "invalid_value", "scope must be one of read-only, read-write, admin")
 }
 
-// Permission is a class of action checked against a scope.
-type Permission int
+// Permission is a class of action; a scope grants a fixed set of them.
+type Permission string
 
-// Permissions in increasing order of power.
+// The permissions a key's scope may grant.
 const (
-	PermRead Permission = iota
-	PermWrite
-	PermAdmin
+	// PermRead reads forms, submissions, workflows, webhooks and their deliveries.
+	PermRead Permission = "read"
+	// PermWrite creates, changes and deletes them.
+	PermWrite Permission = "write"
+	// PermManageAccount manages the account: members, billing and the like. Only admin keys
+	// hold it; no endpoint requires it yet.
+	PermManageAccount Permission = "manage-account"
 )
 
-// Allows reports whether the scope grants the permission.
-func (s Scope) Allows(p Permission) bool {
-	switch s {
-	case ScopeAdmin:
-		return true
-	case ScopeReadWrite:
-		return p <= PermWrite
-	case ScopeReadOnly:
-		return p == PermRead
-	}
-	return false
+// scopePermissions is the whole permission model: what each scope grants.
+var scopePermissions = map[Scope][]Permission{
+	ScopeReadOnly:  {PermRead},
+	ScopeReadWrite: {PermRead, PermWrite},
+	ScopeAdmin:     {PermRead, PermWrite, PermManageAccount},
 }
+
+// Permissions lists what the scope grants (nothing for an unknown scope).
+func (s Scope) Permissions() []Permission { return slices.Clone(scopePermissions[s]) }
+
+// Allows reports whether the scope grants the permission.
+func (s Scope) Allows(p Permission) bool { return slices.Contains(scopePermissions[s], p) }
 
 // TokenPrefix starts every full key, so leaked keys are easy to recognise in code scanners.
 const TokenPrefix = "fwk_"

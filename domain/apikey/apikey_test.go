@@ -3,6 +3,7 @@ package apikey_test
 import (
 	"crypto/sha256"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,12 +61,36 @@ func TestScopeAllows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.scope), func(t *testing.T) {
-			for p, want := range map[apikey.Permission]bool{apikey.PermRead: tt.read, apikey.PermWrite: tt.write, apikey.PermAdmin: tt.admin} {
+			for p, want := range map[apikey.Permission]bool{apikey.PermRead: tt.read, apikey.PermWrite: tt.write, apikey.PermManageAccount: tt.admin} {
 				if got := tt.scope.Allows(p); got != want {
-					t.Errorf("%q.Allows(%d) = %v, want %v", tt.scope, p, got, want)
+					t.Errorf("%q.Allows(%s) = %v, want %v", tt.scope, p, got, want)
 				}
 			}
+			if got := tt.scope.Allows(apikey.Permission("anything")); got {
+				t.Errorf("%q allows an unknown permission", tt.scope)
+			}
 		})
+	}
+}
+
+// The permission model: read-only reads; read-write reads and writes; admin also manages the
+// account, which is the only thing that sets it apart from read-write.
+func TestScopePermissions(t *testing.T) {
+	for scope, want := range map[apikey.Scope][]apikey.Permission{
+		apikey.ScopeReadOnly:  {apikey.PermRead},
+		apikey.ScopeReadWrite: {apikey.PermRead, apikey.PermWrite},
+		apikey.ScopeAdmin:     {apikey.PermRead, apikey.PermWrite, apikey.PermManageAccount},
+		apikey.Scope("root"):  nil,
+	} {
+		if got := scope.Permissions(); !slices.Equal(got, want) {
+			t.Errorf("%q grants %v, want %v", scope, got, want)
+		}
+	}
+	// The returned list is a copy: changing it changes no scope.
+	p := apikey.ScopeReadOnly.Permissions()
+	p[0] = apikey.PermManageAccount
+	if apikey.ScopeReadOnly.Allows(apikey.PermManageAccount) {
+		t.Fatal("Permissions exposes the model")
 	}
 }
 

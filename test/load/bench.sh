@@ -92,6 +92,7 @@ for db in $DBS; do
   mkdir -p "$data_dir"
   port=$(free_port)
   export FORMWARD_DATA_DIR="$data_dir"
+  export FORMWARD_INIT=1 # a fresh data dir: let keys create / migrate start it
   export FORMWARD_HTTP_ADDR="127.0.0.1:$port"
   export FORMWARD_API_RATE_LIMIT=0
   if [ -n "$PUBLIC" ]; then export FORMWARD_FORM_RATE_LIMIT=0; fi
