@@ -71,7 +71,7 @@ func bindPublicForms(b *binder, c *Config) {
 	b.String(&c.TurnstileVerifyURL, "turnstile-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaTurnstile], "Cloudflare Turnstile siteverify endpoint")
 	b.String(&c.HCaptchaVerifyURL, "hcaptcha-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaHCaptcha], "hCaptcha siteverify endpoint")
 	b.String(&c.RecaptchaVerifyURL, "recaptcha-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaReCAPTCHA], "reCAPTCHA siteverify endpoint")
-		b.String(&c.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "address of the Prometheus /metrics listener (never the public one); empty turns it off")
+	b.String(&c.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "address of the Prometheus /metrics listener (never the public one); empty turns it off")
 	b.Int(&c.MaxFilesPerField, "max-files-per-field", submission.DefaultMaxFilesPerField, "most files one public post may upload to one file field")
 	b.Int(&c.MaxFilesPerPost, "max-files-per-post", submission.DefaultMaxFilesPerPost, "most files one public post may upload in all")
 	b.String(&c.TempDir, "temp-dir", "", "where uploads over 1 MiB are spooled while a public post is read; default <data dir>/tmp (created at start)")
