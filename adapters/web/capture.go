@@ -127,6 +127,9 @@ func readJSON(c *gin.Context, p *post) error {
 		Honeypot string                     `json:"website"`
 		UTM      map[string]string          `json:"utm"`
 	}
+	if httpapi.CheckUTF8(raw) != nil {
+		return errBadBody // not valid UTF-8: 400, as the API answers
+	}
 	if err := json.Unmarshal(raw, &body); err != nil || body.Data == nil {
 		return errBadBody
 	}

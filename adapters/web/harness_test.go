@@ -65,7 +65,12 @@ func newHarness(t *testing.T, mod ...func(*web.Options)) *harness {
 // a logger.
 func newHarnessWith(t *testing.T, files ports.ObjectStore, limits submission.FileLimits, log *zap.Logger, mod ...func(*web.Options)) *harness {
 	t.Helper()
-	db := persistencetest.SQLite(t, persistencetest.Cipher())
+	return newHarnessOn(t, persistencetest.SQLite(t, persistencetest.Cipher()), files, limits, log, mod...)
+}
+
+// newHarnessOn is newHarnessWith on a given database (persistencetest.Each runs both).
+func newHarnessOn(t *testing.T, db *persistence.DB, files ports.ObjectStore, limits submission.FileLimits, log *zap.Logger, mod ...func(*web.Options)) *harness {
+	t.Helper()
 	cipher := persistencetest.Cipher()
 	hasher := crypto.NewIPHasher([]byte("test ip secret"))
 	clk := &clock{now: time.Now()}

@@ -12,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
+	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/httperr"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
@@ -241,7 +242,12 @@ func (h *Handler) message(c *gin.Context, status int, s *form.Settings, title, h
 
 // lookup finds the form of the URL; drafts are as good as unknown to respondents.
 func (h *Handler) lookup(c *gin.Context) (*form.Form, error) {
-	f, err := h.d.App.Queries.GetPublicForm.Handle(c.Request.Context(), application.GetPublicForm{ID: c.Param("form_id")})
+	id := c.Param("form_id")
+	if !httpapi.WellFormedID(id) {
+		// A malformed ID (NUL, invalid UTF-8, …) names no form; it never reaches storage.
+		return nil, domain.ErrNotFound
+	}
+	f, err := h.d.App.Queries.GetPublicForm.Handle(c.Request.Context(), application.GetPublicForm{ID: id})
 	if err != nil {
 		return nil, err
 	}
