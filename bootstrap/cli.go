@@ -74,10 +74,8 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			if err := errors.Join(c.errs...); err != nil {
-				return err
-			}
-			return c.cfg.Validate(func(flag string) bool { return cmd.Flags().Lookup(flag) != nil })
+			// Bad variables, bad parsed flags and invalid settings are reported together.
+			return errors.Join(append(c.errs, c.cfg.Validate(func(flag string) bool { return cmd.Flags().Lookup(flag) != nil }))...)
 		},
 	}
 	root.SetOut(stdout)

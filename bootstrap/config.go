@@ -4,6 +4,7 @@ package bootstrap
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -74,7 +75,7 @@ type HTTPConfig struct {
 // PublicFormsConfig is the respondent's pages, /f/... (adapters/web), and their metrics
 // listener: see bindPublicForms.
 type PublicFormsConfig struct {
-	TrustedProxies     string
+	TrustedProxies     []netip.Prefix
 	FormRateLimit      int
 	FormTokenTTL       time.Duration
 	PoWMaxNumber       int
@@ -318,7 +319,8 @@ func bindWorker(b *binder, c *Config) {
 
 // bindDelivery registers the webhook delivery settings (worker, and serve in embedded mode).
 func bindDelivery(b *binder, c *Config) {
-	b.RetrySchedule(&c.Retry, "retry-delays", "waits before each retry of a failed delivery or workflow action; one more failure after the last gives up")
+	bindParsed(b, &c.Retry, "retry-delays", webhook.DefaultRetrySchedule().String(), "durations",
+		"waits before each retry of a failed delivery or workflow action; one more failure after the last gives up", webhook.ParseRetrySchedule)
 	b.Duration(&c.DeliveryTimeout, "delivery-timeout", 10*time.Second, "how long an endpoint has to answer 2xx")
 	b.Int(&c.BreakerFailures, "breaker-failures", 5, "consecutive failures that open an endpoint's circuit breaker")
 	b.Duration(&c.BreakerCooldown, "breaker-cooldown", 30*time.Second, "how long an open breaker refuses attempts before it lets one through")

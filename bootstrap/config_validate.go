@@ -10,7 +10,6 @@ import (
 
 	"go.uber.org/zap/zapcore"
 
-	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/domain/workspace"
 )
 
@@ -88,9 +87,6 @@ func (c HTTPConfig) validate(v *validator) {
 }
 
 func (c PublicFormsConfig) validate(v *validator) {
-	if _, err := web.ParseTrustedProxies(c.TrustedProxies); err != nil {
-		v.fail("trusted-proxies", err.Error())
-	}
 	v.check(c.FormRateLimit >= 0, "form-rate-limit", "must be 0 (off) or more")
 	v.positive("form-token-ttl", c.FormTokenTTL)
 	v.check(c.PoWMaxNumber >= 1, "pow-max-number", "must be at least 1")

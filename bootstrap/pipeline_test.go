@@ -73,8 +73,8 @@ func TestRetryDelaysParsedWithTheSettings(t *testing.T) {
 	if err := fs.Parse([]string{"--retry-delays", "200ms, 1s"}); err != nil || c.Retry.String() != "200ms,1s" {
 		t.Fatalf("flag schedule %q, %v", c.Retry, err)
 	}
-	if err := fs.Parse([]string{"--retry-delays", "0s"}); err == nil {
-		t.Fatal("a zero wait was accepted")
+	if err := fs.Parse([]string{"--retry-delays", "0s"}); err != nil || len(errs) != 1 || !strings.Contains(errs[0].Error(), "FORMWARD_RETRY_DELAYS") {
+		t.Fatalf("a zero wait was accepted: %v %v", err, errs)
 	}
 }
 

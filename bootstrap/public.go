@@ -26,10 +26,6 @@ const (
 // metrics registry, which serve exposes on FORMWARD_METRICS_ADDR only, never on the public
 // listener (its labels name every workspace's forms).
 func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.Registry, error) {
-	proxies, err := web.ParseTrustedProxies(cfg.TrustedProxies)
-	if err != nil {
-		return nil, fmt.Errorf("FORMWARD_TRUSTED_PROXIES: %w", err)
-	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics, err := web.NewMetrics(reg)
@@ -49,7 +45,7 @@ func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.
 		App: rt.App, Clock: rt.Clock, Logger: rt.Log.Named("web"), Metrics: metrics,
 	}, web.Options{
 		TokenKey: crypto.DeriveKey(master, labelFormToken), PoWKey: crypto.DeriveKey(master, labelFormPoW),
-		TokenTTL: cfg.FormTokenTTL, PoWMaxNumber: cfg.PoWMaxNumber, RateLimit: rate, TrustedProxies: proxies,
+		TokenTTL: cfg.FormTokenTTL, PoWMaxNumber: cfg.PoWMaxNumber, RateLimit: rate, TrustedProxies: cfg.TrustedProxies,
 		CaptchaVerifyURLs: map[form.CaptchaProvider]string{
 			form.CaptchaTurnstile: cfg.TurnstileVerifyURL, form.CaptchaHCaptcha: cfg.HCaptchaVerifyURL, form.CaptchaReCAPTCHA: cfg.RecaptchaVerifyURL,
 		},
@@ -64,7 +60,7 @@ func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.
 
 // bindPublicForms registers the public form settings of the serve role.
 func bindPublicForms(b *binder, c *Config) {
-	b.String(&c.TrustedProxies, "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the respondent's address")
+	bindParsed(b, &c.TrustedProxies, "trusted-proxies", "", "cidrs", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the respondent's address", web.ParseTrustedProxies)
 	b.Int(&c.FormRateLimit, "form-rate-limit", 10, "public form posts per minute per IP hash and form (per process); 0 turns the limit off")
 	b.Duration(&c.FormTokenTTL, "form-token-ttl", 24*time.Hour, "how long a rendered public form can be submitted")
 	b.Int(&c.PoWMaxNumber, "pow-max-number", web.DefaultPoWMaxNumber, "upper bound of the proof-of-work search (the work a browser does, about 1 s per 100000)")
