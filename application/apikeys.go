@@ -9,6 +9,7 @@ import (
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/ports"
 )
 
 // ErrUnauthenticated means the presented key is missing, malformed, unknown or revoked.
@@ -31,11 +32,21 @@ type CreatedAPIKey struct {
 }
 
 // CreateAPIKeyHandler creates keys.
-type CreateAPIKeyHandler struct{ d Deps }
+type CreateAPIKeyHandler struct {
+	workspaces ports.WorkspaceRepository
+	keys       ports.APIKeyRepository
+	ids        ports.IDs
+	clock      ports.Clock
+}
+
+// NewCreateAPIKeyHandler makes the command.
+func NewCreateAPIKeyHandler(workspaces ports.WorkspaceRepository, keys ports.APIKeyRepository, ids ports.IDs, clock ports.Clock) CreateAPIKeyHandler {
+	return CreateAPIKeyHandler{workspaces: workspaces, keys: keys, ids: ids, clock: clock}
+}
 
 // Handle creates the key; the workspace must exist.
 func (h CreateAPIKeyHandler) Handle(ctx context.Context, cmd CreateAPIKey) (CreatedAPIKey, error) {
-	if _, err := h.d.Workspaces.Get(ctx, cmd.WorkspaceID); err != nil {
+	if _, err := h.workspaces.Get(ctx, cmd.WorkspaceID); err != nil {
 		if errors.Is(err, domain.ErrNotFound) {
 			return CreatedAPIKey{}, domain.Validation("workspace_id", "not_found", "no workspace "+cmd.WorkspaceID)
 		}
@@ -50,11 +61,11 @@ func (h CreateAPIKeyHandler) Handle(ctx context.Context, cmd CreateAPIKey) (Crea
 		return CreatedAPIKey{}, fmt.Errorf("generate key secret: %w", err)
 	}
 	secret := base64.RawURLEncoding.EncodeToString(raw)
-	k, err := apikey.New(h.d.IDs.New(PrefixAPIKey), cmd.WorkspaceID, cmd.Name, scope, apikey.HashSecret(secret), h.d.Clock.Now())
+	k, err := apikey.New(h.ids.New(PrefixAPIKey), cmd.WorkspaceID, cmd.Name, scope, apikey.HashSecret(secret), h.clock.Now())
 	if err != nil {
 		return CreatedAPIKey{}, err
 	}
-	if err := h.d.Keys.Create(ctx, k); err != nil {
+	if err := h.keys.Create(ctx, k); err != nil {
 		return CreatedAPIKey{}, fmt.Errorf("store key: %w", err)
 	}
 	return CreatedAPIKey{Key: k, Token: apikey.FormatToken(k.ID(), secret)}, nil
@@ -64,22 +75,35 @@ func (h CreateAPIKeyHandler) Handle(ctx context.Context, cmd CreateAPIKey) (Crea
 type RevokeAPIKey struct{ ID string }
 
 // RevokeAPIKeyHandler revokes keys.
-type RevokeAPIKeyHandler struct{ d Deps }
+type RevokeAPIKeyHandler struct {
+	keys  ports.APIKeyRepository
+	clock ports.Clock
+}
+
+// NewRevokeAPIKeyHandler makes the command.
+func NewRevokeAPIKeyHandler(keys ports.APIKeyRepository, clock ports.Clock) RevokeAPIKeyHandler {
+	return RevokeAPIKeyHandler{keys: keys, clock: clock}
+}
 
 // Handle revokes the key; it is rejected from the next request on, in every process.
 func (h RevokeAPIKeyHandler) Handle(ctx context.Context, cmd RevokeAPIKey) error {
-	return h.d.Keys.Revoke(ctx, cmd.ID, h.d.Clock.Now())
+	return h.keys.Revoke(ctx, cmd.ID, h.clock.Now())
 }
 
 // ListAPIKeys lists the keys of one workspace, or of all when WorkspaceID is empty.
 type ListAPIKeys struct{ WorkspaceID string }
 
 // ListAPIKeysHandler lists keys.
-type ListAPIKeysHandler struct{ d Deps }
+type ListAPIKeysHandler struct{ keys ports.APIKeyRepository }
+
+// NewListAPIKeysHandler makes the query.
+func NewListAPIKeysHandler(keys ports.APIKeyRepository) ListAPIKeysHandler {
+	return ListAPIKeysHandler{keys: keys}
+}
 
 // Handle lists the keys (never their secrets, which are not stored).
 func (h ListAPIKeysHandler) Handle(ctx context.Context, q ListAPIKeys) ([]*apikey.Key, error) {
-	return h.d.Keys.List(ctx, q.WorkspaceID)
+	return h.keys.List(ctx, q.WorkspaceID)
 }
 
 // Principal is who a request acts as.
@@ -104,7 +128,15 @@ type Authenticate struct{ Token string }
 
 // AuthenticateHandler resolves tokens to principals. It reads the key on every request, so a
 // revocation made by another process takes effect on the next request.
-type AuthenticateHandler struct{ d Deps }
+type AuthenticateHandler struct {
+	keys  ports.APIKeyRepository
+	clock ports.Clock
+}
+
+// NewAuthenticateHandler makes the query.
+func NewAuthenticateHandler(keys ports.APIKeyRepository, clock ports.Clock) AuthenticateHandler {
+	return AuthenticateHandler{keys: keys, clock: clock}
+}
 
 // Handle returns the principal or ErrUnauthenticated.
 func (h AuthenticateHandler) Handle(ctx context.Context, q Authenticate) (Principal, error) {
@@ -112,10 +144,10 @@ func (h AuthenticateHandler) Handle(ctx context.Context, q Authenticate) (Princi
 	if err != nil {
 		return Principal{}, ErrUnauthenticated
 	}
-	k, err := h.d.Keys.Get(ctx, id)
+	k, err := h.keys.Get(ctx, id)
 	if errors.Is(err, domain.ErrNotFound) {
 		// Compare anyway so unknown and wrong keys take the same time.
-		apikey.UnmarshalFromDatabase("", "", "", "", make([]byte, 32), h.d.Clock.Now(), nil).Matches(secret)
+		apikey.UnmarshalFromDatabase("", "", "", "", make([]byte, 32), h.clock.Now(), nil).Matches(secret)
 		return Principal{}, ErrUnauthenticated
 	}
 	if err != nil {

@@ -77,7 +77,8 @@ type Settings struct {
 	PublicURL string
 }
 
-// Deps are the ports the use cases need.
+// Deps are the ports of every use case, for the composition root: New hands each handler's
+// constructor the ports that handler needs, and no handler keeps Deps.
 type Deps struct {
 	Workspaces   ports.WorkspaceRepository
 	Keys         ports.APIKeyRepository
@@ -100,7 +101,8 @@ type Deps struct {
 	Files ports.ObjectStore
 }
 
-// New wires every use case to its ports.
+// New is the composition root of the use cases: it fills the settings' defaults and builds
+// every handler through its constructor, with the ports and settings that handler needs.
 func New(d Deps, s Settings) *Application {
 	if s.FormLimits == (form.Limits{}) {
 		s.FormLimits = form.DefaultLimits
@@ -122,44 +124,46 @@ func New(d Deps, s Settings) *Application {
 	}
 	return &Application{
 		Commands: Commands{
-			CreateWorkspace:        CreateWorkspaceHandler{d, s},
-			EnsureDefaultWorkspace: EnsureDefaultWorkspaceHandler{d, s},
-			CreateAPIKey:           CreateAPIKeyHandler{d},
-			RevokeAPIKey:           RevokeAPIKeyHandler{d},
-			CreateForm:             CreateFormHandler{d, s},
-			UpdateForm:             UpdateFormHandler{d, s},
-			DeleteForm:             DeleteFormHandler{d},
-			CaptureSubmission:      CaptureSubmissionHandler{d, s},
+			CreateWorkspace:        NewCreateWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, s.DefaultPlan),
+			EnsureDefaultWorkspace: NewEnsureDefaultWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, s.DefaultPlan),
+			CreateAPIKey:           NewCreateAPIKeyHandler(d.Workspaces, d.Keys, d.IDs, d.Clock),
+			RevokeAPIKey:           NewRevokeAPIKeyHandler(d.Keys, d.Clock),
+			CreateForm:             NewCreateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
+			UpdateForm:             NewUpdateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
+			DeleteForm:             NewDeleteFormHandler(d.Forms, d.Files),
+			CaptureSubmission:      NewCaptureSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, d.IPHasher, s.PublicURL),
 			SubmitPublicForm: NewSubmitPublicFormHandler(d.Forms, d.Workspaces, d.Submissions, d.Files, d.IDs, d.Clock, d.IPHasher,
 				SpamChecks{}, s.FileLimits),
-			UpdateSubmission:  UpdateSubmissionHandler{d, s},
-			DeleteSubmission:  DeleteSubmissionHandler{d},
-			CreateWebhook:     CreateWebhookHandler{d, s},
-			UpdateWebhook:     UpdateWebhookHandler{d},
-			DeleteWebhook:     DeleteWebhookHandler{d},
-			RetryDelivery:     RetryDeliveryHandler{d},
-			CreateWorkflow:    CreateWorkflowHandler{d, s},
-			UpdateWorkflow:    UpdateWorkflowHandler{d, s},
-			DeleteWorkflow:    DeleteWorkflowHandler{d},
-			CreateIntegration: CreateIntegrationHandler{d},
-			DeleteIntegration: DeleteIntegrationHandler{d},
+			UpdateSubmission: NewUpdateSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, s.PublicURL),
+			DeleteSubmission: NewDeleteSubmissionHandler(d.Forms, d.Submissions, d.Files),
+			CreateWebhook:    NewCreateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.IDs, d.Clock, s.MaxWebhooks),
+			UpdateWebhook:    NewUpdateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.Clock),
+			DeleteWebhook:    NewDeleteWebhookHandler(d.Webhooks),
+			RetryDelivery:    NewRetryDeliveryHandler(d.Deliveries, d.Clock),
+			CreateWorkflow: NewCreateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
+				s.WorkflowLimits, s.MaxWorkflowsPerForm),
+			UpdateWorkflow: NewUpdateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
+				s.WorkflowLimits),
+			DeleteWorkflow:    NewDeleteWorkflowHandler(d.Workflows),
+			CreateIntegration: NewCreateIntegrationHandler(d.Integrations, d.IDs, d.Clock),
+			DeleteIntegration: NewDeleteIntegrationHandler(d.Integrations),
 		},
 		Queries: Queries{
-			Authenticate:     AuthenticateHandler{d},
-			ListWorkspaces:   ListWorkspacesHandler{d},
-			ListAPIKeys:      ListAPIKeysHandler{d},
-			GetForm:          GetFormHandler{d},
-			GetPublicForm:    GetPublicFormHandler{d},
-			ListForms:        ListFormsHandler{d},
-			GetSubmission:    GetSubmissionHandler{d},
-			ListSubmissions:  ListSubmissionsHandler{d},
-			GetWebhook:       GetWebhookHandler{d},
-			ListWebhooks:     ListWebhooksHandler{d},
-			ListDeliveries:   ListDeliveriesHandler{d},
-			GetWorkflow:      GetWorkflowHandler{d},
-			ListWorkflows:    ListWorkflowsHandler{d},
-			GetIntegration:   GetIntegrationHandler{d},
-			ListIntegrations: ListIntegrationsHandler{d},
+			Authenticate:     NewAuthenticateHandler(d.Keys, d.Clock),
+			ListWorkspaces:   NewListWorkspacesHandler(d.Workspaces),
+			ListAPIKeys:      NewListAPIKeysHandler(d.Keys),
+			GetForm:          NewGetFormHandler(d.Forms),
+			GetPublicForm:    NewGetPublicFormHandler(d.Forms),
+			ListForms:        NewListFormsHandler(d.Forms),
+			GetSubmission:    NewGetSubmissionHandler(d.Submissions),
+			ListSubmissions:  NewListSubmissionsHandler(d.Forms, d.Submissions),
+			GetWebhook:       NewGetWebhookHandler(d.Webhooks),
+			ListWebhooks:     NewListWebhooksHandler(d.Webhooks),
+			ListDeliveries:   NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
+			GetWorkflow:      NewGetWorkflowHandler(d.Workflows),
+			ListWorkflows:    NewListWorkflowsHandler(d.Workflows),
+			GetIntegration:   NewGetIntegrationHandler(d.Integrations),
+			ListIntegrations: NewListIntegrationsHandler(d.Integrations),
 			ListRuns:         NewListRunsHandler(d.Workflows, d.Runs),
 		},
 	}

@@ -11,16 +11,17 @@ import (
 
 // deleteFormFiles removes every file of the form (they all live under its prefix) before the
 // form itself goes, so a failure leaves the form in place to delete again.
-func deleteFormFiles(ctx context.Context, d Deps, workspaceID, formID string) error {
-	if d.Files == nil {
+// files may be nil (no object store): there is nothing to delete then.
+func deleteFormFiles(ctx context.Context, forms ports.FormRepository, files ports.ObjectStore, workspaceID, formID string) error {
+	if files == nil {
 		return nil
 	}
 	// Reading the form first answers unknown IDs with not found and never touches another
 	// workspace's files.
-	if _, err := d.Forms.Get(ctx, workspaceID, formID); err != nil {
+	if _, err := forms.Get(ctx, workspaceID, formID); err != nil {
 		return err
 	}
-	if err := d.Files.DeletePrefix(ctx, ports.FormFilesPrefix(workspaceID, formID)); err != nil {
+	if err := files.DeletePrefix(ctx, ports.FormFilesPrefix(workspaceID, formID)); err != nil {
 		return fmt.Errorf("delete form files: %w", err)
 	}
 	return nil
@@ -29,19 +30,20 @@ func deleteFormFiles(ctx context.Context, d Deps, workspaceID, formID string) er
 // deleteSubmissionFiles removes the files uploaded with a submission: everything under its own
 // prefix, and older uploads its file fields name. Only keys under the form's own prefix are
 // deleted, whatever a value holds.
-func deleteSubmissionFiles(ctx context.Context, d Deps, workspaceID, formID, id string) error {
-	if d.Files == nil {
+func deleteSubmissionFiles(ctx context.Context, forms ports.FormRepository, submissions ports.SubmissionRepository,
+	files ports.ObjectStore, workspaceID, formID, id string) error {
+	if files == nil {
 		return nil
 	}
-	s, err := d.Submissions.Get(ctx, workspaceID, formID, id)
+	s, err := submissions.Get(ctx, workspaceID, formID, id)
 	if err != nil {
 		return err
 	}
-	f, err := d.Forms.Get(ctx, workspaceID, formID)
+	f, err := forms.Get(ctx, workspaceID, formID)
 	if err != nil {
 		return err
 	}
-	if err := d.Files.DeletePrefix(ctx, ports.SubmissionFilesPrefix(workspaceID, formID, id)); err != nil {
+	if err := files.DeletePrefix(ctx, ports.SubmissionFilesPrefix(workspaceID, formID, id)); err != nil {
 		return fmt.Errorf("delete submission files: %w", err)
 	}
 	// Uploads stored before files had a per-submission prefix are named by their values.
@@ -60,7 +62,7 @@ func deleteSubmissionFiles(ctx context.Context, d Deps, workspaceID, formID, id 
 			if !ok {
 				continue
 			}
-			if err := d.Files.Delete(ctx, key); err != nil {
+			if err := files.Delete(ctx, key); err != nil {
 				return fmt.Errorf("delete submission file: %w", err)
 			}
 		}

@@ -22,23 +22,30 @@ type CreateForm struct {
 
 // CreateFormHandler creates forms.
 type CreateFormHandler struct {
-	d Deps
-	s Settings
+	forms  ports.FormRepository
+	ids    ports.IDs
+	clock  ports.Clock
+	limits form.Limits
+}
+
+// NewCreateFormHandler makes the command; limits bound the form's fields and texts.
+func NewCreateFormHandler(forms ports.FormRepository, ids ports.IDs, clock ports.Clock, limits form.Limits) CreateFormHandler {
+	return CreateFormHandler{forms: forms, ids: ids, clock: clock, limits: limits}
 }
 
 // Handle validates the draft and stores the form as draft.
 func (h CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormView, error) {
-	f, err := form.New(h.d.IDs.New(PrefixForm), cmd.WorkspaceID, cmd.Draft, h.newFieldID, h.s.FormLimits, h.d.Clock.Now())
+	f, err := form.New(h.ids.New(PrefixForm), cmd.WorkspaceID, cmd.Draft, h.newFieldID, h.limits, h.clock.Now())
 	if err != nil {
 		return FormView{}, err
 	}
-	if err := h.d.Forms.Create(ctx, f); err != nil {
+	if err := h.forms.Create(ctx, f); err != nil {
 		return FormView{}, err
 	}
 	return FormView{Form: f}, nil
 }
 
-func (h CreateFormHandler) newFieldID() string { return h.d.IDs.New(PrefixField) }
+func (h CreateFormHandler) newFieldID() string { return h.ids.New(PrefixField) }
 
 // UpdateForm applies a PATCH to a form.
 type UpdateForm struct {
@@ -49,24 +56,31 @@ type UpdateForm struct {
 
 // UpdateFormHandler updates forms and emits form.published when a form becomes published.
 type UpdateFormHandler struct {
-	d Deps
-	s Settings
+	forms  ports.FormRepository
+	ids    ports.IDs
+	clock  ports.Clock
+	limits form.Limits
+}
+
+// NewUpdateFormHandler makes the command; limits bound the form's fields and texts.
+func NewUpdateFormHandler(forms ports.FormRepository, ids ports.IDs, clock ports.Clock, limits form.Limits) UpdateFormHandler {
+	return UpdateFormHandler{forms: forms, ids: ids, clock: clock, limits: limits}
 }
 
 // Handle applies the patch in one transaction with its event.
 func (h UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormView, error) {
-	f, err := h.d.Forms.Update(ctx, cmd.WorkspaceID, cmd.ID, func(f *form.Form) ([]event.Event, error) {
-		now := h.d.Clock.Now()
-		published, err := f.Apply(cmd.Patch, func() string { return h.d.IDs.New(PrefixField) }, h.s.FormLimits, now)
+	f, err := h.forms.Update(ctx, cmd.WorkspaceID, cmd.ID, func(f *form.Form) ([]event.Event, error) {
+		now := h.clock.Now()
+		published, err := f.Apply(cmd.Patch, func() string { return h.ids.New(PrefixField) }, h.limits, now)
 		if err != nil || !published {
 			return nil, err
 		}
-		return []event.Event{event.Published(h.d.IDs.New(PrefixEvent), f, now)}, nil
+		return []event.Event{event.Published(h.ids.New(PrefixEvent), f, now)}, nil
 	})
 	if err != nil {
 		return FormView{}, err
 	}
-	return withCount(ctx, h.d.Forms, f)
+	return withCount(ctx, h.forms, f)
 }
 
 // DeleteForm deletes a form and everything it holds.
@@ -76,14 +90,22 @@ type DeleteForm struct {
 }
 
 // DeleteFormHandler deletes forms.
-type DeleteFormHandler struct{ d Deps }
+type DeleteFormHandler struct {
+	forms ports.FormRepository
+	files ports.ObjectStore
+}
+
+// NewDeleteFormHandler makes the command; files may be nil when no object store is configured.
+func NewDeleteFormHandler(forms ports.FormRepository, files ports.ObjectStore) DeleteFormHandler {
+	return DeleteFormHandler{forms: forms, files: files}
+}
 
 // Handle deletes the form, its submissions, its files and what is bound to it.
 func (h DeleteFormHandler) Handle(ctx context.Context, cmd DeleteForm) error {
-	if err := deleteFormFiles(ctx, h.d, cmd.WorkspaceID, cmd.ID); err != nil {
+	if err := deleteFormFiles(ctx, h.forms, h.files, cmd.WorkspaceID, cmd.ID); err != nil {
 		return err
 	}
-	return h.d.Forms.Delete(ctx, cmd.WorkspaceID, cmd.ID)
+	return h.forms.Delete(ctx, cmd.WorkspaceID, cmd.ID)
 }
 
 // GetForm reads one form.
@@ -93,15 +115,20 @@ type GetForm struct {
 }
 
 // GetFormHandler reads forms.
-type GetFormHandler struct{ d Deps }
+type GetFormHandler struct{ forms ports.FormRepository }
+
+// NewGetFormHandler makes the query.
+func NewGetFormHandler(forms ports.FormRepository) GetFormHandler {
+	return GetFormHandler{forms: forms}
+}
 
 // Handle returns the form with its submission count.
 func (h GetFormHandler) Handle(ctx context.Context, q GetForm) (FormView, error) {
-	f, err := h.d.Forms.Get(ctx, q.WorkspaceID, q.ID)
+	f, err := h.forms.Get(ctx, q.WorkspaceID, q.ID)
 	if err != nil {
 		return FormView{}, err
 	}
-	return withCount(ctx, h.d.Forms, f)
+	return withCount(ctx, h.forms, f)
 }
 
 // ListForms reads a page of forms, newest first.
@@ -112,13 +139,18 @@ type ListForms struct {
 }
 
 // ListFormsHandler lists forms.
-type ListFormsHandler struct{ d Deps }
+type ListFormsHandler struct{ forms ports.FormRepository }
+
+// NewListFormsHandler makes the query.
+func NewListFormsHandler(forms ports.FormRepository) ListFormsHandler {
+	return ListFormsHandler{forms: forms}
+}
 
 // Handle returns up to Page.Limit forms and whether more exist.
 func (h ListFormsHandler) Handle(ctx context.Context, q ListForms) ([]FormView, bool, error) {
 	page := q.Page
 	page.Limit++
-	forms, err := h.d.Forms.List(ctx, q.WorkspaceID, q.Status, page)
+	forms, err := h.forms.List(ctx, q.WorkspaceID, q.Status, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -130,7 +162,7 @@ func (h ListFormsHandler) Handle(ctx context.Context, q ListForms) ([]FormView, 
 	for i, f := range forms {
 		ids[i] = f.ID()
 	}
-	counts, err := h.d.Forms.SubmissionCounts(ctx, q.WorkspaceID, ids)
+	counts, err := h.forms.SubmissionCounts(ctx, q.WorkspaceID, ids)
 	if err != nil {
 		return nil, false, err
 	}

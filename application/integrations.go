@@ -14,15 +14,24 @@ type CreateIntegration struct {
 }
 
 // CreateIntegrationHandler creates integrations.
-type CreateIntegrationHandler struct{ d Deps }
+type CreateIntegrationHandler struct {
+	integrations ports.IntegrationRepository
+	ids          ports.IDs
+	clock        ports.Clock
+}
+
+// NewCreateIntegrationHandler makes the command.
+func NewCreateIntegrationHandler(integrations ports.IntegrationRepository, ids ports.IDs, clock ports.Clock) CreateIntegrationHandler {
+	return CreateIntegrationHandler{integrations: integrations, ids: ids, clock: clock}
+}
 
 // Handle validates the credentials' shape and stores them (sealed).
 func (h CreateIntegrationHandler) Handle(ctx context.Context, cmd CreateIntegration) (*integration.Integration, error) {
-	i, err := integration.New(h.d.IDs.New(PrefixIntegration), cmd.WorkspaceID, cmd.Draft, h.d.Clock.Now())
+	i, err := integration.New(h.ids.New(PrefixIntegration), cmd.WorkspaceID, cmd.Draft, h.clock.Now())
 	if err != nil {
 		return nil, err
 	}
-	if err := h.d.Integrations.Create(ctx, i); err != nil {
+	if err := h.integrations.Create(ctx, i); err != nil {
 		return nil, err
 	}
 	return i, nil
@@ -35,11 +44,16 @@ type GetIntegration struct {
 }
 
 // GetIntegrationHandler reads integrations.
-type GetIntegrationHandler struct{ d Deps }
+type GetIntegrationHandler struct{ integrations ports.IntegrationRepository }
+
+// NewGetIntegrationHandler makes the query.
+func NewGetIntegrationHandler(integrations ports.IntegrationRepository) GetIntegrationHandler {
+	return GetIntegrationHandler{integrations: integrations}
+}
 
 // Handle returns the integration of the workspace, or domain.ErrNotFound.
 func (h GetIntegrationHandler) Handle(ctx context.Context, q GetIntegration) (*integration.Integration, error) {
-	return h.d.Integrations.Get(ctx, q.WorkspaceID, q.ID)
+	return h.integrations.Get(ctx, q.WorkspaceID, q.ID)
 }
 
 // ListIntegrations reads a page of integrations, newest first.
@@ -49,13 +63,18 @@ type ListIntegrations struct {
 }
 
 // ListIntegrationsHandler lists integrations.
-type ListIntegrationsHandler struct{ d Deps }
+type ListIntegrationsHandler struct{ integrations ports.IntegrationRepository }
+
+// NewListIntegrationsHandler makes the query.
+func NewListIntegrationsHandler(integrations ports.IntegrationRepository) ListIntegrationsHandler {
+	return ListIntegrationsHandler{integrations: integrations}
+}
 
 // Handle returns up to Page.Limit integrations and whether more exist.
 func (h ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations) ([]*integration.Integration, bool, error) {
 	page := q.Page
 	page.Limit++
-	is, err := h.d.Integrations.List(ctx, q.WorkspaceID, page)
+	is, err := h.integrations.List(ctx, q.WorkspaceID, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -73,9 +92,14 @@ type DeleteIntegration struct {
 }
 
 // DeleteIntegrationHandler deletes integrations.
-type DeleteIntegrationHandler struct{ d Deps }
+type DeleteIntegrationHandler struct{ integrations ports.IntegrationRepository }
+
+// NewDeleteIntegrationHandler makes the command.
+func NewDeleteIntegrationHandler(integrations ports.IntegrationRepository) DeleteIntegrationHandler {
+	return DeleteIntegrationHandler{integrations: integrations}
+}
 
 // Handle deletes the integration; actions that need it fail at run time from now on.
 func (h DeleteIntegrationHandler) Handle(ctx context.Context, cmd DeleteIntegration) error {
-	return h.d.Integrations.Delete(ctx, cmd.WorkspaceID, cmd.ID)
+	return h.integrations.Delete(ctx, cmd.WorkspaceID, cmd.ID)
 }

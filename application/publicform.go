@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/ports"
 )
 
 // GetPublicForm reads a form by its ID alone, as the respondent's URL names it.
@@ -12,9 +13,14 @@ type GetPublicForm struct {
 }
 
 // GetPublicFormHandler reads forms for the public page; the caller decides what each status shows.
-type GetPublicFormHandler struct{ d Deps }
+type GetPublicFormHandler struct{ forms ports.FormRepository }
+
+// NewGetPublicFormHandler makes the query.
+func NewGetPublicFormHandler(forms ports.FormRepository) GetPublicFormHandler {
+	return GetPublicFormHandler{forms: forms}
+}
 
 // Handle returns the form in any status, or domain.ErrNotFound.
 func (h GetPublicFormHandler) Handle(ctx context.Context, q GetPublicForm) (*form.Form, error) {
-	return h.d.Forms.Find(ctx, q.ID)
+	return h.forms.Find(ctx, q.ID)
 }

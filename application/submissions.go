@@ -32,34 +32,45 @@ type CaptureSubmission struct {
 // link, never one under the server's own public URL), assign ID and time, store with the
 // submission.created event in one (group-committed) transaction.
 type CaptureSubmissionHandler struct {
-	d Deps
-	s Settings
+	forms       ports.FormRepository
+	submissions ports.SubmissionRepository
+	ids         ports.IDs
+	clock       ports.Clock
+	ipHasher    ports.IPHasher
+	publicURL   string
+}
+
+// NewCaptureSubmissionHandler makes the command; publicURL is the server's own public URL,
+// under which a file link is refused.
+func NewCaptureSubmissionHandler(forms ports.FormRepository, submissions ports.SubmissionRepository, ids ports.IDs, clock ports.Clock,
+	ipHasher ports.IPHasher, publicURL string) CaptureSubmissionHandler {
+	return CaptureSubmissionHandler{forms: forms, submissions: submissions, ids: ids, clock: clock, ipHasher: ipHasher, publicURL: publicURL}
 }
 
 // Handle returns the stored submission once its commit is durable.
 func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmission) (*submission.Submission, error) {
-	f, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
+	f, err := h.forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
 	if err != nil {
 		return nil, err
 	}
 	meta := submission.Metadata{Source: cmd.Source, UserAgent: cmd.UserAgent, Referrer: cmd.Referrer, UTM: keepUTM(cmd.UTM)}
 	if cmd.IP != "" {
-		hash := h.d.IPHasher.Hash(cmd.IP)
+		hash := h.ipHasher.Hash(cmd.IP)
 		meta.IPHash = &hash
 	}
-	now := h.d.Clock.Now()
-	s, err := submission.New(h.d.IDs.New(PrefixSubmission), f, cmd.Data, meta, now)
-	if own := submission.OwnLinks(f.Fields(), cmd.Data, h.s.PublicURL); len(own) > 0 {
+	now := h.clock.Now()
+	s, err := submission.New(h.ids.New(PrefixSubmission), f, cmd.Data, meta, now)
+	if own := submission.OwnLinks(f.Fields(), cmd.Data, h.publicURL); len(own) > 0 {
 		return nil, withViolations(own, err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	e := event.ForSubmission(h.d.IDs.New(PrefixEvent), event.SubmissionCreated, s, now)
+	e := event.ForSubmission(h.ids.New(PrefixEvent), event.SubmissionCreated, s, now)
 	if cmd.Token != nil {
-		err = h.d.Submissions.AddSpendingToken(ctx, s, e, *cmd.Token)
+		err = h.submissions.AddSpendingToken(ctx, s, e, *cmd.Token)
 	} else {
-		err = h.d.Submissions.Add(ctx, s, e)
+		err = h.submissions.Add(ctx, s, e)
 	}
 	if err != nil {
 		return nil, err
@@ -108,25 +119,35 @@ type UpdateSubmission struct {
 
 // UpdateSubmissionHandler updates submissions and emits submission.updated.
 type UpdateSubmissionHandler struct {
-	d Deps
-	s Settings
+	forms       ports.FormRepository
+	submissions ports.SubmissionRepository
+	ids         ports.IDs
+	clock       ports.Clock
+	publicURL   string
+}
+
+// NewUpdateSubmissionHandler makes the command; publicURL is the server's own public URL,
+// under which a file link is refused.
+func NewUpdateSubmissionHandler(forms ports.FormRepository, submissions ports.SubmissionRepository, ids ports.IDs, clock ports.Clock,
+	publicURL string) UpdateSubmissionHandler {
+	return UpdateSubmissionHandler{forms: forms, submissions: submissions, ids: ids, clock: clock, publicURL: publicURL}
 }
 
 // Handle re-validates the merged answers and stores them with the event.
 func (h UpdateSubmissionHandler) Handle(ctx context.Context, cmd UpdateSubmission) (*submission.Submission, error) {
-	f, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
+	f, err := h.forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
 	if err != nil {
 		return nil, err
 	}
-	if own := submission.OwnLinks(f.Fields(), cmd.Changes, h.s.PublicURL); len(own) > 0 {
+	if own := submission.OwnLinks(f.Fields(), cmd.Changes, h.publicURL); len(own) > 0 {
 		return nil, own.Err()
 	}
-	return h.d.Submissions.Update(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID, func(s *submission.Submission) (event.Event, error) {
-		now := h.d.Clock.Now()
+	return h.submissions.Update(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID, func(s *submission.Submission) (event.Event, error) {
+		now := h.clock.Now()
 		if err := s.Update(f, cmd.Changes, now); err != nil {
 			return event.Event{}, err
 		}
-		return event.ForSubmission(h.d.IDs.New(PrefixEvent), event.SubmissionUpdated, s, now), nil
+		return event.ForSubmission(h.ids.New(PrefixEvent), event.SubmissionUpdated, s, now), nil
 	})
 }
 
@@ -138,14 +159,24 @@ type DeleteSubmission struct {
 }
 
 // DeleteSubmissionHandler deletes submissions.
-type DeleteSubmissionHandler struct{ d Deps }
+type DeleteSubmissionHandler struct {
+	forms       ports.FormRepository
+	submissions ports.SubmissionRepository
+	files       ports.ObjectStore
+}
+
+// NewDeleteSubmissionHandler makes the command; files may be nil when no object store is
+// configured.
+func NewDeleteSubmissionHandler(forms ports.FormRepository, submissions ports.SubmissionRepository, files ports.ObjectStore) DeleteSubmissionHandler {
+	return DeleteSubmissionHandler{forms: forms, submissions: submissions, files: files}
+}
 
 // Handle deletes the submission and its files.
 func (h DeleteSubmissionHandler) Handle(ctx context.Context, cmd DeleteSubmission) error {
-	if err := deleteSubmissionFiles(ctx, h.d, cmd.WorkspaceID, cmd.FormID, cmd.ID); err != nil {
+	if err := deleteSubmissionFiles(ctx, h.forms, h.submissions, h.files, cmd.WorkspaceID, cmd.FormID, cmd.ID); err != nil {
 		return err
 	}
-	return h.d.Submissions.Delete(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID)
+	return h.submissions.Delete(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID)
 }
 
 // GetSubmission reads one submission of a form.
@@ -156,11 +187,16 @@ type GetSubmission struct {
 }
 
 // GetSubmissionHandler reads submissions.
-type GetSubmissionHandler struct{ d Deps }
+type GetSubmissionHandler struct{ submissions ports.SubmissionRepository }
+
+// NewGetSubmissionHandler makes the query.
+func NewGetSubmissionHandler(submissions ports.SubmissionRepository) GetSubmissionHandler {
+	return GetSubmissionHandler{submissions: submissions}
+}
 
 // Handle returns the submission.
 func (h GetSubmissionHandler) Handle(ctx context.Context, q GetSubmission) (*submission.Submission, error) {
-	return h.d.Submissions.Get(ctx, q.WorkspaceID, q.FormID, q.ID)
+	return h.submissions.Get(ctx, q.WorkspaceID, q.FormID, q.ID)
 }
 
 // ListSubmissions reads a page of a form's submissions, newest first.
@@ -173,16 +209,24 @@ type ListSubmissions struct {
 }
 
 // ListSubmissionsHandler lists submissions.
-type ListSubmissionsHandler struct{ d Deps }
+type ListSubmissionsHandler struct {
+	forms       ports.FormRepository
+	submissions ports.SubmissionRepository
+}
+
+// NewListSubmissionsHandler makes the query.
+func NewListSubmissionsHandler(forms ports.FormRepository, submissions ports.SubmissionRepository) ListSubmissionsHandler {
+	return ListSubmissionsHandler{forms: forms, submissions: submissions}
+}
 
 // Handle returns up to Page.Limit submissions and whether more exist; an unknown form is not found.
 func (h ListSubmissionsHandler) Handle(ctx context.Context, q ListSubmissions) ([]*submission.Submission, bool, error) {
-	if _, err := h.d.Forms.Get(ctx, q.WorkspaceID, q.FormID); err != nil {
+	if _, err := h.forms.Get(ctx, q.WorkspaceID, q.FormID); err != nil {
 		return nil, false, err
 	}
 	page := q.Page
 	page.Limit++
-	subs, err := h.d.Submissions.List(ctx, q.WorkspaceID, q.FormID, ports.SubmissionQuery{
+	subs, err := h.submissions.List(ctx, q.WorkspaceID, q.FormID, ports.SubmissionQuery{
 		Page: page, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
 	})
 	if err != nil {

@@ -22,28 +22,38 @@ type CreateWebhook struct {
 
 // CreateWebhookHandler registers webhooks.
 type CreateWebhookHandler struct {
-	d Deps
-	s Settings
+	webhooks    ports.WebhookRepository
+	forms       ports.FormRepository
+	urls        ports.URLChecker
+	ids         ports.IDs
+	clock       ports.Clock
+	maxWebhooks int
+}
+
+// NewCreateWebhookHandler makes the command; maxWebhooks bounds the webhooks of one workspace.
+func NewCreateWebhookHandler(webhooks ports.WebhookRepository, forms ports.FormRepository, urls ports.URLChecker, ids ports.IDs,
+	clock ports.Clock, maxWebhooks int) CreateWebhookHandler {
+	return CreateWebhookHandler{webhooks: webhooks, forms: forms, urls: urls, ids: ids, clock: clock, maxWebhooks: maxWebhooks}
 }
 
 // Handle validates the draft, checks that its form exists and its URL resolves only to allowed
 // addresses, and stores the webhook, within the workspace's limit.
 func (h CreateWebhookHandler) Handle(ctx context.Context, cmd CreateWebhook) (*webhook.Webhook, error) {
-	w, err := webhook.New(h.d.IDs.New(PrefixWebhook), cmd.WorkspaceID, cmd.Draft, h.d.Clock.Now())
+	w, err := webhook.New(h.ids.New(PrefixWebhook), cmd.WorkspaceID, cmd.Draft, h.clock.Now())
 	if err != nil {
 		return nil, err
 	}
-	n, err := h.d.Webhooks.Count(ctx, cmd.WorkspaceID)
+	n, err := h.webhooks.Count(ctx, cmd.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
-	if n >= h.s.MaxWebhooks {
-		return nil, domain.Validation("", "too_many", fmt.Sprintf("a workspace may have at most %d webhooks; delete one first", h.s.MaxWebhooks))
+	if n >= h.maxWebhooks {
+		return nil, domain.Validation("", "too_many", fmt.Sprintf("a workspace may have at most %d webhooks; delete one first", h.maxWebhooks))
 	}
-	if err := checkDestination(ctx, h.d, cmd.WorkspaceID, w, true, true); err != nil {
+	if err := checkDestination(ctx, h.forms, h.urls, cmd.WorkspaceID, w, true, true); err != nil {
 		return nil, err
 	}
-	if err := h.d.Webhooks.Create(ctx, w); err != nil {
+	if err := h.webhooks.Create(ctx, w); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -51,17 +61,18 @@ func (h CreateWebhookHandler) Handle(ctx context.Context, cmd CreateWebhook) (*w
 
 // checkDestination reports, together, a form_id that names no form of the workspace and a URL
 // the URL checker refuses (its message is the detail).
-func checkDestination(ctx context.Context, d Deps, workspaceID string, w *webhook.Webhook, checkURL, checkForm bool) error {
+func checkDestination(ctx context.Context, forms ports.FormRepository, urls ports.URLChecker, workspaceID string, w *webhook.Webhook,
+	checkURL, checkForm bool) error {
 	var vs domain.Violations
 	if formID := w.FormID(); checkForm && formID != nil {
-		if _, err := d.Forms.Get(ctx, workspaceID, *formID); errors.Is(err, domain.ErrNotFound) {
+		if _, err := forms.Get(ctx, workspaceID, *formID); errors.Is(err, domain.ErrNotFound) {
 			vs.Add("form_id", "not_found", "form_id names no form of this workspace")
 		} else if err != nil {
 			return err
 		}
 	}
 	if checkURL {
-		if err := d.URLs.CheckURL(ctx, w.URL()); err != nil {
+		if err := urls.CheckURL(ctx, w.URL()); err != nil {
 			vs.Add("url", "invalid_url", err.Error())
 		}
 	}
@@ -75,11 +86,16 @@ type GetWebhook struct {
 }
 
 // GetWebhookHandler reads webhooks.
-type GetWebhookHandler struct{ d Deps }
+type GetWebhookHandler struct{ webhooks ports.WebhookRepository }
+
+// NewGetWebhookHandler makes the query.
+func NewGetWebhookHandler(webhooks ports.WebhookRepository) GetWebhookHandler {
+	return GetWebhookHandler{webhooks: webhooks}
+}
 
 // Handle returns the webhook of the workspace, or domain.ErrNotFound.
 func (h GetWebhookHandler) Handle(ctx context.Context, q GetWebhook) (*webhook.Webhook, error) {
-	return h.d.Webhooks.Get(ctx, q.WorkspaceID, q.ID)
+	return h.webhooks.Get(ctx, q.WorkspaceID, q.ID)
 }
 
 // ListWebhooks reads a page of webhooks, newest first.
@@ -89,13 +105,18 @@ type ListWebhooks struct {
 }
 
 // ListWebhooksHandler lists webhooks.
-type ListWebhooksHandler struct{ d Deps }
+type ListWebhooksHandler struct{ webhooks ports.WebhookRepository }
+
+// NewListWebhooksHandler makes the query.
+func NewListWebhooksHandler(webhooks ports.WebhookRepository) ListWebhooksHandler {
+	return ListWebhooksHandler{webhooks: webhooks}
+}
 
 // Handle returns up to Page.Limit webhooks and whether more exist.
 func (h ListWebhooksHandler) Handle(ctx context.Context, q ListWebhooks) ([]*webhook.Webhook, bool, error) {
 	page := q.Page
 	page.Limit++
-	ws, err := h.d.Webhooks.List(ctx, q.WorkspaceID, page)
+	ws, err := h.webhooks.List(ctx, q.WorkspaceID, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -114,26 +135,36 @@ type UpdateWebhook struct {
 }
 
 // UpdateWebhookHandler updates webhooks.
-type UpdateWebhookHandler struct{ d Deps }
+type UpdateWebhookHandler struct {
+	webhooks ports.WebhookRepository
+	forms    ports.FormRepository
+	urls     ports.URLChecker
+	clock    ports.Clock
+}
+
+// NewUpdateWebhookHandler makes the command.
+func NewUpdateWebhookHandler(webhooks ports.WebhookRepository, forms ports.FormRepository, urls ports.URLChecker, clock ports.Clock) UpdateWebhookHandler {
+	return UpdateWebhookHandler{webhooks: webhooks, forms: forms, urls: urls, clock: clock}
+}
 
 // Handle validates the patch on a copy first, so that a changed URL or form is checked (which
 // may need the network) outside the repository's transaction, then applies it.
 func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*webhook.Webhook, error) {
-	current, err := h.d.Webhooks.Get(ctx, cmd.WorkspaceID, cmd.ID)
+	current, err := h.webhooks.Get(ctx, cmd.WorkspaceID, cmd.ID)
 	if err != nil {
 		return nil, err
 	}
 	preview := *current
 	p := &preview
-	if err := p.Apply(cmd.Patch, h.d.Clock.Now()); err != nil {
+	if err := p.Apply(cmd.Patch, h.clock.Now()); err != nil {
 		return nil, err
 	}
 	urlChanged := cmd.Patch.URL != nil && strings.TrimSpace(*cmd.Patch.URL) != current.URL()
-	if err := checkDestination(ctx, h.d, cmd.WorkspaceID, p, urlChanged, cmd.Patch.FormID != nil); err != nil {
+	if err := checkDestination(ctx, h.forms, h.urls, cmd.WorkspaceID, p, urlChanged, cmd.Patch.FormID != nil); err != nil {
 		return nil, err
 	}
-	return h.d.Webhooks.Update(ctx, cmd.WorkspaceID, cmd.ID, func(w *webhook.Webhook) error {
-		return w.Apply(cmd.Patch, h.d.Clock.Now())
+	return h.webhooks.Update(ctx, cmd.WorkspaceID, cmd.ID, func(w *webhook.Webhook) error {
+		return w.Apply(cmd.Patch, h.clock.Now())
 	})
 }
 
@@ -144,11 +175,16 @@ type DeleteWebhook struct {
 }
 
 // DeleteWebhookHandler deletes webhooks.
-type DeleteWebhookHandler struct{ d Deps }
+type DeleteWebhookHandler struct{ webhooks ports.WebhookRepository }
+
+// NewDeleteWebhookHandler makes the command.
+func NewDeleteWebhookHandler(webhooks ports.WebhookRepository) DeleteWebhookHandler {
+	return DeleteWebhookHandler{webhooks: webhooks}
+}
 
 // Handle deletes the webhook and its deliveries, so pending retries stop at once.
 func (h DeleteWebhookHandler) Handle(ctx context.Context, cmd DeleteWebhook) error {
-	return h.d.Webhooks.Delete(ctx, cmd.WorkspaceID, cmd.ID)
+	return h.webhooks.Delete(ctx, cmd.WorkspaceID, cmd.ID)
 }
 
 // ListDeliveries reads a page of a webhook's deliveries, newest first.
@@ -159,17 +195,25 @@ type ListDeliveries struct {
 }
 
 // ListDeliveriesHandler lists deliveries.
-type ListDeliveriesHandler struct{ d Deps }
+type ListDeliveriesHandler struct {
+	webhooks   ports.WebhookRepository
+	deliveries ports.DeliveryRepository
+}
+
+// NewListDeliveriesHandler makes the query.
+func NewListDeliveriesHandler(webhooks ports.WebhookRepository, deliveries ports.DeliveryRepository) ListDeliveriesHandler {
+	return ListDeliveriesHandler{webhooks: webhooks, deliveries: deliveries}
+}
 
 // Handle returns up to Page.Limit deliveries and whether more exist; domain.ErrNotFound when
 // the webhook is not in the workspace.
 func (h ListDeliveriesHandler) Handle(ctx context.Context, q ListDeliveries) ([]*webhook.Delivery, bool, error) {
-	if _, err := h.d.Webhooks.Get(ctx, q.WorkspaceID, q.WebhookID); err != nil {
+	if _, err := h.webhooks.Get(ctx, q.WorkspaceID, q.WebhookID); err != nil {
 		return nil, false, err
 	}
 	page := q.Page
 	page.Limit++
-	ds, err := h.d.Deliveries.List(ctx, q.WorkspaceID, q.WebhookID, page)
+	ds, err := h.deliveries.List(ctx, q.WorkspaceID, q.WebhookID, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -188,12 +232,20 @@ type RetryDelivery struct {
 }
 
 // RetryDeliveryHandler replays deliveries.
-type RetryDeliveryHandler struct{ d Deps }
+type RetryDeliveryHandler struct {
+	deliveries ports.DeliveryRepository
+	clock      ports.Clock
+}
+
+// NewRetryDeliveryHandler makes the command.
+func NewRetryDeliveryHandler(deliveries ports.DeliveryRepository, clock ports.Clock) RetryDeliveryHandler {
+	return RetryDeliveryHandler{deliveries: deliveries, clock: clock}
+}
 
 // Handle starts a new cycle whatever the delivery's status and returns the delivery.
 func (h RetryDeliveryHandler) Handle(ctx context.Context, cmd RetryDelivery) (*webhook.Delivery, error) {
-	return h.d.Deliveries.Update(ctx, cmd.WorkspaceID, cmd.WebhookID, cmd.ID, func(d *webhook.Delivery) error {
-		d.Retry(h.d.Clock.Now())
+	return h.deliveries.Update(ctx, cmd.WorkspaceID, cmd.WebhookID, cmd.ID, func(d *webhook.Delivery) error {
+		d.Retry(h.clock.Now())
 		return nil
 	})
 }

@@ -25,19 +25,22 @@ var signedActionTypes = map[string]bool{"send_webhook": true, "automation_trigge
 // workspace has the integration each action needs. A storage error is kept in err, since the
 // domain's validator returns violations only.
 type actionChecker struct {
-	ctx         context.Context
-	d           Deps
-	workspaceID string
-	has         map[string]bool
-	err         error
+	ctx          context.Context
+	actions      map[string]ports.ActionRunner
+	integrations ports.IntegrationRepository
+	urls         ports.URLChecker
+	workspaceID  string
+	has          map[string]bool
+	err          error
 }
 
-func newActionChecker(ctx context.Context, d Deps, workspaceID string) *actionChecker {
-	return &actionChecker{ctx: ctx, d: d, workspaceID: workspaceID, has: map[string]bool{}}
+func newActionChecker(ctx context.Context, actions map[string]ports.ActionRunner, integrations ports.IntegrationRepository,
+	urls ports.URLChecker, workspaceID string) *actionChecker {
+	return &actionChecker{ctx: ctx, actions: actions, integrations: integrations, urls: urls, workspaceID: workspaceID, has: map[string]bool{}}
 }
 
 func (c *actionChecker) validate(actionType string, config map[string]any) []domain.Violation {
-	runner, ok := c.d.Actions[actionType]
+	runner, ok := c.actions[actionType]
 	if !ok {
 		return []domain.Violation{{Field: "type", Code: "invalid_value", Message: "type must be one of " + strings.Join(c.types(), ", ")}}
 	}
@@ -60,7 +63,7 @@ func (c *actionChecker) hasIntegration(typ string) bool {
 	if has, ok := c.has[typ]; ok {
 		return has
 	}
-	_, err := c.d.Integrations.OfType(c.ctx, c.workspaceID, typ)
+	_, err := c.integrations.OfType(c.ctx, c.workspaceID, typ)
 	switch {
 	case err == nil:
 		c.has[typ] = true
@@ -76,8 +79,8 @@ func (c *actionChecker) hasIntegration(typ string) bool {
 }
 
 func (c *actionChecker) types() []string {
-	out := make([]string, 0, len(c.d.Actions))
-	for t := range c.d.Actions {
+	out := make([]string, 0, len(c.actions))
+	for t := range c.actions {
 		out = append(out, t)
 	}
 	sort.Strings(out)
@@ -87,7 +90,7 @@ func (c *actionChecker) types() []string {
 // checkActionURLs applies the webhook URL rule (HTTPS, public addresses unless allowed) to the
 // URLs of actions that post through the delivery engine.
 func (c *actionChecker) checkActionURLs(vs *domain.Violations, actions []workflow.Action) {
-	if c.d.URLs == nil {
+	if c.urls == nil {
 		return
 	}
 	for i, a := range actions {
@@ -95,7 +98,7 @@ func (c *actionChecker) checkActionURLs(vs *domain.Violations, actions []workflo
 		if !signedActionTypes[a.Type] || !ok || u == "" {
 			continue
 		}
-		if err := c.d.URLs.CheckURL(c.ctx, u); err != nil {
+		if err := c.urls.CheckURL(c.ctx, u); err != nil {
 			vs.Add(fmt.Sprintf("actions[%d].config.url", i), "invalid_url", err.Error())
 		}
 	}
@@ -130,17 +133,33 @@ type CreateWorkflow struct {
 
 // CreateWorkflowHandler creates workflows.
 type CreateWorkflowHandler struct {
-	d Deps
-	s Settings
+	workflows    ports.WorkflowRepository
+	forms        ports.FormRepository
+	integrations ports.IntegrationRepository
+	urls         ports.URLChecker
+	actions      map[string]ports.ActionRunner
+	ids          ports.IDs
+	clock        ports.Clock
+	limits       workflow.Limits
+	maxPerForm   int
+}
+
+// NewCreateWorkflowHandler makes the command. actions are the registered action runners by
+// type; urls may be nil (action URLs are then not checked); limits bound actions and
+// conditions, maxPerForm the workflows of one form.
+func NewCreateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.FormRepository, integrations ports.IntegrationRepository,
+	urls ports.URLChecker, actions map[string]ports.ActionRunner, ids ports.IDs, clock ports.Clock, limits workflow.Limits, maxPerForm int) CreateWorkflowHandler {
+	return CreateWorkflowHandler{workflows: workflows, forms: forms, integrations: integrations, urls: urls, actions: actions,
+		ids: ids, clock: clock, limits: limits, maxPerForm: maxPerForm}
 }
 
 // Handle validates the draft and every action config (through the registered action runners),
 // checks the form, the integrations the actions need and the per-form limit, and stores the
 // workflow, enabled.
 func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (*workflow.Workflow, error) {
-	chk := newActionChecker(ctx, h.d, cmd.WorkspaceID)
-	w, err := workflow.New(h.d.IDs.New(PrefixWorkflow), cmd.WorkspaceID, cmd.Draft,
-		func() string { return h.d.IDs.New(PrefixAction) }, chk.validate, h.s.WorkflowLimits, h.d.Clock.Now())
+	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, cmd.WorkspaceID)
+	w, err := workflow.New(h.ids.New(PrefixWorkflow), cmd.WorkspaceID, cmd.Draft,
+		func() string { return h.ids.New(PrefixAction) }, chk.validate, h.limits, h.clock.Now())
 	if chk.err != nil {
 		return nil, chk.err
 	}
@@ -149,7 +168,7 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 		return nil, err
 	}
 	if formID := strings.TrimSpace(cmd.Draft.FormID); formID != "" && text.Valid(formID) {
-		if f, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, formID); errors.Is(err, domain.ErrNotFound) {
+		if f, err := h.forms.Get(ctx, cmd.WorkspaceID, formID); errors.Is(err, domain.ErrNotFound) {
 			vs.Add("form_id", "not_found", "form_id names no form of this workspace")
 		} else if err != nil {
 			return nil, err
@@ -157,12 +176,12 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 			if w != nil {
 				vs = append(vs, conditionFieldViolations(w, f)...)
 			}
-			n, err := h.d.Workflows.CountForForm(ctx, cmd.WorkspaceID, formID)
+			n, err := h.workflows.CountForForm(ctx, cmd.WorkspaceID, formID)
 			if err != nil {
 				return nil, err
 			}
-			if n >= h.s.MaxWorkflowsPerForm {
-				vs.Add("form_id", "too_many", fmt.Sprintf("a form may have at most %d workflows; delete one first", h.s.MaxWorkflowsPerForm))
+			if n >= h.maxPerForm {
+				vs.Add("form_id", "too_many", fmt.Sprintf("a form may have at most %d workflows; delete one first", h.maxPerForm))
 			}
 		}
 	}
@@ -173,7 +192,7 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
-	if err := h.d.Workflows.Create(ctx, w); err != nil {
+	if err := h.workflows.Create(ctx, w); err != nil {
 		if errors.Is(err, domain.ErrNotFound) { // the form was deleted meanwhile
 			return nil, domain.Validation("form_id", "not_found", "form_id names no form of this workspace")
 		}
@@ -189,11 +208,16 @@ type GetWorkflow struct {
 }
 
 // GetWorkflowHandler reads workflows.
-type GetWorkflowHandler struct{ d Deps }
+type GetWorkflowHandler struct{ workflows ports.WorkflowRepository }
+
+// NewGetWorkflowHandler makes the query.
+func NewGetWorkflowHandler(workflows ports.WorkflowRepository) GetWorkflowHandler {
+	return GetWorkflowHandler{workflows: workflows}
+}
 
 // Handle returns the workflow of the workspace, or domain.ErrNotFound.
 func (h GetWorkflowHandler) Handle(ctx context.Context, q GetWorkflow) (*workflow.Workflow, error) {
-	return h.d.Workflows.Get(ctx, q.WorkspaceID, q.ID)
+	return h.workflows.Get(ctx, q.WorkspaceID, q.ID)
 }
 
 // ListWorkflows reads a page of workflows, newest first, optionally of one form.
@@ -204,13 +228,18 @@ type ListWorkflows struct {
 }
 
 // ListWorkflowsHandler lists workflows.
-type ListWorkflowsHandler struct{ d Deps }
+type ListWorkflowsHandler struct{ workflows ports.WorkflowRepository }
+
+// NewListWorkflowsHandler makes the query.
+func NewListWorkflowsHandler(workflows ports.WorkflowRepository) ListWorkflowsHandler {
+	return ListWorkflowsHandler{workflows: workflows}
+}
 
 // Handle returns up to Page.Limit workflows and whether more exist.
 func (h ListWorkflowsHandler) Handle(ctx context.Context, q ListWorkflows) ([]*workflow.Workflow, bool, error) {
 	page := q.Page
 	page.Limit++
-	ws, err := h.d.Workflows.List(ctx, q.WorkspaceID, q.FormID, page)
+	ws, err := h.workflows.List(ctx, q.WorkspaceID, q.FormID, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -230,22 +259,36 @@ type UpdateWorkflow struct {
 
 // UpdateWorkflowHandler updates workflows.
 type UpdateWorkflowHandler struct {
-	d Deps
-	s Settings
+	workflows    ports.WorkflowRepository
+	forms        ports.FormRepository
+	integrations ports.IntegrationRepository
+	urls         ports.URLChecker
+	actions      map[string]ports.ActionRunner
+	ids          ports.IDs
+	clock        ports.Clock
+	limits       workflow.Limits
+}
+
+// NewUpdateWorkflowHandler makes the command. actions are the registered action runners by
+// type; urls may be nil (action URLs are then not checked); limits bound actions and conditions.
+func NewUpdateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.FormRepository, integrations ports.IntegrationRepository,
+	urls ports.URLChecker, actions map[string]ports.ActionRunner, ids ports.IDs, clock ports.Clock, limits workflow.Limits) UpdateWorkflowHandler {
+	return UpdateWorkflowHandler{workflows: workflows, forms: forms, integrations: integrations, urls: urls, actions: actions,
+		ids: ids, clock: clock, limits: limits}
 }
 
 // Handle validates the patch on a copy first (action configs, integrations and URLs need reads
 // and the network, which stay outside the repository's transaction), then applies it.
 func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (*workflow.Workflow, error) {
-	current, err := h.d.Workflows.Get(ctx, cmd.WorkspaceID, cmd.ID)
+	current, err := h.workflows.Get(ctx, cmd.WorkspaceID, cmd.ID)
 	if err != nil {
 		return nil, err
 	}
-	chk := newActionChecker(ctx, h.d, cmd.WorkspaceID)
+	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, cmd.WorkspaceID)
 	preview := *current
 	p := &preview
-	newID := func() string { return h.d.IDs.New(PrefixAction) }
-	err = p.Apply(cmd.Patch, newID, chk.validate, h.s.WorkflowLimits, h.d.Clock.Now())
+	newID := func() string { return h.ids.New(PrefixAction) }
+	err = p.Apply(cmd.Patch, newID, chk.validate, h.limits, h.clock.Now())
 	if chk.err != nil {
 		return nil, chk.err
 	}
@@ -254,7 +297,7 @@ func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (
 	}
 	var vs domain.Violations
 	if cmd.Patch.Trigger != nil {
-		f, err := h.d.Forms.Get(ctx, cmd.WorkspaceID, p.FormID())
+		f, err := h.forms.Get(ctx, cmd.WorkspaceID, p.FormID())
 		if err != nil {
 			return nil, err
 		}
@@ -268,8 +311,8 @@ func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (
 	}
 	// Type-specific rules do not depend on the stored state and were checked above; the
 	// domain's own rules (kept action IDs among them) are checked again under the lock.
-	return h.d.Workflows.Update(ctx, cmd.WorkspaceID, cmd.ID, func(w *workflow.Workflow) error {
-		return w.Apply(cmd.Patch, newID, nil, h.s.WorkflowLimits, h.d.Clock.Now())
+	return h.workflows.Update(ctx, cmd.WorkspaceID, cmd.ID, func(w *workflow.Workflow) error {
+		return w.Apply(cmd.Patch, newID, nil, h.limits, h.clock.Now())
 	})
 }
 
@@ -280,10 +323,15 @@ type DeleteWorkflow struct {
 }
 
 // DeleteWorkflowHandler deletes workflows.
-type DeleteWorkflowHandler struct{ d Deps }
+type DeleteWorkflowHandler struct{ workflows ports.WorkflowRepository }
+
+// NewDeleteWorkflowHandler makes the command.
+func NewDeleteWorkflowHandler(workflows ports.WorkflowRepository) DeleteWorkflowHandler {
+	return DeleteWorkflowHandler{workflows: workflows}
+}
 
 // Handle deletes the workflow; runs already in progress finish, since they carry their own
 // snapshot of the actions.
 func (h DeleteWorkflowHandler) Handle(ctx context.Context, cmd DeleteWorkflow) error {
-	return h.d.Workflows.Delete(ctx, cmd.WorkspaceID, cmd.ID)
+	return h.workflows.Delete(ctx, cmd.WorkspaceID, cmd.ID)
 }
