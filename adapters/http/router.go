@@ -13,7 +13,7 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// MaxBodyBytes is the API body limit of DECISIONS.md.
+// MaxBodyBytes is the API body limit (1 MiB; docs/api.md); a larger body is 413 payload_too_large.
 const MaxBodyBytes = 1 << 20
 
 // Options configure the API edge.
