@@ -165,7 +165,7 @@ func (s *runsStore) Save(_ context.Context, r *workflow.Run) error {
 
 // cloneRun copies a run as a database round trip would, so the engine and the store never share one.
 func cloneRun(r *workflow.Run) *workflow.Run {
-	return workflow.UnmarshalRunFromDatabase(r.ID(), r.WorkspaceID(), r.WorkflowID(), r.FormID(), r.SubmissionID(), r.EventID(),
+	return workflow.UnmarshalRunFromDatabase(r.ID(), r.WorkspaceID(), r.Kind(), r.WorkflowID(), r.FormID(), r.SubmissionID(), r.EventID(),
 		r.EventType(), r.OccurredAt(), r.Fields(), r.Status(), r.Actions(), r.NextAttemptAt(), r.CreatedAt(), r.UpdatedAt(), r.FinishedAt())
 }
 
