@@ -30,22 +30,22 @@ func NewRunRepository(db *DB, cipher ports.Cipher) *RunRepository {
 }
 
 type runRow struct {
-	ID            string `gorm:"column:id;primaryKey"`
+	ID            string  `gorm:"column:id;primaryKey"`
 	WorkspaceID   string  `gorm:"column:workspace_id"`
 	Kind          string  `gorm:"column:kind"`
 	WorkflowID    *string `gorm:"column:workflow_id"` // NULL for a notification run
-	FormID        string `gorm:"column:form_id"`
-	SubmissionID  string `gorm:"column:submission_id"`
-	EventID       string `gorm:"column:event_id"`
-	EventType     string `gorm:"column:event_type"`
-	OccurredAt    int64  `gorm:"column:occurred_at"`
-	Status        string `gorm:"column:status"`
-	Actions       []byte `gorm:"column:actions"` // sealed JSON of []actionRunJSON
-	Fields        []byte `gorm:"column:fields"`  // sealed JSON of the event's values
-	NextAttemptAt *int64 `gorm:"column:next_attempt_at"`
-	CreatedAt     int64  `gorm:"column:created_at"`
-	UpdatedAt     int64  `gorm:"column:updated_at"`
-	FinishedAt    *int64 `gorm:"column:finished_at"`
+	FormID        string  `gorm:"column:form_id"`
+	SubmissionID  string  `gorm:"column:submission_id"`
+	EventID       string  `gorm:"column:event_id"`
+	EventType     string  `gorm:"column:event_type"`
+	OccurredAt    int64   `gorm:"column:occurred_at"`
+	Status        string  `gorm:"column:status"`
+	Actions       []byte  `gorm:"column:actions"` // sealed JSON of []actionRunJSON
+	Fields        []byte  `gorm:"column:fields"`  // sealed JSON of the event's values
+	NextAttemptAt *int64  `gorm:"column:next_attempt_at"`
+	CreatedAt     int64   `gorm:"column:created_at"`
+	UpdatedAt     int64   `gorm:"column:updated_at"`
+	FinishedAt    *int64  `gorm:"column:finished_at"`
 }
 
 func (runRow) TableName() string { return "runs" }
