@@ -2,10 +2,12 @@ package persistence_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
@@ -82,6 +84,37 @@ func TestNotificationRuns(t *testing.T) {
 		noErr(t, err)
 		if got.Kind() != workflow.KindRespondent || got.Status() != workflow.RunSucceeded || got.Actions()[0].Config["to"] != "{{fld_a}}" {
 			t.Fatalf("after save: kind %s status %s", got.Kind(), got.Status())
+		}
+	})
+}
+
+func TestFormNotificationSettingsRoundTrip(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		w := mustWorkspace(t, r, base)
+		f := mustForm(t, r, w.ID(), base)
+		emailField := f.Fields()[1].ID
+		want := form.Notifications{
+			Owner:      form.OwnerNotification{Enabled: true, To: []string{"owner@example.com", "boss@example.com"}},
+			Respondent: form.RespondentNotification{Enabled: true, EmailFieldID: emailField, Subject: "Thanks {{form_name}}", Body: "<p>Hi</p>"},
+		}
+		_, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) ([]event.Event, error) {
+			s := f.Settings()
+			s.Notifications = want
+			_, err := f.Apply(form.Patch{Settings: &s}, nil, form.DefaultLimits, base)
+			return nil, err
+		})
+		noErr(t, err)
+		got, err := r.forms.Get(ctx, w.ID(), f.ID())
+		noErr(t, err)
+		n := got.Settings().Notifications
+		if !n.Owner.Enabled || strings.Join(n.Owner.To, ",") != "owner@example.com,boss@example.com" || n.Respondent != want.Respondent {
+			t.Fatalf("read back %+v", n)
+		}
+		plain, err := r.forms.Get(ctx, w.ID(), mustForm(t, r, w.ID(), base).ID())
+		noErr(t, err)
+		if n := plain.Settings().Notifications; n.Owner.Enabled || len(n.Owner.To) != 0 || n.Respondent.Enabled {
+			t.Fatalf("a form without notifications reads %+v", n)
 		}
 	})
 }
