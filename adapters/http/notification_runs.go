@@ -36,7 +36,9 @@ func notificationSettings(so object) form.Notifications {
 	if r, ok := no.child("respondent"); ok {
 		r.allow(respondentProps, nil)
 		n.Respondent.Enabled, _ = r.boolean("enabled")
-		n.Respondent.EmailFieldID, _ = r.str("email_field_id")
+		if id, _ := r.nullableStr("email_field_id"); id != nil { // null, as read back, is no field
+			n.Respondent.EmailFieldID = *id
+		}
 		n.Respondent.Subject, _ = r.str("subject")
 		n.Respondent.Body, _ = r.str("body")
 	}
