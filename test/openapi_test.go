@@ -448,8 +448,8 @@ func replay(t *testing.T, px *prism, ro, flood string) {
 	}
 	settings := map[string]any{
 		"redirect_url": nil, "thank_you_message": "Thanks!",
-		"spam":  map[string]any{"honeypot": true, "min_fill_seconds": 2, "proof_of_work": false, "captcha": map[string]any{"provider": "turnstile", "site_key": "site", "secret": "captcha-secret"}},
-		"embed": map[string]any{"frame_ancestors": []string{"https://example.com"}, "cors_origins": []string{"https://example.com"}},
+		"spam":          map[string]any{"honeypot": true, "min_fill_seconds": 2, "proof_of_work": false, "captcha": map[string]any{"provider": "turnstile", "site_key": "site", "secret": "captcha-secret"}},
+		"embed":         map[string]any{"frame_ancestors": []string{"https://example.com"}, "cors_origins": []string{"https://example.com"}},
 		"notifications": map[string]any{"owner": map[string]any{"enabled": true, "to": []string{"owner@example.com"}}},
 	}
 	form := px.do(call{method: "POST", path: "/forms", key: "rw", body: map[string]any{"name": "Everything", "description": "All field types", "fields": fields, "settings": settings}, want: st(201)})
