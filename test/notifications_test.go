@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // A form's notifications end to end: a public post produces the owner email (every answer by
@@ -125,18 +126,53 @@ func notifyParts(t *testing.T, m destMail) map[string]string {
 
 var tokenRe = regexp.MustCompile(`name="_token" value="([^"]+)"`)
 
-func TestNotificationsEndToEnd(t *testing.T) {
-	t.Parallel()
-	mail := startNotifySMTP(t)
-	in := newInstance(t, "", "")
+func notifyEnv(in *instance, mail *notifySMTP) {
 	in.setEnv("FORMWARD_RETRY_DELAYS", "200ms,200ms,200ms")
 	in.setEnv("FORMWARD_API_RATE_LIMIT", "0")
 	in.setEnv("FORMWARD_SMTP_URL", "smtp://"+mail.addr)
 	in.setEnv("FORMWARD_SMTP_FROM", "forms@formward.test")
 	in.setEnv("FORMWARD_PUBLIC_URL", in.baseURL)
+}
+
+// TestNotificationsEmbedded: serve alone on SQLite, the pipeline in-process.
+func TestNotificationsEmbedded(t *testing.T) {
+	t.Parallel()
+	mail := startNotifySMTP(t)
+	in := newInstance(t, "", "")
+	notifyEnv(in, mail)
 	key := in.cli("keys", "create", "--name", "notifications", "--scope", "admin")
 	in.startServe()
-	defer in.stopServe()
+	testNotifications(t, in, mail, key)
+	in.stopServe()
+}
+
+// TestNotificationsKafka: serve, relay and worker as separate processes on PostgreSQL and
+// Kafka; the worker queues and sends the notifications.
+func TestNotificationsKafka(t *testing.T) {
+	t.Parallel()
+	dbURL := freshPostgresDatabase(t)
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	mail := startNotifySMTP(t)
+	in := newInstance(t, dbURL, randomMasterKey(t))
+	notifyEnv(in, mail)
+	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
+	in.cli("migrate")
+	key := in.cli("keys", "create", "--name", "kafka-notifications", "--scope", "admin")
+	in.startServe()
+	relay := in.startProc("relay")
+	worker := in.startProc("worker")
+	testNotifications(t, in, mail, key)
+	worker.stop(t)
+	relay.stop(t)
+	in.stopServe()
+}
+
+func testNotifications(t *testing.T, in *instance, mail *notifySMTP, key string) {
+	t.Helper()
 
 	r := in.do("POST", "/v1/forms", key, map[string]any{"name": "Support & <Sales>", "fields": []map[string]any{
 		{"label": "Your name", "type": "text", "required": true},
