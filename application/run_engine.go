@@ -181,6 +181,8 @@ func (e *RunEngine) execute(ctx context.Context, r *workflow.Run, action workflo
 	}
 	if r.Kind().IsNotification() {
 		in.Notification = string(r.Kind())
+	}
+	if r.Kind() == workflow.KindOwner {
 		in.Answers, in.ReplyTo, in.Subject = notificationInput(r, s, e.d.Files, e.d.Clock.Now())
 	}
 	if typ := runner.Integration(); typ != "" {
