@@ -58,6 +58,7 @@ type Queries struct {
 	GetIntegration   GetIntegrationHandler
 	ListIntegrations ListIntegrationsHandler
 	ListRuns         ListRunsHandler
+
 	// ListNotificationRuns reads a form's notification run log.
 	ListNotificationRuns ListNotificationRunsHandler
 }
@@ -151,22 +152,23 @@ func New(d Deps, s Settings) *Application {
 			DeleteIntegration: NewDeleteIntegrationHandler(d.Integrations),
 		},
 		Queries: Queries{
-			Authenticate:         NewAuthenticateHandler(d.Keys, d.Clock),
-			ListWorkspaces:       NewListWorkspacesHandler(d.Workspaces),
-			ListAPIKeys:          NewListAPIKeysHandler(d.Keys),
-			GetForm:              NewGetFormHandler(d.Forms),
-			GetPublicForm:        NewGetPublicFormHandler(d.Forms),
-			ListForms:            NewListFormsHandler(d.Forms),
-			GetSubmission:        NewGetSubmissionHandler(d.Submissions),
-			ListSubmissions:      NewListSubmissionsHandler(d.Forms, d.Submissions),
-			GetWebhook:           NewGetWebhookHandler(d.Webhooks),
-			ListWebhooks:         NewListWebhooksHandler(d.Webhooks),
-			ListDeliveries:       NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
-			GetWorkflow:          NewGetWorkflowHandler(d.Workflows),
-			ListWorkflows:        NewListWorkflowsHandler(d.Workflows),
-			GetIntegration:       NewGetIntegrationHandler(d.Integrations),
-			ListIntegrations:     NewListIntegrationsHandler(d.Integrations),
-			ListRuns:             NewListRunsHandler(d.Workflows, d.Runs),
+			Authenticate:     NewAuthenticateHandler(d.Keys, d.Clock),
+			ListWorkspaces:   NewListWorkspacesHandler(d.Workspaces),
+			ListAPIKeys:      NewListAPIKeysHandler(d.Keys),
+			GetForm:          NewGetFormHandler(d.Forms),
+			GetPublicForm:    NewGetPublicFormHandler(d.Forms),
+			ListForms:        NewListFormsHandler(d.Forms),
+			GetSubmission:    NewGetSubmissionHandler(d.Submissions),
+			ListSubmissions:  NewListSubmissionsHandler(d.Forms, d.Submissions),
+			GetWebhook:       NewGetWebhookHandler(d.Webhooks),
+			ListWebhooks:     NewListWebhooksHandler(d.Webhooks),
+			ListDeliveries:   NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
+			GetWorkflow:      NewGetWorkflowHandler(d.Workflows),
+			ListWorkflows:    NewListWorkflowsHandler(d.Workflows),
+			GetIntegration:   NewGetIntegrationHandler(d.Integrations),
+			ListIntegrations: NewListIntegrationsHandler(d.Integrations),
+			ListRuns:         NewListRunsHandler(d.Workflows, d.Runs),
+
 			ListNotificationRuns: NewListNotificationRunsHandler(d.Forms, d.Runs),
 		},
 	}
