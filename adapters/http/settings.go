@@ -99,19 +99,20 @@ type embedJSON struct {
 }
 
 type settingsJSON struct {
-	RedirectURL     *string           `json:"redirect_url"`
-	ThankYouMessage *string           `json:"thank_you_message"`
-	Spam            spamJSON          `json:"spam"`
-	Embed           embedJSON         `json:"embed"`
-	Notifications   notificationsJSON `json:"notifications"`
+	RedirectURL     *string   `json:"redirect_url"`
+	ThankYouMessage *string   `json:"thank_you_message"`
+	Spam            spamJSON  `json:"spam"`
+	Embed           embedJSON `json:"embed"`
+
+	Notifications notificationsJSON `json:"notifications"`
 }
 
 // presentSettings never shows the captcha secret, only whether one is stored.
 func presentSettings(s form.Settings) *settingsJSON {
 	out := &settingsJSON{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage,
-		Spam:          spamJSON{Honeypot: s.Spam.Honeypot, MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork},
-		Embed:         embedJSON{FrameAncestors: s.Embed.FrameAncestors, CORSOrigins: s.Embed.CORSOrigins},
-		Notifications: presentNotifications(s.Notifications)}
+		Spam:  spamJSON{Honeypot: s.Spam.Honeypot, MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork},
+		Embed: embedJSON{FrameAncestors: s.Embed.FrameAncestors, CORSOrigins: s.Embed.CORSOrigins}}
+	out.Notifications = presentNotifications(s.Notifications)
 	if out.Embed.FrameAncestors == nil {
 		out.Embed.FrameAncestors = []string{}
 	}
