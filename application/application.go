@@ -58,6 +58,9 @@ type Queries struct {
 	GetIntegration   GetIntegrationHandler
 	ListIntegrations ListIntegrationsHandler
 	ListRuns         ListRunsHandler
+
+	// ListNotificationRuns reads a form's notification run log.
+	ListNotificationRuns ListNotificationRunsHandler
 }
 
 // Settings are the limits and defaults the use cases apply.
@@ -165,6 +168,8 @@ func New(d Deps, s Settings) *Application {
 			GetIntegration:   NewGetIntegrationHandler(d.Integrations),
 			ListIntegrations: NewListIntegrationsHandler(d.Integrations),
 			ListRuns:         NewListRunsHandler(d.Workflows, d.Runs),
+
+			ListNotificationRuns: NewListNotificationRunsHandler(d.Forms, d.Runs),
 		},
 	}
 }

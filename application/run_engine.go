@@ -66,6 +66,8 @@ type RunEngineDeps struct {
 	Submissions  ports.SubmissionRepository
 	Integrations ports.IntegrationRepository
 	Clock        ports.Clock
+	// Files signs the file links of owner notifications; nil shows file values as stored.
+	Files ports.FileLinker
 }
 
 // RunEngine advances due runs: it executes each run's current action through the runner of its
@@ -177,6 +179,12 @@ func (e *RunEngine) execute(ctx context.Context, r *workflow.Run, action workflo
 		Fields: s.fields, Labels: s.labels, IPHash: s.ipHash, UserAgent: s.userAgent, Referrer: s.referrer,
 		Render: s.render,
 	}
+	if r.Kind().IsNotification() {
+		in.Notification = string(r.Kind())
+	}
+	if r.Kind() == workflow.KindOwner {
+		in.Answers, in.ReplyTo, in.Subject = notificationInput(r, s, e.d.Files, e.d.Clock.Now())
+	}
 	if typ := runner.Integration(); typ != "" {
 		integ, err := e.d.Integrations.OfType(ctx, r.WorkspaceID(), typ)
 		switch {
@@ -207,6 +215,11 @@ type runSubject struct {
 	labels                      map[string]string
 	ipHash, userAgent, referrer *string
 	render                      func(template string, html bool) string
+	// formFields are the form's fields in order (none when the form is gone), values the answers,
+	// metadata the submission's (notifications read them).
+	formFields []form.Field
+	values     map[string]submission.Value
+	metadata   submission.Metadata
 }
 
 // loadSubject reads the submission (its current values; the event's when it was deleted) and
@@ -241,6 +254,7 @@ func (e *RunEngine) loadSubject(ctx context.Context, r *workflow.Run) (*runSubje
 		s.submittedAt = sub.SubmittedAt()
 		m := sub.Metadata()
 		s.ipHash, s.userAgent, s.referrer = m.IPHash, m.UserAgent, m.Referrer
+		s.metadata = m
 	}
 	var f *form.Form
 	f, err = e.d.Forms.Get(ctx, r.WorkspaceID(), r.FormID())
@@ -250,10 +264,12 @@ func (e *RunEngine) loadSubject(ctx context.Context, r *workflow.Run) (*runSubje
 		return nil, fmt.Errorf("load form %s: %w", r.FormID(), err)
 	default:
 		s.formName = f.Name()
-		for _, fl := range f.Fields() {
+		s.formFields = f.Fields()
+		for _, fl := range s.formFields {
 			s.labels[fl.ID] = fl.Label
 		}
 	}
+	s.values = values
 	vars := workflow.TemplateVars(values, r.SubmissionID(), r.FormID(), s.formName, s.submittedAt)
 	s.render = func(template string, html bool) string { return workflow.Render(template, vars, html) }
 	return s, nil

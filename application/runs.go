@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
@@ -12,10 +13,13 @@ import (
 // PrefixRun is the prefix of run IDs.
 const PrefixRun = workflow.RunIDPrefix
 
-// RunStarter turns submission events into workflow runs: one per enabled workflow of the form
-// whose trigger matches. It runs in the worker next to the fan-out, fed by the same batches.
+// RunStarter turns submission events into runs: one per enabled workflow of the form whose
+// trigger matches, and on submission.created one per enabled notification of the form (the
+// owner email, the respondent confirmation). It runs in the worker next to the fan-out, fed by
+// the same batches.
 type RunStarter struct {
 	workflows ports.WorkflowRepository
+	forms     ports.FormRepository
 	runs      ports.RunRepository
 	ids       ports.IDs
 	clock     ports.Clock
@@ -23,19 +27,31 @@ type RunStarter struct {
 	notify func()
 }
 
-// NewRunStarter makes the run starter; notify may be nil.
-func NewRunStarter(workflows ports.WorkflowRepository, runs ports.RunRepository, ids ports.IDs, clock ports.Clock, notify func()) *RunStarter {
-	return &RunStarter{workflows: workflows, runs: runs, ids: ids, clock: clock, notify: notify}
+// NewRunStarter makes the run starter; forms are read for their notification settings; notify
+// may be nil.
+func NewRunStarter(workflows ports.WorkflowRepository, forms ports.FormRepository, runs ports.RunRepository, ids ports.IDs, clock ports.Clock, notify func()) *RunStarter {
+	return &RunStarter{workflows: workflows, forms: forms, runs: runs, ids: ids, clock: clock, notify: notify}
 }
 
 // HandleBatch stores the runs of several events in one write. An error asks for the whole
-// batch again; runs already stored are skipped then (one run per workflow and event).
+// batch again; runs already stored are skipped then (one run per workflow and event, one per
+// notification kind, form and event).
 func (s *RunStarter) HandleBatch(ctx context.Context, events []event.Event) error {
 	now := s.clock.Now()
 	var rs []*workflow.Run
+	forms := &formsOfBatch{forms: s.forms, seen: map[string]*form.Form{}}
 	for _, e := range events {
 		if e.Type != event.SubmissionCreated && e.Type != event.SubmissionUpdated {
 			continue
+		}
+		if e.Type == event.SubmissionCreated {
+			f, err := forms.get(ctx, e.WorkspaceID, e.FormID)
+			if err != nil {
+				return fmt.Errorf("start runs of %s: read form: %w", e.ID, err)
+			}
+			if f != nil {
+				rs = append(rs, notificationRuns(s.ids, f, e, now)...)
+			}
 		}
 		wfs, err := s.workflows.Matching(ctx, e)
 		if err != nil {

@@ -104,7 +104,7 @@ func (s *runsStore) AddAll(_ context.Context, rs []*workflow.Run) error {
 next:
 	for _, r := range rs {
 		for _, o := range s.items {
-			if o.WorkflowID() == r.WorkflowID() && o.EventID() == r.EventID() {
+			if o.WorkflowID() == r.WorkflowID() && o.EventID() == r.EventID() && o.Kind() == r.Kind() && o.FormID() == r.FormID() {
 				continue next
 			}
 		}
@@ -130,6 +130,18 @@ func (s *runsStore) List(_ context.Context, ws, workflowID string, page ports.Pa
 	var out []*workflow.Run
 	for i := len(s.order) - 1; i >= 0 && len(out) < page.Limit; i-- {
 		if r := s.items[s.order[i]]; r.WorkspaceID() == ws && r.WorkflowID() == workflowID {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (s *runsStore) ListNotifications(_ context.Context, ws, formID string, page ports.Page) ([]*workflow.Run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*workflow.Run
+	for i := len(s.order) - 1; i >= 0 && len(out) < page.Limit; i-- {
+		if r := s.items[s.order[i]]; r.WorkspaceID() == ws && r.FormID() == formID && r.Kind().IsNotification() {
 			out = append(out, r)
 		}
 	}
@@ -165,7 +177,7 @@ func (s *runsStore) Save(_ context.Context, r *workflow.Run) error {
 
 // cloneRun copies a run as a database round trip would, so the engine and the store never share one.
 func cloneRun(r *workflow.Run) *workflow.Run {
-	return workflow.UnmarshalRunFromDatabase(r.ID(), r.WorkspaceID(), r.WorkflowID(), r.FormID(), r.SubmissionID(), r.EventID(),
+	return workflow.UnmarshalRunFromDatabase(r.ID(), r.WorkspaceID(), r.Kind(), r.WorkflowID(), r.FormID(), r.SubmissionID(), r.EventID(),
 		r.EventType(), r.OccurredAt(), r.Fields(), r.Status(), r.Actions(), r.NextAttemptAt(), r.CreatedAt(), r.UpdatedAt(), r.FinishedAt())
 }
 
@@ -288,7 +300,7 @@ func newRunsWorld(t *testing.T) *runsWorld {
 		w.runners[typ] = r
 		runners[typ] = r
 	}
-	w.starter = application.NewRunStarter(w.workflows, w.runs, w.ids, w.clock, nil)
+	w.starter = application.NewRunStarter(w.workflows, w.forms, w.runs, w.ids, w.clock, nil)
 	w.engine = application.NewRunEngine(application.RunEngineDeps{Runs: w.runs, Forms: w.forms, Submissions: w.submissions,
 		Integrations: w.integrations, Clock: w.clock}, runners, application.RunEngineConfig{Retry: testSchedule}, nil)
 	return w

@@ -5,6 +5,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
@@ -15,12 +17,15 @@ import (
 
 // provideRunEngine makes the engine over the registered action runners.
 func provideRunEngine(runs ports.RunRepository, forms ports.FormRepository, submissions ports.SubmissionRepository,
-	integrations ports.IntegrationRepository, runners map[string]ports.ActionRunner, clock ports.Clock, cfg Config, log *zap.Logger) (*application.RunEngine, error) {
+	integrations ports.IntegrationRepository, runners map[string]ports.ActionRunner, clock ports.Clock, keyring *crypto.Keyring, cfg Config,
+	log *zap.Logger) (*application.RunEngine, error) {
 	if err := checkFairShares(cfg); err != nil {
 		return nil, err
 	}
 	return application.NewRunEngine(application.RunEngineDeps{
 		Runs: runs, Forms: forms, Submissions: submissions, Integrations: integrations, Clock: clock,
+		// Owner notifications link uploaded files through the same signer as the API.
+		Files: objectstore.Signer{Key: crypto.DeriveKey(keyring.Primary(), crypto.LabelFiles), BaseURL: publicURL(cfg)},
 	}, runners, application.RunEngineConfig{
 		Retry: cfg.Retry, Concurrency: cfg.DeliveryConcurrency, PerWorkspace: cfg.DeliveryConcurrencyPerWorkspace,
 		// An action may send mail or call an API that takes longer than a webhook endpoint.
@@ -29,9 +34,9 @@ func provideRunEngine(runs ports.RunRepository, forms ports.FormRepository, subm
 }
 
 // provideRunStarter wakes the run engine of the same process whenever it stored runs.
-func provideRunStarter(workflows ports.WorkflowRepository, runs ports.RunRepository, ids ports.IDs, clock ports.Clock,
-	engine *application.RunEngine) *application.RunStarter {
-	return application.NewRunStarter(workflows, runs, ids, clock, engine.Notify)
+func provideRunStarter(workflows ports.WorkflowRepository, forms ports.FormRepository, runs ports.RunRepository, ids ports.IDs,
+	clock ports.Clock, engine *application.RunEngine) *application.RunStarter {
+	return application.NewRunStarter(workflows, forms, runs, ids, clock, engine.Notify)
 }
 
 // provideEventHandlers is what the worker does with each batch of events: deliveries, then runs.

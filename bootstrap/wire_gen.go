@@ -108,13 +108,13 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		return nil, nil, err
 	}
 	fanOut := provideFanOut(webhookRepository, deliveryRepository, iDs, clock, deliveryEngine)
-	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, cfg, log)
+	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, keyring, cfg, log)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	runStarter := provideRunStarter(workflowRepository, runRepository, iDs, clock, runEngine)
+	runStarter := provideRunStarter(workflowRepository, formRepository, runRepository, iDs, clock, runEngine)
 	eventHandlers := provideEventHandlers(fanOut, runStarter)
 	direct := provideBus(eventHandlers)
 	lease := persistence.NewLease(db)
@@ -174,8 +174,8 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 	}
 	fanOut := provideFanOut(webhookRepository, deliveryRepository, iDs, clock, deliveryEngine)
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
-	runRepository := persistence.NewRunRepository(db, cipher)
 	formRepository := persistence.NewFormRepository(db, cipher)
+	runRepository := persistence.NewRunRepository(db, cipher)
 	submissionRepository := persistence.NewSubmissionRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
 	v, err := provideActionRunners(cfg, sender)
@@ -185,14 +185,14 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 		cleanup()
 		return nil, nil, err
 	}
-	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, cfg, log)
+	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, keyring, cfg, log)
 	if err != nil {
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	runStarter := provideRunStarter(workflowRepository, runRepository, iDs, clock, runEngine)
+	runStarter := provideRunStarter(workflowRepository, formRepository, runRepository, iDs, clock, runEngine)
 	eventHandlers := provideEventHandlers(fanOut, runStarter)
 	workerProcess := &WorkerProcess{
 		Subscriber: subscriber,

@@ -31,6 +31,26 @@ type ActionInput struct {
 	// Credentials of the workspace's integration the action needs (nil when none is needed or
 	// the integration is gone: the adapter then fails permanently).
 	Credentials map[string]string
+	// Notification is "owner" or "respondent" when the run is one of the form's notifications
+	// rather than a workflow's; "" for a workflow action.
+	Notification string
+	// Answers are the submission's answers in form order, files as signed links (filled for
+	// notification runs: the owner email lists them).
+	Answers []Answer
+	// ReplyTo is the respondent's address for the owner notification, or "".
+	ReplyTo string
+	// Subject, when not empty, replaces the owner notification's default subject.
+	Subject string
+}
+
+// Answer is one field's answer, by label.
+type Answer struct {
+	FieldID string
+	Label   string
+	// Values are the answer's values (one for single-value fields, none when unanswered).
+	Values []string
+	// File is true when the values are links to files.
+	File bool
 }
 
 // ActionOutcome is what one attempt did.

@@ -448,8 +448,9 @@ func replay(t *testing.T, px *prism, ro, flood string) {
 	}
 	settings := map[string]any{
 		"redirect_url": nil, "thank_you_message": "Thanks!",
-		"spam":  map[string]any{"honeypot": true, "min_fill_seconds": 2, "proof_of_work": false, "captcha": map[string]any{"provider": "turnstile", "site_key": "site", "secret": "captcha-secret"}},
-		"embed": map[string]any{"frame_ancestors": []string{"https://example.com"}, "cors_origins": []string{"https://example.com"}},
+		"spam":          map[string]any{"honeypot": true, "min_fill_seconds": 2, "proof_of_work": false, "captcha": map[string]any{"provider": "turnstile", "site_key": "site", "secret": "captcha-secret"}},
+		"embed":         map[string]any{"frame_ancestors": []string{"https://example.com"}, "cors_origins": []string{"https://example.com"}},
+		"notifications": map[string]any{"owner": map[string]any{"enabled": true, "to": []string{"owner@example.com"}}},
 	}
 	form := px.do(call{method: "POST", path: "/forms", key: "rw", body: map[string]any{"name": "Everything", "description": "All field types", "fields": fields, "settings": settings}, want: st(201)})
 	formID := form.str("id")
@@ -616,6 +617,18 @@ func replay(t *testing.T, px *prism, ro, flood string) {
 		time.Sleep(time.Second)
 	}
 	px.do(call{method: "GET", path: "/workflows/" + wfID + "/runs?limit=0", key: "rw", want: st(400), kind: invalid})
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		nr := px.do(call{method: "GET", path: "/forms/" + formID + "/notification-runs?limit=2", key: ro})
+		if items, _ := nr.obj["data"].([]any); len(items) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no notification run after 20s: %s", nr.raw)
+		}
+		time.Sleep(time.Second)
+	}
+	px.do(call{method: "GET", path: "/forms/" + formID + "/notification-runs?limit=0", key: "rw", want: st(400), kind: invalid})
+	px.do(call{method: "GET", path: "/forms/frm_AAAAAAAAAAAAAAAAAAAA/notification-runs", key: "rw", want: st(404)})
 	px.do(call{method: "GET", path: "/workflows/wfl_AAAAAAAAAAAAAAAAAAAA/runs", key: "rw", want: st(404)})
 	px.do(call{method: "GET", path: "/webhooks/" + hookID + "/deliveries?limit=500", key: "rw", want: st(400), kind: invalid})
 	px.do(call{method: "GET", path: "/webhooks/whk_AAAAAAAAAAAAAAAAAAAA/deliveries", key: "rw", want: st(404)})

@@ -139,13 +139,16 @@ func (m *Mailer) Run(ctx context.Context, in ports.ActionInput) ports.ActionOutc
 	fail := func(permanent bool, err error) ports.ActionOutcome {
 		return ports.ActionOutcome{Duration: time.Since(start), Err: err, Permanent: permanent}
 	}
-	if vs := m.Validate(in.Config); len(vs) > 0 {
+	compose := m.compose
+	if in.Notification == OwnerNotification {
+		compose = m.composeOwner
+	} else if vs := m.Validate(in.Config); len(vs) > 0 {
 		return fail(true, fmt.Errorf("invalid action config: %s: %s", vs[0].Key, vs[0].Message))
 	}
 	if m.err != nil {
 		return fail(true, m.err)
 	}
-	msg, err := m.compose(in)
+	msg, err := compose(in)
 	if err != nil {
 		return fail(true, err)
 	}

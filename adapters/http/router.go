@@ -101,6 +101,7 @@ func NewRouter(d Deps, o Options) *Router {
 	v1.GET("/integrations/:id", a.getIntegration)
 	v1.DELETE("/integrations/:id", a.deleteIntegration)
 	v1.GET("/workflows/:id/runs", a.listRuns)
+	v1.GET("/forms/:id/notification-runs", a.listNotificationRuns)
 	return &Router{Engine: r}
 }
 

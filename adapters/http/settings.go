@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	settingsProps = []string{"redirect_url", "thank_you_message", "spam", "embed"}
+	settingsProps = []string{"redirect_url", "thank_you_message", "spam", "embed", "notifications"}
 	spamProps     = []string{"honeypot", "min_fill_seconds", "proof_of_work", "captcha"}
 	captchaProps  = []string{"provider", "site_key", "secret"}
 	embedProps    = []string{"frame_ancestors", "cors_origins"}
@@ -76,6 +76,7 @@ func formSettings(o object) *form.Settings {
 		s.Embed.FrameAncestors, _ = em.strings("frame_ancestors")
 		s.Embed.CORSOrigins, _ = em.strings("cors_origins")
 	}
+	s.Notifications = notificationSettings(so)
 	return &s
 }
 
@@ -102,6 +103,8 @@ type settingsJSON struct {
 	ThankYouMessage *string   `json:"thank_you_message"`
 	Spam            spamJSON  `json:"spam"`
 	Embed           embedJSON `json:"embed"`
+
+	Notifications notificationsJSON `json:"notifications"`
 }
 
 // presentSettings never shows the captcha secret, only whether one is stored.
@@ -109,6 +112,7 @@ func presentSettings(s form.Settings) *settingsJSON {
 	out := &settingsJSON{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage,
 		Spam:  spamJSON{Honeypot: s.Spam.Honeypot, MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork},
 		Embed: embedJSON{FrameAncestors: s.Embed.FrameAncestors, CORSOrigins: s.Embed.CORSOrigins}}
+	out.Notifications = presentNotifications(s.Notifications)
 	if out.Embed.FrameAncestors == nil {
 		out.Embed.FrameAncestors = []string{}
 	}

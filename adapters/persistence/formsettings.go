@@ -21,6 +21,8 @@ type settingsJSON struct {
 	Captcha         *captcha `json:"captcha,omitempty"`
 	FrameAncestors  []string `json:"frame_ancestors,omitempty"`
 	CORSOrigins     []string `json:"cors_origins,omitempty"`
+
+	Notifications *notificationsJSON `json:"notifications,omitempty"`
 }
 
 type captcha struct {
@@ -37,6 +39,7 @@ func encodeSettings(ctx context.Context, cipher ports.Cipher, f *form.Form) (str
 	out := settingsJSON{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage, Honeypot: s.Spam.Honeypot,
 		MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork,
 		FrameAncestors: s.Embed.FrameAncestors, CORSOrigins: s.Embed.CORSOrigins}
+	out.Notifications = encodeNotifications(s.Notifications)
 	if c := s.Spam.Captcha; c != nil {
 		sealed, err := cipher.Seal(ctx, f.WorkspaceID(), []byte(c.Secret), settingsAAD(f.ID()))
 		if err != nil {
@@ -63,6 +66,7 @@ func decodeSettings(ctx context.Context, cipher ports.Cipher, workspaceID, formI
 	s := form.Settings{RedirectURL: in.RedirectURL, ThankYouMessage: in.ThankYouMessage,
 		Spam:  form.Spam{Honeypot: in.Honeypot, MinFillSeconds: in.MinFillSeconds, ProofOfWork: in.ProofOfWork},
 		Embed: form.Embed{FrameAncestors: in.FrameAncestors, CORSOrigins: in.CORSOrigins}}
+	s.Notifications = decodeNotifications(in.Notifications)
 	if c := in.Captcha; c != nil {
 		sealed, err := base64.StdEncoding.DecodeString(c.SealedSecret)
 		if err != nil {

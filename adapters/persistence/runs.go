@@ -30,21 +30,22 @@ func NewRunRepository(db *DB, cipher ports.Cipher) *RunRepository {
 }
 
 type runRow struct {
-	ID            string `gorm:"column:id;primaryKey"`
-	WorkspaceID   string `gorm:"column:workspace_id"`
-	WorkflowID    string `gorm:"column:workflow_id"`
-	FormID        string `gorm:"column:form_id"`
-	SubmissionID  string `gorm:"column:submission_id"`
-	EventID       string `gorm:"column:event_id"`
-	EventType     string `gorm:"column:event_type"`
-	OccurredAt    int64  `gorm:"column:occurred_at"`
-	Status        string `gorm:"column:status"`
-	Actions       []byte `gorm:"column:actions"` // sealed JSON of []actionRunJSON
-	Fields        []byte `gorm:"column:fields"`  // sealed JSON of the event's values
-	NextAttemptAt *int64 `gorm:"column:next_attempt_at"`
-	CreatedAt     int64  `gorm:"column:created_at"`
-	UpdatedAt     int64  `gorm:"column:updated_at"`
-	FinishedAt    *int64 `gorm:"column:finished_at"`
+	ID            string  `gorm:"column:id;primaryKey"`
+	WorkspaceID   string  `gorm:"column:workspace_id"`
+	Kind          string  `gorm:"column:kind"`
+	WorkflowID    *string `gorm:"column:workflow_id"` // NULL for a notification run
+	FormID        string  `gorm:"column:form_id"`
+	SubmissionID  string  `gorm:"column:submission_id"`
+	EventID       string  `gorm:"column:event_id"`
+	EventType     string  `gorm:"column:event_type"`
+	OccurredAt    int64   `gorm:"column:occurred_at"`
+	Status        string  `gorm:"column:status"`
+	Actions       []byte  `gorm:"column:actions"` // sealed JSON of []actionRunJSON
+	Fields        []byte  `gorm:"column:fields"`  // sealed JSON of the event's values
+	NextAttemptAt *int64  `gorm:"column:next_attempt_at"`
+	CreatedAt     int64   `gorm:"column:created_at"`
+	UpdatedAt     int64   `gorm:"column:updated_at"`
+	FinishedAt    *int64  `gorm:"column:finished_at"`
 }
 
 func (runRow) TableName() string { return "runs" }
@@ -97,7 +98,12 @@ func (r *RunRepository) toRow(ctx context.Context, run *workflow.Run) (runRow, e
 	if err != nil {
 		return runRow{}, err
 	}
-	return runRow{ID: run.ID(), WorkspaceID: run.WorkspaceID(), WorkflowID: run.WorkflowID(), FormID: run.FormID(),
+	var workflowID *string
+	if !run.Kind().IsNotification() {
+		id := run.WorkflowID()
+		workflowID = &id
+	}
+	return runRow{ID: run.ID(), WorkspaceID: run.WorkspaceID(), Kind: string(run.Kind()), WorkflowID: workflowID, FormID: run.FormID(),
 		SubmissionID: run.SubmissionID(), EventID: run.EventID(), EventType: string(run.EventType()), OccurredAt: toMillis(run.OccurredAt()),
 		Status: string(run.Status()), Actions: actions, Fields: fields, NextAttemptAt: toMillisPtr(run.NextAttemptAt()),
 		CreatedAt: toMillis(run.CreatedAt()), UpdatedAt: toMillis(run.UpdatedAt()), FinishedAt: toMillisPtr(run.FinishedAt())}, nil
@@ -135,7 +141,15 @@ func (r *RunRepository) toDomain(ctx context.Context, row runRow) (*workflow.Run
 		return nil, fmt.Errorf("decode fields of run %s: %w", row.ID, err)
 	}
 	fields := workflow.EventFields(event.Event{Data: map[string]any{"fields": raw}})
-	return workflow.UnmarshalRunFromDatabase(row.ID, row.WorkspaceID, row.WorkflowID, row.FormID, row.SubmissionID, row.EventID,
+	kind, ok := workflow.ParseRunKind(row.Kind)
+	if !ok {
+		return nil, fmt.Errorf("run %s has an unknown kind %q", row.ID, row.Kind)
+	}
+	workflowID := ""
+	if row.WorkflowID != nil {
+		workflowID = *row.WorkflowID
+	}
+	return workflow.UnmarshalRunFromDatabase(row.ID, row.WorkspaceID, kind, workflowID, row.FormID, row.SubmissionID, row.EventID,
 		event.Type(row.EventType), fromMillis(row.OccurredAt), fields, workflow.RunStatus(row.Status), actions,
 		fromMillisPtr(row.NextAttemptAt), fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt), fromMillisPtr(row.FinishedAt)), nil
 }
@@ -152,24 +166,42 @@ func (r *RunRepository) toDomainAll(ctx context.Context, rows []runRow) ([]*work
 	return out, nil
 }
 
-// AddAll stores the runs in one transaction; a run whose (workflow, event) pair is already
-// stored is skipped.
+// AddAll stores the runs in one transaction; a workflow run whose (workflow, event) pair, or a
+// notification run whose (form, event, kind) is already stored is skipped.
 func (r *RunRepository) AddAll(ctx context.Context, rs []*workflow.Run) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	rows := make([]runRow, 0, len(rs))
+	var workflowRows, notificationRows []runRow
 	for _, run := range rs {
 		row, err := r.toRow(ctx, run)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, row)
+		if row.WorkflowID == nil {
+			notificationRows = append(notificationRows, row)
+		} else {
+			workflowRows = append(workflowRows, row)
+		}
 	}
 	return r.db.tx(ctx, func(tx *gorm.DB) error {
-		err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "workflow_id"}, {Name: "event_id"}}, DoNothing: true}).
-			Create(&rows).Error
-		return mapErr("add runs", err)
+		if len(workflowRows) > 0 {
+			err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "workflow_id"}, {Name: "event_id"}}, DoNothing: true}).
+				Create(&workflowRows).Error
+			if err != nil {
+				return mapErr("add runs", err)
+			}
+		}
+		if len(notificationRows) > 0 {
+			// The conflict target is the partial unique index of notification runs.
+			err := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "form_id"}, {Name: "event_id"}, {Name: "kind"}},
+				TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "workflow_id IS NULL"}}}, DoNothing: true}).
+				Create(&notificationRows).Error
+			if err != nil {
+				return mapErr("add notification runs", err)
+			}
+		}
+		return nil
 	})
 }
 
@@ -187,6 +219,17 @@ func (r *RunRepository) Get(ctx context.Context, workspaceID, id string) (*workf
 func (r *RunRepository) List(ctx context.Context, workspaceID, workflowID string, page ports.Page) ([]*workflow.Run, error) {
 	q := r.db.read(ctx).Where("workspace_id = ? AND workflow_id = ?", workspaceID, workflowID)
 	rows, err := newestFirst[runRow](q, page, "created_at", "runs")
+	if err != nil {
+		return nil, err
+	}
+	return r.toDomainAll(ctx, rows)
+}
+
+// ListNotifications returns up to page.Limit notification runs of the form, newest first
+// (created_at, id), strictly after page.After.
+func (r *RunRepository) ListNotifications(ctx context.Context, workspaceID, formID string, page ports.Page) ([]*workflow.Run, error) {
+	q := r.db.read(ctx).Where("workspace_id = ? AND form_id = ? AND workflow_id IS NULL", workspaceID, formID)
+	rows, err := newestFirst[runRow](q, page, "created_at", "notification runs")
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,7 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}
 	}
+	vs = append(vs, checkNotificationFields(settings.Notifications, fields)...)
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
@@ -144,6 +145,9 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}
 		next.settings = ns
+	}
+	if p.Settings != nil || p.Fields != nil {
+		vs = append(vs, checkNotificationFields(next.settings.Notifications, next.fields)...)
 	}
 	if err := vs.Err(); err != nil {
 		return false, err

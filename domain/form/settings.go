@@ -51,6 +51,7 @@ type Settings struct {
 	ThankYouMessage *string
 	Spam            Spam
 	Embed           Embed
+	Notifications   Notifications
 }
 
 // DefaultSettings turn on every spam rule a respondent without JavaScript can pass (honeypot,
@@ -107,6 +108,7 @@ func checkSettings(s Settings) (Settings, error) {
 	}
 	s.Embed.FrameAncestors = checkOrigins(&vs, "settings.embed.frame_ancestors", s.Embed.FrameAncestors)
 	s.Embed.CORSOrigins = checkOrigins(&vs, "settings.embed.cors_origins", s.Embed.CORSOrigins)
+	s.Notifications = checkNotifications(&vs, s.Notifications)
 	return s, vs.Err()
 }
 
@@ -270,6 +272,7 @@ func (f *Form) Settings() Settings {
 		c := *s.Spam.Captcha
 		s.Spam.Captcha = &c
 	}
+	s.Notifications.Owner.To = append([]string(nil), s.Notifications.Owner.To...)
 	return s
 }
 

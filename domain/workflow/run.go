@@ -10,6 +10,28 @@ import (
 // RunIDPrefix is the prefix of run IDs (run_…).
 const RunIDPrefix = "run"
 
+// RunKind says what started a run: a workflow, or one of the form's notifications.
+type RunKind string
+
+// Run kinds: a workflow's run, the owner notification, the respondent confirmation.
+const (
+	KindWorkflow   RunKind = "workflow"
+	KindOwner      RunKind = "owner"
+	KindRespondent RunKind = "respondent"
+)
+
+// ParseRunKind accepts workflow, owner and respondent.
+func ParseRunKind(s string) (RunKind, bool) {
+	switch k := RunKind(s); k {
+	case KindWorkflow, KindOwner, KindRespondent:
+		return k, true
+	}
+	return "", false
+}
+
+// IsNotification reports whether the kind is one of the form's notifications.
+func (k RunKind) IsNotification() bool { return k == KindOwner || k == KindRespondent }
+
 // RunStatus is where a run stands.
 type RunStatus string
 
@@ -70,6 +92,7 @@ type AttemptOutcome struct {
 type Run struct {
 	id            string
 	workspaceID   string
+	kind          RunKind
 	workflowID    string
 	formID        string
 	submissionID  string
@@ -99,7 +122,7 @@ func NewRun(id string, wf *Workflow, e event.Event, now time.Time) *Run {
 // event's submitted values (the fallback when the submission is deleted before the run ends).
 func StartRun(id, workspaceID, workflowID string, actions []ActionSnapshot, e event.Event, now time.Time) *Run {
 	now = now.UTC()
-	r := &Run{id: id, workspaceID: workspaceID, workflowID: workflowID, formID: e.FormID, eventID: e.ID, eventType: e.Type,
+	r := &Run{id: id, workspaceID: workspaceID, kind: KindWorkflow, workflowID: workflowID, formID: e.FormID, eventID: e.ID, eventType: e.Type,
 		occurredAt: e.OccurredAt.UTC(), fields: EventFields(e), status: RunQueued, createdAt: now, updatedAt: now}
 	if s, ok := e.Data["submission_id"].(string); ok {
 		r.submissionID = s
@@ -112,6 +135,14 @@ func StartRun(id, workspaceID, workflowID string, actions []ActionSnapshot, e ev
 		return r
 	}
 	r.nextAttemptAt = &now
+	return r
+}
+
+// StartNotificationRun queues a run of one of a form's notifications (kind owner or
+// respondent) for e: a run without workflow whose single action is the notification's email.
+func StartNotificationRun(id, workspaceID string, kind RunKind, action ActionSnapshot, e event.Event, now time.Time) *Run {
+	r := StartRun(id, workspaceID, "", []ActionSnapshot{action}, e, now)
+	r.kind = kind
 	return r
 }
 
@@ -140,10 +171,10 @@ func EventFields(e event.Event) map[string]any {
 }
 
 // UnmarshalRunFromDatabase rebuilds a stored run without re-checking it.
-func UnmarshalRunFromDatabase(id, workspaceID, workflowID, formID, submissionID, eventID string, eventType event.Type,
+func UnmarshalRunFromDatabase(id, workspaceID string, kind RunKind, workflowID, formID, submissionID, eventID string, eventType event.Type,
 	occurredAt time.Time, fields map[string]any, status RunStatus, actions []ActionRun, nextAttemptAt *time.Time,
 	createdAt, updatedAt time.Time, finishedAt *time.Time) *Run {
-	return &Run{id: id, workspaceID: workspaceID, workflowID: workflowID, formID: formID, submissionID: submissionID,
+	return &Run{id: id, workspaceID: workspaceID, kind: kind, workflowID: workflowID, formID: formID, submissionID: submissionID,
 		eventID: eventID, eventType: eventType, occurredAt: occurredAt.UTC(), fields: fields, status: status, actions: actions,
 		nextAttemptAt: nextAttemptAt, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC(), finishedAt: finishedAt}
 }
@@ -243,7 +274,11 @@ func (r *Run) ID() string { return r.id }
 // WorkspaceID returns the owning workspace.
 func (r *Run) WorkspaceID() string { return r.workspaceID }
 
-// WorkflowID returns the workflow that started the run (it may have been deleted since).
+// Kind returns what started the run: a workflow or a notification of the form.
+func (r *Run) Kind() RunKind { return r.kind }
+
+// WorkflowID returns the workflow that started the run (it may have been deleted since); it is
+// empty for a notification run.
 func (r *Run) WorkflowID() string { return r.workflowID }
 
 // FormID returns the event's form.

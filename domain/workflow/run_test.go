@@ -179,3 +179,23 @@ func TestRunPostpone(t *testing.T) {
 }
 
 func ptrDur(d time.Duration) *time.Duration { return &d }
+
+func TestNotificationRun(t *testing.T) {
+	e := event.Event{ID: "evt_1", Type: event.SubmissionCreated, WorkspaceID: "wsp_1", FormID: "frm_1", OccurredAt: runT0,
+		Data: map[string]any{"submission_id": "sub_1", "fields": map[string]any{"fld_1": "a@example.com"}}}
+	r := StartNotificationRun("run_1", "wsp_1", KindOwner, ActionSnapshot{ActionID: "owner", Type: "send_email", Config: map[string]any{"to": "x"}}, e, runT0)
+	if r.Kind() != KindOwner || r.WorkflowID() != "" || r.Status() != RunQueued || len(r.Actions()) != 1 || r.SubmissionID() != "sub_1" {
+		t.Fatalf("run = %+v", r)
+	}
+	if w := StartRun("run_2", "wsp_1", "wfl_1", nil, e, runT0); w.Kind() != KindWorkflow {
+		t.Fatalf("workflow run kind = %q", w.Kind())
+	}
+	for _, s := range []string{"workflow", "owner", "respondent"} {
+		if k, ok := ParseRunKind(s); !ok || string(k) != s {
+			t.Fatalf("ParseRunKind(%q) = %q, %v", s, k, ok)
+		}
+	}
+	if _, ok := ParseRunKind("other"); ok || KindWorkflow.IsNotification() || !KindRespondent.IsNotification() {
+		t.Fatal("kinds")
+	}
+}

@@ -87,8 +87,8 @@ func TestDocumentIsOpenAPI31(t *testing.T) {
 func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 	d := parseDoc(t)
 	ops := operations(t, d)
-	if len(ops) != 28 {
-		t.Errorf("%d operations, want 28", len(ops))
+	if len(ops) != 29 {
+		t.Errorf("%d operations, want 29", len(ops))
 	}
 	for name, o := range ops {
 		if name == "GET /openapi.json" {
@@ -150,6 +150,7 @@ func TestOperations(t *testing.T) {
 		"DELETE /workflows/{id}",
 		"GET /forms",
 		"GET /forms/{id}",
+		"GET /forms/{id}/notification-runs",
 		"GET /forms/{id}/submissions",
 		"GET /forms/{id}/submissions/{submission_id}",
 		"GET /integrations",
@@ -214,7 +215,9 @@ const validForm = `{
   "submission_count": 0,
   "settings": {"redirect_url": null, "thank_you_message": null,
     "spam": {"honeypot": true, "min_fill_seconds": 3, "proof_of_work": true, "captcha": null},
-    "embed": {"frame_ancestors": [], "cors_origins": []}},
+    "embed": {"frame_ancestors": [], "cors_origins": []},
+    "notifications": {"owner": {"enabled": false, "to": []},
+      "respondent": {"enabled": false, "email_field_id": null, "subject": "", "body": ""}}},
   "created_at": "2026-11-22T19:48:41.123Z",
   "updated_at": "2026-11-22T19:48:41.123Z"
 }`

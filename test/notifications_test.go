@@ -1,0 +1,351 @@
+package e2e_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
+	"net"
+	"net/http"
+	netmail "net/mail"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// A form's notifications end to end: a public post produces the owner email (every answer by
+// label, files as signed links, reply-to the respondent) and the respondent confirmation,
+// through a real SMTP server in-process that refuses every recipient's first delivery with a
+// 4xx, so each notification is retried on FORMWARD_RETRY_DELAYS; the run log shows both runs.
+
+// notifySMTP is an SMTP server that answers 451 the first time an address comes as the first
+// recipient of a message, so every notification's first attempt is refused, and only that one.
+type notifySMTP struct {
+	addr    string
+	mu      sync.Mutex
+	seen    map[string]bool
+	refused int
+	msgs    []destMail
+}
+
+func (s *notifySMTP) messages() []destMail {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]destMail(nil), s.msgs...)
+}
+
+type notifySession struct {
+	srv   *notifySMTP
+	cur   destMail
+	rcpts int // RCPT commands in this message
+}
+
+func (s *notifySession) Mail(from string, _ *smtp.MailOptions) error {
+	s.cur.from = from
+	return nil
+}
+
+func (s *notifySession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s.srv.mu.Lock()
+	defer s.srv.mu.Unlock()
+	s.rcpts++
+	if s.rcpts == 1 && !s.srv.seen[to] {
+		s.srv.seen[to] = true
+		s.srv.refused++
+		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+	}
+	s.cur.rcpts = append(s.cur.rcpts, to)
+	return nil
+}
+
+func (s *notifySession) Data(r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	m, err := netmail.ReadMessage(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	s.cur.headers = m.Header
+	if s.cur.body, err = io.ReadAll(m.Body); err != nil {
+		return err
+	}
+	s.srv.mu.Lock()
+	s.srv.msgs = append(s.srv.msgs, s.cur)
+	s.srv.mu.Unlock()
+	return nil
+}
+
+func (s *notifySession) Reset()        { s.cur, s.rcpts = destMail{}, 0 }
+func (s *notifySession) Logout() error { return nil }
+
+func startNotifySMTP(t *testing.T) *notifySMTP {
+	t.Helper()
+	srv := &notifySMTP{seen: map[string]bool{}}
+	s := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &notifySession{srv: srv}, nil }))
+	s.Domain = "localhost"
+	s.ReadTimeout = 10 * time.Second
+	s.WriteTimeout = 10 * time.Second
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.addr = l.Addr().String()
+	go func() { _ = s.Serve(l) }()
+	t.Cleanup(func() { _ = s.Close() })
+	return srv
+}
+
+// notifyParts decodes a message's parts by media type (a single-part message gives one).
+func notifyParts(t *testing.T, m destMail) map[string]string {
+	t.Helper()
+	mt, _, err := mime.ParseMediaType(m.headers.Get("Content-Type"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(mt, "multipart/") {
+		return mailParts(t, m)
+	}
+	raw := m.body
+	switch strings.ToLower(m.headers.Get("Content-Transfer-Encoding")) {
+	case "quoted-printable":
+		raw, _ = io.ReadAll(quotedprintable.NewReader(bytes.NewReader(raw)))
+	case "base64":
+		raw, _ = base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(raw)), ""))
+	}
+	return map[string]string{mt: string(raw)}
+}
+
+var tokenRe = regexp.MustCompile(`name="_token" value="([^"]+)"`)
+
+func notifyEnv(in *instance, mail *notifySMTP) {
+	in.setEnv("FORMWARD_RETRY_DELAYS", "200ms,200ms,200ms")
+	in.setEnv("FORMWARD_API_RATE_LIMIT", "0")
+	in.setEnv("FORMWARD_SMTP_URL", "smtp://"+mail.addr)
+	in.setEnv("FORMWARD_SMTP_FROM", "forms@formward.test")
+	in.setEnv("FORMWARD_PUBLIC_URL", in.baseURL)
+}
+
+// TestNotificationsEmbedded: serve alone on SQLite, the pipeline in-process.
+func TestNotificationsEmbedded(t *testing.T) {
+	t.Parallel()
+	mail := startNotifySMTP(t)
+	in := newInstance(t, "", "")
+	notifyEnv(in, mail)
+	key := in.cli("keys", "create", "--name", "notifications", "--scope", "admin")
+	in.startServe()
+	testNotifications(t, in, mail, key)
+	in.stopServe()
+}
+
+// TestNotificationsKafka: serve, relay and worker as separate processes on PostgreSQL and
+// Kafka; the worker queues and sends the notifications.
+func TestNotificationsKafka(t *testing.T) {
+	t.Parallel()
+	dbURL := freshPostgresDatabase(t)
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	mail := startNotifySMTP(t)
+	in := newInstance(t, dbURL, randomMasterKey(t))
+	notifyEnv(in, mail)
+	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
+	in.cli("migrate")
+	key := in.cli("keys", "create", "--name", "kafka-notifications", "--scope", "admin")
+	in.startServe()
+	relay := in.startProc("relay")
+	worker := in.startProc("worker")
+	testNotifications(t, in, mail, key)
+	worker.stop(t)
+	relay.stop(t)
+	in.stopServe()
+}
+
+func testNotifications(t *testing.T, in *instance, mail *notifySMTP, key string) {
+	t.Helper()
+
+	r := in.do("POST", "/v1/forms", key, map[string]any{"name": "Support & <Sales>", "fields": []map[string]any{
+		{"label": "Your name", "type": "text", "required": true},
+		{"label": "Your email", "type": "email", "required": true},
+		{"label": "Topics", "type": "checkbox", "options": []string{"billing", "bugs", "other"}},
+		{"label": "Screenshot", "type": "file"},
+		{"label": "Message", "type": "textarea"},
+	}})
+	r.expect(t, http.StatusCreated)
+	formID := r.str(t, "id")
+	var ids []string
+	for _, f := range r.obj["fields"].([]any) {
+		ids = append(ids, f.(map[string]any)["id"].(string))
+	}
+	nameID, emailID, topicsID, fileID, msgID := ids[0], ids[1], ids[2], ids[3], ids[4]
+
+	// The confirmation must point to an email field.
+	in.do("PATCH", "/v1/forms/"+formID, key, map[string]any{"settings": map[string]any{"notifications": map[string]any{
+		"respondent": map[string]any{"enabled": true, "email_field_id": nameID, "body": "x"}}}}).expectError(t, http.StatusUnprocessableEntity, "validation_failed")
+
+	r = in.do("PATCH", "/v1/forms/"+formID, key, map[string]any{"status": "published", "settings": map[string]any{
+		"spam": map[string]any{"honeypot": true, "min_fill_seconds": 0},
+		"notifications": map[string]any{
+			"owner": map[string]any{"enabled": true, "to": []string{"owner@example.com", "Lead <lead@example.com>"}},
+			"respondent": map[string]any{"enabled": true, "email_field_id": emailID,
+				"subject": "We got your message, {{" + nameID + "}}",
+				"body":    "<p>Thanks {{" + nameID + "}} for writing to {{form_name}}.</p><p>Reference: {{submission_id}}</p>"},
+		}}})
+	r.expect(t, http.StatusOK)
+
+	// A public post, as the page sends it: the render token, the answers and a file.
+	resp, err := in.client.Get(in.baseURL + "/f/" + formID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := tokenRe.FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("no render token on the page:\n%s", page)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range map[string][]string{"_token": {string(m[1])}, nameID: {`Ada "<b>Lovelace</b>"`}, emailID: {"ada@example.com"},
+		topicsID: {"billing", "bugs"}, msgID: {"Line one & more"}} {
+		for _, x := range v {
+			_ = mw.WriteField(k, x)
+		}
+	}
+	fw, _ := mw.CreateFormFile(fileID, "screen.png")
+	_, _ = fw.Write([]byte("\x89PNG\r\n\x1a\n" + strings.Repeat("x", 100)))
+	_ = mw.Close()
+	req, _ := http.NewRequest("POST", in.baseURL+"/f/"+formID, &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	noRedirect := *in.client
+	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err = noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode >= 400 {
+		t.Fatalf("public post: %d\n%s", resp.StatusCode, answer)
+	}
+
+	// Both emails arrive, each after one refused attempt.
+	deadline := time.Now().Add(30 * time.Second)
+	var runs []any
+	for {
+		r = in.do("GET", "/v1/forms/"+formID+"/notification-runs", key, nil)
+		r.expect(t, http.StatusOK)
+		runs = r.obj["data"].([]any)
+		done := 0
+		for _, x := range runs {
+			if x.(map[string]any)["finished_at"] != nil {
+				done++
+			}
+		}
+		if len(runs) == 2 && done == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for the notification runs: %s", r.raw)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var subID string
+	for _, x := range runs {
+		run := x.(map[string]any)
+		acts := run["actions"].([]any)
+		act := acts[0].(map[string]any)
+		atts := act["attempts"].([]any)
+		if run["status"] != "succeeded" || run["workflow_id"] != nil || run["event"] != "submission.created" || len(acts) != 1 ||
+			act["type"] != "send_email" || len(atts) != 2 || !strings.Contains(atts[0].(map[string]any)["error"].(string), "451") {
+			t.Fatalf("run %v", run)
+		}
+		if run["kind"] != "owner" && run["kind"] != "respondent" {
+			t.Fatalf("kind %v", run["kind"])
+		}
+		subID = run["submission_id"].(string)
+	}
+	if runs[0].(map[string]any)["kind"] == runs[1].(map[string]any)["kind"] {
+		t.Fatalf("two runs of one kind: %s", r.raw)
+	}
+
+	msgs := mail.messages()
+	if len(msgs) != 2 {
+		t.Fatalf("SMTP server got %d messages, want 2", len(msgs))
+	}
+	var owner, confirmation *destMail
+	for i := range msgs {
+		if len(msgs[i].rcpts) == 2 {
+			owner = &msgs[i]
+		} else {
+			confirmation = &msgs[i]
+		}
+	}
+	if owner == nil || confirmation == nil {
+		t.Fatalf("messages to %v and %v", msgs[0].rcpts, msgs[1].rcpts)
+	}
+
+	// The owner email: both owners, reply-to the respondent, every answer by label in form order.
+	if strings.Join(owner.rcpts, ",") != "owner@example.com,lead@example.com" {
+		t.Fatalf("owner recipients %v", owner.rcpts)
+	}
+	if rt := owner.headers.Get("Reply-To"); !strings.Contains(rt, "ada@example.com") {
+		t.Fatalf("Reply-To %q", rt)
+	}
+	if s, _ := new(mime.WordDecoder).DecodeHeader(owner.headers.Get("Subject")); s != "New response to Support & <Sales>" {
+		t.Fatalf("owner subject %q", s)
+	}
+	parts := notifyParts(t, *owner)
+	html, plain := parts["text/html"], strings.ReplaceAll(parts["text/plain"], "\r\n", "\n")
+	if !strings.Contains(html, "Ada &#34;&lt;b&gt;Lovelace&lt;/b&gt;&#34;") || strings.Contains(html, "<b>Lovelace") ||
+		!strings.Contains(html, "billing, bugs") || !strings.Contains(html, "Line one &amp; more") {
+		t.Fatalf("owner HTML:\n%s", html)
+	}
+	last := -1
+	for _, label := range []string{"Your name:", "Your email:\nada@example.com", "Topics:\nbilling, bugs", "Screenshot:\n" + in.baseURL + "/files/", "Message:\nLine one & more"} {
+		i := strings.Index(plain, label)
+		if i <= last {
+			t.Fatalf("plain part lacks %q in form order:\n%s", label, plain)
+		}
+		last = i
+	}
+	link := regexp.MustCompile(`href="(` + regexp.QuoteMeta(in.baseURL) + `/files/[^"]+)"`).FindStringSubmatch(html)
+	if link == nil {
+		t.Fatalf("no file link in the owner HTML:\n%s", html)
+	}
+	file, err := in.client.Get(strings.ReplaceAll(link[1], "&amp;", "&"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(file.Body)
+	file.Body.Close()
+	if file.StatusCode != http.StatusOK || !bytes.HasPrefix(got, []byte("\x89PNG")) {
+		t.Fatalf("signed file link: %d", file.StatusCode)
+	}
+
+	// The confirmation: to the respondent, templated, values escaped in the HTML.
+	if len(confirmation.rcpts) != 1 || confirmation.rcpts[0] != "ada@example.com" {
+		t.Fatalf("confirmation recipients %v", confirmation.rcpts)
+	}
+	if s, _ := new(mime.WordDecoder).DecodeHeader(confirmation.headers.Get("Subject")); s != `We got your message, Ada "<b>Lovelace</b>"` {
+		t.Fatalf("confirmation subject %q", s)
+	}
+	cparts := notifyParts(t, *confirmation)
+	if h := cparts["text/html"]; !strings.Contains(h, "Thanks Ada &#34;&lt;b&gt;Lovelace&lt;/b&gt;&#34; for writing to Support &amp; &lt;Sales&gt;.") ||
+		!strings.Contains(h, "Reference: "+subID) {
+		t.Fatalf("confirmation HTML:\n%s", h)
+	}
+	if mail.refused != 2 {
+		t.Fatalf("the server refused %d first deliveries, want 2 (the owners', the respondent's)", mail.refused)
+	}
+}
