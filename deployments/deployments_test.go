@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -64,6 +65,8 @@ var valuesCases = []struct {
 }{
 	{"values-embedded.yaml", map[string]any{"secret": map[string]any{"masterKey": testMasterKey}}},
 	{"values-scaled.yaml", nil},
+	// The defaults: the embedded mode once a key and the public URL are given.
+	{"values.yaml", map[string]any{"secret": map[string]any{"masterKey": testMasterKey}, "publicURL": "https://forms.example.com"}},
 }
 
 var formwardVar = regexp.MustCompile(`FORMWARD_[A-Z0-9_]+`)
@@ -317,11 +320,13 @@ type ruleGroups struct {
 	Groups []struct {
 		Name     string `json:"name"`
 		Interval string `json:"interval,omitempty"`
+		Limit    int    `json:"limit,omitempty"`
 		Rules    []struct {
 			Alert       string            `json:"alert,omitempty"`
 			Record      string            `json:"record,omitempty"`
 			Expr        string            `json:"expr"`
 			For         string            `json:"for,omitempty"`
+			KeepFiring  string            `json:"keep_firing_for,omitempty"`
 			Labels      map[string]string `json:"labels,omitempty"`
 			Annotations map[string]string `json:"annotations,omitempty"`
 		} `json:"rules"`
@@ -700,6 +705,35 @@ const manifestsHeader = `# Formward scaled out on Kubernetes, rendered from the 
 # is removed an hour after it finished anyway).
 ---
 `
+
+// TestAlertRulesInStep: the chart's PrometheusRule carries the same rules as the plain Prometheus
+// rule file deployments/prometheus/alerts.yaml, when that file exists (a chart cannot read files
+// outside its directory, so the two copies are compared here).
+func TestAlertRulesInStep(t *testing.T) {
+	read := func(path string) ruleGroups {
+		t.Helper()
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g ruleGroups
+		if err := yaml.UnmarshalStrict(raw, &g); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if err := g.check(); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return g
+	}
+	chartRules := read(filepath.Join(chartDir, "files", "alerts.yaml"))
+	const plain = "prometheus/alerts.yaml"
+	if _, err := os.Stat(plain); errors.Is(err, os.ErrNotExist) {
+		t.Skipf("%s does not exist: only the chart's rules were checked", plain)
+	}
+	if plainRules := read(plain); !reflect.DeepEqual(chartRules, plainRules) {
+		t.Errorf("%s/files/alerts.yaml and %s differ: keep the two copies the same", chartDir, plain)
+	}
+}
 
 // ---- compose ----
 
