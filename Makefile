@@ -4,6 +4,8 @@
 #   make test   every test, the PostgreSQL ones included
 #   make bench  the capture-path load benchmark on SQLite and PostgreSQL
 #   make bench-public  the public page (GET /f/{id}) and its urlencoded capture beside the API capture, on SQLite
+#   make render-manifests  deployments/kubernetes/formward.yaml from the Helm chart (values-scaled.yaml)
+#   make check-deployments the chart (lint, render, strict decode), compose files and systemd unit, offline
 
 GO ?= go
 BIN ?= bin/formward
@@ -29,7 +31,7 @@ WIRE := $(GOBIN_DIR)/wire
 MINIO_VERSION := v0.0.0-20260212201848-7aac2a2c5b7c
 MINIO := $(GOBIN_DIR)/minio
 
-.PHONY: all build run test tools bench bench-public generate lint clean
+.PHONY: all build run test tools bench bench-public generate lint clean render-manifests check-deployments
 
 all: build
 
@@ -62,6 +64,14 @@ lint:
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './vendor/*' -not -path './.git/*')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+
+# The plain Kubernetes manifests are the Helm chart rendered (by the Helm library, in the
+# deployments test): no helm binary is needed. The same test fails when they are out of date.
+render-manifests:
+	FORMWARD_UPDATE_MANIFESTS=1 $(GO) test -count=1 -run 'TestPlainManifests$$' ./deployments/
+
+check-deployments:
+	$(GO) test -count=1 ./deployments/...
 
 clean:
 	rm -rf bin
