@@ -37,3 +37,13 @@ func startMetrics(cfg Config, m *metrics.Metrics, log *zap.Logger) {
 		go serveMetrics(cfg.MetricsAddr, m.Registry, log)
 	}
 }
+
+// watchReadiness exports the readiness tracker's storage state.
+func watchReadiness(m *metrics.Metrics, rd *readiness) {
+	m.WatchStorage(func() bool {
+		rd.mu.Lock()
+		failing := rd.failing
+		rd.mu.Unlock()
+		return failing || rd.writesFailing()
+	})
+}

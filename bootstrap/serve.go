@@ -75,7 +75,9 @@ func newServeHandler(cfg Config, rt *Runtime) (http.Handler, *prometheus.Registr
 	if err != nil {
 		return nil, nil, err
 	}
-	return rt.Metrics.CaptureRoutes(newReadiness(rt).wrap(httpapi.Compress(router))), registry, nil
+	rd := newReadiness(rt)
+	watchReadiness(rt.Metrics, rd)
+	return rt.Metrics.CaptureRoutes(rd.wrap(httpapi.Compress(router))), registry, nil
 }
 
 // newPublicServer is the public listener's server: timeouts against slow clients, and the

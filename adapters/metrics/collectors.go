@@ -87,3 +87,17 @@ func (c *breakerCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(breakersDesc, prometheus.GaugeValue, float64(half), c.client, "half_open")
 	ch <- prometheus.MustNewConstMetric(breakersDesc, prometheus.GaugeValue, float64(open), c.client, "open")
 }
+
+// WatchStorage adds formward_storage_writes_failing, 1 while the process refuses writes because
+// storage failed (the state /readyz answers 503 in), read from failing on scrape.
+func (m *Metrics) WatchStorage(failing func() bool) {
+	m.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "formward_storage_writes_failing",
+		Help: "1 while storage refuses writes (disk full, database or object store failing) and /readyz answers 503; 0 otherwise.",
+	}, func() float64 {
+		if failing() {
+			return 1
+		}
+		return 0
+	}))
+}

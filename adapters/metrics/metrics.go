@@ -124,6 +124,16 @@ func New() *Metrics {
 	}
 	reg.MustRegister(m.captures, m.captureDuration, m.refusals, m.groupCommit, m.relayPublished, m.relayLag,
 		m.relayFailures, m.relayBatches, m.deliveries, m.deliveryDuration, m.actions, m.actionDuration)
+	// Every series of a bounded label set exists from the start at 0, so rate() and ratios
+	// work before the first event of a kind.
+	for _, s := range []string{SourceAPI, SourceForm} {
+		for _, o := range []string{OutcomeStored, OutcomeInvalid, OutcomeSpam, OutcomeClosed, OutcomeRateLimited, OutcomeUnavailable, OutcomeError} {
+			m.captures.WithLabelValues(s, o)
+		}
+	}
+	for _, o := range []string{OutcomeDelivered, OutcomeFailed, OutcomeUndeliverable, OutcomeBreakerOpen} {
+		m.deliveries.WithLabelValues(o)
+	}
 	return m
 }
 

@@ -80,6 +80,9 @@ func (m *Metrics) RunObserver(next application.RunObserver, types []string) appl
 	known := make(map[string]bool, len(types))
 	for _, t := range types {
 		known[t] = true
+		for _, o := range []string{OutcomeDelivered, OutcomeFailed, OutcomeUndeliverable, OutcomeBreakerOpen} {
+			m.actions.WithLabelValues(t, o)
+		}
 	}
 	return runObserver{RunObserver: next, m: m, types: known}
 }
