@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"go.uber.org/zap"
 
+	"github.com/formward/formward/adapters/actionkit"
 	"github.com/formward/formward/adapters/delivery"
 	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/persistence"
@@ -46,4 +47,15 @@ func watchReadiness(m *metrics.Metrics, rd *readiness) {
 		rd.mu.Unlock()
 		return failing || rd.writesFailing()
 	})
+}
+
+// watchActionBreakers counts the breakers of the actions with their own clients (send_email,
+// chat_message, spreadsheet_append) as formward_circuit_breakers{client="actions"}.
+func watchActionBreakers(m *metrics.Metrics) func(*actionkit.Breakers) {
+	if m == nil {
+		return nil
+	}
+	sets := &actionkit.BreakerSets{}
+	m.WatchBreakers("actions", sets.Counts)
+	return sets.Add
 }

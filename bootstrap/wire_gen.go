@@ -54,7 +54,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := provideActionRunners(cfg, sender)
+	v, err := provideActionRunners(cfg, sender, metrics)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -181,7 +181,7 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 	formRepository := persistence.NewFormRepository(db, cipher)
 	submissionRepository := persistence.NewSubmissionRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
-	v, err := provideActionRunners(cfg, sender)
+	v, err := provideActionRunners(cfg, sender, metrics)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -282,7 +282,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := provideActionRunners(cfg, sender)
+	v, err := provideActionRunners(cfg, sender, metrics)
 	if err != nil {
 		cleanup2()
 		cleanup()

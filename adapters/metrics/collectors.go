@@ -65,27 +65,27 @@ func (c *outboxCollector) Collect(ch chan<- prometheus.Metric) {
 // BreakerCounts says how many circuit breakers are closed, half-open and open.
 type BreakerCounts func() (closed, halfOpen, open int)
 
-var breakersDesc = prometheus.NewDesc("formward_circuit_breakers",
-	"Circuit breakers of outbound endpoints (one per webhook or HTTP workflow action that sent), by client and state; counts, never endpoint IDs.",
-	[]string{"client", "state"}, nil)
-
-// WatchBreakers adds formward_circuit_breakers{client, state} read from counts on scrape.
+// WatchBreakers adds formward_circuit_breakers{client, state} read from counts on scrape; each
+// client (webhooks, actions) is watched once.
 func (m *Metrics) WatchBreakers(client string, counts BreakerCounts) {
-	m.Registry.MustRegister(&breakerCollector{client: client, counts: counts})
+	desc := prometheus.NewDesc("formward_circuit_breakers",
+		"Circuit breakers of outbound endpoints (one per webhook or workflow action that sent), by client and state; counts, never endpoint IDs.",
+		[]string{"state"}, prometheus.Labels{"client": client})
+	m.Registry.MustRegister(&breakerCollector{desc: desc, counts: counts})
 }
 
 type breakerCollector struct {
-	client string
+	desc   *prometheus.Desc
 	counts BreakerCounts
 }
 
-func (c *breakerCollector) Describe(ch chan<- *prometheus.Desc) { ch <- breakersDesc }
+func (c *breakerCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c *breakerCollector) Collect(ch chan<- prometheus.Metric) {
 	closed, half, open := c.counts()
-	ch <- prometheus.MustNewConstMetric(breakersDesc, prometheus.GaugeValue, float64(closed), c.client, "closed")
-	ch <- prometheus.MustNewConstMetric(breakersDesc, prometheus.GaugeValue, float64(half), c.client, "half_open")
-	ch <- prometheus.MustNewConstMetric(breakersDesc, prometheus.GaugeValue, float64(open), c.client, "open")
+	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(closed), "closed")
+	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(half), "half_open")
+	ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(open), "open")
 }
 
 // WatchStorage adds formward_storage_writes_failing, 1 while the process refuses writes because

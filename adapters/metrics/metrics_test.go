@@ -156,6 +156,7 @@ func TestRunObserverOutcomesAndUnknownTypes(t *testing.T) {
 func TestBreakerAndStorageGauges(t *testing.T) {
 	m := New()
 	m.WatchBreakers("webhooks", func() (int, int, int) { return 3, 1, 2 })
+	m.WatchBreakers("actions", func() (int, int, int) { return 1, 0, 0 })
 	failing := false
 	m.WatchStorage(func() bool { return failing })
 	check := func(want string) {
@@ -165,8 +166,11 @@ func TestBreakerAndStorageGauges(t *testing.T) {
 		}
 	}
 	const breakers = `
-# HELP formward_circuit_breakers Circuit breakers of outbound endpoints (one per webhook or HTTP workflow action that sent), by client and state; counts, never endpoint IDs.
+# HELP formward_circuit_breakers Circuit breakers of outbound endpoints (one per webhook or workflow action that sent), by client and state; counts, never endpoint IDs.
 # TYPE formward_circuit_breakers gauge
+formward_circuit_breakers{client="actions",state="closed"} 1
+formward_circuit_breakers{client="actions",state="half_open"} 0
+formward_circuit_breakers{client="actions",state="open"} 0
 formward_circuit_breakers{client="webhooks",state="closed"} 3
 formward_circuit_breakers{client="webhooks",state="half_open"} 1
 formward_circuit_breakers{client="webhooks",state="open"} 2
