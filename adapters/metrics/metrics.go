@@ -55,6 +55,7 @@ type Metrics struct {
 	deliveryDuration *prometheus.HistogramVec
 	actions          *prometheus.CounterVec
 	actionDuration   *prometheus.HistogramVec
+	engineFailures   *prometheus.CounterVec
 }
 
 // latencyBuckets cover a fast capture (about a millisecond) to a slow endpoint (tens of seconds).
@@ -121,7 +122,12 @@ func New() *Metrics {
 			Help:    "Duration of a workflow action attempt, by action type and outcome.",
 			Buckets: latencyBuckets,
 		}, []string{"type", "outcome"}),
+		engineFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "formward_engine_step_failures_total",
+			Help: "Steps of the delivery and run engines that failed (database errors) and are retried, by engine (deliveries, runs) and step.",
+		}, []string{"engine", "step"}),
 	}
+	reg.MustRegister(m.engineFailures)
 	reg.MustRegister(m.captures, m.captureDuration, m.refusals, m.groupCommit, m.relayPublished, m.relayLag,
 		m.relayFailures, m.relayBatches, m.deliveries, m.deliveryDuration, m.actions, m.actionDuration)
 	// Every series of a bounded label set exists from the start at 0, so rate() and ratios

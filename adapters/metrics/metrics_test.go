@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -146,6 +147,10 @@ func TestRunObserverOutcomesAndUnknownTypes(t *testing.T) {
 		if got := testutil.ToFloat64(m.actions.WithLabelValues(c.typ, c.outcome)); got != 1 {
 			t.Errorf("actions{%s,%s} = %v, want 1", c.typ, c.outcome, got)
 		}
+	}
+	o.Failed("save run", errors.New("database down"))
+	if got := testutil.ToFloat64(m.engineFailures.WithLabelValues("runs", "save run")); got != 1 {
+		t.Errorf("engine failures = %v, want 1", got)
 	}
 	// A breaker-open attempt made no request: no latency recorded for it.
 	if got := testutil.CollectAndCount(m.actionDuration); got != 2 {

@@ -71,6 +71,11 @@ func (o deliveryObserver) Attempted(d *webhook.Delivery, r ports.OutboundResult)
 	o.DeliveryObserver.Attempted(d, r)
 }
 
+func (o deliveryObserver) Failed(step string, err error) {
+	o.m.engineFailures.WithLabelValues("deliveries", step).Inc()
+	o.DeliveryObserver.Failed(step, err)
+}
+
 // RunObserver decorates next (the run engine's log) with the workflow action series. types are
 // the registered action types; any other type is counted as "other".
 func (m *Metrics) RunObserver(next application.RunObserver, types []string) application.RunObserver {
@@ -112,6 +117,11 @@ func (o runObserver) Attempted(r *workflow.Run, a workflow.ActionRun, out ports.
 		o.m.actionDuration.WithLabelValues(typ, outcome).Observe(out.Duration.Seconds())
 	}
 	o.RunObserver.Attempted(r, a, out)
+}
+
+func (o runObserver) Failed(step string, err error) {
+	o.m.engineFailures.WithLabelValues("runs", step).Inc()
+	o.RunObserver.Failed(step, err)
 }
 
 // maxReasons caps the reason label of formward_capture_refusals_total.
