@@ -186,3 +186,16 @@ formward_circuit_breakers{client="webhooks",state="open"} 2
 	failing = true
 	check(breakers + "formward_storage_writes_failing 1\n")
 }
+
+// BenchmarkCaptureRoutes is the decorator's cost per stored capture (compare with the capture
+// path's milliseconds in docs/performance.md).
+func BenchmarkCaptureRoutes(b *testing.B) {
+	m := New()
+	h := m.CaptureRoutes(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusCreated) }))
+	req := httptest.NewRequest("POST", "/v1/forms/frm_1/submissions", nil)
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(w, req)
+	}
+}
