@@ -7,14 +7,15 @@ import (
 	"github.com/formward/formward/adapters/automation"
 	"github.com/formward/formward/adapters/chat"
 	"github.com/formward/formward/adapters/email"
+	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/sheets"
 	"github.com/formward/formward/ports"
 )
 
 // provideActionRunners builds one runner per workflow action type, keyed by type. Adding an
 // action type is one line in the list below (see docs/adapters.md).
-func provideActionRunners(cfg Config, sender ports.Sender) (map[string]ports.ActionRunner, error) {
-	breaker := actionkit.BreakerOptions{Cooldown: cfg.BreakerCooldown}
+func provideActionRunners(cfg Config, sender ports.Sender, m *metrics.Metrics) (map[string]ports.ActionRunner, error) {
+	breaker := actionkit.BreakerOptions{Cooldown: cfg.BreakerCooldown, Created: watchActionBreakers(m)}
 	if cfg.BreakerFailures > 0 {
 		breaker.Failures = uint32(cfg.BreakerFailures)
 	}

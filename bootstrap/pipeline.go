@@ -12,6 +12,7 @@ import (
 	"github.com/formward/formward/adapters/bus"
 	"github.com/formward/formward/adapters/delivery"
 	"github.com/formward/formward/adapters/kafka"
+	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/webhook"
@@ -26,7 +27,7 @@ import (
 const fanOutBatch = 200
 
 // provideSender makes the SSRF-safe, signing HTTPS client with one circuit breaker per endpoint.
-func provideSender(cfg Config) (delivery.Sender, func(), error) {
+func provideSender(cfg Config, m *metrics.Metrics) (delivery.Sender, func(), error) {
 	if cfg.BreakerFailures < 1 {
 		return delivery.Sender{}, nil, errors.New("breaker failures must be at least 1")
 	}
@@ -41,18 +42,19 @@ func provideSender(cfg Config) (delivery.Sender, func(), error) {
 	if err != nil {
 		return delivery.Sender{}, nil, fmt.Errorf("webhook client: %w", err)
 	}
+	watchBreakers(m, c)
 	return delivery.Sender{Client: c}, c.Close, nil
 }
 
 func provideDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.WebhookRepository, sender ports.Sender, clock ports.Clock,
-	cfg Config, log *zap.Logger) (*application.DeliveryEngine, error) {
+	cfg Config, log *zap.Logger, m *metrics.Metrics) (*application.DeliveryEngine, error) {
 	if err := checkFairShares(cfg); err != nil {
 		return nil, err
 	}
 	return application.NewDeliveryEngine(deliveries, webhooks, sender, clock, application.DeliveryEngineConfig{
 		Retry: cfg.Retry, Concurrency: cfg.DeliveryConcurrency, Timeout: cfg.DeliveryTimeout,
 		PerWorkspace: cfg.DeliveryConcurrencyPerWorkspace, PerEndpoint: cfg.DeliveryConcurrencyPerEndpoint,
-	}, deliveryLog{log: log.Named("deliveries")}), nil
+	}, m.DeliveryObserver(deliveryLog{log: log.Named("deliveries")})), nil
 }
 
 // checkFairShares refuses concurrency settings that would let no attempt start.
@@ -150,6 +152,7 @@ type WorkerProcess struct {
 	Handlers application.EventHandlers
 	Engine   *application.DeliveryEngine
 	Runs     *application.RunEngine
+	Metrics  *metrics.Metrics
 }
 
 var errWorkerNoBrokers = errors.New("worker needs Kafka: set --kafka-brokers or FORMWARD_KAFKA_BROKERS (comma-separated host:port); without Kafka, serve runs the worker itself")
@@ -170,6 +173,7 @@ func (c *cli) worker(ctx context.Context) error {
 		return err
 	}
 	defer cleanup()
+	startMetrics(c.cfg, p.Metrics, log)
 	log.Info("formward worker starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
 		zap.String("topic", c.cfg.KafkaTopic), zap.String("group", c.cfg.KafkaGroup), zap.Int("concurrency", c.cfg.DeliveryConcurrency),
 		zap.Int("concurrency_per_workspace", c.cfg.DeliveryConcurrencyPerWorkspace), zap.Int("concurrency_per_endpoint", c.cfg.DeliveryConcurrencyPerEndpoint), zap.Stringer("retry_delays", c.cfg.Retry))

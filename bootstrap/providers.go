@@ -12,6 +12,7 @@ import (
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/delivery"
 	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application"
@@ -33,6 +34,8 @@ type Runtime struct {
 	Clock       ports.Clock
 	// Files holds uploaded files (local disk or S3), served at /files/ through signed links.
 	Files ports.ObjectStore
+	// Metrics is the registry served on FORMWARD_METRICS_ADDR (docs/metrics.md).
+	Metrics *metrics.Metrics
 }
 
 // Router builds the HTTP handler of the serve role.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/formward/formward/adapters/crypto"
 	httpapi "github.com/formward/formward/adapters/http"
@@ -24,10 +23,9 @@ const (
 
 // MountPublicForms adds the respondent's pages (/f/...) to the API router and returns the
 // metrics registry, which serve exposes on FORMWARD_METRICS_ADDR only, never on the public
-// listener (its labels name every workspace's forms).
+// listener.
 func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.Registry, error) {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := rt.Metrics.Registry
 	metrics, err := web.NewMetrics(reg)
 	if err != nil {
 		return nil, err
@@ -67,7 +65,7 @@ func bindPublicForms(b *binder, c *Config) {
 	b.String(&c.TurnstileVerifyURL, "turnstile-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaTurnstile], "Cloudflare Turnstile siteverify endpoint")
 	b.String(&c.HCaptchaVerifyURL, "hcaptcha-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaHCaptcha], "hCaptcha siteverify endpoint")
 	b.String(&c.RecaptchaVerifyURL, "recaptcha-verify-url", web.DefaultCaptchaVerifyURLs[form.CaptchaReCAPTCHA], "reCAPTCHA siteverify endpoint")
-	b.String(&c.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "address of the Prometheus /metrics listener (never the public one); empty turns it off")
+	bindMetrics(b, c)
 	b.Int(&c.MaxFilesPerField, "max-files-per-field", submission.DefaultMaxFilesPerField, "most files one public post may upload to one file field")
 	b.Int(&c.MaxFilesPerPost, "max-files-per-post", submission.DefaultMaxFilesPerPost, "most files one public post may upload in all")
 	b.String(&c.TempDir, "temp-dir", "", "where uploads over 1 MiB are spooled while a public post is read; default <data dir>/tmp (created at start)")

@@ -9,14 +9,17 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/kafka"
+	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/ports"
 )
 
 // RelayProcess is the wired relay role.
 type RelayProcess struct {
-	Relay *application.Relay
-	Log   *zap.Logger
+	Relay   *application.Relay
+	Log     *zap.Logger
+	Metrics *metrics.Metrics
 }
 
 // errNoBrokers is returned by the relay role without FORMWARD_KAFKA_BROKERS.
@@ -41,8 +44,8 @@ func provideRelayConfig(cfg Config) application.RelayConfig {
 	return application.RelayConfig{Batch: cfg.RelayBatch, Poll: cfg.RelayPoll, Retention: cfg.OutboxRetention}
 }
 
-func provideRelayObserver(log *zap.Logger) application.RelayObserver {
-	return relayLog{log: log.Named("relay")}
+func provideRelayObserver(log *zap.Logger, m *metrics.Metrics, clock ports.Clock) application.RelayObserver {
+	return m.RelayObserver(relayLog{log: log.Named("relay")}, clock.Now)
 }
 
 // relayLog logs what the relay does: counts, IDs and errors, never event payloads.
@@ -83,6 +86,7 @@ func (c *cli) relay(ctx context.Context) error {
 		return err
 	}
 	defer cleanup()
+	startMetrics(c.cfg, p.Metrics, log)
 	log.Info("formward relay starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
 		zap.String("topic", c.cfg.KafkaTopic), zap.Int("batch", c.cfg.RelayBatch), zap.Duration("poll", c.cfg.RelayPoll))
 	err = p.Relay.Run(ctx)

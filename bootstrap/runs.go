@@ -1,11 +1,14 @@
 package bootstrap
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/workflow"
@@ -18,7 +21,7 @@ import (
 // provideRunEngine makes the engine over the registered action runners.
 func provideRunEngine(runs ports.RunRepository, forms ports.FormRepository, submissions ports.SubmissionRepository,
 	integrations ports.IntegrationRepository, runners map[string]ports.ActionRunner, clock ports.Clock, keyring *crypto.Keyring, cfg Config,
-	log *zap.Logger) (*application.RunEngine, error) {
+	log *zap.Logger, m *metrics.Metrics) (*application.RunEngine, error) {
 	if err := checkFairShares(cfg); err != nil {
 		return nil, err
 	}
@@ -30,7 +33,7 @@ func provideRunEngine(runs ports.RunRepository, forms ports.FormRepository, subm
 		Retry: cfg.Retry, Concurrency: cfg.DeliveryConcurrency, PerWorkspace: cfg.DeliveryConcurrencyPerWorkspace,
 		// An action may send mail or call an API that takes longer than a webhook endpoint.
 		Timeout: max(cfg.DeliveryTimeout, 30*time.Second),
-	}, runLog{log: log.Named("runs")}), nil
+	}, m.RunObserver(runLog{log: log.Named("runs")}, slices.Sorted(maps.Keys(runners)))), nil
 }
 
 // provideRunStarter wakes the run engine of the same process whenever it stored runs.

@@ -67,15 +67,17 @@ func (c *cli) serve(ctx context.Context) error {
 }
 
 // newServeHandler is everything the public listener answers: the API, the public forms and
-// the signed file links, behind the readiness tracker. It returns the metrics registry, which
-// is served on its own address only (it names every workspace's forms).
+// the signed file links, behind the readiness tracker, with the capture routes measured. It
+// returns the metrics registry, which is served on its own address only.
 func newServeHandler(cfg Config, rt *Runtime) (http.Handler, *prometheus.Registry, error) {
 	router := rt.Router(cfg)
 	registry, err := rt.MountPublicForms(cfg, router)
 	if err != nil {
 		return nil, nil, err
 	}
-	return newReadiness(rt).wrap(httpapi.Compress(router)), registry, nil
+	rd := newReadiness(rt)
+	watchReadiness(rt.Metrics, rd)
+	return rt.Metrics.CaptureRoutes(rd.wrap(httpapi.Compress(router))), registry, nil
 }
 
 // newPublicServer is the public listener's server: timeouts against slow clients, and the

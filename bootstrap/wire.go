@@ -29,7 +29,7 @@ var cryptoSet = wire.NewSet(
 )
 
 var persistenceSet = wire.NewSet(
-	provideDB,
+	provideDB, provideMetrics,
 	persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)),
 	persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)),
 	persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)),

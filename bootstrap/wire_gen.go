@@ -48,12 +48,13 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
 	runRepository := persistence.NewRunRepository(db, cipher)
-	sender, cleanup2, err := provideSender(cfg)
+	metrics := provideMetrics(db, clock)
+	sender, cleanup2, err := provideSender(cfg, metrics)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := provideActionRunners(cfg, sender)
+	v, err := provideActionRunners(cfg, sender, metrics)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -99,16 +100,17 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Idempotency: idempotencyStore,
 		Clock:       clock,
 		Files:       objectStore,
+		Metrics:     metrics,
 	}
 	outbox := persistence.NewOutbox(db, cipher)
-	deliveryEngine, err := provideDeliveryEngine(deliveryRepository, webhookRepository, sender, clock, cfg, log)
+	deliveryEngine, err := provideDeliveryEngine(deliveryRepository, webhookRepository, sender, clock, cfg, log, metrics)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
 	fanOut := provideFanOut(webhookRepository, deliveryRepository, iDs, clock, deliveryEngine)
-	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, keyring, cfg, log)
+	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, keyring, cfg, log, metrics)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -119,7 +121,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	direct := provideBus(eventHandlers)
 	lease := persistence.NewLease(db)
 	relayConfig := provideRelayConfig(cfg)
-	relayObserver := provideRelayObserver(log)
+	relayObserver := provideRelayObserver(log, metrics, clock)
 	relay := application.NewRelay(outbox, direct, lease, clock, relayConfig, relayObserver)
 	embeddedPipeline := &EmbeddedPipeline{
 		Relay:  relay,
@@ -159,13 +161,14 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
 	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
-	sender, cleanup3, err := provideSender(cfg)
+	metrics := provideMetrics(db, clock)
+	sender, cleanup3, err := provideSender(cfg, metrics)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	deliveryEngine, err := provideDeliveryEngine(deliveryRepository, webhookRepository, sender, clock, cfg, log)
+	deliveryEngine, err := provideDeliveryEngine(deliveryRepository, webhookRepository, sender, clock, cfg, log, metrics)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -178,14 +181,14 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 	runRepository := persistence.NewRunRepository(db, cipher)
 	submissionRepository := persistence.NewSubmissionRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
-	v, err := provideActionRunners(cfg, sender)
+	v, err := provideActionRunners(cfg, sender, metrics)
 	if err != nil {
 		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, keyring, cfg, log)
+	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, keyring, cfg, log, metrics)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -199,6 +202,7 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 		Handlers:   eventHandlers,
 		Engine:     deliveryEngine,
 		Runs:       runEngine,
+		Metrics:    metrics,
 	}
 	return workerProcess, func() {
 		cleanup3()
@@ -232,11 +236,13 @@ func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayPr
 	}
 	lease := persistence.NewLease(db)
 	relayConfig := provideRelayConfig(cfg)
-	relayObserver := provideRelayObserver(log)
+	metrics := provideMetrics(db, clock)
+	relayObserver := provideRelayObserver(log, metrics, clock)
 	relay := application.NewRelay(outbox, publisher, lease, clock, relayConfig, relayObserver)
 	relayProcess := &RelayProcess{
-		Relay: relay,
-		Log:   log,
+		Relay:   relay,
+		Log:     log,
+		Metrics: metrics,
 	}
 	return relayProcess, func() {
 		cleanup2()
@@ -270,12 +276,13 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
 	runRepository := persistence.NewRunRepository(db, cipher)
-	sender, cleanup2, err := provideSender(cfg)
+	metrics := provideMetrics(db, clock)
+	sender, cleanup2, err := provideSender(cfg, metrics)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := provideActionRunners(cfg, sender)
+	v, err := provideActionRunners(cfg, sender, metrics)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -321,6 +328,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		Idempotency: idempotencyStore,
 		Clock:       clock,
 		Files:       objectStore,
+		Metrics:     metrics,
 	}
 	return runtime, func() {
 		cleanup2()
@@ -352,7 +360,7 @@ var cryptoSet = wire.NewSet(
 )
 
 var persistenceSet = wire.NewSet(
-	provideDB, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)), persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)), persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)), persistence.NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*persistence.WorkflowRepository)), persistence.NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*persistence.IntegrationRepository)), persistence.NewRunRepository, wire.Bind(new(ports.RunRepository), new(*persistence.RunRepository)),
+	provideDB, provideMetrics, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)), persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)), persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)), persistence.NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*persistence.WorkflowRepository)), persistence.NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*persistence.IntegrationRepository)), persistence.NewRunRepository, wire.Bind(new(ports.RunRepository), new(*persistence.RunRepository)),
 )
 
 // actionSet is the registered workflow action runners over the signing HTTPS client: serve

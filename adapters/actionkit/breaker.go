@@ -26,6 +26,8 @@ type BreakerOptions struct {
 	Failures uint32
 	// Cooldown is how long an open breaker refuses attempts before it lets one probe through.
 	Cooldown time.Duration
+	// Created, when set, is told of every set made with these options (for metrics: see Counts).
+	Created func(*Breakers)
 }
 
 // Breakers keeps one circuit breaker per action ID, so one broken destination (a revoked
@@ -54,7 +56,11 @@ func NewBreakers(o BreakerOptions) *Breakers {
 	if o.Cooldown <= 0 {
 		o.Cooldown = DefaultBreakerCooldown
 	}
-	return &Breakers{failures: o.Failures, cooldown: o.Cooldown, m: map[string]*actionBreaker{}}
+	b := &Breakers{failures: o.Failures, cooldown: o.Cooldown, m: map[string]*actionBreaker{}}
+	if o.Created != nil {
+		o.Created(b)
+	}
+	return b
 }
 
 // excludedError wraps the outcomes the breaker ignores.

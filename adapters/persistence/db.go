@@ -72,6 +72,8 @@ type DB struct {
 	committers sync.WaitGroup
 
 	writesFailing atomic.Bool // the last write met a storage failure; see unavailable.go
+
+	batchObserver atomic.Pointer[func(size int)] // see ObserveGroupCommits
 }
 
 // Open connects, configures durability and starts the group committers. It does not migrate.

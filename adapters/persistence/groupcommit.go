@@ -103,6 +103,7 @@ func (d *DB) commitBatch(shard int, batch []*pendingAdd) {
 	if len(live) == 0 {
 		return
 	}
+	d.observeBatch(len(live))
 	err := d.writeAdds(shard, live)
 	if err == nil {
 		for _, p := range live {

@@ -32,21 +32,30 @@ const (
 
 // Metrics are the public form's Prometheus collectors.
 type Metrics struct {
-	Spam *prometheus.CounterVec
+	Spam *SpamCounter
 }
 
-// NewMetrics registers formward_spam_total{form_id, reason} with reg.
+// SpamCounter is formward_spam_total{reason}. The form is not a label: form IDs are unbounded
+// (every workspace's forms), the reasons are a fixed set.
+type SpamCounter struct{ vec *prometheus.CounterVec }
+
+// WithLabelValues returns the counter of reason; formID is accepted and not used as a label.
+func (c *SpamCounter) WithLabelValues(formID, reason string) prometheus.Counter {
+	return c.vec.WithLabelValues(reason)
+}
+
+// NewMetrics registers formward_spam_total{reason} with reg.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
-	m := &Metrics{Spam: prometheus.NewCounterVec(prometheus.CounterOpts{
+	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "formward_spam_total",
-		Help: "Public form posts turned away as spam or abuse (never stored), by form and reason.",
-	}, []string{"form_id", "reason"})}
+		Help: "Public form posts turned away as spam or abuse (never stored), by reason.",
+	}, []string{"reason"})
 	if reg != nil {
-		if err := reg.Register(m.Spam); err != nil {
+		if err := reg.Register(vec); err != nil {
 			return nil, err
 		}
 	}
-	return m, nil
+	return &Metrics{Spam: &SpamCounter{vec: vec}}, nil
 }
 
 // rateLimiter counts posts per key in fixed one-minute windows. It is per process: behind a

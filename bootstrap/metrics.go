@@ -1,0 +1,61 @@
+package bootstrap
+
+import (
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/adapters/actionkit"
+	"github.com/formward/formward/adapters/delivery"
+	"github.com/formward/formward/adapters/metrics"
+	"github.com/formward/formward/adapters/persistence"
+	"github.com/formward/formward/ports"
+)
+
+// provideMetrics is the process's registry: Go runtime and process, the database pool, group
+// commits and the outbox backlog. The observers of the relay and the engines, the capture
+// routes and the circuit breakers add theirs where they are wired (see docs/metrics.md).
+func provideMetrics(db *persistence.DB, clock ports.Clock) *metrics.Metrics {
+	m := metrics.New()
+	db.ObserveGroupCommits(m.ObserveGroupCommit)
+	m.WatchDatabase(db.SQL(), db.OutboxBacklog, clock.Now)
+	return m
+}
+
+// watchBreakers adds the webhook client's circuit breaker counts to the registry.
+func watchBreakers(m *metrics.Metrics, c *delivery.Client) {
+	if m != nil {
+		m.WatchBreakers("webhooks", c.BreakerCounts)
+	}
+}
+
+// bindMetrics registers the metrics listener of every long-running role (serve, relay, worker).
+func bindMetrics(b *binder, c *Config) {
+	b.String(&c.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "address of the Prometheus /metrics listener (never the public one); empty turns it off")
+}
+
+// startMetrics serves the registry on FORMWARD_METRICS_ADDR unless it is empty.
+func startMetrics(cfg Config, m *metrics.Metrics, log *zap.Logger) {
+	if cfg.MetricsAddr != "" && m != nil {
+		go serveMetrics(cfg.MetricsAddr, m.Registry, log)
+	}
+}
+
+// watchReadiness exports the readiness tracker's storage state.
+func watchReadiness(m *metrics.Metrics, rd *readiness) {
+	m.WatchStorage(func() bool {
+		rd.mu.Lock()
+		failing := rd.failing
+		rd.mu.Unlock()
+		return failing || rd.writesFailing()
+	})
+}
+
+// watchActionBreakers counts the breakers of the actions with their own clients (send_email,
+// chat_message, spreadsheet_append) as formward_circuit_breakers{client="actions"}.
+func watchActionBreakers(m *metrics.Metrics) func(*actionkit.Breakers) {
+	if m == nil {
+		return nil
+	}
+	sets := &actionkit.BreakerSets{}
+	m.WatchBreakers("actions", sets.Counts)
+	return sets.Add
+}
