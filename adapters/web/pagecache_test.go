@@ -50,7 +50,7 @@ func TestCachedPageEqualsFullRender(t *testing.T) {
 	}
 	for _, s := range []form.Settings{form.DefaultSettings(), captcha, noPoW} {
 		f := cacheTestForm(`Contact "us" <now> & + 'then'`, s)
-		data := formData(f, nil, nil, "")
+		data := formData(f, nil, nil, "", 0)
 		p, err := h.buildPage(data)
 		if err != nil {
 			t.Fatal(err)
@@ -88,7 +88,7 @@ func TestPageKeyCoversPageData(t *testing.T) {
 		t.Fatalf("fieldView has %d fields; add the new ones to pageKey and update this count", n)
 	}
 	base := cacheTestForm("Contact", form.DefaultSettings())
-	key := func(f *form.Form) string { d := formData(f, nil, nil, ""); return pageKey(f, &d) }
+	key := func(f *form.Form) string { d := formData(f, nil, nil, "", 0); return pageKey(f, &d) }
 	other := form.DefaultSettings()
 	other.Spam.ProofOfWork = true
 	renamed := cacheTestForm("Contact!", form.DefaultSettings())
