@@ -120,9 +120,12 @@ func views(f *form.Form, fields []form.Field, values map[string][]string, errs m
 	if logic {
 		skipped = submission.Skipped(f, inputOf(fields, values))
 	}
-	pageOf := make(map[string]int, len(fields))
-	for _, fl := range fields {
-		pageOf[fl.ID] = fl.Page
+	var pageOf map[string]int // only a form with rules needs it
+	if logic {
+		pageOf = make(map[string]int, len(fields))
+		for _, fl := range fields {
+			pageOf[fl.ID] = fl.Page
+		}
 	}
 	for _, fl := range fields {
 		kind, typ := kindOf(fl)
