@@ -36,6 +36,14 @@ func TestFieldKeysPagesAndRules(t *testing.T) {
 			t.Fatalf("show_if %s, want %s", rule, want)
 		}
 
+		// Stored and read back as written.
+		r0 := h.do("GET", "/v1/forms/"+f["id"].(string), key, nil)
+		h.expect(r0, 200, "")
+		back, _ := json.Marshal(r0.json["fields"].([]any)[2].(map[string]any)["show_if"])
+		if string(back) != want || r0.json["fields"].([]any)[1].(map[string]any)["hidden"] != true || r0.json["fields"].([]any)[3].(map[string]any)["key"] != "your_role_2" {
+			t.Fatalf("read back %s", r0.Body.String())
+		}
+
 		// PATCH without keys keeps them; a relabelled field keeps its key.
 		patch := []map[string]any{
 			{"id": ids[0], "label": "Role", "type": "radio", "options": []string{"Student", "Employee"}},
