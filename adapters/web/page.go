@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -437,9 +438,13 @@ func (h *Handler) lookupFailed(c *gin.Context, err error) {
 
 // showForm draws the form; issued is the render token's time (kept across re-renders so the
 // timing rule measures from the first view).
-// On a form with several pages it shows the page of the first error, else the first page.
+// On a form with several pages it shows the page of the first error (the last page for an
+// error of the whole post), else the first page.
 func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, values map[string][]string, errs map[string]string, utm map[string]string, issued time.Time, formError string) {
 	page := 0
+	if len(errs) == 0 && formError != "" {
+		page = math.MaxInt // a problem of the whole post (its files): the last page
+	}
 	if len(errs) > 0 {
 		for _, fl := range f.Fields() {
 			if _, bad := errs[fl.ID]; bad && !fl.Hidden {
