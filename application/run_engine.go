@@ -271,6 +271,9 @@ func (e *RunEngine) loadSubject(ctx context.Context, r *workflow.Run) (*runSubje
 	}
 	s.values = values
 	vars := workflow.TemplateVars(values, r.SubmissionID(), r.FormID(), s.formName, s.submittedAt)
+	if f != nil {
+		workflow.AddFieldKeys(vars, f.Fields())
+	}
 	s.render = func(template string, html bool) string { return workflow.Render(template, vars, html) }
 	return s, nil
 }

@@ -290,6 +290,77 @@ func TestBrowserEmbedRecipes(t *testing.T) {
 	}
 }
 
+// TestBrowserFormPages drives a three-page form with display rules and a hidden field in
+// Chromium, with JavaScript on and off (test/browser/pages.spec.mjs): the rules skip a page,
+// Next checks each page, Back keeps the answers, the hidden field is filled from the page URL,
+// axe-core finds nothing on any state. Then the two submissions are read through the API: the
+// campaign from the URL arrived, the skipped answers did not.
+func TestBrowserFormPages(t *testing.T) {
+	t.Parallel()
+	node, chromium := browserPrerequisites(t)
+
+	in := newInstance(t, "", "")
+	adminKey := in.cli("keys", "create", "--name", "pages", "--scope", "admin")
+	in.startServe()
+	employee := map[string]any{"match": "all", "conditions": []map[string]any{{"field_id": "role", "operator": "equals", "value": "Employee"}}}
+	r := in.do("POST", "/v1/forms", adminKey, map[string]any{
+		"name": "Browser test: pages and logic",
+		"fields": []map[string]any{
+			{"label": "Role", "type": "radio", "required": true, "options": []string{"Student", "Employee"}},
+			{"label": "Reason", "type": "text", "show_if": employee},
+			{"label": "Campaign", "type": "text", "hidden": true},
+			{"label": "Company", "type": "text", "required": true, "page": 2, "show_if": employee},
+			{"label": "School", "type": "text", "required": true, "page": 3},
+		},
+		"settings": map[string]any{"spam": map[string]any{"honeypot": true, "min_fill_seconds": 1, "proof_of_work": false}},
+	})
+	r.expect(t, http.StatusCreated)
+	formID := r.str(t, "id")
+	ids := map[string]string{}
+	created, _ := r.obj["fields"].([]any)
+	for _, c := range created {
+		f, _ := c.(map[string]any)
+		key, _ := f["key"].(string)
+		ids[key], _ = f["id"].(string)
+	}
+	if len(ids) != 5 || ids["campaign"] == "" || ids["company"] == "" {
+		t.Fatalf("field keys: %v (%s)", ids, r.raw)
+	}
+	in.do("PATCH", "/v1/forms/"+formID, adminKey, map[string]any{"status": "published"}).expect(t, http.StatusOK)
+
+	artifacts, err := filepath.Abs("artifacts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runNode(t, node, []string{"FORMWARD_CHROMIUM=" + chromium, "FORMWARD_MIN_FILL_SECONDS=1"},
+		"pages.spec.mjs", in.baseURL+"/f/"+formID, artifacts)
+
+	r = in.do("GET", "/v1/forms/"+formID+"/submissions", adminKey, nil)
+	r.expect(t, http.StatusOK)
+	list, _ := r.obj["data"].([]any)
+	if len(list) != 2 {
+		t.Fatalf("want 2 submissions (JavaScript on and off), got %d: %s", len(list), r.raw)
+	}
+	campaigns := map[string]bool{}
+	for _, item := range list {
+		sub, _ := item.(map[string]any)
+		data, _ := sub["data"].(map[string]any)
+		if data[ids["role"]] != "Student" || data[ids["school"]] != "MIT" {
+			t.Errorf("answers: %v", data)
+		}
+		for _, skipped := range []string{"reason", "company"} {
+			if _, ok := data[ids[skipped]]; ok {
+				t.Errorf("the skipped %s was stored: %v", skipped, data)
+			}
+		}
+		c, _ := data[ids["campaign"]].(string)
+		campaigns[c] = true
+	}
+	if !campaigns["spring-js"] || !campaigns["spring-nojs"] {
+		t.Fatalf("the hidden campaign field did not arrive from the page URL: %v (%s)", campaigns, r.raw)
+	}
+}
+
 // htmlBlock returns the first ```html block of the doc that contains marker.
 func htmlBlock(t *testing.T, doc, marker string) string {
 	t.Helper()

@@ -15,7 +15,7 @@ import (
 var (
 	formProps          = []string{"name", "description", "fields", "settings", "status"}
 	formReadOnly       = []string{"id", "created_at", "updated_at", "submission_count"}
-	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "accept", "max_file_size"}
+	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "accept", "max_file_size", "key", "hidden", "page", "show_if"}
 	submissionProps    = []string{"data"}
 	submissionReadOnly = []string{"id", "form_id", "metadata", "submitted_at", "updated_at", "created_at"}
 )
@@ -138,9 +138,42 @@ func fieldSpecs(o object) []form.FieldSpec {
 				s.MaxFileBytes = &size
 			}
 		}
+		if k, present := it.str("key"); present && !it.isNull("key") {
+			s.Key = &k
+		}
+		s.Hidden, _ = it.boolean("hidden")
+		if !it.isNull("page") {
+			if n, present := it.integer("page"); present {
+				s.Page = &n
+			}
+		}
+		if !it.isNull("show_if") {
+			s.ShowIf = showIfSpec(it)
+		}
 		specs = append(specs, s)
 	}
 	return specs
+}
+
+// showIfSpec reads a field's display rule; nil when absent.
+func showIfSpec(o object) *form.ShowIfSpec {
+	r, present := o.object("show_if")
+	if !present || r.props == nil {
+		return nil
+	}
+	r.allow([]string{"match", "conditions"}, nil)
+	var spec form.ShowIfSpec
+	spec.Match, _ = r.str("match")
+	conds, _ := r.objects("conditions")
+	for _, c := range conds {
+		c.allow([]string{"field_id", "operator", "value"}, nil)
+		var cs form.ConditionSpec
+		cs.FieldID, _ = c.str("field_id")
+		cs.Operator, _ = c.str("operator")
+		cs.Value, cs.HasValue = c.scalar("value")
+		spec.Conditions = append(spec.Conditions, cs)
+	}
+	return &spec
 }
 
 func (a *api) getForm(c *gin.Context) {

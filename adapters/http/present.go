@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/json"
+
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
@@ -16,8 +18,41 @@ type fieldJSON struct {
 	Options     []string `json:"options"`
 	Placeholder *string  `json:"placeholder"`
 	// Accept and MaxFileSize are shown on file fields only.
-	Accept      *[]string `json:"accept,omitempty"`
-	MaxFileSize *int64    `json:"max_file_size,omitempty"`
+	Accept      *[]string   `json:"accept,omitempty"`
+	MaxFileSize *int64      `json:"max_file_size,omitempty"`
+	Key         string      `json:"key"`
+	Hidden      bool        `json:"hidden"`
+	Page        int         `json:"page"`
+	ShowIf      *showIfView `json:"show_if"`
+}
+
+type showIfView struct {
+	Match      string          `json:"match"`
+	Conditions []conditionView `json:"conditions"`
+}
+
+type conditionView struct {
+	FieldID  string `json:"field_id"`
+	Operator string `json:"operator"`
+	Value    any    `json:"value"`
+}
+
+func presentShowIf(r *form.ShowIf) *showIfView {
+	if r == nil {
+		return nil
+	}
+	out := &showIfView{Match: r.Match(), Conditions: make([]conditionView, len(r.Conditions))}
+	for i, c := range r.Conditions {
+		var v any = c.Value
+		switch c.Kind {
+		case "boolean":
+			v = c.Value == "true"
+		case "number":
+			v = json.Number(c.Value)
+		}
+		out.Conditions[i] = conditionView{FieldID: c.FieldID, Operator: c.Operator, Value: v}
+	}
+	return out
 }
 
 type formJSON struct {
@@ -55,7 +90,8 @@ func presentField(f form.Field) fieldJSON {
 	if opts == nil {
 		opts = []string{}
 	}
-	out := fieldJSON{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: opts, Placeholder: f.Placeholder}
+	out := fieldJSON{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: opts, Placeholder: f.Placeholder,
+		Key: f.Key, Hidden: f.Hidden, Page: f.Page, ShowIf: presentShowIf(f.ShowIf)}
 	if f.Type == form.TypeFile {
 		accept := f.Accept
 		if accept == nil {

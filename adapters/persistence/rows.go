@@ -115,14 +115,53 @@ func (formRow) TableName() string { return "forms" }
 
 // fieldJSON is a field's stored shape. Form definitions are not secret and stay readable.
 type fieldJSON struct {
-	ID          string   `json:"id"`
-	Label       string   `json:"label"`
-	Type        string   `json:"type"`
-	Required    bool     `json:"required,omitempty"`
-	Options     []string `json:"options,omitempty"`
-	Placeholder *string  `json:"placeholder,omitempty"`
-	Accept      []string `json:"accept,omitempty"`
-	MaxFileSize int64    `json:"max_file_size,omitempty"`
+	ID          string      `json:"id"`
+	Label       string      `json:"label"`
+	Type        string      `json:"type"`
+	Required    bool        `json:"required,omitempty"`
+	Options     []string    `json:"options,omitempty"`
+	Placeholder *string     `json:"placeholder,omitempty"`
+	Accept      []string    `json:"accept,omitempty"`
+	MaxFileSize int64       `json:"max_file_size,omitempty"`
+	Key         string      `json:"key,omitempty"`
+	Hidden      bool        `json:"hidden,omitempty"`
+	Page        int         `json:"page,omitempty"`
+	ShowIf      *showIfJSON `json:"show_if,omitempty"`
+}
+
+// showIfJSON is a field's stored display rule.
+type showIfJSON struct {
+	Any        bool                 `json:"any,omitempty"`
+	Conditions []fieldConditionJSON `json:"conditions"`
+}
+
+type fieldConditionJSON struct {
+	FieldID  string `json:"field_id"`
+	Operator string `json:"operator"`
+	Value    string `json:"value"`
+	Kind     string `json:"kind"`
+}
+
+func showIfToJSON(r *form.ShowIf) *showIfJSON {
+	if r == nil {
+		return nil
+	}
+	out := &showIfJSON{Any: r.Any, Conditions: make([]fieldConditionJSON, len(r.Conditions))}
+	for i, c := range r.Conditions {
+		out.Conditions[i] = fieldConditionJSON(c)
+	}
+	return out
+}
+
+func showIfFromJSON(r *showIfJSON) *form.ShowIf {
+	if r == nil {
+		return nil
+	}
+	out := &form.ShowIf{Any: r.Any, Conditions: make([]form.Condition, len(r.Conditions))}
+	for i, c := range r.Conditions {
+		out.Conditions[i] = form.Condition(c)
+	}
+	return out
 }
 
 func formFromDomain(f *form.Form) (formRow, error) {
@@ -130,7 +169,7 @@ func formFromDomain(f *form.Form) (formRow, error) {
 	out := make([]fieldJSON, len(fields))
 	for i, fl := range fields {
 		out[i] = fieldJSON{ID: fl.ID, Label: fl.Label, Type: string(fl.Type), Required: fl.Required, Options: fl.Options, Placeholder: fl.Placeholder,
-			Accept: fl.Accept, MaxFileSize: fl.MaxFileBytes}
+			Accept: fl.Accept, MaxFileSize: fl.MaxFileBytes, Key: fl.Key, Hidden: fl.Hidden, Page: fl.Page, ShowIf: showIfToJSON(fl.ShowIf)}
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -279,7 +318,7 @@ func decodeFields(formID, raw string) ([]form.Field, error) {
 	fields := make([]form.Field, len(stored))
 	for i, s := range stored {
 		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder,
-			Accept: s.Accept, MaxFileBytes: s.MaxFileSize}
+			Accept: s.Accept, MaxFileBytes: s.MaxFileSize, Key: s.Key, Hidden: s.Hidden, Page: s.Page, ShowIf: showIfFromJSON(s.ShowIf)}
 	}
 	return fields, nil
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -34,6 +35,9 @@ type fieldView struct {
 	Accept                                                                  string // file inputs: the browser's picker filter
 	Required, Checked                                                       bool
 	Options                                                                 []option
+	// Rule is the field's display rule as JSON for the page's script (data-show-if); empty
+	// when the field has none.
+	Rule string
 }
 
 // FirstID is where the error summary's link lands: the input, or a group's first option.
@@ -55,7 +59,24 @@ type pageData struct {
 	Errors                                                  []errorLink
 	UTM                                                     []utmValue
 	Captcha                                                 *captchaView
+	// Carry are the answers not drawn on this page (hidden fields, other pages), sent on as
+	// hidden inputs; the final post is validated whole, so nothing carried is trusted.
+	Carry []utmValue
+	// Steps is set on a form with several pages: which one this is, of how many.
+	Steps *stepView
 }
+
+// stepView is the position of a multi-page form's page.
+type stepView struct {
+	Page, Index, Count int
+	Action             string
+}
+
+// First reports whether this is the first step (no Back button).
+func (s stepView) First() bool { return s.Index == 1 }
+
+// Last reports whether this is the last step (the Submit button).
+func (s stepView) Last() bool { return s.Index == s.Count }
 
 type utmValue struct{ Name, Value string }
 
@@ -89,16 +110,42 @@ func kindOf(f form.Field) (kind, inputType string) {
 	return "input", "text"
 }
 
-// views builds the fields with the respondent's values and the errors of a failed post.
-func views(f *form.Form, values map[string][]string, errs map[string]string) ([]fieldView, []errorLink) {
+// views builds the fields drawn on page (0: a single-page form) with the respondent's
+// values and the errors of a failed post, and the values carried on as hidden inputs.
+func views(f *form.Form, fields []form.Field, values map[string][]string, errs map[string]string, page int) ([]fieldView, []errorLink, []utmValue) {
 	var out []fieldView
 	var links []errorLink
-	for i, fl := range f.Fields() {
+	var carry []utmValue
+	var skipped map[string]bool
+	logic := form.HasLogic(fields)
+	if logic {
+		skipped = submission.Skipped(f, inputOf(fields, values))
+	}
+	var pageOf map[string]int // only a form with rules needs it
+	if logic {
+		pageOf = make(map[string]int, len(fields))
+		for _, fl := range fields {
+			pageOf[fl.ID] = fl.Page
+		}
+	}
+	for _, fl := range fields {
 		kind, typ := kindOf(fl)
+		onPage := page == 0 || fl.Page == page
+		if fl.Hidden || !onPage || (skipped[fl.ID] && !testsPage(fl, pageOf, page)) {
+			if kind != "file" && !skipped[fl.ID] {
+				for _, val := range values[fl.ID] {
+					carry = append(carry, utmValue{Name: fl.ID, Value: val})
+				}
+			}
+			continue
+		}
 		v := fieldView{ID: fl.ID, InputID: "f-" + fl.ID, ErrorID: "f-" + fl.ID + "-error", Label: fl.Label,
 			Kind: kind, InputType: typ, Required: fl.Required, Error: errs[fl.ID], Accept: strings.Join(fl.Accept, ",")}
 		if fl.Placeholder != nil {
 			v.Placeholder = *fl.Placeholder
+		}
+		if fl.ShowIf != nil {
+			v.Rule = ruleJSON(fl.ShowIf, fields)
 		}
 		vals := values[fl.ID]
 		if len(vals) > 0 && kind != "file" {
@@ -114,13 +161,84 @@ func views(f *form.Form, values map[string][]string, errs map[string]string) ([]
 		for j, o := range fl.Options {
 			v.Options = append(v.Options, option{ID: v.InputID + "-" + itoa(j), Value: o, Checked: chosen[o]})
 		}
-		_ = i
 		out = append(out, v)
 		if v.Error != "" {
 			links = append(links, errorLink{Target: v.FirstID(), Label: fl.Label, Message: v.Error})
 		}
 	}
-	return out, links
+	return out, links, carry
+}
+
+// testsPage reports whether a field's rule tests a field of page: its answer is not known
+// before the respondent fills that page, so the field is drawn (the script hides it at once;
+// without JavaScript the server drops its answer when the rule does not hold).
+func testsPage(fl form.Field, pageOf map[string]int, page int) bool {
+	if fl.ShowIf == nil {
+		return false
+	}
+	for _, c := range fl.ShowIf.Conditions {
+		if page == 0 || pageOf[c.FieldID] == page {
+			return true
+		}
+	}
+	return false
+}
+
+// inputOf turns values as typed into the inputs the domain reads (lists for multi-value
+// fields).
+func inputOf(fields []form.Field, values map[string][]string) map[string]submission.Input {
+	in := make(map[string]submission.Input, len(values))
+	for _, fl := range fields {
+		vals, ok := values[fl.ID]
+		if !ok || len(vals) == 0 || fl.Type == form.TypeFile {
+			continue
+		}
+		if fl.Multiple() {
+			in[fl.ID] = append([]string(nil), vals...)
+		} else {
+			in[fl.ID] = vals[0]
+		}
+	}
+	return in
+}
+
+// ruleJSON is a display rule for the page's script: {"any": bool, "c": [[field ID, operator,
+// value, list]]}, list telling whether the tested field holds a list.
+func ruleJSON(r *form.ShowIf, fields []form.Field) string {
+	multiple := map[string]bool{}
+	for _, fl := range fields {
+		multiple[fl.ID] = fl.Multiple()
+	}
+	conds := make([][]any, len(r.Conditions))
+	for i, c := range r.Conditions {
+		conds[i] = []any{c.FieldID, c.Operator, c.Value, multiple[c.FieldID]}
+	}
+	b, _ := json.Marshal(map[string]any{"any": r.Any, "c": conds})
+	return string(b)
+}
+
+// prefill reads the page URL's ?<key>= answers (hidden fields and any other); nil without any.
+func prefill(f *form.Form, q url.Values) map[string][]string {
+	var out map[string][]string
+	for _, fl := range f.Fields() {
+		vals, ok := q[fl.Key]
+		if !ok || fl.Type == form.TypeFile || len(vals) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[string][]string{}
+		}
+		switch {
+		case fl.Multiple():
+			out[fl.ID] = vals
+		case fl.Type == form.TypeCheckbox:
+			on := vals[0] != "" && vals[0] != "false"
+			out[fl.ID] = []string{strconv.FormatBool(on)}
+		default:
+			out[fl.ID] = vals[:1]
+		}
+	}
+	return out
 }
 
 // securityHeaders sets the CSP and framing rules of one form's pages. Owner settings reach
@@ -276,13 +394,17 @@ func (h *Handler) page(c *gin.Context) {
 			utm[k] = v
 		}
 	}
+	if values := prefill(f, c.Request.URL.Query()); values != nil {
+		h.showForm(c, http.StatusOK, f, values, nil, utm, h.d.Clock.Now(), "")
+		return
+	}
 	h.showCleanForm(c, f, utm, h.d.Clock.Now())
 }
 
 // showCleanForm serves the form as a first view shows it (no values, no errors) from the page
 // cache: rendered once per form version, the render token, challenge and UTM inputs spliced in.
 func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]string, issued time.Time) {
-	data := formData(f, nil, nil, "")
+	data := formData(f, nil, nil, "", 0)
 	key := pageKey(f, &data)
 	p := h.pages.get(key)
 	if p == nil {
@@ -316,8 +438,27 @@ func (h *Handler) lookupFailed(c *gin.Context, err error) {
 
 // showForm draws the form; issued is the render token's time (kept across re-renders so the
 // timing rule measures from the first view).
+// On a form with several pages it shows the page of the first error (the last page for an
+// error of the whole post), else the first page.
 func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, values map[string][]string, errs map[string]string, utm map[string]string, issued time.Time, formError string) {
-	data := formData(f, values, errs, formError)
+	page := 0
+	if len(errs) == 0 && formError != "" {
+		page = math.MaxInt // a problem of the whole post (its files): the last page
+	}
+	if len(errs) > 0 {
+		for _, fl := range f.Fields() {
+			if _, bad := errs[fl.ID]; bad && !fl.Hidden {
+				page = fl.Page
+				break
+			}
+		}
+	}
+	h.showPage(c, status, f, values, errs, utm, issued, formError, page)
+}
+
+// showPage draws page of the form (0: the first step).
+func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, values map[string][]string, errs map[string]string, utm map[string]string, issued time.Time, formError string, page int) {
+	data := formData(f, values, errs, formError, page)
 	tok, challenge, err := h.issue(f, issued)
 	if err != nil {
 		h.lookupFailed(c, err)
@@ -333,11 +474,21 @@ func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, values map[
 // formData is everything the form template draws except the per-view parts (the render
 // token, the proof-of-work challenge and the UTM inputs). pageKey digests all of it: a new
 // pageData field must be added there too.
-func formData(f *form.Form, values map[string][]string, errs map[string]string, formError string) pageData {
+// page is the page to draw on a form with several pages (0: the first step); a single-page
+// form ignores it.
+func formData(f *form.Form, values map[string][]string, errs map[string]string, formError string, page int) pageData {
 	s := f.Settings()
-	fields, links := views(f, values, errs)
+	var steps *stepView
+	all := f.Fields()
+	if form.Paged(all) {
+		steps = stepOf(f, all, values, page)
+		page = steps.Page
+	} else {
+		page = 0
+	}
+	fields, links, carry := views(f, all, values, errs, page)
 	data := pageData{Title: f.Name(), Action: "/f/" + f.ID(), Multipart: f.HasFileFields(), Fields: fields, Errors: links,
-		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError}
+		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError, Carry: carry, Steps: steps}
 	if f.Description() != nil {
 		data.Description = *f.Description()
 	}
@@ -347,6 +498,82 @@ func formData(f *form.Form, values map[string][]string, errs map[string]string, 
 		}
 	}
 	return data
+}
+
+// stepOf places page among the steps the values lead through; a page the values skip (or 0)
+// becomes the nearest step before it, or the first.
+func stepOf(f *form.Form, fields []form.Field, values map[string][]string, page int) *stepView {
+	var skipped map[string]bool
+	if form.HasLogic(fields) {
+		skipped = submission.Skipped(f, inputOf(fields, values))
+	}
+	steps := form.Steps(fields, skipped)
+	at := 0
+	for i, p := range steps {
+		if p <= page {
+			at = i
+		}
+	}
+	return &stepView{Page: steps[at], Index: at + 1, Count: len(steps), Action: "/f/" + f.ID() + "/page"}
+}
+
+// step moves a respondent between the pages of a multi-page form (POST /f/{id}/page, the
+// Next and Back buttons): Next checks the answers of the page shown and draws the next page
+// the answers lead to, Back the previous one. Nothing is stored; every answer travels on in
+// the page and the final post to /f/{id} is checked whole.
+func (h *Handler) step(c *gin.Context) {
+	f, err := h.lookup(c)
+	if err != nil {
+		h.lookupFailed(c, err)
+		return
+	}
+	if err := f.AcceptsPublicSubmissions(); err != nil {
+		s := f.Settings()
+		h.errorPage(c, &s, httperr.Problem(err))
+		return
+	}
+	p, err := h.readPost(c, f)
+	defer p.cleanup()
+	if err != nil || p.json {
+		if err == nil {
+			err = errBadBody
+		}
+		h.refuse(c, f, p, err)
+		return
+	}
+	issued := h.d.Clock.Now()
+	if tok, err := h.tokens.Verify(f.ID(), p.cmd.Token, issued); err == nil {
+		issued = tok.Issued
+	}
+	page, _ := strconv.Atoi(c.Request.PostFormValue("_page"))
+	fields := f.Fields()
+	var skipped map[string]bool
+	if form.HasLogic(fields) {
+		skipped = submission.Skipped(f, p.cmd.Data)
+	}
+	steps := form.Steps(fields, skipped)
+	if c.Request.PostFormValue("_nav") == "back" {
+		prev := steps[0]
+		for _, s := range steps {
+			if s < page {
+				prev = s
+			}
+		}
+		h.showPage(c, http.StatusOK, f, p.values, nil, p.cmd.UTM, issued, "", prev)
+		return
+	}
+	if err := submission.CheckPage(f, p.cmd.Data, page); err != nil {
+		errs, formError := fieldErrors(httperr.Problem(err))
+		h.showPage(c, http.StatusUnprocessableEntity, f, p.values, errs, p.cmd.UTM, issued, formError, page)
+		return
+	}
+	next := steps[len(steps)-1]
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i] > page {
+			next = steps[i]
+		}
+	}
+	h.showPage(c, http.StatusOK, f, p.values, nil, p.cmd.UTM, issued, "", next)
 }
 
 // issue makes a view's render token and, when the form asks for proof of work, its challenge

@@ -97,6 +97,7 @@ func pageKey(f *form.Form, d *pageData) string {
 		fp.str(v.Value)
 		fp.str(v.Error)
 		fp.str(v.Accept)
+		fp.str(v.Rule)
 		fp.flag(v.Required)
 		fp.flag(v.Checked)
 		fp.num(len(v.Options))
@@ -105,6 +106,18 @@ func pageKey(f *form.Form, d *pageData) string {
 			fp.str(o.Value)
 			fp.flag(o.Checked)
 		}
+	}
+	fp.num(len(d.Carry))
+	for _, cv := range d.Carry {
+		fp.str(cv.Name)
+		fp.str(cv.Value)
+	}
+	fp.flag(d.Steps != nil)
+	if st := d.Steps; st != nil {
+		fp.num(st.Page)
+		fp.num(st.Index)
+		fp.num(st.Count)
+		fp.str(st.Action)
 	}
 	fp.num(len(d.Errors))
 	for _, e := range d.Errors {

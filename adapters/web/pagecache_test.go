@@ -30,6 +30,19 @@ func cacheTestForm(name string, s form.Settings) *form.Form {
 	return form.UnmarshalWithSettingsFromDatabase("frm_cache", "ws_1", name, &desc, form.StatusPublished, fields, s, now, now)
 }
 
+// cacheTestPagedForm has pages, a display rule and a hidden field.
+func cacheTestPagedForm(s form.Settings) *form.Form {
+	fields := []form.Field{
+		{ID: "fld_a", Key: "a", Label: "Role", Type: form.TypeRadio, Options: []string{"A", `B"<&>`}, Page: 1},
+		{ID: "fld_b", Key: "b", Label: "Why", Type: form.TypeText, Page: 1,
+			ShowIf: &form.ShowIf{Conditions: []form.Condition{{FieldID: "fld_a", Operator: "equals", Value: `B"<&>`}}}},
+		{ID: "fld_s", Key: "src", Label: "Source", Type: form.TypeText, Hidden: true, Page: 1},
+		{ID: "fld_c", Key: "c", Label: "More", Type: form.TypeText, Page: 2},
+	}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	return form.UnmarshalWithSettingsFromDatabase("frm_paged", "ws_1", "Paged", nil, form.StatusPublished, fields, s, now, now)
+}
+
 // The cached page with the per-view values spliced in is byte for byte the page the template
 // draws with the same values, whatever characters those values hold.
 func TestCachedPageEqualsFullRender(t *testing.T) {
@@ -48,9 +61,12 @@ func TestCachedPageEqualsFullRender(t *testing.T) {
 		{"tok.abc_DEF-123", `{"algorithm":"SHA-256","challenge":"abc","salt":"s?expires=1&x=2","signature":"f+o"}`, nil},
 		{`we"ird<&>+'` + "\x00é\uFFFD\xff", `{"a":"<script>\u2028"}`, map[string]string{"utm_source": `news"letter <&> + 'x'`, "utm_campaign": "spring\x00sale", "utm_term": "é"}},
 	}
-	for _, s := range []form.Settings{form.DefaultSettings(), captcha, noPoW} {
+	for i, s := range []form.Settings{form.DefaultSettings(), captcha, noPoW, form.DefaultSettings()} {
 		f := cacheTestForm(`Contact "us" <now> & + 'then'`, s)
-		data := formData(f, nil, nil, "")
+		if i == 3 {
+			f = cacheTestPagedForm(s)
+		}
+		data := formData(f, nil, nil, "", 0)
 		p, err := h.buildPage(data)
 		if err != nil {
 			t.Fatal(err)
@@ -81,14 +97,14 @@ func TestCachedPageEqualsFullRender(t *testing.T) {
 // Every template input of pageData is digested into the cache key; a new field must be added
 // to pageKey (this count is the reminder).
 func TestPageKeyCoversPageData(t *testing.T) {
-	if n := reflect.TypeOf(pageData{}).NumField(); n != 13 {
+	if n := reflect.TypeOf(pageData{}).NumField(); n != 15 {
 		t.Fatalf("pageData has %d fields; add the new ones to pageKey and update this count", n)
 	}
-	if n := reflect.TypeOf(fieldView{}).NumField(); n != 13 {
+	if n := reflect.TypeOf(fieldView{}).NumField(); n != 14 {
 		t.Fatalf("fieldView has %d fields; add the new ones to pageKey and update this count", n)
 	}
 	base := cacheTestForm("Contact", form.DefaultSettings())
-	key := func(f *form.Form) string { d := formData(f, nil, nil, ""); return pageKey(f, &d) }
+	key := func(f *form.Form) string { d := formData(f, nil, nil, "", 0); return pageKey(f, &d) }
 	other := form.DefaultSettings()
 	other.Spam.ProofOfWork = true
 	renamed := cacheTestForm("Contact!", form.DefaultSettings())

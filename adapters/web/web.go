@@ -139,6 +139,7 @@ func (h *Handler) Mount(r gin.IRoutes) {
 	r.GET("/f/assets/*path", assets.serve)
 	r.GET("/f/:form_id", h.page)
 	r.POST("/f/:form_id", h.capture)
+	r.POST("/f/:form_id/page", h.step)
 	r.OPTIONS("/f/:form_id", h.preflight)
 	r.GET("/f/:form_id/challenge", h.challenge)
 	r.OPTIONS("/f/:form_id/challenge", h.preflight)

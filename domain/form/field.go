@@ -46,6 +46,14 @@ type Field struct {
 	Accept []string
 	// MaxFileBytes bounds each uploaded file of a file field; 0: the server's default.
 	MaxFileBytes int64
+	// Key is the field's stable machine name, unique in the form (templates, prefill, exports).
+	Key string
+	// Hidden fields are not shown to respondents; the page URL's ?<key>= fills them.
+	Hidden bool
+	// Page is the 1-based page the field is on.
+	Page int
+	// ShowIf, when set, shows the field only when its rule holds of earlier answers.
+	ShowIf *ShowIf
 }
 
 // Multiple reports whether the field holds a list of values (checkbox with options, file).
@@ -74,6 +82,13 @@ type FieldSpec struct {
 	Accept      []string
 	// MaxFileBytes is nil when the client did not set it.
 	MaxFileBytes *int64
+	// Key is nil when the client did not set it: an existing field keeps its key, a new one
+	// gets its label's default.
+	Key    *string
+	Hidden bool
+	// Page is nil for the first page.
+	Page   *int
+	ShowIf *ShowIfSpec
 }
 
 // Limits bound the size of a form.
@@ -107,7 +122,7 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 	out := make([]Field, 0, len(specs))
 	for i, s := range specs {
 		path := fmt.Sprintf("fields[%d]", i)
-		f := Field{ID: s.ID, Required: s.Required, Placeholder: s.Placeholder}
+		f := Field{ID: s.ID, Required: s.Required, Placeholder: s.Placeholder, Hidden: s.Hidden}
 		if s.ID != "" {
 			if !known[s.ID] {
 				vs.Add(path+".id", "unknown_field", "field "+s.ID+" does not belong to this form")
@@ -145,6 +160,8 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 		}
 		out = append(out, f)
 	}
+	assignKeys(&vs, specs, out, existing)
+	buildLogic(&vs, specs, out)
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}

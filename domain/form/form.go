@@ -94,7 +94,7 @@ func UnmarshalFromDatabase(id, workspaceID, name string, description *string, st
 // UnmarshalWithSettingsFromDatabase rebuilds a stored form and its settings without re-checking them.
 func UnmarshalWithSettingsFromDatabase(id, workspaceID, name string, description *string, status Status, fields []Field, settings Settings, createdAt, updatedAt time.Time) *Form {
 	return &Form{id: id, workspaceID: workspaceID, name: name, description: description, status: status,
-		fields: fields, settings: settings, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
+		fields: storedFields(fields), settings: settings, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
 }
 
 // Patch holds the properties a PATCH included; nil means "leave as is".
@@ -184,6 +184,27 @@ func (f *Form) Field(id string) (Field, bool) {
 	return Field{}, false
 }
 
+// FieldByName returns the field a posted name means: a field ID or a field key.
+func (f *Form) FieldByName(name string) (Field, bool) {
+	for _, fl := range f.fields {
+		if fl.ID == name || fl.Key == name {
+			return fl, true
+		}
+	}
+	return Field{}, false
+}
+
+// storedFields fills what fields stored before keys and pages lack: default keys, page 1.
+func storedFields(fields []Field) []Field {
+	fields = fillKeys(fields)
+	for i := range fields {
+		if fields[i].Page < 1 {
+			fields[i].Page = 1
+		}
+	}
+	return fields
+}
+
 // ID returns the form ID.
 func (f *Form) ID() string { return f.id }
 
@@ -205,6 +226,11 @@ func (f *Form) Fields() []Field {
 	for i, fl := range f.fields {
 		fl.Options = append([]string(nil), fl.Options...)
 		fl.Accept = append([]string(nil), fl.Accept...)
+		if fl.ShowIf != nil {
+			rule := *fl.ShowIf
+			rule.Conditions = append([]Condition(nil), rule.Conditions...)
+			fl.ShowIf = &rule
+		}
 		out[i] = fl
 	}
 	return out

@@ -40,10 +40,11 @@ func Prepare(f *form.Form, input map[string]Input, meta Metadata, limits FileLim
 	counts := map[string]int{}
 	var files []PendingFile
 	var vs domain.Violations
+	skipped := skippedFields(fields, input, true)
 	for _, fl := range fields {
 		infos, ok := input[fl.ID].([]FileInfo)
-		if !ok || fl.Type != form.TypeFile {
-			continue
+		if !ok || fl.Type != form.TypeFile || skipped[fl.ID] {
+			continue // a field skipped by its display rule stores nothing
 		}
 		counts[fl.ID] = len(infos)
 		for _, fi := range infos {
@@ -109,4 +110,56 @@ func hasPendingFiles(input map[string]Input) bool {
 		}
 	}
 	return false
+}
+
+// skippedFields are the fields whose display rule does not hold of the input (nil when the
+// form has no rules). Rules test canonical answers; an answer that does not parse counts as
+// missing (its own error is reported when its field is shown).
+func skippedFields(fields []form.Field, input map[string]Input, public bool) map[string]bool {
+	if !form.HasLogic(fields) {
+		return nil
+	}
+	byID := make(map[string]form.Field, len(fields))
+	for _, f := range fields {
+		byID[f.ID] = f
+	}
+	return form.Skipped(fields, func(id string) (form.Answer, bool) {
+		f, ok := byID[id]
+		if !ok {
+			return form.Answer{}, false
+		}
+		v, ok, ferr := parse(f, input[id], public)
+		if !ok || ferr != nil {
+			return form.Answer{}, false
+		}
+		return form.Answer{Items: v.Strings(), List: v.IsList()}, true
+	})
+}
+
+// CheckPage checks the answers to the fields of one page of a public form, as the
+// respondent moves to the next page: fields skipped by their display rules are not checked,
+// and file fields (which only the last page holds) are left to the final post. Nothing is
+// kept: the final post is checked whole by Prepare.
+func CheckPage(f *form.Form, input map[string]Input, page int) error {
+	fields := f.Fields()
+	skipped := skippedFields(fields, input, true)
+	var vs domain.Violations
+	for _, fl := range fields {
+		if fl.Page != page || skipped[fl.ID] || fl.Type == form.TypeFile {
+			continue
+		}
+		_, ok, ferr := parse(fl, input[fl.ID], true)
+		switch {
+		case ferr != nil:
+			vs.Add(fl.ID, ferr.code, fl.Label+": "+ferr.message)
+		case !ok && fl.Required:
+			vs.Add(fl.ID, errRequired.code, fl.Label+": "+errRequired.message)
+		}
+	}
+	return vs.Err()
+}
+
+// Skipped returns the IDs of the fields a public post's answers skip by display rule.
+func Skipped(f *form.Form, input map[string]Input) map[string]bool {
+	return skippedFields(f.Fields(), input, true)
 }

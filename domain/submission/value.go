@@ -346,7 +346,11 @@ func validate(fields []form.Field, input map[string]Input, public bool, more dom
 		}
 	}
 	out := make(map[string]Value, len(fields))
+	skipped := skippedFields(fields, input, public)
 	for _, f := range fields {
+		if skipped[f.ID] {
+			continue // not shown: not required, and its value is dropped
+		}
 		v, ok, ferr := parse(f, input[f.ID], public)
 		switch {
 		case ferr != nil:

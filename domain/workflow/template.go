@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 )
 
@@ -48,4 +49,18 @@ func TemplateVars(fields map[string]submission.Value, submissionID, formID, form
 	vars["form_name"] = formName
 	vars["submitted_at"] = domain.FormatTime(submittedAt)
 	return vars
+}
+
+// AddFieldKeys lets templates name fields by key ({{key}}) as well as by ID: each field's
+// value is copied under its key, unless a variable of that name already exists.
+func AddFieldKeys(vars map[string]string, fields []form.Field) {
+	for _, f := range fields {
+		if f.Key == "" {
+			continue
+		}
+		if _, taken := vars[f.Key]; taken {
+			continue
+		}
+		vars[f.Key] = vars[f.ID]
+	}
 }

@@ -1,5 +1,7 @@
 // Formward public form: focus the error summary, hint at missing answers before a round trip,
-// and solve the ALTCHA-compatible proof-of-work challenge before the form is sent.
+// show and hide fields by their display rules as answers change (the server applies the same
+// rules to the post), and solve the ALTCHA-compatible proof-of-work challenge before the form
+// is sent.
 (function () {
   "use strict";
   var form = document.getElementById("fw-form");
@@ -37,9 +39,62 @@
     el.setAttribute("aria-describedby", p.id);
   }
 
+  // Display rules: {"any": bool, "c": [[field ID, operator, value, list]]}, as the server
+  // evaluates them. A hidden field's inputs are disabled: not sent, not checked.
+  var ruled = Array.prototype.slice.call(form.querySelectorAll("[data-show-if]"));
+  function answer(id) {
+    var items = [], single = null;
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (el.name !== id || el.disabled) return;
+      if (el.type === "checkbox" && el.closest(".single")) {
+        single = el.checked ? "true" : "false";
+      } else if (el.type === "checkbox" || el.type === "radio") {
+        if (el.checked) items.push(el.value);
+      } else if (el.value.trim() !== "") items.push(el.value.trim());
+    });
+    if (single !== null && !items.length) items.push(single);
+    return items;
+  }
+  function num(s) { return s.trim() !== "" && isFinite(Number(s)) ? Number(s) : null; }
+  function eq(a, b) { var x = num(a), y = num(b); return x !== null && y !== null ? x === y : a === b; }
+  function cmp(a, b) {
+    var x = num(a), y = num(b);
+    if (x !== null) return y === null ? null : x - y;
+    var d = /^\d{4}-\d{2}-\d{2}$/;
+    return d.test(a) && d.test(b) ? (a < b ? -1 : a > b ? 1 : 0) : null;
+  }
+  function holds(c) {
+    var items = answer(c[0]), op = c[1], v = c[2], list = c[3];
+    if (!items.length) return op === "not_equals";
+    if (op === "equals" || op === "not_equals") {
+      var same = items.length === 1 && eq(items[0], v);
+      return op === "equals" ? same : !same;
+    }
+    if (op === "contains") return list ? items.indexOf(v) >= 0 : items[0].indexOf(v) >= 0;
+    if (list) return false;
+    var r = cmp(items[0], v);
+    return r !== null && (op === "greater_than" ? r > 0 : r < 0);
+  }
+  function applyRules() {
+    ruled.forEach(function (el) {
+      var rule = JSON.parse(el.getAttribute("data-show-if"));
+      var results = rule.c.map(holds);
+      var show = rule.any ? results.indexOf(true) >= 0 : results.indexOf(false) < 0;
+      el.hidden = !show;
+      Array.prototype.forEach.call(el.querySelectorAll("input,select,textarea"), function (i) { i.disabled = !show; });
+    });
+  }
+  if (ruled.length) {
+    applyRules();
+    form.addEventListener("input", applyRules);
+    form.addEventListener("change", applyRules);
+  }
+
   var solved = false;
   form.addEventListener("submit", function (ev) {
     if (solved) return;
+    var nav = ev.submitter && ev.submitter.name === "_nav" ? ev.submitter.value : "";
+    if (nav === "back") return;
     var invalid = Array.prototype.filter.call(form.elements, function (el) {
       return el.willValidate && !el.checkValidity();
     });
@@ -49,6 +104,7 @@
       invalid[0].focus();
       return;
     }
+    if (nav) return; // the next page; the proof of work goes with the final post
     var raw = form.getAttribute("data-pow");
     if (!raw || !window.crypto || !crypto.subtle) return;
     ev.preventDefault();
