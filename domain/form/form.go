@@ -74,6 +74,7 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}
 	}
+	checkClosingField(&vs, settings.Closing, fields)
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
@@ -145,6 +146,7 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 		}
 		next.settings = ns
 	}
+	checkClosingField(&vs, next.settings.Closing, next.fields)
 	if err := vs.Err(); err != nil {
 		return false, err
 	}
