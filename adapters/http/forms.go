@@ -14,7 +14,7 @@ import (
 
 var (
 	formProps          = []string{"name", "description", "fields", "settings", "status"}
-	formReadOnly       = []string{"id", "created_at", "updated_at", "submission_count"}
+	formReadOnly       = []string{"id", "created_at", "updated_at", "submission_count", "closed_reason"}
 	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "accept", "max_file_size"}
 	submissionProps    = []string{"data"}
 	submissionReadOnly = []string{"id", "form_id", "metadata", "submitted_at", "updated_at", "created_at"}
