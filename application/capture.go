@@ -124,9 +124,6 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 	if err != nil {
 		return nil, err
 	}
-	if err := submission.CheckReply(cmd.ReplyTo, cmd.Subject); err != nil {
-		return nil, err
-	}
 
 	input := make(map[string]submission.Input, len(cmd.Data)+len(cmd.Uploads))
 	for k, v := range cmd.Data {
@@ -147,7 +144,7 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 		input[fieldID] = infos
 	}
 	draft, err := submission.Prepare(f, input, h.metadata(cmd), h.limits)
-	if err != nil {
+	if err := bothInvalid(err, submission.CheckReply(cmd.ReplyTo, cmd.Subject)); err != nil {
 		return nil, err
 	}
 
@@ -394,4 +391,19 @@ func (h SubmitPublicFormHandler) discard(ctx context.Context, keys []string) {
 	for _, k := range keys {
 		_ = h.files.Delete(ctx, k)
 	}
+}
+
+// bothInvalid joins the violations of the answers and of a form-backend post's _replyto and
+// _subject, so one 422 names every broken rule; any other error of the answers wins.
+func bothInvalid(answers, reply error) error {
+	var a, r *domain.ValidationError
+	switch {
+	case reply == nil:
+		return answers
+	case answers == nil:
+		return reply
+	case errors.As(answers, &a) && errors.As(reply, &r):
+		return &domain.ValidationError{Violations: append(append([]domain.Violation{}, a.Violations...), r.Violations...)}
+	}
+	return answers
 }

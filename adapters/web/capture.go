@@ -284,7 +284,7 @@ func fieldErrors(b httperr.Body) (map[string]string, string) {
 	errs := map[string]string{}
 	var whole []string
 	for _, d := range b.Details {
-		if d.Field == "files" || d.Field == "" {
+		if d.Field == "files" || d.Field == "" || strings.HasPrefix(d.Field, "_") { // _replyto, _subject: no input shows them
 			whole = append(whole, d.Message)
 			continue
 		}

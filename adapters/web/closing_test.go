@@ -109,28 +109,28 @@ func TestClosedFormsOnEveryContentType(t *testing.T) {
 
 	for _, f := range []*form.Form{byTime, byLimit} {
 		rec := h.get("/f/" + f.ID())
-		if rec.Code != 409 || !strings.Contains(body(rec), "This form is closed") {
-			t.Fatalf("GET closed form: %d %s", rec.Code, body(rec))
+		if rec.Code != 409 || !strings.Contains(rec.Body.String(), "This form is closed") {
+			t.Fatalf("GET closed form: %d %s", rec.Code, rec.Body.String())
 		}
 		for _, kind := range contentTypes {
 			rec := h.postAs(f, kind, map[string]string{f.Fields()[0].ID: "Ada"})
 			if rec.Code != 409 {
-				t.Fatalf("%s post to a closed form: %d %s", kind, rec.Code, body(rec))
+				t.Fatalf("%s post to a closed form: %d %s", kind, rec.Code, rec.Body.String())
 			}
 			if kind == "json" {
 				if code, _ := errorCode(t, rec); code != "form_closed" {
 					t.Fatalf("json code %q", code)
 				}
-			} else if !strings.Contains(body(rec), "This form is closed") {
-				t.Fatalf("%s: no closed page: %s", kind, body(rec))
+			} else if !strings.Contains(rec.Body.String(), "This form is closed") {
+				t.Fatalf("%s: no closed page: %s", kind, rec.Body.String())
 			}
 		}
 	}
 	// The owner's message shows on the page and after a post.
-	if b := body(h.get("/f/" + byTime.ID())); !strings.Contains(b, "Registration closed on Friday.") {
+	if b := bodyOf(h.get("/f/" + byTime.ID())); !strings.Contains(b, "Registration closed on Friday.") {
 		t.Fatalf("closed page lacks the owner's message: %s", b)
 	}
-	if b := body(h.postAs(byTime, "urlencoded", nil)); !strings.Contains(b, "Registration closed on Friday.") {
+	if b := bodyOf(h.postAs(byTime, "urlencoded", nil)); !strings.Contains(b, "Registration closed on Friday.") {
 		t.Fatalf("closed post lacks the owner's message: %s", b)
 	}
 	// API submissions are not refused by closing rules.
@@ -145,7 +145,7 @@ func TestClosedFormsOnEveryContentType(t *testing.T) {
 	open := h.form(form.StatusPublished, closingSettings(form.Closing{ClosesAt: &future}), form.FieldSpec{Label: "Name", Type: "text"})
 	for _, kind := range contentTypes {
 		if rec := h.postAs(open, kind, map[string]string{open.Fields()[0].ID: "Ada"}); rec.Code != 200 && rec.Code != 201 {
-			t.Fatalf("%s post before closes_at: %d %s", kind, rec.Code, body(rec))
+			t.Fatalf("%s post before closes_at: %d %s", kind, rec.Code, rec.Body.String())
 		}
 	}
 	h.clock.Add(2 * time.Hour)
@@ -166,7 +166,7 @@ func TestMaxSubmissionsLastSlotOnEveryContentType(t *testing.T) {
 					want = 201
 				}
 				if rec.Code != want {
-					t.Fatalf("post %d: %d, want %d: %s", i, rec.Code, want, body(rec))
+					t.Fatalf("post %d: %d, want %d: %s", i, rec.Code, want, rec.Body.String())
 				}
 			}
 			if n := len(h.submissions(f)); n != 2 {
@@ -237,25 +237,25 @@ func TestOneResponsePerEmailOnEveryContentType(t *testing.T) {
 			name := f.Fields()[0].ID
 
 			if rec := h.postAs(f, kind, map[string]string{name: "Ada", mail: "ada@example.com"}); rec.Code != 200 && rec.Code != 201 {
-				t.Fatalf("first: %d %s", rec.Code, body(rec))
+				t.Fatalf("first: %d %s", rec.Code, rec.Body.String())
 			}
 			// The same address, in other case and with spaces: refused on the email field.
 			rec := h.postAs(f, kind, map[string]string{name: "Ada again", mail: " ADA@Example.com "})
 			if rec.Code != 422 {
-				t.Fatalf("second: %d %s", rec.Code, body(rec))
+				t.Fatalf("second: %d %s", rec.Code, rec.Body.String())
 			}
 			if kind == "json" {
 				code, details := errorCode(t, rec)
 				if code != "validation_failed" || len(details) != 1 || details[0]["field"] != mail || details[0]["code"] != "already_submitted" {
-					t.Fatalf("json answer: %s", body(rec))
+					t.Fatalf("json answer: %s", rec.Body.String())
 				}
-			} else if b := body(rec); !strings.Contains(b, "already received") || !strings.Contains(b, "Ada again") {
+			} else if b := rec.Body.String(); !strings.Contains(b, "already received") || !strings.Contains(b, "Ada again") {
 				t.Fatalf("page: no error next to the field, or the typed values lost: %s", b)
 			}
 			// Another address, and no address (an optional field), are fine.
 			for _, addr := range []string{"bob@example.com", ""} {
 				if rec := h.postAs(f, kind, map[string]string{name: "Bob", mail: addr}); rec.Code != 200 && rec.Code != 201 {
-					t.Fatalf("%q: %d %s", addr, rec.Code, body(rec))
+					t.Fatalf("%q: %d %s", addr, rec.Code, rec.Body.String())
 				}
 			}
 			if n := len(h.submissions(f)); n != 3 {
@@ -277,3 +277,5 @@ func noErr(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func bodyOf(rec *httptest.ResponseRecorder) string { return rec.Body.String() }
