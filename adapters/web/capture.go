@@ -253,6 +253,13 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 		h.spam(f, ReasonRateLimited)
 	}
 	b := httperr.Problem(err)
+	if closed != nil || errors.As(err, &closed) {
+		// A script shows the owner's words too.
+		b.Message = "this form is closed"
+		if closed.Message != "" {
+			b.Message = closed.Message
+		}
+	}
 	if b.Status >= 500 {
 		h.d.Logger.Error("public form capture failed", zap.Int("status", b.Status), zap.Error(err))
 	}
