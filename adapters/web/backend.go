@@ -75,7 +75,11 @@ func postOrigin(r *http.Request) string {
 	if err != nil {
 		return ""
 	}
-	if u, err := url.Parse(o); err == nil && sameHost(u, r.Host) {
+	// This server's own page posts with the host the browser sent the request to; behind a
+	// proxy that rewrites Host, X-Forwarded-Host names it. Taking either as "own" is safe
+	// whoever sets them: an own-page post must pass every rule of the hosted page.
+	fwd, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Host"), ",")
+	if u, err := url.Parse(o); err == nil && (sameHost(u, r.Host) || sameHost(u, strings.TrimSpace(fwd))) {
 		return ""
 	}
 	return o
@@ -83,6 +87,9 @@ func postOrigin(r *http.Request) string {
 
 // sameHost compares an origin's host[:port] with the request's Host, default ports aside.
 func sameHost(u *url.URL, host string) bool {
+	if host == "" {
+		return false
+	}
 	h := strings.ToLower(host)
 	for _, p := range []string{":80", ":443"} {
 		h = strings.TrimSuffix(h, p)

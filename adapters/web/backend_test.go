@@ -63,6 +63,10 @@ func TestFormBackendAcceptsAllowedOriginsWithoutToken(t *testing.T) {
 			if rec := h.postAs(f, kind, map[string]string{name: "Tok"}, "Origin", "http://example.com"); rec.Code != 403 {
 				t.Fatalf("same-site post without token: %d", rec.Code)
 			}
+			// Behind a proxy that rewrites Host, X-Forwarded-Host names this server's page.
+			if rec := h.postAs(f, kind, map[string]string{name: "Tok"}, "Origin", "https://forms.example", "X-Forwarded-Host", "forms.example"); rec.Code != 403 || h.spam(f, "token_missing") != 2 {
+				t.Fatalf("own page behind a proxy without token: %d", rec.Code)
+			}
 			if n := len(h.submissions(f)); n != 2 {
 				t.Fatalf("%d stored", n)
 			}
