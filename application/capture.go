@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/formward/formward/domain"
@@ -32,7 +33,22 @@ type SubmitPublicForm struct {
 	UserAgent *string
 	Referrer  *string
 	UTM       map[string]string
+	// Origin is the origin (scheme://host[:port]) of the page the post came from, from its
+	// Origin header or else its Referer; empty when the post named none, or when it is this
+	// server's own page.
+	Origin string
+	// ReplyTo and Subject are a form-backend post's _replyto and _subject, kept with the
+	// submission for the owner's notification.
+	ReplyTo, Subject *string
 }
+
+// ReasonOriginNotAllowed is the refusal (403) of a post from a site the form does not allow
+// when its allowed_origins list is not empty.
+const ReasonOriginNotAllowed spam.Reason = "origin_not_allowed"
+
+// alreadySubmitted is the field error of a second response with the same email answer to a
+// form that takes one per address.
+const alreadySubmitted = "already_submitted"
 
 // Upload is one uploaded file: what the client said of it and how to read it.
 type Upload struct {
@@ -50,10 +66,11 @@ type SpamChecks struct {
 }
 
 // SubmitPublicFormHandler is the public form's capture, in this order: the form is looked up
-// and must be published; the spam policy turns bots away; the post is validated once (answers,
+// and must be published and open (closing rules); the post's origin must be allowed (a post
+// from an allowed origin without a render token is a form-backend post); the spam policy turns bots away; the post is validated once (answers,
 // file rules, file counts); the files go to the object store under the new submission's own
 // prefix, within the plan's storage; the submission is stored with its spent render token in
-// one transaction. Whatever refuses the post after files were stored deletes them again.
+// one transaction, which also applies max_submissions and one_per_email_field. Whatever refuses the post after files were stored deletes them again.
 type SubmitPublicFormHandler struct {
 	forms       ports.FormRepository
 	workspaces  ports.WorkspaceRepository
@@ -92,14 +109,18 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 	if f.Status() == form.StatusDraft {
 		return nil, domain.ErrNotFound // a draft is as good as unknown to respondents
 	}
-	if err := f.AcceptsPublicSubmissions(); err != nil {
+	now := h.clock.Now()
+	if err := h.open(ctx, f, now); err != nil {
 		return nil, err
 	}
-	now := h.clock.Now()
 	if err := h.Limit(f.ID(), cmd.IP, now); err != nil {
 		return nil, err
 	}
-	spend, err := h.screen(ctx, f, cmd, now)
+	backend, err := fromOtherSite(f.Settings(), cmd)
+	if err != nil {
+		return nil, err
+	}
+	spend, err := h.screen(ctx, f, cmd, now, backend)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +144,7 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 		input[fieldID] = infos
 	}
 	draft, err := submission.Prepare(f, input, h.metadata(cmd), h.limits)
-	if err != nil {
+	if err := bothInvalid(err, submission.CheckReply(cmd.ReplyTo, cmd.Subject)); err != nil {
 		return nil, err
 	}
 
@@ -139,20 +160,89 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 		return nil, err
 	}
 	e := event.ForSubmission(h.ids.New(PrefixEvent), event.SubmissionCreated, s, now)
-	if spend != nil {
-		err = h.submissions.AddSpendingToken(ctx, s, e, *spend)
-	} else {
-		err = h.submissions.Add(ctx, s, e)
+	guards := ports.CaptureGuards{Token: spend, MaxSubmissions: f.SubmissionLimit()}
+	emailField, onePerEmail := f.OnePerEmailField()
+	if onePerEmail {
+		guards.EmailKey = h.emailKey(f, s, emailField)
 	}
-	if err != nil {
+	if err := h.submissions.AddGuarded(ctx, s, e, guards); err != nil {
 		h.discard(ctx, stored)
-		if errors.Is(err, ports.ErrTokenUsed) {
+		switch {
+		case errors.Is(err, ports.ErrTokenUsed):
 			// The nonce is spent with the submission, in its transaction: a replay stores nothing.
 			return nil, &spam.Rejection{Reason: spam.ReasonTokenReplay}
+		case errors.Is(err, ports.ErrEmailUsed):
+			return nil, domain.Validation(emailField.ID, alreadySubmitted, "a response with this email address was already received")
+		case errors.Is(err, domain.ErrFormClosed):
+			// The form filled up while this post was on its way.
+			return nil, closed(f, form.ClosedByLimit)
 		}
 		return nil, err
 	}
 	return s, nil
+}
+
+// Open reports whether the form takes respondents' posts now: published, and not closed by
+// its closing rules (its count is read only when it has max_submissions). The refusal is
+// domain.ErrFormClosed, a *form.ClosedError when a closing rule closed it.
+func (h SubmitPublicFormHandler) Open(ctx context.Context, f *form.Form) error {
+	return h.open(ctx, f, h.clock.Now())
+}
+
+func (h SubmitPublicFormHandler) open(ctx context.Context, f *form.Form, now time.Time) error {
+	if err := f.AcceptsPublicSubmissions(); err != nil {
+		return err
+	}
+	var count int64
+	if f.SubmissionLimit() > 0 {
+		counts, err := h.forms.SubmissionCounts(ctx, f.WorkspaceID(), []string{f.ID()})
+		if err != nil {
+			return fmt.Errorf("count submissions: %w", err)
+		}
+		count = counts[f.ID()]
+	}
+	return f.AcceptsRespondents(now, count)
+}
+
+// closed is the refusal of a form closed by a closing rule, with the owner's message.
+func closed(f *form.Form, reason form.ClosedReason) error {
+	msg := ""
+	if m := f.Settings().Closing.Message; m != nil {
+		msg = *m
+	}
+	return &form.ClosedError{Reason: reason, Message: msg}
+}
+
+// fromOtherSite applies allowed_origins: a post without a render token from an allowed origin
+// is a form-backend post (true); a post from another site that the form allows neither for
+// form-backend posts nor for its embedding scripts is refused when the list is not empty.
+func fromOtherSite(s form.Settings, cmd SubmitPublicForm) (bool, error) {
+	if cmd.Origin == "" {
+		return false, nil
+	}
+	if s.AllowsPostsFrom(cmd.Origin) {
+		return cmd.Token == "", nil
+	}
+	if len(s.AllowedOrigins) > 0 && !slices.Contains(s.Embed.CORSOrigins, cmd.Origin) {
+		return false, &spam.Rejection{Reason: ReasonOriginNotAllowed}
+	}
+	return false, nil
+}
+
+// emailKey is the blind index of the submission's answer to the one-per-email field: a keyed
+// hash (the server's keyed hasher, separated from IP hashes by its prefix) of the form ID and
+// the trimmed, lower-cased address, so the address itself is never stored in clear. An empty
+// answer (an optional field) has no key.
+func (h SubmitPublicFormHandler) emailKey(f *form.Form, s *submission.Submission, fl form.Field) string {
+	v, ok := s.Data()[fl.ID]
+	if !ok {
+		return ""
+	}
+	addr := form.EmailIdentity(v.String())
+	if addr == "" {
+		return ""
+	}
+	return h.ipHasher.Hash("one-per-email\x00" + f.ID() + "\x00" + addr)
 }
 
 // Limit counts one request of ip to the form (a post, or a challenge for a script's post)
@@ -170,10 +260,15 @@ func (h SubmitPublicFormHandler) Limit(formID, ip string, now time.Time) error {
 // screen applies the form's spam settings. A post that passes with a render token gets the
 // token to spend with its submission (in the same transaction), so a replay is caught when
 // the capture is stored.
-func (h SubmitPublicFormHandler) screen(ctx context.Context, f *form.Form, cmd SubmitPublicForm, now time.Time) (*ports.SpentToken, error) {
+func (h SubmitPublicFormHandler) screen(ctx context.Context, f *form.Form, cmd SubmitPublicForm, now time.Time, backend bool) (*ports.SpentToken, error) {
 	sp := f.Settings().Spam
 	if sp.Honeypot && spam.Honeypot(cmd.Honeypot) {
 		return nil, &spam.Rejection{Reason: spam.ReasonHoneypot, Silent: true}
+	}
+	if backend {
+		// A form-backend post comes from the owner's own page, not ours: there is no render
+		// token to check, hence no fill time and no proof of work; the captcha still applies.
+		sp.MinFillSeconds, sp.ProofOfWork = 0, false
 	}
 	var tok ports.RenderToken
 	if sp.MinFillSeconds > 0 || sp.ProofOfWork || cmd.Token != "" {
@@ -218,7 +313,8 @@ func (h SubmitPublicFormHandler) screen(ctx context.Context, f *form.Form, cmd S
 }
 
 func (h SubmitPublicFormHandler) metadata(cmd SubmitPublicForm) submission.Metadata {
-	meta := submission.Metadata{Source: submission.SourceForm, UserAgent: cmd.UserAgent, Referrer: cmd.Referrer, UTM: keepUTM(cmd.UTM)}
+	meta := submission.Metadata{Source: submission.SourceForm, UserAgent: cmd.UserAgent, Referrer: cmd.Referrer, UTM: keepUTM(cmd.UTM),
+		ReplyTo: cmd.ReplyTo, Subject: cmd.Subject}
 	if cmd.IP != "" {
 		hash := h.ipHasher.Hash(cmd.IP)
 		meta.IPHash = &hash
@@ -295,4 +391,19 @@ func (h SubmitPublicFormHandler) discard(ctx context.Context, keys []string) {
 	for _, k := range keys {
 		_ = h.files.Delete(ctx, k)
 	}
+}
+
+// bothInvalid joins the violations of the answers and of a form-backend post's _replyto and
+// _subject, so one 422 names every broken rule; any other error of the answers wins.
+func bothInvalid(answers, reply error) error {
+	var a, r *domain.ValidationError
+	switch {
+	case reply == nil:
+		return answers
+	case answers == nil:
+		return reply
+	case errors.As(answers, &a) && errors.As(reply, &r):
+		return &domain.ValidationError{Violations: append(append([]domain.Violation{}, a.Violations...), r.Violations...)}
+	}
+	return answers
 }

@@ -213,6 +213,7 @@ type memSubmissions struct {
 	events  []event.Event
 	queries []ports.SubmissionQuery
 	spent   map[string]bool
+	emails  map[string]bool // one-per-email keys, see closing_fakes_test.go
 }
 
 func (r *memSubmissions) Add(_ context.Context, s *submission.Submission, e event.Event) error {

@@ -115,12 +115,17 @@ func notificationInput(r *workflow.Run, s *runSubject, links ports.FileLinker, n
 	return answers, replyTo, subject
 }
 
-// formBackendOverrides is the single hook for the form-backend mode's `_replyto` and `_subject`:
-// when the submission's sealed metadata carries them, they replace the owner notification's
-// reply-to (the first email answer) and subject. The metadata has no such fields yet, so
-// nothing is overridden; once it does, return them here.
-func formBackendOverrides(submission.Metadata) (replyTo, subject string) {
-	return "", ""
+// formBackendOverrides reads the form-backend mode's `_replyto` and `_subject`, kept in the
+// submission's sealed metadata: they replace the owner notification's reply-to (the first email
+// answer) and subject.
+func formBackendOverrides(m submission.Metadata) (replyTo, subject string) {
+	if m.ReplyTo != nil {
+		replyTo = *m.ReplyTo
+	}
+	if m.Subject != nil {
+		subject = *m.Subject
+	}
+	return replyTo, subject
 }
 
 func valueStrings(v submission.Value) []string {

@@ -211,3 +211,35 @@ func TestListNotificationRuns(t *testing.T) {
 		t.Fatal("another workspace's form was listed")
 	}
 }
+
+// A form-backend post's _replyto and _subject (kept in the sealed metadata) replace the owner
+// email's reply-to (the first email answer) and its subject.
+func TestOwnerNotificationTakesFormBackendReplyToAndSubject(t *testing.T) {
+	ctx := context.Background()
+	w, mailer := notificationWorld(t, bothOn)
+	fs := w.form.Fields()
+	replyTo, subject := "grace@example.com", "Quote request"
+	sub, err := submission.New("sub_5", w.form, map[string]submission.Input{fs[0].ID: "900", fs[1].ID: "ada@example.com"},
+		submission.Metadata{Source: "api", ReplyTo: &replyTo, Subject: &subject}, runsT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.sub = sub
+	if err := w.submissions.Add(ctx, sub, event.Event{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.starter.HandleBatch(ctx, []event.Event{w.event()}); err != nil {
+		t.Fatal(err)
+	}
+	w.drain(t)
+	for _, in := range mailer.calls {
+		if in.Notification != "owner" {
+			continue
+		}
+		if in.ReplyTo != replyTo || in.Subject != subject {
+			t.Fatalf("owner email reply-to %q subject %q, want the form-backend's %q and %q", in.ReplyTo, in.Subject, replyTo, subject)
+		}
+		return
+	}
+	t.Fatalf("no owner email among %d calls", len(mailer.calls))
+}

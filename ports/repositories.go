@@ -76,6 +76,10 @@ type SubmissionRepository interface {
 	// already spent gives ErrTokenUsed and stores nothing; of concurrent calls with one nonce,
 	// exactly one succeeds.
 	AddSpendingToken(ctx context.Context, s *submission.Submission, e event.Event, tok SpentToken) error
+	// AddGuarded is Add under the public capture's guards, checked in the same transaction:
+	// ErrTokenUsed, domain.ErrFormClosed (the form is full) or ErrEmailUsed store nothing; of
+	// concurrent calls, never more than the limit succeed.
+	AddGuarded(ctx context.Context, s *submission.Submission, e event.Event, g CaptureGuards) error
 	Get(ctx context.Context, workspaceID, formID, id string) (*submission.Submission, error)
 	List(ctx context.Context, workspaceID, formID string, q SubmissionQuery) ([]*submission.Submission, error)
 	// Update loads and locks the submission, lets change modify it, and stores it with the event

@@ -14,7 +14,7 @@ import (
 
 var (
 	formProps          = []string{"name", "description", "fields", "settings", "status"}
-	formReadOnly       = []string{"id", "created_at", "updated_at", "submission_count"}
+	formReadOnly       = []string{"id", "created_at", "updated_at", "submission_count", "closed_reason"}
 	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "accept", "max_file_size", "key", "hidden", "page", "show_if"}
 	submissionProps    = []string{"data"}
 	submissionReadOnly = []string{"id", "form_id", "metadata", "submitted_at", "updated_at", "created_at"}
@@ -65,7 +65,7 @@ func (a *api) listForms(c *gin.Context) {
 	}
 	items := make([]formJSON, len(views))
 	for i, v := range views {
-		items[i] = presentForm(v, false)
+		items[i] = presentForm(v, false, a.Clock.Now())
 	}
 	env := envelope{Data: items, HasMore: more}
 	if more {
@@ -102,7 +102,7 @@ func (a *api) createForm(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.JSON(http.StatusCreated, presentForm(v, true))
+	c.JSON(http.StatusCreated, presentForm(v, true, a.Clock.Now()))
 }
 
 // fieldSpecs reads the fields array; nil when absent.
@@ -182,7 +182,7 @@ func (a *api) getForm(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.JSON(http.StatusOK, presentForm(v, true))
+	c.JSON(http.StatusOK, presentForm(v, true, a.Clock.Now()))
 }
 
 func (a *api) updateForm(c *gin.Context) {
@@ -220,7 +220,7 @@ func (a *api) updateForm(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.JSON(http.StatusOK, presentForm(v, true))
+	c.JSON(http.StatusOK, presentForm(v, true, a.Clock.Now()))
 }
 
 func (a *api) deleteForm(c *gin.Context) {

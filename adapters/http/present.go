@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
@@ -63,16 +64,23 @@ type formJSON struct {
 	Fields          *[]fieldJSON  `json:"fields,omitempty"`
 	Settings        *settingsJSON `json:"settings,omitempty"`
 	SubmissionCount int64         `json:"submission_count"`
-	CreatedAt       string        `json:"created_at"`
-	UpdatedAt       string        `json:"updated_at"`
+	// ClosedReason names the closing rule that closes the form now (closes_at or
+	// max_submissions), or is null.
+	ClosedReason *string `json:"closed_reason"`
+	CreatedAt    string  `json:"created_at"`
+	UpdatedAt    string  `json:"updated_at"`
 }
 
-func presentForm(v application.FormView, withFields bool) formJSON {
+func presentForm(v application.FormView, withFields bool, now time.Time) formJSON {
 	f := v.Form
 	out := formJSON{
 		ID: f.ID(), Name: f.Name(), Description: f.Description(), Status: string(f.Status()),
 		SubmissionCount: v.SubmissionCount,
 		CreatedAt:       domain.FormatTime(f.CreatedAt()), UpdatedAt: domain.FormatTime(f.UpdatedAt()),
+	}
+	if r := f.ClosedReason(now, v.SubmissionCount); r != "" {
+		reason := string(r)
+		out.ClosedReason = &reason
 	}
 	if withFields {
 		fields := make([]fieldJSON, 0, len(f.Fields()))
@@ -112,6 +120,8 @@ type metadataJSON struct {
 	Referrer  *string           `json:"referrer"`
 	Source    string            `json:"source"`
 	UTM       map[string]string `json:"utm"`
+	ReplyTo   *string           `json:"reply_to,omitempty"`
+	Subject   *string           `json:"subject,omitempty"`
 }
 
 type submissionJSON struct {
@@ -151,7 +161,7 @@ func presentSubmission(s *submission.Submission, fileURL FileLinker) submissionJ
 	}
 	return submissionJSON{
 		ID: s.ID(), FormID: s.FormID(), Data: data,
-		Metadata:    metadataJSON{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm},
+		Metadata:    metadataJSON{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm, ReplyTo: m.ReplyTo, Subject: m.Subject},
 		SubmittedAt: domain.FormatTime(s.SubmittedAt()), UpdatedAt: domain.FormatTime(s.UpdatedAt()),
 	}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 var (
-	settingsProps = []string{"redirect_url", "thank_you_message", "spam", "embed", "notifications"}
+	settingsProps = []string{"redirect_url", "thank_you_message", "spam", "embed", "notifications", "closing", "allowed_origins"}
 	spamProps     = []string{"honeypot", "min_fill_seconds", "proof_of_work", "captcha"}
 	captchaProps  = []string{"provider", "site_key", "secret"}
 	embedProps    = []string{"frame_ancestors", "cors_origins"}
@@ -77,6 +77,8 @@ func formSettings(o object) *form.Settings {
 		s.Embed.CORSOrigins, _ = em.strings("cors_origins")
 	}
 	s.Notifications = notificationSettings(so)
+	s.Closing = closingSettings(so)
+	s.AllowedOrigins, _ = so.strings("allowed_origins")
 	return &s
 }
 
@@ -99,10 +101,12 @@ type embedJSON struct {
 }
 
 type settingsJSON struct {
-	RedirectURL     *string   `json:"redirect_url"`
-	ThankYouMessage *string   `json:"thank_you_message"`
-	Spam            spamJSON  `json:"spam"`
-	Embed           embedJSON `json:"embed"`
+	RedirectURL     *string     `json:"redirect_url"`
+	ThankYouMessage *string     `json:"thank_you_message"`
+	Spam            spamJSON    `json:"spam"`
+	Embed           embedJSON   `json:"embed"`
+	Closing         closingJSON `json:"closing"`
+	AllowedOrigins  []string    `json:"allowed_origins"`
 
 	Notifications notificationsJSON `json:"notifications"`
 }
@@ -115,6 +119,11 @@ func presentSettings(s form.Settings) *settingsJSON {
 	out.Notifications = presentNotifications(s.Notifications)
 	if out.Embed.FrameAncestors == nil {
 		out.Embed.FrameAncestors = []string{}
+	}
+	out.Closing = presentClosing(s.Closing)
+	out.AllowedOrigins = s.AllowedOrigins
+	if out.AllowedOrigins == nil {
+		out.AllowedOrigins = []string{}
 	}
 	if out.Embed.CORSOrigins == nil {
 		out.Embed.CORSOrigins = []string{}

@@ -13,14 +13,16 @@ import (
 // settingsJSON is the stored shape of a form's public settings. The captcha secret is sealed
 // with the workspace data key; everything else is readable configuration.
 type settingsJSON struct {
-	RedirectURL     *string  `json:"redirect_url,omitempty"`
-	ThankYouMessage *string  `json:"thank_you_message,omitempty"`
-	Honeypot        bool     `json:"honeypot"`
-	MinFillSeconds  int      `json:"min_fill_seconds"`
-	ProofOfWork     bool     `json:"proof_of_work"`
-	Captcha         *captcha `json:"captcha,omitempty"`
-	FrameAncestors  []string `json:"frame_ancestors,omitempty"`
-	CORSOrigins     []string `json:"cors_origins,omitempty"`
+	RedirectURL     *string        `json:"redirect_url,omitempty"`
+	ThankYouMessage *string        `json:"thank_you_message,omitempty"`
+	Honeypot        bool           `json:"honeypot"`
+	MinFillSeconds  int            `json:"min_fill_seconds"`
+	ProofOfWork     bool           `json:"proof_of_work"`
+	Captcha         *captcha       `json:"captcha,omitempty"`
+	FrameAncestors  []string       `json:"frame_ancestors,omitempty"`
+	CORSOrigins     []string       `json:"cors_origins,omitempty"`
+	Closing         *storedClosing `json:"closing,omitempty"`
+	AllowedOrigins  []string       `json:"allowed_origins,omitempty"`
 
 	Notifications *notificationsJSON `json:"notifications,omitempty"`
 }
@@ -38,7 +40,8 @@ func encodeSettings(ctx context.Context, cipher ports.Cipher, f *form.Form) (str
 	s := f.Settings()
 	out := settingsJSON{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage, Honeypot: s.Spam.Honeypot,
 		MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork,
-		FrameAncestors: s.Embed.FrameAncestors, CORSOrigins: s.Embed.CORSOrigins}
+		FrameAncestors: s.Embed.FrameAncestors, CORSOrigins: s.Embed.CORSOrigins,
+		Closing: encodeClosing(s.Closing), AllowedOrigins: s.AllowedOrigins}
 	out.Notifications = encodeNotifications(s.Notifications)
 	if c := s.Spam.Captcha; c != nil {
 		sealed, err := cipher.Seal(ctx, f.WorkspaceID(), []byte(c.Secret), settingsAAD(f.ID()))
@@ -64,8 +67,9 @@ func decodeSettings(ctx context.Context, cipher ports.Cipher, workspaceID, formI
 		return form.Settings{}, fmt.Errorf("decode settings of form %s: %w", formID, err)
 	}
 	s := form.Settings{RedirectURL: in.RedirectURL, ThankYouMessage: in.ThankYouMessage,
-		Spam:  form.Spam{Honeypot: in.Honeypot, MinFillSeconds: in.MinFillSeconds, ProofOfWork: in.ProofOfWork},
-		Embed: form.Embed{FrameAncestors: in.FrameAncestors, CORSOrigins: in.CORSOrigins}}
+		Spam:    form.Spam{Honeypot: in.Honeypot, MinFillSeconds: in.MinFillSeconds, ProofOfWork: in.ProofOfWork},
+		Embed:   form.Embed{FrameAncestors: in.FrameAncestors, CORSOrigins: in.CORSOrigins},
+		Closing: in.Closing.decode(), AllowedOrigins: in.AllowedOrigins}
 	s.Notifications = decodeNotifications(in.Notifications)
 	if c := in.Captcha; c != nil {
 		sealed, err := base64.StdEncoding.DecodeString(c.SealedSecret)

@@ -23,14 +23,18 @@ import (
 const commitTimeout = 30 * time.Second
 
 // pendingAdd is one sealed submission and its sealed event, waiting for a committer. token,
-// when set, is a render-token nonce spent in the same transaction; replayed is set by
-// writeAdds when that nonce was already spent, and the item was then left out of the batch.
+// when set, is a render-token nonce spent in the same transaction; limit (above 0) is the
+// form's max_submissions and emailKey its one-per-email key, both checked in the transaction.
+// refused is set by writeAdds when one of them turned the item away, and the item was then
+// left out of the batch.
 type pendingAdd struct {
 	ctx      context.Context
 	sub      submissionRow
 	event    sealedEvent
 	token    *spentToken
-	replayed bool
+	limit    int64
+	emailKey string
+	refused  error
 	done     chan error
 }
 
@@ -41,12 +45,7 @@ type spentToken struct {
 }
 
 // outcome is what a committed item's caller is told.
-func (p *pendingAdd) outcome() error {
-	if p.replayed {
-		return ports.ErrTokenUsed
-	}
-	return nil
-}
+func (p *pendingAdd) outcome() error { return p.refused }
 
 // enqueue hands p to the committers and waits for its commit.
 func (d *DB) enqueue(ctx context.Context, p *pendingAdd) error {
@@ -134,9 +133,15 @@ func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
 	return d.tx(ctx, func(tx *gorm.DB) error {
+		for _, p := range batch {
+			p.refused = nil // the transaction may run again
+		}
 		batch, err := spendTokens(tx, batch)
 		if err != nil {
 			return fmt.Errorf("spend form tokens: %w", err)
+		}
+		if batch, err = d.guardClosing(tx, batch); err != nil {
+			return fmt.Errorf("closing rules: %w", err)
 		}
 		if len(batch) == 0 {
 			return nil
@@ -180,7 +185,6 @@ func spendTokens(tx *gorm.DB, batch []*pendingAdd) ([]*pendingAdd, error) {
 	var sb strings.Builder
 	args := make([]any, 0, len(batch)*2)
 	for _, p := range batch {
-		p.replayed = false // the transaction may run again
 		if p.token == nil {
 			continue
 		}
@@ -214,7 +218,7 @@ func spendTokens(tx *gorm.DB, batch []*pendingAdd) ([]*pendingAdd, error) {
 	keep := make([]*pendingAdd, 0, len(batch))
 	for _, p := range batch {
 		if p.token != nil && !won[p] {
-			p.replayed = true
+			p.refused = ports.ErrTokenUsed
 			continue
 		}
 		keep = append(keep, p)

@@ -212,6 +212,8 @@ type sealedMetadata struct {
 	Referrer  *string           `json:"referrer,omitempty"`
 	Source    string            `json:"source"`
 	UTM       map[string]string `json:"utm,omitempty"`
+	ReplyTo   *string           `json:"reply_to,omitempty"`
+	Subject   *string           `json:"subject,omitempty"`
 }
 
 func encodeSubmission(s *submission.Submission) ([]byte, error) {
@@ -233,7 +235,7 @@ func encodeSubmission(s *submission.Submission) ([]byte, error) {
 		out.Data[k] = b
 	}
 	m := s.Metadata()
-	out.Metadata = sealedMetadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: m.UTM}
+	out.Metadata = sealedMetadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: m.UTM, ReplyTo: m.ReplyTo, Subject: m.Subject}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encode submission: %w", err)
@@ -263,7 +265,7 @@ func decodeSubmission(r submissionRow, plaintext []byte) (*submission.Submission
 		data[k] = submission.Single(one)
 	}
 	m := in.Metadata
-	meta := submission.Metadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: submission.Source(m.Source), UTM: m.UTM}
+	meta := submission.Metadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: submission.Source(m.Source), UTM: m.UTM, ReplyTo: m.ReplyTo, Subject: m.Subject}
 	return submission.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.FormID, data, meta, fromMillis(r.SubmittedAt), fromMillis(r.UpdatedAt)), nil
 }
 

@@ -62,6 +62,25 @@ func (r *SubmissionRepository) AddSpendingToken(ctx context.Context, s *submissi
 	return r.add(ctx, s, e, &spentToken{nonce: tok.Nonce, expiresAt: toMillis(tok.ExpiresAt)})
 }
 
+// AddGuarded is Add under the public capture's guards (render token, submission limit, one
+// response per email answer), all checked by the group committer inside the transaction that
+// stores the submission.
+func (r *SubmissionRepository) AddGuarded(ctx context.Context, s *submission.Submission, e event.Event, g ports.CaptureGuards) error {
+	row, err := r.seal(ctx, s)
+	if err != nil {
+		return err
+	}
+	ev, err := sealEvent(ctx, r.cipher, e)
+	if err != nil {
+		return err
+	}
+	p := &pendingAdd{ctx: ctx, sub: row, event: ev, limit: g.MaxSubmissions, emailKey: g.EmailKey, done: make(chan error, 1)}
+	if g.Token != nil {
+		p.token = &spentToken{nonce: g.Token.Nonce, expiresAt: toMillis(g.Token.ExpiresAt)}
+	}
+	return r.db.enqueue(ctx, p)
+}
+
 func (r *SubmissionRepository) add(ctx context.Context, s *submission.Submission, e event.Event, tok *spentToken) error {
 	row, err := r.seal(ctx, s)
 	if err != nil {

@@ -28,6 +28,7 @@ type post struct {
 	json    bool
 	cmd     application.SubmitPublicForm
 	values  map[string][]string // as typed, to draw the page again
+	next    string              // a form-backend post's _next, as sent
 	cleanup func()
 }
 
@@ -43,7 +44,7 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 	switch ct {
 	case "application/json":
 		p.json = true
-		return p, readJSON(c, p)
+		return p, readJSON(c, f, p)
 	case "multipart/form-data":
 		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxMultipartBytes)
 		mp, err := readMultipart(c.Request, h.opts.MaxFilesPerPost, h.opts.TempDir, h.d.Logger)
@@ -61,7 +62,11 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 		pf = mp.values
 		p.cmd.Uploads = map[string][]application.Upload{}
 		for _, sp := range mp.files {
-			p.cmd.Uploads[sp.field] = append(p.cmd.Uploads[sp.field], application.Upload{
+			name := sp.field
+			if fl, ok := fieldNamed(f, name); ok {
+				name = fl.ID
+			}
+			p.cmd.Uploads[name] = append(p.cmd.Uploads[name], application.Upload{
 				Info: submission.FileInfo{Name: sp.name, Size: sp.size, Declared: sp.contentType, Sniffed: sp.sniffed},
 				Open: sp.open,
 			})
@@ -77,6 +82,10 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 	}
 	cmd := &p.cmd
 	cmd.Token, cmd.ProofOfWork, cmd.Honeypot = pf.Get("_token"), pf.Get("altcha"), pf.Get(honeypotName)
+	if cmd.Honeypot == "" {
+		cmd.Honeypot = pf.Get(backendHoneypot)
+	}
+	readBackendFields(pf, p)
 	if cp := f.Settings().Spam.Captcha; cp != nil {
 		cmd.Captcha = pf.Get(captchaProviders[cp.Provider].Response)
 	}
@@ -85,8 +94,14 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 			cmd.UTM[k] = v
 		}
 	}
+	posted := map[string][]string{}
+	for name, vals := range pf {
+		if fl, ok := fieldNamed(f, name); ok {
+			posted[fl.ID] = append(posted[fl.ID], vals...)
+		}
+	}
 	for _, fl := range f.Fields() {
-		vals := pf[fl.ID]
+		vals := posted[fl.ID]
 		switch {
 		case fl.Type == form.TypeFile:
 			// A file field takes uploads; typed text there is passed on, and refused.
@@ -113,7 +128,7 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 }
 
 // readJSON reads a script's post: {"data": {...}, "token", "altcha", "captcha", "website", "utm"}.
-func readJSON(c *gin.Context, p *post) error {
+func readJSON(c *gin.Context, f *form.Form, p *post) error {
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxFormBytes)
 	raw, err := io.ReadAll(c.Request.Body)
 	if err != nil {
@@ -145,6 +160,9 @@ func readJSON(c *gin.Context, p *post) error {
 		if err := dec.Decode(&x); err != nil {
 			return errBadBody
 		}
+		if fl, ok := fieldNamed(f, k); ok {
+			k = fl.ID
+		}
 		cmd.Data[k] = httpapi.ToInput(x)
 	}
 	return nil
@@ -169,22 +187,24 @@ func utmFromReferrer(ref string, into map[string]string) {
 // capture reads a respondent's post and hands it to the public capture use case, then thanks
 // (or redirects), or answers its refusal.
 func (h *Handler) capture(c *gin.Context) {
-	isJSON := strings.HasPrefix(c.GetHeader("Content-Type"), "application/json")
+	isJSON := strings.HasPrefix(c.GetHeader("Content-Type"), "application/json") || acceptsJSON(c)
 	f, err := h.lookup(c)
 	if err != nil {
 		h.refuse(c, nil, &post{json: isJSON}, err)
 		return
 	}
-	if isJSON {
+	if c.GetHeader("Origin") != "" {
 		cors(c, f.Settings())
 	}
 	p, err := h.readPost(c, f)
 	defer p.cleanup()
+	p.json = p.json || isJSON
 	if err != nil {
 		h.refuse(c, f, p, err)
 		return
 	}
 	cmd := p.cmd
+	cmd.Origin = postOrigin(c.Request)
 	cmd.IP = clientIP(c.Request, h.opts.TrustedProxies)
 	if v := c.GetHeader("User-Agent"); v != "" {
 		cmd.UserAgent = &v
@@ -196,6 +216,11 @@ func (h *Handler) capture(c *gin.Context) {
 	sub, err := h.submit.Handle(c.Request.Context(), cmd)
 	if err != nil {
 		h.refuse(c, f, p, err)
+		return
+	}
+	if next, ok := f.Settings().NextURL(p.next); ok && !p.json && cmd.Origin != "" {
+		// A form-backend post goes back to the owner's site, where _next says.
+		c.Redirect(http.StatusSeeOther, next)
 		return
 	}
 	h.thank(c, f, p.json, sub.ID())
@@ -211,7 +236,13 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 	err = unreadable(err)
 	var rej *spam.Rejection
 	var rl *spam.RateLimited
+	var closed *form.ClosedError
 	switch {
+	case errors.As(err, &closed) && !p.json && closed.Message != "":
+		// The owner's own words for a form their closing rules closed.
+		s := f.Settings()
+		h.closedPage(c, &s, closed)
+		return
 	case errors.As(err, &rej):
 		h.spam(f, string(rej.Reason))
 		if rej.Silent {
@@ -222,6 +253,13 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 		h.spam(f, ReasonRateLimited)
 	}
 	b := httperr.Problem(err)
+	if closed != nil || errors.As(err, &closed) {
+		// A script shows the owner's words too.
+		b.Message = "this form is closed"
+		if closed.Message != "" {
+			b.Message = closed.Message
+		}
+	}
 	if b.Status >= 500 {
 		h.d.Logger.Error("public form capture failed", zap.Int("status", b.Status), zap.Error(err))
 	}
@@ -253,7 +291,7 @@ func fieldErrors(b httperr.Body) (map[string]string, string) {
 	errs := map[string]string{}
 	var whole []string
 	for _, d := range b.Details {
-		if d.Field == "files" || d.Field == "" {
+		if d.Field == "files" || d.Field == "" || strings.HasPrefix(d.Field, "_") { // _replyto, _subject: no input shows them
 			whole = append(whole, d.Message)
 			continue
 		}
@@ -272,7 +310,7 @@ func (h *Handler) spam(f *form.Form, reason string) {
 
 func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id string) {
 	if isJSON {
-		c.JSON(http.StatusCreated, gin.H{"id": id})
+		c.JSON(http.StatusCreated, gin.H{"ok": true, "id": id})
 		return
 	}
 	s := f.Settings()

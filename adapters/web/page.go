@@ -383,9 +383,7 @@ func (h *Handler) page(c *gin.Context) {
 		h.lookupFailed(c, err)
 		return
 	}
-	s := f.Settings()
-	if err := f.AcceptsPublicSubmissions(); err != nil {
-		h.errorPage(c, &s, httperr.Problem(err))
+	if !h.openOrClosed(c, f) {
 		return
 	}
 	utm := map[string]string{}
@@ -664,7 +662,7 @@ func cors(c *gin.Context, s form.Settings) bool {
 	if !ok || strings.Contains(sent, "*") {
 		return false
 	}
-	for _, o := range s.Embed.CORSOrigins {
+	for _, o := range s.PostOrigins() {
 		// Only an allowed origin that parses is compared, and the header carries the parsed
 		// form of the request's origin, never the stored text.
 		if allowed, ok := origin(o, true); ok && allowed == sent {

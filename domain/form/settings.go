@@ -52,6 +52,11 @@ type Settings struct {
 	Spam            Spam
 	Embed           Embed
 	Notifications   Notifications
+	// Closing closes the form to respondents at a time, after a number of submissions, or
+	// per email answer.
+	Closing Closing
+	// AllowedOrigins are the sites whose plain HTML forms may post here (form-backend mode).
+	AllowedOrigins []string
 }
 
 // DefaultSettings turn on every spam rule a respondent without JavaScript can pass (honeypot,
@@ -109,6 +114,8 @@ func checkSettings(s Settings) (Settings, error) {
 	s.Embed.FrameAncestors = checkOrigins(&vs, "settings.embed.frame_ancestors", s.Embed.FrameAncestors)
 	s.Embed.CORSOrigins = checkOrigins(&vs, "settings.embed.cors_origins", s.Embed.CORSOrigins)
 	s.Notifications = checkNotifications(&vs, s.Notifications)
+	s.Closing = checkClosing(&vs, s.Closing)
+	s.AllowedOrigins = checkOrigins(&vs, "settings.allowed_origins", s.AllowedOrigins)
 	return s, vs.Err()
 }
 
@@ -268,6 +275,8 @@ func (f *Form) Settings() Settings {
 	s := f.settings
 	s.Embed.FrameAncestors = append([]string(nil), s.Embed.FrameAncestors...)
 	s.Embed.CORSOrigins = append([]string(nil), s.Embed.CORSOrigins...)
+	s.AllowedOrigins = append([]string(nil), s.AllowedOrigins...)
+	s.Closing = s.Closing.copy()
 	if s.Spam.Captcha != nil {
 		c := *s.Spam.Captcha
 		s.Spam.Captcha = &c

@@ -2,11 +2,14 @@
 package submission
 
 import (
+	"fmt"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/text"
 )
 
 // Source says where a submission came from.
@@ -28,6 +31,10 @@ type Metadata struct {
 	Referrer  *string
 	Source    Source
 	UTM       map[string]string
+	// ReplyTo and Subject come with a form-backend post (_replyto, _subject) for the owner's
+	// notification; nil otherwise.
+	ReplyTo *string
+	Subject *string
 }
 
 // Submission is the aggregate root.
@@ -152,4 +159,23 @@ func sortedKeys(m map[string]Input) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// maxSubject bounds a form-backend post's _subject.
+const maxSubject = 200
+
+// CheckReply validates what a form-backend post adds for the owner's notification: replyTo
+// (its _replyto) one email address, subject (its _subject) at most 200 characters of text.
+// Violations name the posted fields, "_replyto" and "_subject".
+func CheckReply(replyTo, subject *string) error {
+	var vs domain.Violations
+	if replyTo != nil && !validEmail(*replyTo) {
+		vs.Add("_replyto", "invalid_value", "_replyto must be one email address such as name@example.com")
+	}
+	if subject != nil {
+		if text.Field(&vs, "_subject", *subject) && utf8.RuneCountInString(*subject) > maxSubject {
+			vs.Add("_subject", "too_long", fmt.Sprintf("_subject must be at most %d characters", maxSubject))
+		}
+	}
+	return vs.Err()
 }

@@ -214,11 +214,14 @@ const validForm = `{
      "show_if": {"match": "any", "conditions": [{"field_id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AF", "operator": "contains", "value": "@example.org"}]}}
   ],
   "submission_count": 0,
+  "closed_reason": null,
   "settings": {"redirect_url": null, "thank_you_message": null,
     "spam": {"honeypot": true, "min_fill_seconds": 3, "proof_of_work": true, "captcha": null},
     "embed": {"frame_ancestors": [], "cors_origins": []},
     "notifications": {"owner": {"enabled": false, "to": []},
-      "respondent": {"enabled": false, "email_field_id": null, "subject": "", "body": ""}}},
+      "respondent": {"enabled": false, "email_field_id": null, "subject": "", "body": ""}},
+    "closing": {"closes_at": null, "max_submissions": null, "one_per_email_field": null, "message": null},
+    "allowed_origins": []},
   "created_at": "2026-11-22T19:48:41.123Z",
   "updated_at": "2026-11-22T19:48:41.123Z"
 }`
@@ -249,13 +252,14 @@ func TestValidateForm(t *testing.T) {
 	}
 
 	bad := map[string][]byte{
-		"missing id":          mutate(t, validForm, func(m map[string]any) { delete(m, "id") }),
-		"extra property":      mutate(t, validForm, func(m map[string]any) { m["owner"] = "me" }),
-		"bad id prefix":       mutate(t, validForm, func(m map[string]any) { m["id"] = "form_01JD8X3R9T6V2KQ4M7ZB5WN0AE" }),
-		"timestamp no millis": mutate(t, validForm, func(m map[string]any) { m["created_at"] = "2026-11-22T19:48:41Z" }),
-		"timestamp offset":    mutate(t, validForm, func(m map[string]any) { m["updated_at"] = "2026-11-22T19:48:41.123+00:00" }),
-		"unknown status":      mutate(t, validForm, func(m map[string]any) { m["status"] = "live" }),
-		"count not integer":   mutate(t, validForm, func(m map[string]any) { m["submission_count"] = 1.5 }),
+		"missing id":            mutate(t, validForm, func(m map[string]any) { delete(m, "id") }),
+		"extra property":        mutate(t, validForm, func(m map[string]any) { m["owner"] = "me" }),
+		"bad id prefix":         mutate(t, validForm, func(m map[string]any) { m["id"] = "form_01JD8X3R9T6V2KQ4M7ZB5WN0AE" }),
+		"timestamp no millis":   mutate(t, validForm, func(m map[string]any) { m["created_at"] = "2026-11-22T19:48:41Z" }),
+		"timestamp offset":      mutate(t, validForm, func(m map[string]any) { m["updated_at"] = "2026-11-22T19:48:41.123+00:00" }),
+		"unknown status":        mutate(t, validForm, func(m map[string]any) { m["status"] = "live" }),
+		"count not integer":     mutate(t, validForm, func(m map[string]any) { m["submission_count"] = 1.5 }),
+		"unknown closed reason": mutate(t, validForm, func(m map[string]any) { m["closed_reason"] = "archived" }),
 		"field options null": mutate(t, validForm, func(m map[string]any) {
 			m["fields"].([]any)[0].(map[string]any)["options"] = nil
 		}),

@@ -1,0 +1,130 @@
+package web
+
+import (
+	"errors"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/domain/form"
+)
+
+// Form-backend mode: a plain HTML form on the owner's own site posts here. Its special names
+// follow the common form-backend convention.
+const (
+	backendHoneypot = "_gotcha"
+	backendNext     = "_next"
+	backendReplyTo  = "_replyto"
+	backendSubject  = "_subject"
+)
+
+// fieldNamed resolves a posted name to the form's field: its field ID or its key, so a plain
+// HTML form can use readable names (<input name="email">).
+func fieldNamed(f *form.Form, name string) (form.Field, bool) {
+	return f.FieldByName(name)
+}
+
+// readBackendFields keeps a form-backend post's _next, _replyto and _subject (checked by the
+// use case; _next by the form's allowed origins).
+func readBackendFields(pf url.Values, p *post) {
+	p.next = pf.Get(backendNext)
+	if _, ok := pf[backendReplyTo]; ok {
+		v := strings.TrimSpace(pf.Get(backendReplyTo))
+		if v != "" {
+			p.cmd.ReplyTo = &v
+		}
+	}
+	if _, ok := pf[backendSubject]; ok {
+		v := pf.Get(backendSubject)
+		if strings.TrimSpace(v) != "" {
+			p.cmd.Subject = &v
+		}
+	}
+}
+
+// acceptsJSON reports whether the client asked for a JSON answer (Accept: application/json),
+// as scripts posting a form's FormData do.
+func acceptsJSON(c *gin.Context) bool {
+	for _, part := range strings.Split(c.GetHeader("Accept"), ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err == nil && mt == "application/json" {
+			return true
+		}
+	}
+	return false
+}
+
+// postOrigin is the origin of the page a post came from: its Origin header, or lacking one
+// its Referer's origin, in canonical form; empty when neither names a web origin or when it
+// is this server itself (the host the request was sent to).
+func postOrigin(r *http.Request) string {
+	raw := r.Header.Get("Origin")
+	if raw == "" || raw == "null" {
+		ref, err := url.Parse(r.Header.Get("Referer"))
+		if err != nil || ref.Scheme == "" || ref.Host == "" {
+			return ""
+		}
+		raw = ref.Scheme + "://" + ref.Host
+	}
+	o, err := form.ParseOrigin(raw)
+	if err != nil {
+		return ""
+	}
+	// This server's own page posts with the host the browser sent the request to; behind a
+	// proxy that rewrites Host, X-Forwarded-Host names it. Taking either as "own" is safe
+	// whoever sets them: an own-page post must pass every rule of the hosted page.
+	fwd, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Host"), ",")
+	if u, err := url.Parse(o); err == nil && (sameHost(u, r.Host) || sameHost(u, strings.TrimSpace(fwd))) {
+		return ""
+	}
+	return o
+}
+
+// sameHost compares an origin's host[:port] with the request's Host, default ports aside.
+func sameHost(u *url.URL, host string) bool {
+	if host == "" {
+		return false
+	}
+	h := strings.ToLower(host)
+	for _, p := range []string{":80", ":443"} {
+		h = strings.TrimSuffix(h, p)
+	}
+	return u.Host == h
+}
+
+// closedPage shows the owner's message of a form closed by its closing rules.
+func (h *Handler) closedPage(c *gin.Context, s *form.Settings, closed *form.ClosedError) {
+	b := httperr.Problem(closed)
+	m := errorPages[b.Code]
+	msg := m.Message
+	if closed.Message != "" {
+		msg = closed.Message
+	}
+	h.message(c, b.Status, s, m.Title, m.Heading, msg)
+}
+
+// openOrClosed answers the page of a form that does not take responses now; it reports
+// whether the form is open.
+func (h *Handler) openOrClosed(c *gin.Context, f *form.Form) bool {
+	err := h.submit.Open(c.Request.Context(), f)
+	if err == nil {
+		return true
+	}
+	s := f.Settings()
+	var closed *form.ClosedError
+	if errors.As(err, &closed) {
+		h.closedPage(c, &s, closed)
+		return false
+	}
+	b := httperr.Problem(err)
+	if b.Status >= 500 {
+		h.d.Logger.Error("load public form", zap.Error(err))
+	}
+	h.errorPage(c, &s, b)
+	return false
+}
