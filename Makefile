@@ -3,7 +3,8 @@
 #   make run    build bin/formward and start it in the embedded mode (SQLite under ./data)
 #   make test   every test, the PostgreSQL ones included
 #   make bench  the capture-path load benchmark on SQLite and PostgreSQL
-#   make bench-public  the public page (GET /f/{id}) and its urlencoded capture beside the API capture, on SQLite
+#   make bench-public  the public page (GET /f/{id}) and its urlencoded capture beside the API capture, on SQLite,
+#                      for a one-page form and for the same fields on three pages with display rules
 #   make render-manifests  deployments/kubernetes/formward.yaml from the Helm chart (values-scaled.yaml)
 #   make check-deployments the chart (lint, render, strict decode), compose files and systemd unit, offline
 
@@ -53,7 +54,8 @@ bench:
 	bash test/load/bench.sh
 
 bench-public:
-	BENCH_DBS=sqlite BENCH_MODES="api page capture capture-notoken" bash test/load/bench.sh
+	BENCH_FORM=single BENCH_DBS=sqlite BENCH_MODES="api page capture capture-notoken" bash test/load/bench.sh
+	BENCH_FORM=multipage BENCH_DBS=sqlite BENCH_MODES="page capture capture-notoken" bash test/load/bench.sh
 
 generate:
 	@test -x $(WIRE) || $(GO) install github.com/google/wire/cmd/wire@$(WIRE_VERSION)

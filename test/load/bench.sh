@@ -7,7 +7,9 @@
 #   BENCH_DBS=sqlite BENCH_DURATION=30s make bench
 #   make bench-public                            # SQLite: api, then page, then capture
 #
-# Knobs: BENCH_DBS (default "sqlite postgres"), BENCH_MODES (default "api"; any of api, page,
+# Knobs: BENCH_FORM (single, the default: one page of 10 fields; multipage: the same 10 fields
+# on 3 pages with two show_if rules, one of which skips page 3 for "Student" tickets),
+# BENCH_DBS (default "sqlite postgres"), BENCH_MODES (default "api"; any of api, page,
 # capture (urlencoded, with the page's render token as a browser posts it), capture-notoken
 # (the same without the token, which these relaxed settings allow), run in the order given
 # against the same server and form), BENCH_CONNECTIONS (64), BENCH_DURATION (10s),
@@ -33,6 +35,51 @@ WARMUP=${BENCH_WARMUP:-2s}
 LOG_LEVEL=${BENCH_LOG_LEVEL:-info}
 PG_ADMIN_URL=${BENCH_POSTGRES_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 PG_DB=formward_bench
+FORM_SHAPE=${BENCH_FORM:-single}
+
+# form_fields prints the benchmark form's fields: the same ten either way; multipage spreads them
+# over three pages with display rules (evaluated by the server on every post and page view).
+form_fields() {
+  case "$FORM_SHAPE" in
+    single)
+      cat <<'JSON'
+[
+  {"label": "Full name", "type": "text", "required": true},
+  {"label": "Email", "type": "email", "required": true},
+  {"label": "Age", "type": "number"},
+  {"label": "Ticket", "type": "dropdown", "required": true, "options": ["Standard", "Student", "VIP"]},
+  {"label": "Sessions", "type": "checkbox", "options": ["Keynote", "Workshops", "Dinner"]},
+  {"label": "Diet", "type": "radio", "options": ["None", "Vegetarian", "Vegan"]},
+  {"label": "Comments", "type": "textarea"},
+  {"label": "Arrival date", "type": "date"},
+  {"label": "Company", "type": "text"},
+  {"label": "Team size", "type": "number"}
+]
+JSON
+      ;;
+    multipage)
+      cat <<'JSON'
+[
+  {"label": "Full name", "type": "text", "required": true, "page": 1},
+  {"label": "Email", "type": "email", "required": true, "page": 1},
+  {"label": "Age", "type": "number", "page": 1},
+  {"label": "Ticket", "type": "dropdown", "required": true, "options": ["Standard", "Student", "VIP"], "page": 1},
+  {"label": "Sessions", "type": "checkbox", "options": ["Keynote", "Workshops", "Dinner"], "page": 2},
+  {"label": "Diet", "type": "radio", "options": ["None", "Vegetarian", "Vegan"], "page": 2,
+   "show_if": {"match": "all", "conditions": [{"field_id": "sessions", "operator": "contains", "value": "Dinner"}]}},
+  {"label": "Comments", "type": "textarea", "page": 2},
+  {"label": "Arrival date", "type": "date", "page": 3,
+   "show_if": {"match": "any", "conditions": [{"field_id": "ticket", "operator": "not_equals", "value": "Student"}]}},
+  {"label": "Company", "type": "text", "page": 3,
+   "show_if": {"match": "any", "conditions": [{"field_id": "ticket", "operator": "not_equals", "value": "Student"}]}},
+  {"label": "Team size", "type": "number", "page": 3,
+   "show_if": {"match": "any", "conditions": [{"field_id": "ticket", "operator": "not_equals", "value": "Student"}]}}
+]
+JSON
+      ;;
+    *) echo "unknown BENCH_FORM $FORM_SHAPE (want single or multipage)" >&2; exit 2 ;;
+  esac
+}
 
 echo "== building bin/formward and bin/formward-load"
 make --no-print-directory build GO="$GO"
@@ -141,18 +188,7 @@ for db in $DBS; do
     -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
     -d '{
       "name": "Benchmark: event registration",
-      "fields": [
-        {"label": "Full name", "type": "text", "required": true},
-        {"label": "Email", "type": "email", "required": true},
-        {"label": "Age", "type": "number"},
-        {"label": "Ticket", "type": "dropdown", "required": true, "options": ["Standard", "Student", "VIP"]},
-        {"label": "Sessions", "type": "checkbox", "options": ["Keynote", "Workshops", "Dinner"]},
-        {"label": "Diet", "type": "radio", "options": ["None", "Vegetarian", "Vegan"]},
-        {"label": "Comments", "type": "textarea"},
-        {"label": "Arrival date", "type": "date"},
-        {"label": "Company", "type": "text"},
-        {"label": "Team size", "type": "number"}
-      ]
+      "fields": '"$(form_fields)"'
     }')
   form_id=$(printf '%s' "$form" | grep -o 'frm_[A-Za-z0-9_-]*' | head -n 1)
   if [ -z "$form_id" ]; then
@@ -165,14 +201,14 @@ for db in $DBS; do
       -d '{"status": "published", "settings": {"spam": {"honeypot": true, "min_fill_seconds": 0, "proof_of_work": false}}}' >/dev/null
     echo "form $form_id published; settings.spam: honeypot on, min_fill_seconds 0, proof_of_work off"
   fi
-  echo "form $form_id (10 fields); load: $CONNECTIONS connections, $DURATION after $WARMUP warm-up"
+  echo "form $form_id (10 fields, $FORM_SHAPE); load: $CONNECTIONS connections, $DURATION after $WARMUP warm-up"
 
   for mode in $MODES; do
     echo "-- $db: $mode (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
     args=(-mode "$mode")
     if [ "$mode" = capture-notoken ]; then args=(-mode capture -no-token); fi
     if ! ./bin/formward-load "${args[@]}" -db "$db" -url "http://$FORMWARD_HTTP_ADDR/v1" -key "$key" -form "$form_id" \
-      -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | tee -a "$RESULTS"; then
+      -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | sed "s/^{\"mode\"/{\"form\":\"$FORM_SHAPE\",\"mode\"/" | tee -a "$RESULTS"; then
       echo "the load run failed; the end of the server's output:" >&2
       tail -n 50 "bin/bench-$db-serve.log" >&2
       exit 1
