@@ -175,7 +175,7 @@ func (e *RunEngine) execute(ctx context.Context, r *workflow.Run, action workflo
 		Attempt: action.Cycle + 1, Event: string(r.EventType()), Config: action.Config,
 		FormID: r.FormID(), FormName: s.formName, SubmissionID: r.SubmissionID(), SubmittedAt: s.submittedAt,
 		Fields: s.fields, Labels: s.labels, IPHash: s.ipHash, UserAgent: s.userAgent, Referrer: s.referrer,
-		Render: s.render,
+		Render: s.render, TraceParent: r.TraceParent(),
 	}
 	if typ := runner.Integration(); typ != "" {
 		integ, err := e.d.Integrations.OfType(ctx, r.WorkspaceID(), typ)

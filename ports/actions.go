@@ -31,6 +31,9 @@ type ActionInput struct {
 	// Credentials of the workspace's integration the action needs (nil when none is needed or
 	// the integration is gone: the adapter then fails permanently).
 	Credentials map[string]string
+	// TraceParent is the W3C trace context stored with the run ("" when not traced), so the
+	// attempt's span joins the trace of the submission that started the run.
+	TraceParent string
 }
 
 // ActionOutcome is what one attempt did.

@@ -45,6 +45,8 @@ type runRow struct {
 	CreatedAt     int64  `gorm:"column:created_at"`
 	UpdatedAt     int64  `gorm:"column:updated_at"`
 	FinishedAt    *int64 `gorm:"column:finished_at"`
+
+	TraceParent *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
 }
 
 func (runRow) TableName() string { return "runs" }
@@ -100,7 +102,8 @@ func (r *RunRepository) toRow(ctx context.Context, run *workflow.Run) (runRow, e
 	return runRow{ID: run.ID(), WorkspaceID: run.WorkspaceID(), WorkflowID: run.WorkflowID(), FormID: run.FormID(),
 		SubmissionID: run.SubmissionID(), EventID: run.EventID(), EventType: string(run.EventType()), OccurredAt: toMillis(run.OccurredAt()),
 		Status: string(run.Status()), Actions: actions, Fields: fields, NextAttemptAt: toMillisPtr(run.NextAttemptAt()),
-		CreatedAt: toMillis(run.CreatedAt()), UpdatedAt: toMillis(run.UpdatedAt()), FinishedAt: toMillisPtr(run.FinishedAt())}, nil
+		CreatedAt: toMillis(run.CreatedAt()), UpdatedAt: toMillis(run.UpdatedAt()), FinishedAt: toMillisPtr(run.FinishedAt()),
+		TraceParent: nullIfEmpty(run.TraceParent())}, nil
 }
 
 func (r *RunRepository) toDomain(ctx context.Context, row runRow) (*workflow.Run, error) {
@@ -135,9 +138,11 @@ func (r *RunRepository) toDomain(ctx context.Context, row runRow) (*workflow.Run
 		return nil, fmt.Errorf("decode fields of run %s: %w", row.ID, err)
 	}
 	fields := workflow.EventFields(event.Event{Data: map[string]any{"fields": raw}})
-	return workflow.UnmarshalRunFromDatabase(row.ID, row.WorkspaceID, row.WorkflowID, row.FormID, row.SubmissionID, row.EventID,
+	run := workflow.UnmarshalRunFromDatabase(row.ID, row.WorkspaceID, row.WorkflowID, row.FormID, row.SubmissionID, row.EventID,
 		event.Type(row.EventType), fromMillis(row.OccurredAt), fields, workflow.RunStatus(row.Status), actions,
-		fromMillisPtr(row.NextAttemptAt), fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt), fromMillisPtr(row.FinishedAt)), nil
+		fromMillisPtr(row.NextAttemptAt), fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt), fromMillisPtr(row.FinishedAt))
+	run.RestoreTraceParent(emptyIfNull(row.TraceParent))
+	return run, nil
 }
 
 func (r *RunRepository) toDomainAll(ctx context.Context, rows []runRow) ([]*workflow.Run, error) {
