@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"fmt"
+	"github.com/formward/formward/adapters/tracing"
 
 	"github.com/formward/formward/adapters/actionkit"
 	"github.com/formward/formward/adapters/automation"
@@ -46,5 +47,5 @@ func provideActionRunners(cfg Config, sender ports.Sender) (map[string]ports.Act
 	} {
 		runners[r.Type()] = r
 	}
-	return runners, nil
+	return tracing.Runners(runners), nil
 }

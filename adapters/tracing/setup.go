@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -102,4 +103,12 @@ func Resource(ctx context.Context, role, version string) (*resource.Resource, er
 func Install(tp trace.TracerProvider) {
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.TraceContext{})
+	active.Store(true)
 }
+
+// active is set once a provider was installed; Active reads it.
+var active atomic.Bool
+
+// Active reports whether this process traces (Setup found an endpoint, or a test installed a
+// provider), so that instrumentation that costs something per request is only added then.
+func Active() bool { return active.Load() }
