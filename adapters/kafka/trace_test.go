@@ -18,7 +18,7 @@ import (
 // the event on under its own context.
 func TestTraceContextTravelsInHeaders(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
-	tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
+	t.Cleanup(tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))))
 
 	const topic = "traced"
 	brokers := newCluster(t, topic, 1)

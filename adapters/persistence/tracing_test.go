@@ -20,7 +20,7 @@ import (
 // delivery and run rows keep the trace context of the event they were made for.
 func TestTraceParentCarriedByRows(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
-	tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
+	t.Cleanup(tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))))
 	each(t, func(t *testing.T, r repos) {
 		ctx := context.Background()
 		w := mustWorkspace(t, r, base)

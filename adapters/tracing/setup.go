@@ -22,6 +22,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // ServiceName is the service.name of Formward's spans unless OTEL_SERVICE_NAME (or
@@ -98,12 +99,24 @@ func Resource(ctx context.Context, role, version string) (*resource.Resource, er
 	return res, nil
 }
 
-// Install makes tp the global tracer provider and W3C trace context the global propagator.
-// Tests install a provider with an in-memory exporter this way.
-func Install(tp trace.TracerProvider) {
+// Install makes tp the global tracer provider and W3C trace context the global propagator, and
+// returns what puts the previous ones back. Tests install a provider with an in-memory
+// exporter this way, and restore the untraced state when they end.
+func Install(tp trace.TracerProvider) (restore func()) {
+	prevTP, prevProp, prevActive := otel.GetTracerProvider(), otel.GetTextMapPropagator(), active.Load()
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.TraceContext{})
 	active.Store(true)
+	return func() {
+		if !prevActive {
+			// OpenTelemetry's default global provider delegates for good to the first one set,
+			// so "untraced" is restored as explicit no-ops.
+			prevTP, prevProp = noop.NewTracerProvider(), propagation.NewCompositeTextMapPropagator()
+		}
+		otel.SetTracerProvider(prevTP)
+		otel.SetTextMapPropagator(prevProp)
+		active.Store(prevActive)
+	}
 }
 
 // active is set once a provider was installed; Active reads it.

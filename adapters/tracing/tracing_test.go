@@ -92,7 +92,7 @@ func TestTraceParentRoundTrip(t *testing.T) {
 func install(t *testing.T) *tracetest.InMemoryExporter {
 	t.Helper()
 	exp := tracetest.NewInMemoryExporter()
-	tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
+	t.Cleanup(tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))))
 	return exp
 }
 
