@@ -177,7 +177,7 @@ func (e *RunEngine) execute(ctx context.Context, r *workflow.Run, action workflo
 		Attempt: action.Cycle + 1, Event: string(r.EventType()), Config: action.Config,
 		FormID: r.FormID(), FormName: s.formName, SubmissionID: r.SubmissionID(), SubmittedAt: s.submittedAt,
 		Fields: s.fields, Labels: s.labels, IPHash: s.ipHash, UserAgent: s.userAgent, Referrer: s.referrer,
-		Render: s.render,
+		Render: s.render, TraceParent: r.TraceParent(),
 	}
 	if r.Kind().IsNotification() {
 		in.Notification = string(r.Kind())

@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"fmt"
+	"github.com/formward/formward/adapters/tracing"
 
 	"github.com/formward/formward/adapters/actionkit"
 	"github.com/formward/formward/adapters/automation"
@@ -47,5 +48,5 @@ func provideActionRunners(cfg Config, sender ports.Sender, m *metrics.Metrics) (
 	} {
 		runners[r.Type()] = r
 	}
-	return runners, nil
+	return tracing.Runners(runners), nil
 }

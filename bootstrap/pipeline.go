@@ -168,6 +168,11 @@ func (c *cli) worker(ctx context.Context) error {
 		return err
 	}
 	defer flush()
+	stopTracing, err := startTracing(ctx, "worker", log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	p, cleanup, err := newWorkerProcess(ctx, c.cfg, log)
 	if err != nil {
 		return err
@@ -206,6 +211,11 @@ func (c *cli) withServeProcess(ctx context.Context, fn func(*ServeProcess) error
 		return err
 	}
 	defer flush()
+	stopTracing, err := startTracing(ctx, "serve", log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	sp, cleanup, err := newServeProcess(ctx, c.cfg, log)
 	if err != nil {
 		return err

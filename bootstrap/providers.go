@@ -45,7 +45,7 @@ func (rt *Runtime) Router(cfg Config) *httpapi.Router {
 		App: rt.App, Idempotency: rt.Idempotency, Clock: rt.Clock, Logger: rt.Log, Ready: rt.DB.Ping,
 	}, httpapi.Options{
 		SigningKey: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelCursor),
-		RateLimit:  cfg.APIRateLimit, RateBurst: cfg.APIRateBurst,
+		RateLimit:  cfg.APIRateLimit, RateBurst: cfg.APIRateBurst, Middleware: serverTracing(),
 		// Only the submission's own uploads are signed; any other value, external links
 		// included, is shown as stored.
 		FileURL: func(s *submission.Submission, value string) string {

@@ -81,6 +81,11 @@ func (c *cli) relay(ctx context.Context) error {
 		return err
 	}
 	defer flush()
+	stopTracing, err := startTracing(ctx, "relay", log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	p, cleanup, err := newRelayProcess(ctx, c.cfg, log)
 	if err != nil {
 		return err

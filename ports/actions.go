@@ -41,6 +41,9 @@ type ActionInput struct {
 	ReplyTo string
 	// Subject, when not empty, replaces the owner notification's default subject.
 	Subject string
+	// TraceParent is the W3C trace context stored with the run ("" when not traced), so the
+	// attempt's span joins the trace of the submission that started the run.
+	TraceParent string
 }
 
 // Answer is one field's answer, by label.

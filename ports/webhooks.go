@@ -59,6 +59,9 @@ type OutboundRequest struct {
 	Attempt    int
 	Secret     string
 	Headers    map[string]string
+	// TraceParent is the W3C trace context stored with the delivery ("" when not traced), so
+	// the attempt's span joins the trace of the submission that caused it.
+	TraceParent string
 }
 
 // OutboundResult is what the endpoint did. BreakerOpen means no request was made; retry at RetryAt.

@@ -4,6 +4,10 @@ package bus
 import (
 	"context"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/formward/formward/adapters/tracing"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/ports"
 )
@@ -22,10 +26,33 @@ var _ ports.EventPublisher = (*Direct)(nil)
 // NewDirect connects the bus to its one subscriber.
 func NewDirect(handle ports.EventBatchHandler) *Direct { return &Direct{handle: handle} }
 
-// Publish runs the handler on the events; its error is the relay's signal to retry them.
+// spanName names the bus's consumer spans, as Kafka's are named after the topic.
+const spanName = "formward.events process"
+
+// Publish runs the handler on the events; its error is the relay's signal to retry them. Each
+// event is handled under a consumer span continuing the trace stored in its outbox row, and is
+// handed over carrying that span's context, as the Kafka subscriber does.
 func (d *Direct) Publish(ctx context.Context, events []event.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
-	return d.handle(ctx, events)
+	traced := make([]event.Event, len(events))
+	spans := make([]trace.Span, len(events))
+	for i, e := range events {
+		sctx, span := tracing.Tracer().Start(tracing.WithTraceParent(ctx, e.TraceParent), spanName,
+			trace.WithSpanKind(trace.SpanKindConsumer))
+		if span.IsRecording() {
+			span.SetAttributes(attribute.String("messaging.system", "formward.bus"),
+				attribute.String("messaging.operation.type", "process"),
+				attribute.String("messaging.message.id", e.ID),
+				attribute.String("formward.event.type", string(e.Type)))
+		}
+		e.TraceParent = tracing.TraceParent(sctx)
+		traced[i], spans[i] = e, span
+	}
+	err := d.handle(ctx, traced)
+	for _, s := range spans {
+		tracing.End(s, err)
+	}
+	return err
 }

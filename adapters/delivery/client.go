@@ -183,7 +183,7 @@ func NewClient(o Options) (*Client, error) {
 		DisableCompression:     true,
 	}
 	c.http = &http.Client{
-		Transport: httpsOnly{c.transport},
+		Transport: tracedTransport{httpsOnly{c.transport}},
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},

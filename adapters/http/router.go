@@ -26,6 +26,8 @@ type Options struct {
 	RateBurst int
 	// FileURL turns a submission's own uploads into signed download links; nil leaves values as stored.
 	FileURL FileLinker
+	// Middleware runs first on every request, routes mounted later included (tracing).
+	Middleware []gin.HandlerFunc
 }
 
 // Deps are what the router needs.
@@ -58,6 +60,7 @@ func NewRouter(d Deps, o Options) *Router {
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.ContextWithFallback = true
+	r.Use(o.Middleware...)
 	r.Use(requestID(), accessLog(d.Logger), recovery(d.Logger))
 	r.NoRoute(func(c *gin.Context) { fail(c, d.Logger, errRouteNotFound) })
 	r.NoMethod(func(c *gin.Context) { fail(c, d.Logger, errMethodNotFound) })

@@ -9,7 +9,9 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"go.opentelemetry.io/otel/trace"
 
+	"github.com/formward/formward/adapters/tracing"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/ports"
 )
@@ -80,15 +82,20 @@ func (p *Publisher) Publish(ctx context.Context, events []event.Event) error {
 	// there even when the relay was behind; the event's own time travels in the value and ce_time.
 	now := time.Now()
 	msgs := make([]kafkago.Message, len(events))
+	spans := make([]trace.Span, len(events))
 	for i, e := range events {
 		m, err := Encode(e)
 		if err != nil {
+			endAll(spans[:i], err)
 			return fmt.Errorf("publish: %w", err)
 		}
 		m.Time = now
 		msgs[i] = m
+		spans[i] = startPublish(ctx, p.w.Topic, e, &msgs[i])
 	}
-	if err := p.w.WriteMessages(ctx, msgs...); err != nil {
+	err := p.w.WriteMessages(ctx, msgs...)
+	endAll(spans, err)
+	if err != nil {
 		var werrs kafkago.WriteErrors
 		if errors.As(err, &werrs) {
 			return fmt.Errorf("publish: %d of %d events not acknowledged: %w", werrs.Count(), len(msgs), err)
@@ -96,6 +103,13 @@ func (p *Publisher) Publish(ctx context.Context, events []event.Event) error {
 		return fmt.Errorf("publish %d events: %w", len(msgs), err)
 	}
 	return nil
+}
+
+// endAll ends the producer spans of a batch with its outcome.
+func endAll(spans []trace.Span, err error) {
+	for _, s := range spans {
+		tracing.End(s, err)
+	}
 }
 
 // Close flushes pending writes and closes the connections.

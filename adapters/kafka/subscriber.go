@@ -9,6 +9,7 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/domain/event"
@@ -196,7 +197,8 @@ func (s *Subscriber) RunBatches(ctx context.Context, handle ports.EventBatchHand
 			msgs = append(msgs, more)
 		}
 		evs := make([]event.Event, 0, len(msgs))
-		for _, m := range msgs {
+		spans := make([]trace.Span, 0, len(msgs))
+		for i, m := range msgs {
 			e, err := Decode(m)
 			if err != nil {
 				// A poison message cannot become decodable by waiting; skipping it (and saying
@@ -205,11 +207,14 @@ func (s *Subscriber) RunBatches(ctx context.Context, handle ports.EventBatchHand
 					zap.Int64("offset", m.Offset), zap.ByteString("key", m.Key), zap.Error(err))
 				continue
 			}
-			evs = append(evs, e)
+			e, span := startProcess(ctx, s.cfg.Topic, &msgs[i], e)
+			evs, spans = append(evs, e), append(spans, span)
 		}
 		if len(evs) > 0 && !s.deliver(ctx, handle, evs) {
+			endAll(spans, ctx.Err())
 			return nil // ctx ended before the events were handled: they stay uncommitted
 		}
+		endAll(spans, nil)
 		s.commit(ctx, r, msgs...)
 	}
 }

@@ -37,7 +37,8 @@ func (r *DeliveryRepository) toRow(ctx context.Context, d *webhook.Delivery) (de
 	}
 	return deliveryRow{ID: d.ID(), WorkspaceID: d.WorkspaceID(), WebhookID: d.WebhookID(), EventID: d.EventID(),
 		EventType: string(d.EventType()), FormID: d.FormID(), Body: body, Status: string(d.Status()), Cycle: d.Cycle(),
-		Attempts: attempts, NextAttemptAt: toMillisPtr(d.NextAttemptAt()), CreatedAt: toMillis(d.CreatedAt()), UpdatedAt: toMillis(d.UpdatedAt())}, nil
+		Attempts: attempts, NextAttemptAt: toMillisPtr(d.NextAttemptAt()), CreatedAt: toMillis(d.CreatedAt()), UpdatedAt: toMillis(d.UpdatedAt()),
+		TraceParent: nullIfEmpty(d.TraceParent())}, nil
 }
 
 func (r *DeliveryRepository) toDomain(ctx context.Context, row deliveryRow) (*webhook.Delivery, error) {
@@ -49,9 +50,11 @@ func (r *DeliveryRepository) toDomain(ctx context.Context, row deliveryRow) (*we
 	if err != nil {
 		return nil, err
 	}
-	return webhook.UnmarshalDeliveryFromDatabase(row.ID, row.WorkspaceID, row.WebhookID, row.EventID, event.Type(row.EventType),
+	d := webhook.UnmarshalDeliveryFromDatabase(row.ID, row.WorkspaceID, row.WebhookID, row.EventID, event.Type(row.EventType),
 		row.FormID, body, webhook.Status(row.Status), row.Cycle, attempts, fromMillisPtr(row.NextAttemptAt),
-		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)), nil
+		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt))
+	d.RestoreTraceParent(emptyIfNull(row.TraceParent))
+	return d, nil
 }
 
 func (r *DeliveryRepository) toDomainAll(ctx context.Context, rows []deliveryRow) ([]*webhook.Delivery, error) {

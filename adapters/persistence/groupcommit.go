@@ -9,6 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/adapters/tracing"
 	"github.com/formward/formward/ports"
 )
 
@@ -48,7 +49,10 @@ type spentToken struct {
 func (p *pendingAdd) outcome() error { return p.refused }
 
 // enqueue hands p to the committers and waits for its commit.
-func (d *DB) enqueue(ctx context.Context, p *pendingAdd) error {
+func (d *DB) enqueue(ctx context.Context, p *pendingAdd) (err error) {
+	ctx, span := startCommitWait(ctx)
+	defer func() { tracing.End(span, err) }()
+	p.ctx = ctx
 	d.closeMu.RLock()
 	if d.closed {
 		d.closeMu.RUnlock()
@@ -103,6 +107,8 @@ func (d *DB) commitBatch(shard int, batch []*pendingAdd) {
 		return
 	}
 	d.observeBatch(len(live))
+	span := startCommitBatch(shard, live)
+	defer span.End()
 	err := d.writeAdds(shard, live)
 	if err == nil {
 		for _, p := range live {

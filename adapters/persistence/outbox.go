@@ -54,7 +54,7 @@ func (o *Outbox) Pending(ctx context.Context, afterSeq int64, limit int) ([]port
 		}
 		out = append(out, ports.OutboxRecord{Seq: r.Seq, Event: event.Event{
 			ID: r.ID, Type: event.Type(r.Type), WorkspaceID: r.WorkspaceID, FormID: r.FormID,
-			OccurredAt: fromMillis(r.CreatedAt), Data: data,
+			OccurredAt: fromMillis(r.CreatedAt), Data: data, TraceParent: emptyIfNull(r.TraceParent),
 		}})
 	}
 	return out, nil
@@ -92,6 +92,7 @@ type sealedEvent struct {
 	id, typ, workspaceID, formID string
 	payload                      []byte
 	createdAt                    int64
+	traceParent                  *string // the W3C trace context of the writing request, or NULL
 }
 
 func sealEvent(ctx context.Context, c ports.Cipher, e event.Event) (sealedEvent, error) {
@@ -104,7 +105,7 @@ func sealEvent(ctx context.Context, c ports.Cipher, e event.Event) (sealedEvent,
 		return sealedEvent{}, fmt.Errorf("seal event %s: %w", e.ID, err)
 	}
 	return sealedEvent{id: e.ID, typ: string(e.Type), workspaceID: e.WorkspaceID, formID: e.FormID,
-		payload: sealed, createdAt: toMillis(e.OccurredAt)}, nil
+		payload: sealed, createdAt: toMillis(e.OccurredAt), traceParent: eventTraceParent(ctx, e)}, nil
 }
 
 // insertEvents writes sealed events with one multi-row INSERT, in the order given.
@@ -113,14 +114,14 @@ func insertEvents(tx *gorm.DB, events []sealedEvent) error {
 		return nil
 	}
 	var sb strings.Builder
-	sb.WriteString("INSERT INTO outbox (id, type, workspace_id, form_id, payload, created_at) VALUES ")
-	args := make([]any, 0, len(events)*6)
+	sb.WriteString("INSERT INTO outbox (id, type, workspace_id, form_id, payload, created_at, traceparent) VALUES ")
+	args := make([]any, 0, len(events)*7)
 	for i, e := range events {
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		sb.WriteString("(?,?,?,?,?,?)")
-		args = append(args, e.id, e.typ, e.workspaceID, e.formID, e.payload, e.createdAt)
+		sb.WriteString("(?,?,?,?,?,?,?)")
+		args = append(args, e.id, e.typ, e.workspaceID, e.formID, e.payload, e.createdAt, e.traceParent)
 	}
 	return tx.Exec(sb.String(), args...).Error
 }

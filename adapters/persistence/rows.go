@@ -278,6 +278,8 @@ type outboxRow struct {
 	Payload     []byte `gorm:"column:payload"`
 	CreatedAt   int64  `gorm:"column:created_at"`
 	PublishedAt *int64 `gorm:"column:published_at"`
+
+	TraceParent *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
 }
 
 func (outboxRow) TableName() string { return "outbox" }
@@ -356,6 +358,8 @@ type deliveryRow struct {
 	NextAttemptAt *int64 `gorm:"column:next_attempt_at"`
 	CreatedAt     int64  `gorm:"column:created_at"`
 	UpdatedAt     int64  `gorm:"column:updated_at"`
+
+	TraceParent *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
 }
 
 func (deliveryRow) TableName() string { return "deliveries" }

@@ -46,6 +46,8 @@ type runRow struct {
 	CreatedAt     int64   `gorm:"column:created_at"`
 	UpdatedAt     int64   `gorm:"column:updated_at"`
 	FinishedAt    *int64  `gorm:"column:finished_at"`
+
+	TraceParent *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
 }
 
 func (runRow) TableName() string { return "runs" }
@@ -106,7 +108,8 @@ func (r *RunRepository) toRow(ctx context.Context, run *workflow.Run) (runRow, e
 	return runRow{ID: run.ID(), WorkspaceID: run.WorkspaceID(), Kind: string(run.Kind()), WorkflowID: workflowID, FormID: run.FormID(),
 		SubmissionID: run.SubmissionID(), EventID: run.EventID(), EventType: string(run.EventType()), OccurredAt: toMillis(run.OccurredAt()),
 		Status: string(run.Status()), Actions: actions, Fields: fields, NextAttemptAt: toMillisPtr(run.NextAttemptAt()),
-		CreatedAt: toMillis(run.CreatedAt()), UpdatedAt: toMillis(run.UpdatedAt()), FinishedAt: toMillisPtr(run.FinishedAt())}, nil
+		CreatedAt: toMillis(run.CreatedAt()), UpdatedAt: toMillis(run.UpdatedAt()), FinishedAt: toMillisPtr(run.FinishedAt()),
+		TraceParent: nullIfEmpty(run.TraceParent())}, nil
 }
 
 func (r *RunRepository) toDomain(ctx context.Context, row runRow) (*workflow.Run, error) {
@@ -149,9 +152,11 @@ func (r *RunRepository) toDomain(ctx context.Context, row runRow) (*workflow.Run
 	if row.WorkflowID != nil {
 		workflowID = *row.WorkflowID
 	}
-	return workflow.UnmarshalRunFromDatabase(row.ID, row.WorkspaceID, kind, workflowID, row.FormID, row.SubmissionID, row.EventID,
+	run := workflow.UnmarshalRunFromDatabase(row.ID, row.WorkspaceID, kind, workflowID, row.FormID, row.SubmissionID, row.EventID,
 		event.Type(row.EventType), fromMillis(row.OccurredAt), fields, workflow.RunStatus(row.Status), actions,
-		fromMillisPtr(row.NextAttemptAt), fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt), fromMillisPtr(row.FinishedAt)), nil
+		fromMillisPtr(row.NextAttemptAt), fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt), fromMillisPtr(row.FinishedAt))
+	run.RestoreTraceParent(emptyIfNull(row.TraceParent))
+	return run, nil
 }
 
 func (r *RunRepository) toDomainAll(ctx context.Context, rows []runRow) ([]*workflow.Run, error) {

@@ -37,6 +37,10 @@ type Event struct {
 	FormID      string
 	OccurredAt  time.Time
 	Data        map[string]any
+	// TraceParent is the W3C trace context of the operation that caused the event ("" when
+	// not traced). The domain never reads it; the outbox, the transports and the delivery and
+	// run rows carry it so one trace follows a submission to its webhooks and actions.
+	TraceParent string
 }
 
 // ForSubmission builds submission.created or submission.updated for s.

@@ -48,14 +48,21 @@ type Delivery struct {
 	nextAttemptAt *time.Time
 	createdAt     time.Time
 	updatedAt     time.Time
+	traceParent   string
 }
 
 // NewDelivery schedules the first attempt of e to w at once.
 func NewDelivery(id string, w *Webhook, e event.Event, body []byte, now time.Time) *Delivery {
 	now = now.UTC()
 	return &Delivery{id: id, workspaceID: w.workspaceID, webhookID: w.id, eventID: e.ID, eventType: e.Type, formID: e.FormID,
-		body: body, status: StatusPending, nextAttemptAt: &now, createdAt: now, updatedAt: now}
+		body: body, status: StatusPending, nextAttemptAt: &now, createdAt: now, updatedAt: now, traceParent: e.TraceParent}
 }
+
+// TraceParent is the W3C trace context of the event the delivery was made for ("" when not traced).
+func (d *Delivery) TraceParent() string { return d.traceParent }
+
+// RestoreTraceParent sets the stored trace context on a delivery rebuilt from the database.
+func (d *Delivery) RestoreTraceParent(traceParent string) { d.traceParent = traceParent }
 
 // UnmarshalDeliveryFromDatabase rebuilds a stored delivery without re-checking it.
 func UnmarshalDeliveryFromDatabase(id, workspaceID, webhookID, eventID string, eventType event.Type, formID string, body []byte,

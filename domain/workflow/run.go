@@ -106,6 +106,7 @@ type Run struct {
 	createdAt     time.Time
 	updatedAt     time.Time
 	finishedAt    *time.Time
+	traceParent   string
 }
 
 // NewRun queues a run of wf's current actions for e, due at once.
@@ -123,7 +124,8 @@ func NewRun(id string, wf *Workflow, e event.Event, now time.Time) *Run {
 func StartRun(id, workspaceID, workflowID string, actions []ActionSnapshot, e event.Event, now time.Time) *Run {
 	now = now.UTC()
 	r := &Run{id: id, workspaceID: workspaceID, kind: KindWorkflow, workflowID: workflowID, formID: e.FormID, eventID: e.ID, eventType: e.Type,
-		occurredAt: e.OccurredAt.UTC(), fields: EventFields(e), status: RunQueued, createdAt: now, updatedAt: now}
+		occurredAt: e.OccurredAt.UTC(), fields: EventFields(e), status: RunQueued, createdAt: now, updatedAt: now,
+		traceParent: e.TraceParent}
 	if s, ok := e.Data["submission_id"].(string); ok {
 		r.submissionID = s
 	}
@@ -178,6 +180,12 @@ func UnmarshalRunFromDatabase(id, workspaceID string, kind RunKind, workflowID, 
 		eventID: eventID, eventType: eventType, occurredAt: occurredAt.UTC(), fields: fields, status: status, actions: actions,
 		nextAttemptAt: nextAttemptAt, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC(), finishedAt: finishedAt}
 }
+
+// TraceParent is the W3C trace context of the event that started the run ("" when not traced).
+func (r *Run) TraceParent() string { return r.traceParent }
+
+// RestoreTraceParent sets the stored trace context on a run rebuilt from the database.
+func (r *Run) RestoreTraceParent(traceParent string) { r.traceParent = traceParent }
 
 // Finished tells whether the run succeeded or failed.
 func (r *Run) Finished() bool { return r.status == RunSucceeded || r.status == RunFailed }
