@@ -40,7 +40,14 @@ func captureTarget(client *http.Client, base string, cfg config) (*target, error
 	}
 	controls := parseControls(page)
 	var missing []string
+	// A multi-page form (its page carries _page) shows the first page's inputs only; its final
+	// post carries every page's answers, as the last page's hidden inputs do, so only a
+	// one-page form must name every field.
+	_, multiPage := controls.byName["_page"]
 	for id := range data {
+		if multiPage {
+			break
+		}
 		if _, ok := controls.byName[id]; !ok {
 			missing = append(missing, id)
 		}
