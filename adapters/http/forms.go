@@ -63,17 +63,10 @@ func (a *api) listForms(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	items := make([]formJSON, len(views))
-	for i, v := range views {
-		items[i] = presentForm(v, false, a.Clock.Now())
-	}
-	env := envelope{Data: items, HasMore: more}
-	if more {
-		last := views[len(views)-1].Form
-		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.CreatedAt(), ID: last.ID()})
-		env.NextCursor = &cur
-	}
-	c.JSON(http.StatusOK, env)
+	c.JSON(http.StatusOK, a.page(list, more, len(views), func(i int) (any, ports.Position) {
+		v := views[i]
+		return presentForm(v, false, a.Clock.Now()), ports.Position{CreatedAt: v.Form.CreatedAt(), ID: v.Form.ID()}
+	}))
 }
 
 func (a *api) createForm(c *gin.Context) {

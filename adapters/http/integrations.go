@@ -42,17 +42,10 @@ func (a *api) listIntegrations(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	items := make([]integrationJSON, len(is))
-	for i, it := range is {
-		items[i] = presentIntegration(it)
-	}
-	env := envelope{Data: items, HasMore: more}
-	if more {
-		last := is[len(is)-1]
-		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.CreatedAt(), ID: last.ID()})
-		env.NextCursor = &cur
-	}
-	c.JSON(http.StatusOK, env)
+	c.JSON(http.StatusOK, a.page(list, more, len(is), func(i int) (any, ports.Position) {
+		it := is[i]
+		return presentIntegration(it), ports.Position{CreatedAt: it.CreatedAt(), ID: it.ID()}
+	}))
 }
 
 func (a *api) createIntegration(c *gin.Context) {

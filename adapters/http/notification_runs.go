@@ -101,15 +101,8 @@ func (a *api) listNotificationRuns(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	items := make([]notificationRunJSON, len(rs))
-	for i, r := range rs {
-		items[i] = presentNotificationRun(r)
-	}
-	env := envelope{Data: items, HasMore: more}
-	if more {
-		last := rs[len(rs)-1]
-		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.CreatedAt(), ID: last.ID()})
-		env.NextCursor = &cur
-	}
-	c.JSON(http.StatusOK, env)
+	c.JSON(http.StatusOK, a.page(list, more, len(rs), func(i int) (any, ports.Position) {
+		r := rs[i]
+		return presentNotificationRun(r), ports.Position{CreatedAt: r.CreatedAt(), ID: r.ID()}
+	}))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/ports"
 )
 
 type fieldJSON struct {
@@ -222,4 +223,20 @@ func presentDelivery(d *webhook.Delivery) deliveryJSON {
 			DurationMS: a.Duration.Milliseconds(), Error: a.Error})
 	}
 	return out
+}
+
+// page is the pagination envelope of n items, newest first: item(i) presents the i-th item and
+// gives its keyset position; when there is more, the last item's position is the next cursor.
+func (a *api) page(list string, more bool, n int, item func(i int) (any, ports.Position)) envelope {
+	data := make([]any, n)
+	var last ports.Position
+	for i := range n {
+		data[i], last = item(i)
+	}
+	env := envelope{Data: data, HasMore: more}
+	if more && n > 0 {
+		cur := a.cursors.encode(list, last)
+		env.NextCursor = &cur
+	}
+	return env
 }

@@ -38,17 +38,10 @@ func (a *api) listSubmissions(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	items := make([]submissionJSON, len(subs))
-	for i, s := range subs {
-		items[i] = presentSubmission(s, a.fileURL)
-	}
-	env := envelope{Data: items, HasMore: more}
-	if more {
-		last := subs[len(subs)-1]
-		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.SubmittedAt(), ID: last.ID()})
-		env.NextCursor = &cur
-	}
-	c.JSON(http.StatusOK, env)
+	c.JSON(http.StatusOK, a.page(list, more, len(subs), func(i int) (any, ports.Position) {
+		s := subs[i]
+		return presentSubmission(s, a.fileURL), ports.Position{CreatedAt: s.SubmittedAt(), ID: s.ID()}
+	}))
 }
 
 // answers reads the required data object of a submission body.

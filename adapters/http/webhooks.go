@@ -29,17 +29,10 @@ func (a *api) listWebhooks(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	items := make([]webhookJSON, len(ws))
-	for i, w := range ws {
-		items[i] = presentWebhook(w)
-	}
-	env := envelope{Data: items, HasMore: more}
-	if more {
-		last := ws[len(ws)-1]
-		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.CreatedAt(), ID: last.ID()})
-		env.NextCursor = &cur
-	}
-	c.JSON(http.StatusOK, env)
+	c.JSON(http.StatusOK, a.page(list, more, len(ws), func(i int) (any, ports.Position) {
+		w := ws[i]
+		return presentWebhook(w), ports.Position{CreatedAt: w.CreatedAt(), ID: w.ID()}
+	}))
 }
 
 func (a *api) createWebhook(c *gin.Context) {
@@ -136,17 +129,10 @@ func (a *api) listDeliveries(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	items := make([]deliveryJSON, len(ds))
-	for i, d := range ds {
-		items[i] = presentDelivery(d)
-	}
-	env := envelope{Data: items, HasMore: more}
-	if more {
-		last := ds[len(ds)-1]
-		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.CreatedAt(), ID: last.ID()})
-		env.NextCursor = &cur
-	}
-	c.JSON(http.StatusOK, env)
+	c.JSON(http.StatusOK, a.page(list, more, len(ds), func(i int) (any, ports.Position) {
+		d := ds[i]
+		return presentDelivery(d), ports.Position{CreatedAt: d.CreatedAt(), ID: d.ID()}
+	}))
 }
 
 func (a *api) retryDelivery(c *gin.Context) {

@@ -133,17 +133,10 @@ func (a *api) listWorkflows(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	items := make([]workflowJSON, len(ws))
-	for i, w := range ws {
-		items[i] = presentWorkflow(w)
-	}
-	env := envelope{Data: items, HasMore: more}
-	if more {
-		last := ws[len(ws)-1]
-		cur := a.cursors.encode(list, ports.Position{CreatedAt: last.CreatedAt(), ID: last.ID()})
-		env.NextCursor = &cur
-	}
-	c.JSON(http.StatusOK, env)
+	c.JSON(http.StatusOK, a.page(list, more, len(ws), func(i int) (any, ports.Position) {
+		w := ws[i]
+		return presentWorkflow(w), ports.Position{CreatedAt: w.CreatedAt(), ID: w.ID()}
+	}))
 }
 
 func (a *api) createWorkflow(c *gin.Context) {
