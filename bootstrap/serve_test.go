@@ -208,3 +208,48 @@ func TestMetricsOnlyOnTheMetricsAddress(t *testing.T) {
 		t.Fatalf("metrics listener: %d %.200s", rec.Code, rec.Body.String())
 	}
 }
+
+// Direct TLS offers HTTP/2 through ALPN: an HTTP/2 client is served over HTTP/2 (which has no
+// Content-Length/Transfer-Encoding ambiguity), an HTTP/1.1 client still goes through the guard,
+// and a client that never finishes its handshake does not hold up the others.
+func TestDirectTLSServesHTTP2AndHTTP1(t *testing.T) {
+	certFile, keyFile := selfSignedFiles(t)
+	addr := startPublic(t, testConfig(t, "--tls-cert-file", certFile, "--tls-key-file", keyFile),
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.TLS == nil {
+				w.WriteHeader(500)
+				return
+			}
+			_, _ = w.Write([]byte(r.Proto))
+		}))
+
+	// A silent client: connected, no handshake.
+	silent, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+
+	get := func(h2 bool) (int, string) {
+		t.Helper()
+		tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: h2}
+		if !h2 {
+			tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{} // HTTP/1.1 only
+		}
+		defer tr.CloseIdleConnections()
+		client := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+		resp, err := client.Get("https://" + addr + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.ProtoMajor, string(b)
+	}
+	if major, body := get(true); major != 2 || body != "HTTP/2.0" {
+		t.Fatalf("HTTP/2 client: protocol %d, body %q", major, body)
+	}
+	if major, body := get(false); major != 1 || body != "HTTP/1.1" {
+		t.Fatalf("HTTP/1.1 client: protocol %d, body %q", major, body)
+	}
+}

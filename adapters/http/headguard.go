@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // A request carrying both Content-Length and Transfer-Encoding is the classic request
@@ -18,19 +20,24 @@ import (
 // an observer that follows the HTTP/1.1 framing (heads, fixed and chunked bodies) and records
 // a verdict per request; GuardServer makes the server's handler look the verdict up.
 
-// GuardListener wraps ln so every request head is observed. With a TLS config it also
-// terminates TLS (HTTP/1.1 only, the observer needs the plain bytes).
+// GuardListener wraps ln so every HTTP/1.1 request head is observed. With a TLS config it also
+// terminates TLS: each handshake runs on its own goroutine (a slow client never holds up the
+// accept loop), ALPN offers h2 and http/1.1, and an HTTP/2 connection goes to the server as the
+// plain *tls.Conn (HTTP/2 frames its own bodies and forbids Transfer-Encoding, so there is no
+// such shape to refuse), while an HTTP/1.1 one is observed like a plain connection.
 func GuardListener(ln net.Listener, tlsConfig *tls.Config) net.Listener {
-	if tlsConfig != nil {
-		tlsConfig = tlsConfig.Clone()
-		tlsConfig.NextProtos = []string{"http/1.1"}
+	if tlsConfig == nil {
+		return &guardListener{Listener: ln}
 	}
-	return &guardListener{Listener: ln, tls: tlsConfig}
+	cfg := tlsConfig.Clone()
+	cfg.NextProtos = []string{"h2", "http/1.1"}
+	l := &tlsGuardListener{Listener: ln, tls: cfg, accepted: make(chan accepted), done: make(chan struct{})}
+	go l.acceptLoop()
+	return l
 }
 
 type guardListener struct {
 	net.Listener
-	tls *tls.Config
 }
 
 func (l *guardListener) Accept() (net.Conn, error) {
@@ -38,12 +45,77 @@ func (l *guardListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &guardConn{Conn: c}
-	if l.tls != nil {
-		g.tls = tls.Server(c, l.tls)
-		g.Conn = g.tls
+	return &guardConn{Conn: c}, nil
+}
+
+// handshakeTimeout bounds a TLS handshake; a client that takes longer is dropped.
+const handshakeTimeout = 10 * time.Second
+
+type accepted struct {
+	conn net.Conn
+	err  error
+}
+
+type tlsGuardListener struct {
+	net.Listener
+	tls       *tls.Config
+	accepted  chan accepted
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (l *tlsGuardListener) acceptLoop() {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			// The server sees the error (and backs off on temporary ones, as usual); a closed
+			// listener ends the loop.
+			select {
+			case l.accepted <- accepted{err: err}:
+			case <-l.done:
+				return
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue
+		}
+		go l.handshake(c)
 	}
-	return g, nil
+}
+
+func (l *tlsGuardListener) handshake(c net.Conn) {
+	tc := tls.Server(c, l.tls)
+	ctx, cancel := context.WithTimeout(context.Background(), handshakeTimeout)
+	err := tc.HandshakeContext(ctx)
+	cancel()
+	if err != nil {
+		_ = c.Close()
+		return
+	}
+	var conn net.Conn = tc
+	if tc.ConnectionState().NegotiatedProtocol != "h2" {
+		conn = &guardConn{Conn: tc, tls: tc}
+	}
+	select {
+	case l.accepted <- accepted{conn: conn}:
+	case <-l.done:
+		_ = c.Close()
+	}
+}
+
+func (l *tlsGuardListener) Accept() (net.Conn, error) {
+	select {
+	case a := <-l.accepted:
+		return a.conn, a.err
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *tlsGuardListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
 }
 
 // GuardServer makes srv refuse the requests its GuardListener flagged. Call it after setting
