@@ -7,16 +7,12 @@ import (
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
-	"net"
 	"net/http"
-	netmail "net/mail"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/emersion/go-smtp"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -24,85 +20,6 @@ import (
 // label, files as signed links, reply-to the respondent) and the respondent confirmation,
 // through a real SMTP server in-process that refuses every recipient's first delivery with a
 // 4xx, so each notification is retried on FORMWARD_RETRY_DELAYS; the run log shows both runs.
-
-// notifySMTP is an SMTP server that answers 451 the first time an address comes as the first
-// recipient of a message, so every notification's first attempt is refused, and only that one.
-type notifySMTP struct {
-	addr    string
-	mu      sync.Mutex
-	seen    map[string]bool
-	refused int
-	msgs    []destMail
-}
-
-func (s *notifySMTP) messages() []destMail {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]destMail(nil), s.msgs...)
-}
-
-type notifySession struct {
-	srv   *notifySMTP
-	cur   destMail
-	rcpts int // RCPT commands in this message
-}
-
-func (s *notifySession) Mail(from string, _ *smtp.MailOptions) error {
-	s.cur.from = from
-	return nil
-}
-
-func (s *notifySession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	s.srv.mu.Lock()
-	defer s.srv.mu.Unlock()
-	s.rcpts++
-	if s.rcpts == 1 && !s.srv.seen[to] {
-		s.srv.seen[to] = true
-		s.srv.refused++
-		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
-	}
-	s.cur.rcpts = append(s.cur.rcpts, to)
-	return nil
-}
-
-func (s *notifySession) Data(r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	m, err := netmail.ReadMessage(bytes.NewReader(data))
-	if err != nil {
-		return err
-	}
-	s.cur.headers = m.Header
-	if s.cur.body, err = io.ReadAll(m.Body); err != nil {
-		return err
-	}
-	s.srv.mu.Lock()
-	s.srv.msgs = append(s.srv.msgs, s.cur)
-	s.srv.mu.Unlock()
-	return nil
-}
-
-func (s *notifySession) Reset()        { s.cur, s.rcpts = destMail{}, 0 }
-func (s *notifySession) Logout() error { return nil }
-
-func startNotifySMTP(t *testing.T) *notifySMTP {
-	t.Helper()
-	srv := &notifySMTP{seen: map[string]bool{}}
-	s := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &notifySession{srv: srv}, nil }))
-	s.Domain = "localhost"
-	s.ReadTimeout = 10 * time.Second
-	s.WriteTimeout = 10 * time.Second
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.addr = l.Addr().String()
-	go func() { _ = s.Serve(l) }()
-	t.Cleanup(func() { _ = s.Close() })
-	return srv
-}
 
 // notifyParts decodes a message's parts by media type (a single-part message gives one).
 func notifyParts(t *testing.T, m destMail) map[string]string {
@@ -126,7 +43,7 @@ func notifyParts(t *testing.T, m destMail) map[string]string {
 
 var tokenRe = regexp.MustCompile(`name="_token" value="([^"]+)"`)
 
-func notifyEnv(in *instance, mail *notifySMTP) {
+func notifyEnv(in *instance, mail *destSMTP) {
 	in.setEnv("FORMWARD_RETRY_DELAYS", "200ms,200ms,200ms")
 	in.setEnv("FORMWARD_API_RATE_LIMIT", "0")
 	in.setEnv("FORMWARD_SMTP_URL", "smtp://"+mail.addr)
@@ -137,7 +54,7 @@ func notifyEnv(in *instance, mail *notifySMTP) {
 // TestNotificationsEmbedded: serve alone on SQLite, the pipeline in-process.
 func TestNotificationsEmbedded(t *testing.T) {
 	t.Parallel()
-	mail := startNotifySMTP(t)
+	mail := startRefusingSMTP(t)
 	in := newInstance(t, "", "")
 	notifyEnv(in, mail)
 	key := in.cli("keys", "create", "--name", "notifications", "--scope", "admin")
@@ -156,7 +73,7 @@ func TestNotificationsKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(cluster.Close)
-	mail := startNotifySMTP(t)
+	mail := startRefusingSMTP(t)
 	in := newInstance(t, dbURL, randomMasterKey(t))
 	notifyEnv(in, mail)
 	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
@@ -171,7 +88,7 @@ func TestNotificationsKafka(t *testing.T) {
 	in.stopServe()
 }
 
-func testNotifications(t *testing.T, in *instance, mail *notifySMTP, key string) {
+func testNotifications(t *testing.T, in *instance, mail *destSMTP, key string) {
 	t.Helper()
 
 	r := in.do("POST", "/v1/forms", key, map[string]any{"name": "Support & <Sales>", "fields": []map[string]any{

@@ -69,6 +69,11 @@ type destSMTP struct {
 	addr string
 	mu   sync.Mutex
 	msgs []destMail
+	// refuseFirst answers 451 the first time an address comes as the first recipient of a
+	// message, so every send's first attempt is refused, and only that one (retries tested).
+	refuseFirst bool
+	seen        map[string]bool
+	refused     int
 }
 
 func (s *destSMTP) messages() []destMail {
@@ -78,9 +83,10 @@ func (s *destSMTP) messages() []destMail {
 }
 
 type destSMTPSession struct {
-	srv  *destSMTP
-	conn *smtp.Conn
-	cur  destMail
+	srv   *destSMTP
+	conn  *smtp.Conn
+	cur   destMail
+	rcpts int // RCPT commands in this message
 }
 
 func (s *destSMTPSession) Mail(from string, _ *smtp.MailOptions) error {
@@ -90,6 +96,19 @@ func (s *destSMTPSession) Mail(from string, _ *smtp.MailOptions) error {
 }
 
 func (s *destSMTPSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s.rcpts++
+	if s.srv.refuseFirst && s.rcpts == 1 {
+		s.srv.mu.Lock()
+		first := !s.srv.seen[to]
+		if first {
+			s.srv.seen[to] = true
+			s.srv.refused++
+		}
+		s.srv.mu.Unlock()
+		if first {
+			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+		}
+	}
 	s.cur.rcpts = append(s.cur.rcpts, to)
 	return nil
 }
@@ -113,19 +132,32 @@ func (s *destSMTPSession) Data(r io.Reader) error {
 	return nil
 }
 
-func (s *destSMTPSession) Reset()        { s.cur = destMail{} }
+func (s *destSMTPSession) Reset()        { s.cur, s.rcpts = destMail{}, 0 }
 func (s *destSMTPSession) Logout() error { return nil }
 
 func startDestSMTP(t *testing.T, ca *actiontest.TestCA) *destSMTP {
 	t.Helper()
-	srv := &destSMTP{}
+	return serveDestSMTP(t, &destSMTP{}, ca)
+}
+
+// startRefusingSMTP is a plain SMTP server that refuses each address's first delivery (451).
+func startRefusingSMTP(t *testing.T) *destSMTP {
+	t.Helper()
+	return serveDestSMTP(t, &destSMTP{refuseFirst: true, seen: map[string]bool{}}, nil)
+}
+
+// serveDestSMTP serves srv on a loopback port, offering STARTTLS when ca is set.
+func serveDestSMTP(t *testing.T, srv *destSMTP, ca *actiontest.TestCA) *destSMTP {
+	t.Helper()
 	s := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &destSMTPSession{srv: srv, conn: c}, nil
 	}))
 	s.Domain = "localhost"
 	s.ReadTimeout = 10 * time.Second
 	s.WriteTimeout = 10 * time.Second
-	s.TLSConfig = ca.TLSConfig()
+	if ca != nil {
+		s.TLSConfig = ca.TLSConfig()
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
