@@ -5,6 +5,8 @@
 #   make bench  the capture-path load benchmark on SQLite and PostgreSQL
 #   make bench-public  the public page (GET /f/{id}) and its urlencoded capture beside the API capture, on SQLite,
 #                      for a one-page form and for the same fields on three pages with display rules
+#   make bench-dashboard  every signed-in dashboard page with 16 signed-in people at once, p50/p99 per page,
+#                         on SQLite and (with FORMWARD_TEST_POSTGRES_URL) PostgreSQL
 #   make render-manifests  deployments/kubernetes/formward.yaml from the Helm chart (values-scaled.yaml)
 #   make check-deployments the chart (lint, render, strict decode), compose files and systemd unit, offline
 
@@ -32,7 +34,7 @@ WIRE := $(GOBIN_DIR)/wire
 MINIO_VERSION := v0.0.0-20260212201848-7aac2a2c5b7c
 MINIO := $(GOBIN_DIR)/minio
 
-.PHONY: all build run test tools bench bench-public generate lint clean render-manifests check-deployments
+.PHONY: all build run test tools bench bench-public bench-dashboard generate lint clean render-manifests check-deployments
 
 all: build
 
@@ -56,6 +58,9 @@ bench:
 bench-public:
 	BENCH_FORM=single BENCH_DBS=sqlite BENCH_MODES="api page capture capture-notoken" bash test/load/bench.sh
 	BENCH_FORM=multipage BENCH_DBS=sqlite BENCH_MODES="page capture capture-notoken" bash test/load/bench.sh
+
+bench-dashboard:
+	FORMWARD_BENCH_DASHBOARD=1 $(GO) test ./adapters/dashboard -run '^TestDashboardLoad$$' -count=1 -v -timeout 10m
 
 generate:
 	@test -x $(WIRE) || $(GO) install github.com/google/wire/cmd/wire@$(WIRE_VERSION)

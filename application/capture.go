@@ -81,14 +81,16 @@ type SubmitPublicFormHandler struct {
 	ipHasher    ports.IPHasher
 	checks      SpamChecks
 	limits      submission.FileLimits
+	activity    ports.FormActivity
 }
 
 // NewSubmitPublicFormHandler builds the capture. files may be nil: posts with files are then
-// refused with a field error.
+// refused with a field error. activity (may be nil) counts submissions and their fill times.
 func NewSubmitPublicFormHandler(forms ports.FormRepository, workspaces ports.WorkspaceRepository, submissions ports.SubmissionRepository,
-	files ports.ObjectStore, ids ports.IDs, clock ports.Clock, ipHasher ports.IPHasher, checks SpamChecks, limits submission.FileLimits) SubmitPublicFormHandler {
+	files ports.ObjectStore, ids ports.IDs, clock ports.Clock, ipHasher ports.IPHasher, checks SpamChecks, limits submission.FileLimits,
+	activity ports.FormActivity) SubmitPublicFormHandler {
 	return SubmitPublicFormHandler{forms: forms, workspaces: workspaces, submissions: submissions, files: files, ids: ids,
-		clock: clock, ipHasher: ipHasher, checks: checks, limits: limits}
+		clock: clock, ipHasher: ipHasher, checks: checks, limits: limits, activity: activity}
 }
 
 // WithSpamChecks returns the capture with the spam checks of the web adapter. Without them
@@ -120,7 +122,7 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 	if err != nil {
 		return nil, err
 	}
-	spend, err := h.screen(ctx, f, cmd, now, backend)
+	spend, issued, err := h.screen(ctx, f, cmd, now, backend)
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +181,7 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 		}
 		return nil, err
 	}
+	countSubmission(h.activity, f.ID(), now, issued)
 	return s, nil
 }
 
@@ -259,11 +262,11 @@ func (h SubmitPublicFormHandler) Limit(formID, ip string, now time.Time) error {
 
 // screen applies the form's spam settings. A post that passes with a render token gets the
 // token to spend with its submission (in the same transaction), so a replay is caught when
-// the capture is stored.
-func (h SubmitPublicFormHandler) screen(ctx context.Context, f *form.Form, cmd SubmitPublicForm, now time.Time, backend bool) (*ports.SpentToken, error) {
+// the capture is stored, and the token's issue time (the page's render), zero without one.
+func (h SubmitPublicFormHandler) screen(ctx context.Context, f *form.Form, cmd SubmitPublicForm, now time.Time, backend bool) (*ports.SpentToken, time.Time, error) {
 	sp := f.Settings().Spam
 	if sp.Honeypot && spam.Honeypot(cmd.Honeypot) {
-		return nil, &spam.Rejection{Reason: spam.ReasonHoneypot, Silent: true}
+		return nil, time.Time{}, &spam.Rejection{Reason: spam.ReasonHoneypot, Silent: true}
 	}
 	if backend {
 		// A form-backend post comes from the owner's own page, not ours: there is no render
@@ -279,14 +282,14 @@ func (h SubmitPublicFormHandler) screen(ctx context.Context, f *form.Form, cmd S
 		}
 		switch {
 		case errors.Is(err, ports.ErrTokenMissing):
-			return nil, &spam.Rejection{Reason: spam.ReasonTokenMissing}
+			return nil, time.Time{}, &spam.Rejection{Reason: spam.ReasonTokenMissing}
 		case errors.Is(err, ports.ErrTokenExpired):
-			return nil, &spam.Rejection{Reason: spam.ReasonTokenExpired}
+			return nil, time.Time{}, &spam.Rejection{Reason: spam.ReasonTokenExpired}
 		case err != nil:
-			return nil, &spam.Rejection{Reason: spam.ReasonTokenInvalid}
+			return nil, time.Time{}, &spam.Rejection{Reason: spam.ReasonTokenInvalid}
 		}
 		if spam.TooFast(sp.MinFillSeconds, tok.Issued, now) {
-			return nil, &spam.Rejection{Reason: spam.ReasonTooFast}
+			return nil, time.Time{}, &spam.Rejection{Reason: spam.ReasonTooFast}
 		}
 	}
 	if sp.ProofOfWork {
@@ -296,20 +299,20 @@ func (h SubmitPublicFormHandler) screen(ctx context.Context, f *form.Form, cmd S
 		}
 		switch {
 		case errors.Is(err, ports.ErrPoWMissing):
-			return nil, &spam.Rejection{Reason: spam.ReasonPoWMissing}
+			return nil, time.Time{}, &spam.Rejection{Reason: spam.ReasonPoWMissing}
 		case err != nil:
-			return nil, &spam.Rejection{Reason: spam.ReasonPoWInvalid}
+			return nil, time.Time{}, &spam.Rejection{Reason: spam.ReasonPoWInvalid}
 		}
 	}
 	if cp := sp.Captcha; cp != nil {
 		if h.checks.Captcha == nil || h.checks.Captcha.Verify(ctx, cp, cmd.Captcha, cmd.IP) != nil {
-			return nil, &spam.Rejection{Reason: spam.ReasonCaptcha}
+			return nil, time.Time{}, &spam.Rejection{Reason: spam.ReasonCaptcha}
 		}
 	}
 	if tok.Nonce == "" {
-		return nil, nil
+		return nil, time.Time{}, nil
 	}
-	return &ports.SpentToken{Nonce: tok.Nonce, ExpiresAt: tok.ExpiresAt.Add(time.Minute)}, nil
+	return &ports.SpentToken{Nonce: tok.Nonce, ExpiresAt: tok.ExpiresAt.Add(time.Minute)}, tok.Issued, nil
 }
 
 func (h SubmitPublicFormHandler) metadata(cmd SubmitPublicForm) submission.Metadata {

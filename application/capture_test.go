@@ -169,7 +169,7 @@ func newCapture(t *testing.T, sp form.Spam, plan workspace.Plan) *captureFixture
 	h := newHarness()
 	store := &memObjects{}
 	lim := &countLimiter{limit: 100}
-	h.workspaces.items = append(h.workspaces.items, workspace.UnmarshalFromDatabase("wsp_a", "A", plan, testNow))
+	h.workspaces.items = append(h.workspaces.items, workspace.UnmarshalFromDatabase(workspace.Record{ID: "wsp_a", Name: "A", Plan: plan, CreatedAt: testNow}))
 	h.app = application.New(application.Deps{
 		Workspaces: h.workspaces, Keys: h.keys, Forms: h.forms, Submissions: h.submissions,
 		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher, Files: store,

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/formward/formward/domain/audit"
 	"sort"
 	"sync"
 	"time"
@@ -77,12 +78,25 @@ func (r *memWorkspaces) Oldest(context.Context) (*workspace.Workspace, error) {
 	return r.items[0], nil
 }
 
+func (r *memWorkspaces) Update(ctx context.Context, id string, change func(*workspace.Workspace) ([]audit.Event, error)) (*workspace.Workspace, error) {
+	w, err := r.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := change(w); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
 type memKeys struct {
 	items  map[string]*apikey.Key
 	getErr error
+	// used holds the times MarkUsed recorded.
+	used []time.Time
 }
 
-func (r *memKeys) Create(_ context.Context, k *apikey.Key) error {
+func (r *memKeys) Create(_ context.Context, k *apikey.Key, _ ...audit.Event) error {
 	if r.items == nil {
 		r.items = map[string]*apikey.Key{}
 	}
@@ -112,16 +126,24 @@ func (r *memKeys) List(_ context.Context, workspaceID string) ([]*apikey.Key, er
 	return out, nil
 }
 
-func (r *memKeys) Revoke(_ context.Context, id string, at time.Time) error {
+func (r *memKeys) Revoke(_ context.Context, workspaceID, id string, at time.Time, _ ...audit.Event) error {
 	k, ok := r.items[id]
-	if !ok {
+	if !ok || workspaceID != "" && k.WorkspaceID() != workspaceID {
 		return domain.ErrNotFound
 	}
 	k.Revoke(at)
 	return nil
 }
 
+func (r *memKeys) MarkUsed(_ context.Context, id string, at time.Time) error {
+	k := r.items[id]
+	r.items[id] = apikey.UnmarshalFromDatabase(k.ID(), k.WorkspaceID(), k.Name(), k.Scope(), k.SecretHash(), k.CreatedBy(), k.CreatedAt(), &at, k.RevokedAt())
+	r.used = append(r.used, at)
+	return nil
+}
+
 type memForms struct {
+	audits    []audit.Event
 	items     []*form.Form // in creation order
 	counts    map[string]int64
 	events    []event.Event
@@ -189,12 +211,13 @@ func (r *memForms) Update(_ context.Context, workspaceID, id string, change func
 	return &c, nil
 }
 
-func (r *memForms) Delete(_ context.Context, workspaceID, id string) error {
+func (r *memForms) Delete(_ context.Context, workspaceID, id string, audits ...audit.Event) error {
 	i, err := r.find(workspaceID, id)
 	if err != nil {
 		return err
 	}
 	r.items = append(r.items[:i], r.items[i+1:]...)
+	r.audits = append(r.audits, audits...)
 	return nil
 }
 
@@ -214,6 +237,7 @@ type memSubmissions struct {
 	queries []ports.SubmissionQuery
 	spent   map[string]bool
 	emails  map[string]bool // one-per-email keys, see closing_fakes_test.go
+	audits  []audit.Event
 }
 
 func (r *memSubmissions) Add(_ context.Context, s *submission.Submission, e event.Event) error {
@@ -277,12 +301,13 @@ func (r *memSubmissions) Update(_ context.Context, workspaceID, formID, id strin
 	return &c, nil
 }
 
-func (r *memSubmissions) Delete(_ context.Context, workspaceID, formID, id string) error {
+func (r *memSubmissions) Delete(_ context.Context, workspaceID, formID, id string, audits ...audit.Event) error {
 	i, err := r.find(workspaceID, formID, id)
 	if err != nil {
 		return err
 	}
 	r.items = append(r.items[:i], r.items[i+1:]...)
+	r.audits = append(r.audits, audits...)
 	return nil
 }
 

@@ -3,6 +3,8 @@ package application
 import (
 	"context"
 
+	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
@@ -35,6 +37,9 @@ func NewCreateFormHandler(forms ports.FormRepository, ids ports.IDs, clock ports
 
 // Handle validates the draft and stores the form as draft.
 func (h CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormView, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return FormView{}, err
+	}
 	f, err := form.New(h.ids.New(PrefixForm), cmd.WorkspaceID, cmd.Draft, h.newFieldID, h.limits, h.clock.Now())
 	if err != nil {
 		return FormView{}, err
@@ -69,6 +74,9 @@ func NewUpdateFormHandler(forms ports.FormRepository, ids ports.IDs, clock ports
 
 // Handle applies the patch in one transaction with its event.
 func (h UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormView, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return FormView{}, err
+	}
 	f, err := h.forms.Update(ctx, cmd.WorkspaceID, cmd.ID, func(f *form.Form) ([]event.Event, error) {
 		now := h.clock.Now()
 		published, err := f.Apply(cmd.Patch, func() string { return h.ids.New(PrefixField) }, h.limits, now)
@@ -89,23 +97,33 @@ type DeleteForm struct {
 	ID          string
 }
 
-// DeleteFormHandler deletes forms.
+// DeleteFormHandler deletes forms and records form.deleted.
 type DeleteFormHandler struct {
 	forms ports.FormRepository
 	files ports.ObjectStore
+	ids   ports.IDs
+	clock ports.Clock
 }
 
 // NewDeleteFormHandler makes the command; files may be nil when no object store is configured.
-func NewDeleteFormHandler(forms ports.FormRepository, files ports.ObjectStore) DeleteFormHandler {
-	return DeleteFormHandler{forms: forms, files: files}
+func NewDeleteFormHandler(forms ports.FormRepository, files ports.ObjectStore, ids ports.IDs, clock ports.Clock) DeleteFormHandler {
+	return DeleteFormHandler{forms: forms, files: files, ids: ids, clock: clock}
 }
 
 // Handle deletes the form, its submissions, its files and what is bound to it.
 func (h DeleteFormHandler) Handle(ctx context.Context, cmd DeleteForm) error {
+	p, err := require(ctx, access.Write)
+	if err != nil {
+		return err
+	}
 	if err := deleteFormFiles(ctx, h.forms, h.files, cmd.WorkspaceID, cmd.ID); err != nil {
 		return err
 	}
-	return h.forms.Delete(ctx, cmd.WorkspaceID, cmd.ID)
+	e, err := p.auditEvent(h.ids, h.clock.Now(), audit.FormDeleted, &audit.Target{Type: "form", ID: cmd.ID}, nil)
+	if err != nil {
+		return err
+	}
+	return h.forms.Delete(ctx, cmd.WorkspaceID, cmd.ID, e)
 }
 
 // GetForm reads one form.
@@ -124,6 +142,9 @@ func NewGetFormHandler(forms ports.FormRepository) GetFormHandler {
 
 // Handle returns the form with its submission count.
 func (h GetFormHandler) Handle(ctx context.Context, q GetForm) (FormView, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return FormView{}, err
+	}
 	f, err := h.forms.Get(ctx, q.WorkspaceID, q.ID)
 	if err != nil {
 		return FormView{}, err
@@ -148,6 +169,9 @@ func NewListFormsHandler(forms ports.FormRepository) ListFormsHandler {
 
 // Handle returns up to Page.Limit forms and whether more exist.
 func (h ListFormsHandler) Handle(ctx context.Context, q ListForms) ([]FormView, bool, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, false, err
+	}
 	page := q.Page
 	page.Limit++
 	forms, err := h.forms.List(ctx, q.WorkspaceID, q.Status, page)

@@ -3,6 +3,7 @@ package application
 import (
 	"context"
 
+	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/ports"
 )
@@ -27,6 +28,9 @@ func NewCreateIntegrationHandler(integrations ports.IntegrationRepository, ids p
 
 // Handle validates the credentials' shape and stores them (sealed).
 func (h CreateIntegrationHandler) Handle(ctx context.Context, cmd CreateIntegration) (*integration.Integration, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return nil, err
+	}
 	i, err := integration.New(h.ids.New(PrefixIntegration), cmd.WorkspaceID, cmd.Draft, h.clock.Now())
 	if err != nil {
 		return nil, err
@@ -53,6 +57,9 @@ func NewGetIntegrationHandler(integrations ports.IntegrationRepository) GetInteg
 
 // Handle returns the integration of the workspace, or domain.ErrNotFound.
 func (h GetIntegrationHandler) Handle(ctx context.Context, q GetIntegration) (*integration.Integration, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, err
+	}
 	return h.integrations.Get(ctx, q.WorkspaceID, q.ID)
 }
 
@@ -72,6 +79,9 @@ func NewListIntegrationsHandler(integrations ports.IntegrationRepository) ListIn
 
 // Handle returns up to Page.Limit integrations and whether more exist.
 func (h ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations) ([]*integration.Integration, bool, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, false, err
+	}
 	page := q.Page
 	page.Limit++
 	is, err := h.integrations.List(ctx, q.WorkspaceID, page)
@@ -101,5 +111,8 @@ func NewDeleteIntegrationHandler(integrations ports.IntegrationRepository) Delet
 
 // Handle deletes the integration; actions that need it fail at run time from now on.
 func (h DeleteIntegrationHandler) Handle(ctx context.Context, cmd DeleteIntegration) error {
+	if _, err := require(ctx, access.Write); err != nil {
+		return err
+	}
 	return h.integrations.Delete(ctx, cmd.WorkspaceID, cmd.ID)
 }

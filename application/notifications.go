@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
@@ -159,6 +160,9 @@ func NewListNotificationRunsHandler(forms ports.FormRepository, runs ports.RunRe
 // Handle returns up to Page.Limit runs and whether more exist; domain.ErrNotFound when the form
 // is not in the workspace.
 func (h ListNotificationRunsHandler) Handle(ctx context.Context, q ListNotificationRuns) ([]*workflow.Run, bool, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, false, err
+	}
 	if _, err := h.forms.Get(ctx, q.WorkspaceID, q.FormID); err != nil {
 		return nil, false, err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
@@ -203,6 +204,7 @@ func TestListNotificationRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := application.NewListNotificationRunsHandler(w.forms, w.runs)
+	ctx = as("wsp_a", apikey.ScopeReadOnly)
 	rs, more, err := h.Handle(ctx, application.ListNotificationRuns{WorkspaceID: "wsp_a", FormID: "frm_1", Page: ports.Page{Limit: 1}})
 	if err != nil || len(rs) != 1 || !more {
 		t.Fatalf("page: %d runs, more %v, %v", len(rs), more, err)

@@ -1,11 +1,16 @@
 package application_test
 
 import (
+	"context"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/domain/member"
 )
 
 // Every use case checks the caller's permission through Principal.Require: a read-only key
@@ -13,12 +18,12 @@ import (
 func TestPrincipalRequire(t *testing.T) {
 	for _, tc := range []struct {
 		scope   apikey.Scope
-		allowed []apikey.Permission
-		refused []apikey.Permission
+		allowed []access.Permission
+		refused []access.Permission
 	}{
-		{apikey.ScopeReadOnly, []apikey.Permission{apikey.PermRead}, []apikey.Permission{apikey.PermWrite, apikey.PermManageAccount}},
-		{apikey.ScopeReadWrite, []apikey.Permission{apikey.PermRead, apikey.PermWrite}, []apikey.Permission{apikey.PermManageAccount}},
-		{apikey.ScopeAdmin, []apikey.Permission{apikey.PermRead, apikey.PermWrite, apikey.PermManageAccount}, nil},
+		{apikey.ScopeReadOnly, []access.Permission{access.Read}, []access.Permission{access.Write, access.ManageAccount}},
+		{apikey.ScopeReadWrite, []access.Permission{access.Read, access.Write}, []access.Permission{access.ManageAccount}},
+		{apikey.ScopeAdmin, []access.Permission{access.Read, access.Write, access.ManageAccount}, nil},
 	} {
 		p := application.Principal{KeyID: "key_1", WorkspaceID: "wsp_1", Scope: tc.scope}
 		for _, perm := range tc.allowed {
@@ -31,5 +36,99 @@ func TestPrincipalRequire(t *testing.T) {
 				t.Errorf("%s given %s: %v, want ErrForbidden", tc.scope, perm, err)
 			}
 		}
+	}
+}
+
+// Every use case behind the API and the dashboard checks its own permission before it touches a
+// port: the application is built without any port here, so a handler that read or wrote before
+// checking would panic. Each handler is refused without a principal and with the strongest
+// grant short of its permission, and let through with the weakest grant that holds it.
+func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
+	needs := map[string]access.Permission{}
+	for _, n := range []string{"GetForm", "ListForms", "GetSubmission", "ListSubmissions", "GetWebhook", "ListWebhooks",
+		"ListDeliveries", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
+		"ExportSubmissions", "GetFormStats"} {
+		needs[n] = access.Read
+	}
+	for _, n := range []string{"CreateForm", "UpdateForm", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
+		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
+		"CreateIntegration", "DeleteIntegration"} {
+		needs[n] = access.Write
+	}
+	for _, n := range []string{"CreateAPIKey", "RevokeAPIKey", "ListAPIKeys", "GetWorkspace", "UpdateWorkspace", "ListMembers",
+		"ChangeMemberRole", "RemoveMember", "ListInvitations", "InviteMember", "WithdrawInvitation", "ListAuditEvents",
+		"PrivacyExport", "PrivacyErase"} {
+		needs[n] = access.ManageAccount
+	}
+	// Use cases with no principal to check: the operator's CLI and startup, the public form,
+	// background work, and the steps that establish who somebody is.
+	public := map[string]bool{"CreateWorkspace": true, "EnsureDefaultWorkspace": true, "ListWorkspaces": true,
+		"SubmitPublicForm": true, "GetPublicForm": true, "RecordFormView": true, "RecordFormStart": true, "Authenticate": true, "GetInvitation": true, "AcceptInvitation": true,
+		"SetupFirstOwner": true, "IssueSetupToken": true, "CreateUser": true, "SignIn": true, "SignOut": true,
+		"SignOutEverywhere": true, "AuthenticateSession": true, "SwitchWorkspace": true, "ChangePassword": true, "UpdateProfile": true,
+		"RequestPasswordReset": true, "ResetPassword": true, "BeginTwoFactor": true, "ConfirmTwoFactor": true,
+		"DisableTwoFactor": true, "StartOIDC": true, "FinishOIDC": true,
+		// Jobs of the server itself (serve's schedule, the CLI), never reachable from a request.
+		"RunRetention": true, "ReindexPrivacy": true}
+
+	key := func(s apikey.Scope) application.Principal {
+		return application.Principal{WorkspaceID: "wsp_a", KeyID: "key_1", Scope: s, Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_1"}}
+	}
+	role := func(r member.Role) application.Principal {
+		return application.Principal{WorkspaceID: "wsp_a", Role: r, Actor: audit.Actor{Type: audit.ActorUser, ID: "usr_1"}}
+	}
+	refused := map[access.Permission][]application.Principal{
+		access.Read:          {{WorkspaceID: "wsp_a", Actor: audit.Actor{Type: audit.ActorUser, ID: "usr_1"}}},
+		access.Write:         {key(apikey.ScopeReadOnly), role(member.RoleViewer)},
+		access.ManageAccount: {key(apikey.ScopeReadWrite), role(member.RoleEditor)},
+	}
+	allowed := map[access.Permission][]application.Principal{
+		access.Read:          {key(apikey.ScopeReadOnly), role(member.RoleViewer)},
+		access.Write:         {key(apikey.ScopeReadWrite), role(member.RoleEditor)},
+		access.ManageAccount: {key(apikey.ScopeAdmin), role(member.RoleAdmin)},
+	}
+
+	app := reflect.ValueOf(*application.New(application.Deps{}, application.Settings{}))
+	checked := 0
+	for _, group := range []string{"Commands", "Queries"} {
+		g := app.FieldByName(group)
+		for i := 0; i < g.NumField(); i++ {
+			name := g.Type().Field(i).Name
+			perm, ok := needs[name]
+			if !ok {
+				if !public[name] {
+					t.Errorf("%s.%s: say which permission it needs (or why it needs none) in this test", group, name)
+				}
+				continue
+			}
+			handle := g.Field(i).MethodByName("Handle")
+			call := func(ctx context.Context) (err error, reached bool) {
+				defer func() {
+					if recover() != nil {
+						reached = true // it went on to its (absent) ports: the check let it through
+					}
+				}()
+				out := handle.Call([]reflect.Value{reflect.ValueOf(ctx), reflect.Zero(handle.Type().In(1))})
+				err, _ = out[len(out)-1].Interface().(error)
+				return err, false
+			}
+			if err, reached := call(context.Background()); reached || !errors.Is(err, application.ErrForbidden) {
+				t.Errorf("%s without a principal: %v (reached its ports: %v), want ErrForbidden", name, err, reached)
+			}
+			for _, p := range refused[perm] {
+				if err, reached := call(application.WithPrincipal(context.Background(), p)); reached || !errors.Is(err, application.ErrForbidden) {
+					t.Errorf("%s as %s%s: %v (reached its ports: %v), want ErrForbidden", name, p.Scope, p.Role, err, reached)
+				}
+			}
+			for _, p := range allowed[perm] {
+				if err, _ := call(application.WithPrincipal(context.Background(), p)); errors.Is(err, application.ErrForbidden) {
+					t.Errorf("%s as %s%s refused: %v", name, p.Scope, p.Role, err)
+				}
+			}
+			checked++
+		}
+	}
+	if checked != len(needs) {
+		t.Errorf("checked %d use cases, want %d: a listed one is missing from the application", checked, len(needs))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/workflow"
@@ -115,6 +116,9 @@ func NewListRunsHandler(workflows ports.WorkflowRepository, runs ports.RunReposi
 // Handle returns up to Page.Limit runs and whether more exist; domain.ErrNotFound when the
 // workflow is not in the workspace (a deleted workflow's runs are no longer listed).
 func (h ListRunsHandler) Handle(ctx context.Context, q ListRuns) ([]*workflow.Run, bool, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, false, err
+	}
 	if _, err := h.workflows.Get(ctx, q.WorkspaceID, q.WorkflowID); err != nil {
 		return nil, false, err
 	}

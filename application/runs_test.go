@@ -12,6 +12,7 @@ import (
 
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/integration"
@@ -567,7 +568,7 @@ func TestRunsOfDeletedWorkflowFinish(t *testing.T) {
 		t.Fatalf("fallback values %v", in.Fields)
 	}
 	// The list query 404s for the deleted workflow.
-	_, _, err := application.NewListRunsHandler(w.workflows, w.runs).Handle(context.Background(), application.ListRuns{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), Page: ports.Page{Limit: 10}})
+	_, _, err := application.NewListRunsHandler(w.workflows, w.runs).Handle(as("wsp_a", apikey.ScopeReadOnly), application.ListRuns{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), Page: ports.Page{Limit: 10}})
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("list runs of deleted workflow: %v", err)
 	}

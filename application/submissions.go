@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
@@ -37,18 +39,23 @@ type CaptureSubmissionHandler struct {
 	ids         ports.IDs
 	clock       ports.Clock
 	ipHasher    ports.IPHasher
+	activity    ports.FormActivity
 	publicURL   string
 }
 
 // NewCaptureSubmissionHandler makes the command; publicURL is the server's own public URL,
-// under which a file link is refused.
+// under which a file link is refused. activity (may be nil) counts the form's submissions.
 func NewCaptureSubmissionHandler(forms ports.FormRepository, submissions ports.SubmissionRepository, ids ports.IDs, clock ports.Clock,
-	ipHasher ports.IPHasher, publicURL string) CaptureSubmissionHandler {
-	return CaptureSubmissionHandler{forms: forms, submissions: submissions, ids: ids, clock: clock, ipHasher: ipHasher, publicURL: publicURL}
+	ipHasher ports.IPHasher, activity ports.FormActivity, publicURL string) CaptureSubmissionHandler {
+	return CaptureSubmissionHandler{forms: forms, submissions: submissions, ids: ids, clock: clock, ipHasher: ipHasher, activity: activity,
+		publicURL: publicURL}
 }
 
 // Handle returns the stored submission once its commit is durable.
 func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmission) (*submission.Submission, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return nil, err
+	}
 	f, err := h.forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
 	if err != nil {
 		return nil, err
@@ -75,6 +82,7 @@ func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmiss
 	if err != nil {
 		return nil, err
 	}
+	countSubmission(h.activity, f.ID(), now, time.Time{})
 	return s, nil
 }
 
@@ -135,6 +143,9 @@ func NewUpdateSubmissionHandler(forms ports.FormRepository, submissions ports.Su
 
 // Handle re-validates the merged answers and stores them with the event.
 func (h UpdateSubmissionHandler) Handle(ctx context.Context, cmd UpdateSubmission) (*submission.Submission, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return nil, err
+	}
 	f, err := h.forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
 	if err != nil {
 		return nil, err
@@ -158,25 +169,38 @@ type DeleteSubmission struct {
 	ID          string
 }
 
-// DeleteSubmissionHandler deletes submissions.
+// DeleteSubmissionHandler deletes submissions and records submission.deleted (which names the
+// submission and its form, never what the respondent sent).
 type DeleteSubmissionHandler struct {
 	forms       ports.FormRepository
 	submissions ports.SubmissionRepository
 	files       ports.ObjectStore
+	ids         ports.IDs
+	clock       ports.Clock
 }
 
 // NewDeleteSubmissionHandler makes the command; files may be nil when no object store is
 // configured.
-func NewDeleteSubmissionHandler(forms ports.FormRepository, submissions ports.SubmissionRepository, files ports.ObjectStore) DeleteSubmissionHandler {
-	return DeleteSubmissionHandler{forms: forms, submissions: submissions, files: files}
+func NewDeleteSubmissionHandler(forms ports.FormRepository, submissions ports.SubmissionRepository, files ports.ObjectStore,
+	ids ports.IDs, clock ports.Clock) DeleteSubmissionHandler {
+	return DeleteSubmissionHandler{forms: forms, submissions: submissions, files: files, ids: ids, clock: clock}
 }
 
 // Handle deletes the submission and its files.
 func (h DeleteSubmissionHandler) Handle(ctx context.Context, cmd DeleteSubmission) error {
+	p, err := require(ctx, access.Write)
+	if err != nil {
+		return err
+	}
 	if err := deleteSubmissionFiles(ctx, h.forms, h.submissions, h.files, cmd.WorkspaceID, cmd.FormID, cmd.ID); err != nil {
 		return err
 	}
-	return h.submissions.Delete(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID)
+	e, err := p.auditEvent(h.ids, h.clock.Now(), audit.SubmissionDeleted, &audit.Target{Type: "submission", ID: cmd.ID},
+		map[string]any{"form_id": cmd.FormID})
+	if err != nil {
+		return err
+	}
+	return h.submissions.Delete(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID, e)
 }
 
 // GetSubmission reads one submission of a form.
@@ -196,6 +220,9 @@ func NewGetSubmissionHandler(submissions ports.SubmissionRepository) GetSubmissi
 
 // Handle returns the submission.
 func (h GetSubmissionHandler) Handle(ctx context.Context, q GetSubmission) (*submission.Submission, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, err
+	}
 	return h.submissions.Get(ctx, q.WorkspaceID, q.FormID, q.ID)
 }
 
@@ -206,21 +233,37 @@ type ListSubmissions struct {
 	Page          ports.Page
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
+	// Match, when set, keeps only the submissions whose answer to a field contains a text
+	// (see Find: the answers are sealed at rest, so they are compared once opened).
+	Match *ValueMatch
+	// Before, when set, asks for the page of newer submissions just before this position
+	// (the "previous" page of a keyset list); Page.After is then ignored.
+	Before *ports.Position
 }
 
 // ListSubmissionsHandler lists submissions.
 type ListSubmissionsHandler struct {
 	forms       ports.FormRepository
 	submissions ports.SubmissionRepository
+	scanner     ports.SubmissionScanner
+	scanLimit   int
 }
 
-// NewListSubmissionsHandler makes the query.
-func NewListSubmissionsHandler(forms ports.FormRepository, submissions ports.SubmissionRepository) ListSubmissionsHandler {
-	return ListSubmissionsHandler{forms: forms, submissions: submissions}
+// NewListSubmissionsHandler makes the query; scanner reads towards newer submissions for the
+// previous pages.
+func NewListSubmissionsHandler(forms ports.FormRepository, submissions ports.SubmissionRepository, scanner ports.SubmissionScanner) ListSubmissionsHandler {
+	return ListSubmissionsHandler{forms: forms, submissions: submissions, scanner: scanner, scanLimit: MaxScannedPerPage}
 }
 
 // Handle returns up to Page.Limit submissions and whether more exist; an unknown form is not found.
 func (h ListSubmissionsHandler) Handle(ctx context.Context, q ListSubmissions) ([]*submission.Submission, bool, error) {
+	if q.Match != nil || q.Before != nil {
+		p, err := h.Find(ctx, q)
+		return p.Submissions, p.More, err
+	}
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, false, err
+	}
 	if _, err := h.forms.Get(ctx, q.WorkspaceID, q.FormID); err != nil {
 		return nil, false, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/formward/formward/domain/audit"
 	"reflect"
 	"strings"
 	"testing"
@@ -21,7 +22,14 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-var ctx = context.Background()
+// ctx acts as an admin key of workspace wsp_a: the use cases read who acts from the context.
+var ctx = as("wsp_a", apikey.ScopeAdmin)
+
+// as returns a context in which an API key of the workspace with the scope acts.
+func as(workspaceID string, scope apikey.Scope) context.Context {
+	return application.WithPrincipal(context.Background(), application.Principal{WorkspaceID: workspaceID, KeyID: "key_test",
+		Scope: scope, Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_test", Name: "test key"}})
+}
 
 func (h *harness) createForm(t *testing.T, ws string, fields ...form.FieldSpec) *form.Form {
 	t.Helper()
@@ -404,16 +412,20 @@ func TestAuthenticate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	created, err := h.app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: ws.ID(), Name: "CI", Scope: "read-write"})
+	admin := as(ws.ID(), apikey.ScopeAdmin)
+	created, err := h.app.Commands.CreateAPIKey.Handle(admin, application.CreateAPIKey{Name: "CI", Scope: "read-write"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	revoked, err := h.app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: ws.ID(), Name: "old", Scope: "admin"})
+	revoked, err := h.app.Commands.CreateAPIKey.Handle(admin, application.CreateAPIKey{Name: "old", Scope: "admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.RevokeAPIKey.Handle(ctx, application.RevokeAPIKey{ID: revoked.Key.ID()}); err != nil {
+	if err := h.app.Commands.RevokeAPIKey.Handle(admin, application.RevokeAPIKey{ID: revoked.Key.ID()}); err != nil {
 		t.Fatal(err)
+	}
+	if created.Key.CreatedBy() != (audit.Actor{Type: audit.ActorAPIKey, ID: "key_test", Name: "test key"}) {
+		t.Errorf("created by %+v", created.Key.CreatedBy())
 	}
 
 	// The token is shown once; only the hash of its secret is stored.
@@ -429,8 +441,22 @@ func TestAuthenticate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("valid token: %v", err)
 	}
-	if p != (application.Principal{KeyID: id, WorkspaceID: ws.ID(), Scope: apikey.ScopeReadWrite}) {
+	if p != (application.Principal{KeyID: id, WorkspaceID: ws.ID(), Scope: apikey.ScopeReadWrite, Actor: audit.Actor{Type: audit.ActorAPIKey, ID: id, Name: "CI"}}) {
 		t.Fatalf("principal = %+v", p)
+	}
+	// last_used_at is written on the first use, then at most once a minute.
+	if _, err := h.app.Queries.Authenticate.Handle(ctx, application.Authenticate{Token: created.Token}); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.keys.used) != 1 || !h.keys.used[0].Equal(testNow) {
+		t.Fatalf("marked used %v, want once at %v", h.keys.used, testNow)
+	}
+	h.clock.now = testNow.Add(apikey.LastUsedEvery)
+	if _, err := h.app.Queries.Authenticate.Handle(ctx, application.Authenticate{Token: created.Token}); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.keys.used) != 2 {
+		t.Fatalf("marked used %v, want a second time a minute later", h.keys.used)
 	}
 
 	last := "A"
@@ -466,16 +492,17 @@ func TestAuthenticate(t *testing.T) {
 
 func TestCreateAPIKeyErrors(t *testing.T) {
 	h := newHarness()
-	_, err := h.app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: "wsp_nope", Name: "k", Scope: "admin"})
+	_, err := h.app.Commands.CreateAPIKey.Handle(as("wsp_nope", apikey.ScopeAdmin), application.CreateAPIKey{Name: "k", Scope: "admin"})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Violations[0].Field != "workspace_id" {
 		t.Fatalf("unknown workspace: %v", err)
 	}
 	ws, _ := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Acme"})
-	if _, err := h.app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: ws.ID(), Name: "k", Scope: "root"}); !errors.As(err, &ve) {
+	admin := as(ws.ID(), apikey.ScopeAdmin)
+	if _, err := h.app.Commands.CreateAPIKey.Handle(admin, application.CreateAPIKey{Name: "k", Scope: "root"}); !errors.As(err, &ve) {
 		t.Fatalf("bad scope: %v", err)
 	}
-	if _, err := h.app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: ws.ID(), Name: " ", Scope: "admin"}); !errors.As(err, &ve) {
+	if _, err := h.app.Commands.CreateAPIKey.Handle(admin, application.CreateAPIKey{Name: " ", Scope: "admin"}); !errors.As(err, &ve) {
 		t.Fatalf("empty name: %v", err)
 	}
 	if len(h.keys.items) != 0 {
@@ -651,5 +678,55 @@ func TestGetAndDeleteSubmissionScoped(t *testing.T) {
 	}
 	if _, err := h.app.Queries.GetSubmission.Handle(ctx, application.GetSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("after delete: %v", err)
+	}
+}
+
+// Deleting a form or a submission records who did it and what went, never what the respondent
+// sent, in the deletion's own transaction (the repository receives the event with the change).
+func TestDeletionsAreAudited(t *testing.T) {
+	h := newHarness()
+	f := h.createForm(t, "wsp_a", captureFields()...)
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
+		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+		Data: map[string]submission.Input{f.Fields()[0].ID: "Ada Lovelace"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.app.Commands.DeleteSubmission.Handle(ctx, application.DeleteSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.app.Commands.DeleteForm.Handle(ctx, application.DeleteForm{WorkspaceID: "wsp_a", ID: f.ID()}); err != nil {
+		t.Fatal(err)
+	}
+	actor := audit.Actor{Type: audit.ActorAPIKey, ID: "key_test", Name: "test key"}
+	for _, tc := range []struct {
+		got    []audit.Event
+		action audit.Action
+		target audit.Target
+	}{
+		{h.submissions.audits, audit.SubmissionDeleted, audit.Target{Type: "submission", ID: s.ID()}},
+		{h.forms.audits, audit.FormDeleted, audit.Target{Type: "form", ID: f.ID()}},
+	} {
+		if len(tc.got) != 1 {
+			t.Fatalf("%s: %d events", tc.action, len(tc.got))
+		}
+		e := tc.got[0]
+		if e.Action != tc.action || e.Actor != actor || e.Target == nil || *e.Target != tc.target || e.WorkspaceID != "wsp_a" ||
+			!strings.HasPrefix(e.ID, application.PrefixAudit+"_") || !e.CreatedAt.Equal(testNow) {
+			t.Errorf("event %+v", e)
+		}
+		if fmt.Sprint(e.Details) != "map[]" && fmt.Sprint(e.Details) != "map[form_id:"+f.ID()+"]" || strings.Contains(fmt.Sprint(e.Details), "Ada") {
+			t.Errorf("%s details %v", tc.action, e.Details)
+		}
+	}
+	// A refused deletion records nothing.
+	readOnly := as("wsp_a", apikey.ScopeReadOnly)
+	g := h.createForm(t, "wsp_a")
+	if err := h.app.Commands.DeleteForm.Handle(readOnly, application.DeleteForm{WorkspaceID: "wsp_a", ID: g.ID()}); !errors.Is(err, application.ErrForbidden) {
+		t.Fatalf("read-only delete: %v", err)
+	}
+	if len(h.forms.audits) != 1 || len(h.forms.items) != 1 {
+		t.Fatalf("refused delete changed something: %d events, %d forms", len(h.forms.audits), len(h.forms.items))
 	}
 }

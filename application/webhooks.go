@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
@@ -39,6 +41,9 @@ func NewCreateWebhookHandler(webhooks ports.WebhookRepository, forms ports.FormR
 // Handle validates the draft, checks that its form exists and its URL resolves only to allowed
 // addresses, and stores the webhook, within the workspace's limit.
 func (h CreateWebhookHandler) Handle(ctx context.Context, cmd CreateWebhook) (*webhook.Webhook, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return nil, err
+	}
 	w, err := webhook.New(h.ids.New(PrefixWebhook), cmd.WorkspaceID, cmd.Draft, h.clock.Now())
 	if err != nil {
 		return nil, err
@@ -95,6 +100,9 @@ func NewGetWebhookHandler(webhooks ports.WebhookRepository) GetWebhookHandler {
 
 // Handle returns the webhook of the workspace, or domain.ErrNotFound.
 func (h GetWebhookHandler) Handle(ctx context.Context, q GetWebhook) (*webhook.Webhook, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, err
+	}
 	return h.webhooks.Get(ctx, q.WorkspaceID, q.ID)
 }
 
@@ -114,6 +122,9 @@ func NewListWebhooksHandler(webhooks ports.WebhookRepository) ListWebhooksHandle
 
 // Handle returns up to Page.Limit webhooks and whether more exist.
 func (h ListWebhooksHandler) Handle(ctx context.Context, q ListWebhooks) ([]*webhook.Webhook, bool, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, false, err
+	}
 	page := q.Page
 	page.Limit++
 	ws, err := h.webhooks.List(ctx, q.WorkspaceID, page)
@@ -150,6 +161,9 @@ func NewUpdateWebhookHandler(webhooks ports.WebhookRepository, forms ports.FormR
 // Handle validates the patch on a copy first, so that a changed URL or form is checked (which
 // may need the network) outside the repository's transaction, then applies it.
 func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*webhook.Webhook, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return nil, err
+	}
 	current, err := h.webhooks.Get(ctx, cmd.WorkspaceID, cmd.ID)
 	if err != nil {
 		return nil, err
@@ -184,6 +198,9 @@ func NewDeleteWebhookHandler(webhooks ports.WebhookRepository) DeleteWebhookHand
 
 // Handle deletes the webhook and its deliveries, so pending retries stop at once.
 func (h DeleteWebhookHandler) Handle(ctx context.Context, cmd DeleteWebhook) error {
+	if _, err := require(ctx, access.Write); err != nil {
+		return err
+	}
 	return h.webhooks.Delete(ctx, cmd.WorkspaceID, cmd.ID)
 }
 
@@ -208,6 +225,9 @@ func NewListDeliveriesHandler(webhooks ports.WebhookRepository, deliveries ports
 // Handle returns up to Page.Limit deliveries and whether more exist; domain.ErrNotFound when
 // the webhook is not in the workspace.
 func (h ListDeliveriesHandler) Handle(ctx context.Context, q ListDeliveries) ([]*webhook.Delivery, bool, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, false, err
+	}
 	if _, err := h.webhooks.Get(ctx, q.WorkspaceID, q.WebhookID); err != nil {
 		return nil, false, err
 	}
@@ -244,8 +264,58 @@ func NewRetryDeliveryHandler(deliveries ports.DeliveryRepository, clock ports.Cl
 
 // Handle starts a new cycle whatever the delivery's status and returns the delivery.
 func (h RetryDeliveryHandler) Handle(ctx context.Context, cmd RetryDelivery) (*webhook.Delivery, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return nil, err
+	}
 	return h.deliveries.Update(ctx, cmd.WorkspaceID, cmd.WebhookID, cmd.ID, func(d *webhook.Delivery) error {
 		d.Retry(h.clock.Now())
 		return nil
 	})
+}
+
+// SendTestEvent delivers a webhook.test event to one webhook, through the delivery engine like
+// any other event (signature, retries, delivery log).
+type SendTestEvent struct {
+	WorkspaceID string
+	WebhookID   string
+}
+
+// SendTestEventHandler sends test events.
+type SendTestEventHandler struct {
+	webhooks   ports.WebhookRepository
+	deliveries ports.DeliveryRepository
+	ids        ports.IDs
+	clock      ports.Clock
+}
+
+// NewSendTestEventHandler makes the command.
+func NewSendTestEventHandler(webhooks ports.WebhookRepository, deliveries ports.DeliveryRepository, ids ports.IDs, clock ports.Clock) SendTestEventHandler {
+	return SendTestEventHandler{webhooks: webhooks, deliveries: deliveries, ids: ids, clock: clock}
+}
+
+// Handle stores a pending delivery of a new webhook.test event to the webhook, due at once, and
+// returns it; domain.ErrNotFound when the webhook is not in the workspace.
+func (h SendTestEventHandler) Handle(ctx context.Context, cmd SendTestEvent) (*webhook.Delivery, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return nil, err
+	}
+	w, err := h.webhooks.Get(ctx, cmd.WorkspaceID, cmd.WebhookID)
+	if err != nil {
+		return nil, err
+	}
+	now := h.clock.Now()
+	e := event.Event{ID: h.ids.New(PrefixEvent), Type: event.WebhookTest, WorkspaceID: cmd.WorkspaceID, OccurredAt: now,
+		Data: map[string]any{"webhook_id": w.ID(), "message": "This is a test event sent from the Formward dashboard."}}
+	if f := w.FormID(); f != nil {
+		e.FormID = *f
+	}
+	body, err := DeliveryBody(e)
+	if err != nil {
+		return nil, err
+	}
+	d := webhook.NewDelivery(h.ids.New(deliveryIDPrefix), w, e, body, now)
+	if err := h.deliveries.AddAll(ctx, []*webhook.Delivery{d}); err != nil {
+		return nil, err
+	}
+	return d, nil
 }

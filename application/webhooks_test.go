@@ -2,6 +2,7 @@ package application_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
@@ -353,5 +355,47 @@ func TestDeliveriesListAndRetry(t *testing.T) {
 	}
 	if _, err := h.app.Commands.RetryDelivery.Handle(ctx, application.RetryDelivery{WorkspaceID: "wsp_b", WebhookID: w.ID(), ID: "dlv_1"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("retry from another workspace: %v", err)
+	}
+}
+
+func TestSendTestEvent(t *testing.T) {
+	h := newWebhookHarness(0)
+	f := h.createForm(t, "wsp_a")
+	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}, FormID: ptr(f.ID())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := h.app.Commands.SendTestEvent.Handle(ctx, application.SendTestEvent{WorkspaceID: "wsp_a", WebhookID: w.ID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.EventType() != event.WebhookTest || d.WebhookID() != w.ID() || d.FormID() != f.ID() || d.Status() != webhook.StatusPending ||
+		d.NextAttemptAt() == nil || !d.NextAttemptAt().Equal(testNow) {
+		t.Fatalf("delivery = %s %s %s %s %v", d.EventType(), d.WebhookID(), d.FormID(), d.Status(), d.NextAttemptAt())
+	}
+	var body struct {
+		Event  string         `json:"event"`
+		FormID string         `json:"form_id"`
+		Data   map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(d.Body(), &body); err != nil || body.Event != "webhook.test" || body.FormID != f.ID() || body.Data["webhook_id"] != w.ID() {
+		t.Fatalf("body %s: %v", d.Body(), err)
+	}
+	stored, err := h.deliveries.Get(ctx, "wsp_a", w.ID(), d.ID())
+	if err != nil || stored.EventType() != event.WebhookTest {
+		t.Fatalf("stored: %v %v", stored, err)
+	}
+	if _, ok := event.ParseType("webhook.test"); ok {
+		t.Fatal("webhook.test must not be subscribable")
+	}
+	if _, err := h.app.Commands.SendTestEvent.Handle(ctx, application.SendTestEvent{WorkspaceID: "wsp_b", WebhookID: w.ID()}); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("another workspace's webhook: %v", err)
+	}
+	before := len(h.deliveries.items)
+	if _, err := h.app.Commands.SendTestEvent.Handle(as("wsp_a", apikey.ScopeReadOnly), application.SendTestEvent{WorkspaceID: "wsp_a", WebhookID: w.ID()}); !errors.Is(err, application.ErrForbidden) {
+		t.Fatalf("read-only: %v", err)
+	}
+	if len(h.deliveries.items) != before {
+		t.Fatal("a forbidden test event was stored")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/text"
 	"github.com/formward/formward/domain/workflow"
@@ -157,6 +158,9 @@ func NewCreateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.Fo
 // checks the form, the integrations the actions need and the per-form limit, and stores the
 // workflow, enabled.
 func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (*workflow.Workflow, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return nil, err
+	}
 	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, cmd.WorkspaceID)
 	w, err := workflow.New(h.ids.New(PrefixWorkflow), cmd.WorkspaceID, cmd.Draft,
 		func() string { return h.ids.New(PrefixAction) }, chk.validate, h.limits, h.clock.Now())
@@ -217,6 +221,9 @@ func NewGetWorkflowHandler(workflows ports.WorkflowRepository) GetWorkflowHandle
 
 // Handle returns the workflow of the workspace, or domain.ErrNotFound.
 func (h GetWorkflowHandler) Handle(ctx context.Context, q GetWorkflow) (*workflow.Workflow, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, err
+	}
 	return h.workflows.Get(ctx, q.WorkspaceID, q.ID)
 }
 
@@ -237,6 +244,9 @@ func NewListWorkflowsHandler(workflows ports.WorkflowRepository) ListWorkflowsHa
 
 // Handle returns up to Page.Limit workflows and whether more exist.
 func (h ListWorkflowsHandler) Handle(ctx context.Context, q ListWorkflows) ([]*workflow.Workflow, bool, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, false, err
+	}
 	page := q.Page
 	page.Limit++
 	ws, err := h.workflows.List(ctx, q.WorkspaceID, q.FormID, page)
@@ -280,6 +290,9 @@ func NewUpdateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.Fo
 // Handle validates the patch on a copy first (action configs, integrations and URLs need reads
 // and the network, which stay outside the repository's transaction), then applies it.
 func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (*workflow.Workflow, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return nil, err
+	}
 	current, err := h.workflows.Get(ctx, cmd.WorkspaceID, cmd.ID)
 	if err != nil {
 		return nil, err
@@ -333,5 +346,8 @@ func NewDeleteWorkflowHandler(workflows ports.WorkflowRepository) DeleteWorkflow
 // Handle deletes the workflow; runs already in progress finish, since they carry their own
 // snapshot of the actions.
 func (h DeleteWorkflowHandler) Handle(ctx context.Context, cmd DeleteWorkflow) error {
+	if _, err := require(ctx, access.Write); err != nil {
+		return err
+	}
 	return h.workflows.Delete(ctx, cmd.WorkspaceID, cmd.ID)
 }

@@ -24,7 +24,9 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/workspace"
+	"github.com/formward/formward/ports"
 )
 
 // Main runs the CLI and returns the process exit code.
@@ -82,13 +84,14 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 	root.SetErr(stderr)
 	c.binder = c.flags(root.PersistentFlags(), "")
 	bindCommon(c.binder, &c.cfg)
-	c.binder.Bool(&c.init, "init", false, "let a management command (keys, workspaces, migrate) create a new data dir, database and master key; serve always may")
+	c.binder.Bool(&c.init, "init", false, "let a management command (keys, workspaces, users, migrate) create a new data dir, database and master key; serve always may")
 
 	serve := &cobra.Command{Use: "serve", Short: "Run the API server (embedded mode: everything in one process)", Args: cobra.NoArgs}
 	bindServe(c.flags(serve.Flags(), ""), &c.cfg)
 	bindPublicForms(c.flags(serve.Flags(), ""), &c.cfg)
 	bindKafka(c.flags(serve.Flags(), ""), &c.cfg)
 	bindDelivery(c.flags(serve.Flags(), ""), &c.cfg)
+	bindBackup(c.flags(serve.Flags(), ""), &c.cfg)
 	serve.RunE = func(cmd *cobra.Command, _ []string) error { return c.serve(cmd.Context()) }
 	relay := &cobra.Command{Use: "relay", Short: "Publish the outbox's events to Kafka (one active relay at a time; others wait)", Args: cobra.NoArgs}
 	bindKafka(c.flags(relay.Flags(), ""), &c.cfg)
@@ -100,7 +103,8 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 	bindDelivery(c.flags(worker.Flags(), ""), &c.cfg)
 	bindMetrics(c.flags(worker.Flags(), ""), &c.cfg)
 	worker.RunE = func(cmd *cobra.Command, _ []string) error { return c.worker(cmd.Context()) }
-	root.AddCommand(serve, relay, worker, c.migrateCommand(), c.keysCommand(), c.workspacesCommand(),
+	root.AddCommand(serve, relay, worker, c.migrateCommand(), c.keysCommand(), c.workspacesCommand(), c.usersCommand(),
+		c.retentionCommand(), c.privacyCommand(), c.backupCommand(), c.filesCommand(),
 		&cobra.Command{Use: "version", Short: "Print the version", Args: cobra.NoArgs, RunE: func(*cobra.Command, []string) error {
 			fmt.Fprintln(c.stdout, Version)
 			return nil
@@ -182,6 +186,14 @@ func (c *cli) migrateCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
 				fmt.Fprintln(c.stdout, "migrations applied ("+rt.DB.Dialect()+")")
+				// Submissions stored before the privacy index existed are indexed now (resumable).
+				n, err := rt.App.Commands.ReindexPrivacy.Handle(cmd.Context(), application.ReindexPrivacy{})
+				if err != nil {
+					return fmt.Errorf("privacy index backfill: %w", err)
+				}
+				if n > 0 {
+					fmt.Fprintf(c.stdout, "privacy index: %d submissions indexed\n", n)
+				}
 				return nil
 			})
 		}}
@@ -191,6 +203,55 @@ func (c *cli) printJSON(v any) error {
 	enc := json.NewEncoder(c.stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// allKeys lists the keys of one workspace, or of every workspace when workspaceID is empty,
+// revoked ones included, acting as the system in each.
+func (c *cli) allKeys(ctx context.Context, rt *Runtime, workspaceID string) ([]*apikey.Key, error) {
+	ids := []string{workspaceID}
+	if workspaceID == "" {
+		all, err := rt.App.Queries.ListWorkspaces.Handle(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ids = ids[:0]
+		for _, w := range all {
+			ids = append(ids, w.ID())
+		}
+	}
+	var out []*apikey.Key
+	for _, id := range ids {
+		as := application.WithPrincipal(ctx, application.SystemPrincipal(id))
+		page := ports.Page{Limit: 100}
+		for {
+			ks, more, err := rt.App.Queries.ListAPIKeys.Handle(as, application.ListAPIKeys{Page: page, IncludeRevoked: true})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ks...)
+			if !more || len(ks) == 0 {
+				break
+			}
+			last := ks[len(ks)-1]
+			page.After = &ports.Position{CreatedAt: last.CreatedAt(), ID: last.ID()}
+		}
+	}
+	return out, nil
+}
+
+// revokeKey revokes the key in whichever workspace holds it, acting as the system there.
+func (c *cli) revokeKey(ctx context.Context, rt *Runtime, id string) error {
+	all, err := rt.App.Queries.ListWorkspaces.Handle(ctx)
+	if err != nil {
+		return err
+	}
+	for _, w := range all {
+		err := rt.App.Commands.RevokeAPIKey.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(w.ID())), application.RevokeAPIKey{ID: id})
+		if !errors.Is(err, domain.ErrNotFound) {
+			return err
+		}
+	}
+	return domain.ErrNotFound
 }
 
 func (c *cli) keysCommand() *cobra.Command {
@@ -204,7 +265,8 @@ func (c *cli) keysCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				created, err := rt.App.Commands.CreateAPIKey.Handle(cmd.Context(), application.CreateAPIKey{WorkspaceID: target, Name: name, Scope: scope})
+				ctx := application.WithPrincipal(cmd.Context(), application.SystemPrincipal(target))
+				created, err := rt.App.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{Name: name, Scope: scope})
 				if err != nil {
 					return err
 				}
@@ -227,7 +289,7 @@ func (c *cli) keysCommand() *cobra.Command {
 	list := &cobra.Command{Use: "list", Short: "List API keys (never their secrets)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
-				ks, err := rt.App.Queries.ListAPIKeys.Handle(cmd.Context(), application.ListAPIKeys{WorkspaceID: listWS})
+				ks, err := c.allKeys(cmd.Context(), rt, listWS)
 				if err != nil {
 					return err
 				}
@@ -263,7 +325,7 @@ func (c *cli) keysCommand() *cobra.Command {
 	revoke := &cobra.Command{Use: "revoke ID", Short: "Revoke an API key; running servers reject it on the next request", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
-				if err := rt.App.Commands.RevokeAPIKey.Handle(cmd.Context(), application.RevokeAPIKey{ID: args[0]}); err != nil {
+				if err := c.revokeKey(cmd.Context(), rt, args[0]); err != nil {
 					if errors.Is(err, domain.ErrNotFound) {
 						return fmt.Errorf("no API key %s", args[0])
 					}

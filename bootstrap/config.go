@@ -33,6 +33,8 @@ type Config struct {
 	DeliveryConfig
 	ActionsConfig
 	FilesConfig
+	BackupConfig
+	AccountsConfig
 }
 
 // StorageConfig is the database (adapters/persistence).
@@ -70,6 +72,8 @@ type HTTPConfig struct {
 	APIRateBurst    int
 	ShutdownTimeout time.Duration
 	DebugAddr       string
+	// RetentionInterval is how often serve runs the retention job; 0 turns it off.
+	RetentionInterval time.Duration
 }
 
 // PublicFormsConfig is the respondent's pages, /f/... (adapters/web), and their metrics
@@ -146,6 +150,18 @@ type FilesConfig struct {
 	MaxFilesPerPost  int
 	TempDir          string
 }
+
+// AccountsConfig is how people sign in to the dashboard besides their password: an OpenID
+// Connect provider (adapters/oidc) when all three of issuer, client ID and client secret are set.
+type AccountsConfig struct {
+	OIDCIssuer       string
+	OIDCClientID     string
+	OIDCClientSecret string
+	OIDCCAFile       string
+}
+
+// OIDCEnabled reports whether sign-in with the OpenID provider is configured.
+func (c AccountsConfig) OIDCEnabled() bool { return c.OIDCIssuer != "" }
 
 // Brokers returns the configured Kafka brokers; none means embedded mode.
 func (c Config) Brokers() []string {
@@ -292,7 +308,22 @@ func bindServe(b *binder, c *Config) {
 	b.Int(&c.APIRateBurst, "api-rate-burst", 200, "API burst per key")
 	b.Duration(&c.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long a shutdown waits for requests in flight")
 	b.String(&c.DebugAddr, "debug-addr", "", "when set, serves Go's pprof profiles on this address (keep it on loopback)")
-	b.String(&c.PublicURL, "public-url", "", "public origin of the service (https://forms.example.com), used in signed file links; default http://<http-addr>")
+	b.Duration(&c.RetentionInterval, "retention-interval", time.Hour, "how often serve applies the plans' retention and pending deletions (one process at a time); 0 turns it off")
+	bindPublicURL(b, c)
+	bindAccounts(b, c)
+}
+
+// bindPublicURL registers the public origin, the base of every link the server prints or sends.
+func bindPublicURL(b *binder, c *Config) {
+	b.String(&c.PublicURL, "public-url", "", "public origin of the service (https://forms.example.com): the base of the links it prints and sends (setup, invitations, password links, files, public forms); default http://<http-addr>")
+}
+
+// bindAccounts registers the dashboard's sign-in with an OpenID Connect provider.
+func bindAccounts(b *binder, c *Config) {
+	b.String(&c.OIDCIssuer, "oidc-issuer", "", "issuer URL of an OpenID Connect provider for dashboard sign-in (with --oidc-client-id and --oidc-client-secret); its redirect URL is <public URL>/app/oidc/callback")
+	b.String(&c.OIDCClientID, "oidc-client-id", "", "client ID registered with the OpenID Connect provider")
+	b.Secret(&c.OIDCClientSecret, "oidc-client-secret", "client secret registered with the OpenID Connect provider")
+	b.String(&c.OIDCCAFile, "oidc-ca-file", "", "PEM file of extra CA certificates trusted for the OpenID Connect provider")
 }
 
 // bindKafka registers the event pipeline settings (relay and, with brokers, serve).

@@ -28,7 +28,13 @@ func (c Config) Validate(has func(flag string) bool) error {
 	c.ActionsConfig.validate(&v)
 	c.FilesConfig.validate(&v)
 	if has("http-addr") {
+		v.addr("http-addr", c.HTTPAddr, false)
+	}
+	if has("shutdown-timeout") {
 		c.HTTPConfig.validate(&v)
+	}
+	if has("oidc-issuer") {
+		c.AccountsConfig.validate(&v)
 	}
 	if has("trusted-proxies") {
 		c.PublicFormsConfig.validate(&v)
@@ -41,6 +47,9 @@ func (c Config) Validate(has func(flag string) bool) error {
 	}
 	if has("delivery-timeout") {
 		c.DeliveryConfig.validate(&v)
+	}
+	if has("backup-retention") {
+		c.BackupConfig.validate(&v)
 	}
 	return errors.Join(v.errs...)
 }
@@ -78,12 +87,24 @@ func (c FilesConfig) validate(v *validator) {
 }
 
 func (c HTTPConfig) validate(v *validator) {
-	v.addr("http-addr", c.HTTPAddr, false)
 	v.addr("debug-addr", c.DebugAddr, true)
 	v.check((c.TLSCertFile == "") == (c.TLSKeyFile == ""), "tls-cert-file", "set both --tls-cert-file and --tls-key-file, or neither")
 	v.check(c.APIRateLimit >= 0, "api-rate-limit", "must be 0 (off) or more")
 	v.check(c.APIRateBurst >= 0, "api-rate-burst", "must be 0 or more")
 	v.positive("shutdown-timeout", c.ShutdownTimeout)
+	v.check(c.RetentionInterval >= 0, "retention-interval", "must be 0 (off) or more")
+}
+
+// validate: the OpenID provider needs all three of issuer, client ID and client secret.
+func (c AccountsConfig) validate(v *validator) {
+	set := 0
+	for _, s := range []string{c.OIDCIssuer, c.OIDCClientID, c.OIDCClientSecret} {
+		if s != "" {
+			set++
+		}
+	}
+	v.check(set == 0 || set == 3, "oidc-issuer", "set all of FORMWARD_OIDC_ISSUER, FORMWARD_OIDC_CLIENT_ID and FORMWARD_OIDC_CLIENT_SECRET, or none")
+	v.url("oidc-issuer", c.OIDCIssuer, true, "https", "http")
 }
 
 func (c PublicFormsConfig) validate(v *validator) {

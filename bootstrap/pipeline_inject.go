@@ -34,7 +34,7 @@ var embeddedPipelineSet = wire.NewSet(
 
 // newServeProcess wires the serve role: the API and, for embedded mode, the event pipeline.
 func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServeProcess, func(), error) {
-	wire.Build(systemSet, cryptoSet, persistenceSet, applicationSet, wire.Struct(new(Runtime), "*"),
+	wire.Build(systemSet, cryptoSet, persistenceSet, accountSet, applicationSet, wire.Struct(new(Runtime), "*"),
 		embeddedPipelineSet, wire.Struct(new(ServeProcess), "*"))
 	return nil, nil, nil
 }

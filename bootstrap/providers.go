@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
+	"github.com/formward/formward/adapters/analytics"
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/delivery"
 	httpapi "github.com/formward/formward/adapters/http"
@@ -34,26 +35,23 @@ type Runtime struct {
 	Clock       ports.Clock
 	// Files holds uploaded files (local disk or S3), served at /files/ through signed links.
 	Files ports.ObjectStore
+	// FileEncryption is the encrypting store under Files, for encrypting files stored before
+	// encryption existed (`formward files encrypt`, and serve at start).
+	FileEncryption *objectstore.Encrypted
 	// Metrics is the registry served on FORMWARD_METRICS_ADDR (docs/metrics.md).
 	Metrics *metrics.Metrics
+	// Members are the workspaces' memberships, listed by `formward users list`.
+	Members ports.MembershipRepository
 }
 
 // Router builds the HTTP handler of the serve role.
 func (rt *Runtime) Router(cfg Config) *httpapi.Router {
-	signer := rt.FileSigner(cfg)
 	r := httpapi.NewRouter(httpapi.Deps{
 		App: rt.App, Idempotency: rt.Idempotency, Clock: rt.Clock, Logger: rt.Log, Ready: rt.DB.Ping,
 	}, httpapi.Options{
 		SigningKey: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelCursor),
 		RateLimit:  cfg.APIRateLimit, RateBurst: cfg.APIRateBurst, Middleware: serverTracing(),
-		// Only the submission's own uploads are signed; any other value, external links
-		// included, is shown as stored.
-		FileURL: func(s *submission.Submission, value string) string {
-			if link, ok := signer.SubmissionLink(s.WorkspaceID(), s.FormID(), s.ID(), value, rt.Clock.Now().Add(fileLinkLifetime)); ok {
-				return link
-			}
-			return value
-		},
+		FileURL: rt.FileLinker(cfg),
 	})
 	if rt.Files != nil {
 		files := gin.WrapH(objectstore.Serve(rt.Files, rt.FileSigner(cfg), rt.Clock.Now))
@@ -61,6 +59,18 @@ func (rt *Runtime) Router(cfg Config) *httpapi.Router {
 		r.HEAD(objectstore.FilesPath+"*key", files)
 	}
 	return r
+}
+
+// FileLinker turns a submission's own uploads into signed download links for the API and the
+// dashboard alike; any other value, external links included, is shown as stored.
+func (rt *Runtime) FileLinker(cfg Config) httpapi.FileLinker {
+	signer := rt.FileSigner(cfg)
+	return func(s *submission.Submission, value string) string {
+		if link, ok := signer.SubmissionLink(s.WorkspaceID(), s.FormID(), s.ID(), value, rt.Clock.Now().Add(fileLinkLifetime)); ok {
+			return link
+		}
+		return value
+	}
 }
 
 // fileLinkLifetime is how long a download link in an API response stays valid.
@@ -81,15 +91,15 @@ func publicURL(cfg Config) string {
 	return strings.TrimSuffix(base, "/")
 }
 
-// provideObjectStore keeps uploaded files under <data dir>/files, or in an S3-compatible
-// bucket when FORMWARD_S3_ENDPOINT is set.
-func provideObjectStore(ctx context.Context, cfg Config) (ports.ObjectStore, error) {
+// provideFileStore keeps uploaded files under <data dir>/files, or in an S3-compatible bucket
+// when FORMWARD_S3_ENDPOINT is set, encrypted under keys sealed by the workspace data keys.
+func provideFileStore(ctx context.Context, cfg Config, cipher ports.Cipher) (*objectstore.Encrypted, error) {
 	if cfg.S3Endpoint == "" {
 		store, err := objectstore.NewLocal(objectstore.LocalDir(cfg.DataDir))
 		if err != nil {
 			return nil, fmt.Errorf("file storage: %w", err)
 		}
-		return objectstore.Unavailable(store), nil
+		return objectstore.NewEncrypted(store, cipher), nil
 	}
 	store, err := objectstore.NewS3(ctx, objectstore.S3Config{
 		Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
@@ -98,7 +108,13 @@ func provideObjectStore(ctx context.Context, cfg Config) (ports.ObjectStore, err
 	if err != nil {
 		return nil, fmt.Errorf("file storage: %w", err)
 	}
-	return objectstore.Unavailable(store), nil
+	return objectstore.NewEncrypted(store, cipher), nil
+}
+
+// provideObjectStore is the file store the application uses: storage failures come back as
+// domain.ErrUnavailable.
+func provideObjectStore(files *objectstore.Encrypted) ports.ObjectStore {
+	return objectstore.Unavailable(files)
 }
 
 // provideDB opens the database and applies the embedded migrations (goose holds a lock on
@@ -143,6 +159,12 @@ func provideIPHasher(cfg Config, ring *crypto.Keyring) *crypto.IPHasher {
 	return crypto.NewIPHasher(crypto.DeriveKey(ring.Primary(), crypto.LabelIPHash))
 }
 
+// provideBlindIndex keys the email index of respondents' privacy requests from the master key;
+// a new master key rebuilds the index (the backfill notices the key's new version).
+func provideBlindIndex(ring *crypto.Keyring) *crypto.BlindIndex {
+	return crypto.NewBlindIndex(ring.Primary())
+}
+
 func provideSettings(cfg Config) (application.Settings, error) {
 	plan, err := workspace.ParsePlan(cfg.DefaultPlan)
 	if err != nil {
@@ -165,4 +187,17 @@ func provideSettings(cfg Config) (application.Settings, error) {
 // lifts the public-address rule, the HTTPS rule stays.
 func provideURLChecker(cfg Config) delivery.URLChecker {
 	return delivery.URLChecker{AllowPrivate: cfg.AllowPrivateDestinations}
+}
+
+// provideFormActivity is the in-memory counter of the public pages' views, starts and
+// submissions, written every few seconds; the cleanup writes what is left (at shutdown, after
+// the server drained).
+func provideFormActivity(cfg Config, store *persistence.FormStatsRepository, log *zap.Logger) (*analytics.Counter, func()) {
+	window := cfg.FormTokenTTL
+	if window <= 0 {
+		window = 24 * time.Hour
+	}
+	c := analytics.New(store, log.Named("form_stats"), window)
+	stop := c.Start(analytics.DefaultFlushInterval, 10*time.Second)
+	return c, stop
 }

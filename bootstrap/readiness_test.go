@@ -69,7 +69,7 @@ func TestFullDiskIsUnavailableAndNotReady(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := rt.App.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: ws.ID(), Name: "t", Scope: "read-write"})
+	key, err := rt.App.Commands.CreateAPIKey.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(ws.ID())), application.CreateAPIKey{Name: "t", Scope: "read-write"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,12 +44,30 @@ func (c *cli) serve(ctx context.Context) error {
 				rt.Log.Info("event pipeline stopped")
 			}()
 		}
+		stopRetention := startRetention(c.cfg, rt)
+		defer stopRetention()
+		stopBackups, err := startBackups(ctx, c.cfg, rt)
+		if err != nil {
+			return err
+		}
+		defer stopBackups()
 		errc := make(chan error, 1)
 		go func() {
 			errc <- srv.Serve(ln)
 		}()
+		// Files an older version stored in plaintext are encrypted while the server runs.
+		migrated := make(chan struct{})
+		go func() {
+			defer close(migrated)
+			encryptPlaintextFiles(ctx, rt)
+		}()
+		defer func() { <-migrated }()
 		rt.Log.Info("formward serving", zap.String("addr", ln.Addr().String()), zap.String("version", Version),
 			zap.String("database", rt.DB.Dialect()), zap.Bool("tls", c.cfg.TLSCertFile != ""), zap.Bool("embedded_pipeline", embedded))
+		if err := announceSetup(ctx, c.cfg, rt); err != nil {
+			// The API serves regardless; `formward users create` makes the first owner too.
+			rt.Log.Error("no first-run setup link", zap.Error(err))
+		}
 		select {
 		case err := <-errc:
 			return err
@@ -73,6 +91,9 @@ func newServeHandler(cfg Config, rt *Runtime) (http.Handler, *prometheus.Registr
 	router := rt.Router(cfg)
 	registry, err := rt.MountPublicForms(cfg, router)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := rt.MountDashboard(cfg, router); err != nil {
 		return nil, nil, err
 	}
 	rd := newReadiness(rt)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/wire"
 	"go.uber.org/zap"
 
+	"github.com/formward/formward/adapters/analytics"
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/delivery"
 	"github.com/formward/formward/adapters/kafka"
@@ -26,6 +27,7 @@ var cryptoSet = wire.NewSet(
 	provideKeyring,
 	crypto.NewCipher, wire.Bind(new(ports.Cipher), new(*crypto.Cipher)),
 	provideIPHasher, wire.Bind(new(ports.IPHasher), new(*crypto.IPHasher)),
+	provideBlindIndex, wire.Bind(new(ports.BlindIndex), new(*crypto.BlindIndex)),
 )
 
 var persistenceSet = wire.NewSet(
@@ -34,6 +36,7 @@ var persistenceSet = wire.NewSet(
 	persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)),
 	persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)),
 	persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)),
+	wire.Bind(new(ports.SubmissionScanner), new(*persistence.SubmissionRepository)),
 	persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)),
 	persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)),
 	persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)),
@@ -41,6 +44,25 @@ var persistenceSet = wire.NewSet(
 	persistence.NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*persistence.WorkflowRepository)),
 	persistence.NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*persistence.IntegrationRepository)),
 	persistence.NewRunRepository, wire.Bind(new(ports.RunRepository), new(*persistence.RunRepository)),
+	persistence.NewRetentionStore, wire.Bind(new(ports.RetentionStore), new(*persistence.RetentionStore)),
+	persistence.NewPrivacyIndex, wire.Bind(new(ports.PrivacyIndex), new(*persistence.PrivacyIndex)),
+	persistence.NewUserRepository, wire.Bind(new(ports.UserRepository), new(*persistence.UserRepository)),
+	persistence.NewMembershipRepository, wire.Bind(new(ports.MembershipRepository), new(*persistence.MembershipRepository)),
+	persistence.NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*persistence.SessionRepository)),
+	persistence.NewUserTokenRepository, wire.Bind(new(ports.UserTokenRepository), new(*persistence.UserTokenRepository)),
+	persistence.NewAuditLog, wire.Bind(new(ports.AuditLog), new(*persistence.AuditLog)),
+	persistence.NewSignInThrottle, wire.Bind(new(ports.SignInThrottle), new(*persistence.SignInThrottle)),
+	persistence.NewInvitationRepository, wire.Bind(new(ports.InvitationRepository), new(*persistence.InvitationRepository)),
+	persistence.NewUsageReader, wire.Bind(new(ports.UsageReader), new(*persistence.UsageReader)),
+)
+
+// accountSet is how people sign in: password hashes, TOTP, the OpenID provider and account mail
+// (the last two nil when not configured).
+var accountSet = wire.NewSet(
+	crypto.NewPasswordHasher, wire.Bind(new(ports.PasswordHasher), new(*crypto.PasswordHasher)),
+	wire.Struct(new(crypto.TOTP)), wire.Bind(new(ports.TOTP), new(crypto.TOTP)),
+	provideOIDC,
+	provideAccountMailer,
 )
 
 // actionSet is the registered workflow action runners over the signing HTTPS client: serve
@@ -50,9 +72,17 @@ var actionSet = wire.NewSet(
 	provideActionRunners,
 )
 
+// analyticsSet is what form stats count with: the daily counts and the in-memory counter in
+// front of them (exports read the submissions oldest first through the persistence set).
+var analyticsSet = wire.NewSet(
+	persistence.NewFormStatsRepository, wire.Bind(new(ports.FormStatsRepository), new(*persistence.FormStatsRepository)),
+	provideFormActivity, wire.Bind(new(ports.FormActivity), new(*analytics.Counter)),
+)
+
 var applicationSet = wire.NewSet(
+	analyticsSet,
 	provideSettings,
-	provideObjectStore,
+	provideFileStore, provideObjectStore,
 	provideURLChecker, wire.Bind(new(ports.URLChecker), new(delivery.URLChecker)),
 	wire.Struct(new(application.Deps), "*"),
 	application.New,
@@ -74,6 +104,6 @@ func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayPr
 
 // newRuntime wires one process.
 func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, func(), error) {
-	wire.Build(systemSet, cryptoSet, persistenceSet, actionSet, applicationSet, wire.Struct(new(Runtime), "*"))
+	wire.Build(systemSet, cryptoSet, persistenceSet, accountSet, actionSet, applicationSet, wire.Struct(new(Runtime), "*"))
 	return nil, nil, nil
 }

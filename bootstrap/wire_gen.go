@@ -8,6 +8,7 @@ package bootstrap
 
 import (
 	"context"
+	"github.com/formward/formward/adapters/analytics"
 	"github.com/formward/formward/adapters/bus"
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/delivery"
@@ -40,7 +41,8 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	clock := system.Clock{}
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
 	formRepository := persistence.NewFormRepository(db, cipher)
-	submissionRepository := persistence.NewSubmissionRepository(db, cipher)
+	blindIndex := provideBlindIndex(keyring)
+	submissionRepository := persistence.NewSubmissionRepository(db, cipher, blindIndex)
 	ipHasher := provideIPHasher(cfg, keyring)
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
 	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
@@ -60,12 +62,39 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		cleanup()
 		return nil, nil, err
 	}
-	objectStore, err := provideObjectStore(ctx, cfg)
+	encrypted, err := provideFileStore(ctx, cfg, cipher)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
+	objectStore := provideObjectStore(encrypted)
+	userRepository := persistence.NewUserRepository(db)
+	membershipRepository := persistence.NewMembershipRepository(db)
+	sessionRepository := persistence.NewSessionRepository(db)
+	userTokenRepository := persistence.NewUserTokenRepository(db)
+	auditLog := persistence.NewAuditLog(db)
+	signInThrottle := persistence.NewSignInThrottle(db)
+	passwordHasher := crypto.NewPasswordHasher()
+	totp := crypto.TOTP{}
+	oidcProvider, err := provideOIDC(cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	mailer, err := provideAccountMailer(cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	invitationRepository := persistence.NewInvitationRepository(db)
+	usageReader := persistence.NewUsageReader(db)
+	retentionStore := persistence.NewRetentionStore(db, cipher)
+	privacyIndex := persistence.NewPrivacyIndex(db, cipher, blindIndex)
+	formStatsRepository := persistence.NewFormStatsRepository(db)
+	counter, cleanup3 := provideFormActivity(cfg, formStatsRepository, log)
 	deps := application.Deps{
 		Workspaces:   workspaceRepository,
 		Keys:         apiKeyRepository,
@@ -82,9 +111,29 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Runs:         runRepository,
 		Actions:      v,
 		Files:        objectStore,
+		Users:        userRepository,
+		Memberships:  membershipRepository,
+		Sessions:     sessionRepository,
+		Tokens:       userTokenRepository,
+		Audit:        auditLog,
+		Throttle:     signInThrottle,
+		Passwords:    passwordHasher,
+		TOTP:         totp,
+		OIDC:         oidcProvider,
+		Mailer:       mailer,
+		Cipher:       cipher,
+		Invitations:  invitationRepository,
+		Usage:        usageReader,
+		Retention:    retentionStore,
+		Privacy:      privacyIndex,
+		BlindIndex:   blindIndex,
+		Scanner:      submissionRepository,
+		Activity:     counter,
+		Stats:        formStatsRepository,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -92,19 +141,22 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	applicationApplication := application.New(deps, settings)
 	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	runtime := &Runtime{
-		Log:         log,
-		DB:          db,
-		App:         applicationApplication,
-		Keyring:     keyring,
-		DataKeys:    dataKeyRepository,
-		Idempotency: idempotencyStore,
-		Clock:       clock,
-		Files:       objectStore,
-		Metrics:     metrics,
+		Log:            log,
+		DB:             db,
+		App:            applicationApplication,
+		Keyring:        keyring,
+		DataKeys:       dataKeyRepository,
+		Idempotency:    idempotencyStore,
+		Clock:          clock,
+		Files:          objectStore,
+		FileEncryption: encrypted,
+		Metrics:        metrics,
+		Members:        membershipRepository,
 	}
 	outbox := persistence.NewOutbox(db, cipher)
 	deliveryEngine, err := provideDeliveryEngine(deliveryRepository, webhookRepository, sender, clock, cfg, log, metrics)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -112,6 +164,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	fanOut := provideFanOut(webhookRepository, deliveryRepository, iDs, clock, deliveryEngine)
 	runEngine, err := provideRunEngine(runRepository, formRepository, submissionRepository, integrationRepository, v, clock, keyring, cfg, log, metrics)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -133,6 +186,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Pipeline: embeddedPipeline,
 	}
 	return serveProcess, func() {
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil
@@ -179,7 +233,8 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
 	formRepository := persistence.NewFormRepository(db, cipher)
 	runRepository := persistence.NewRunRepository(db, cipher)
-	submissionRepository := persistence.NewSubmissionRepository(db, cipher)
+	blindIndex := provideBlindIndex(keyring)
+	submissionRepository := persistence.NewSubmissionRepository(db, cipher, blindIndex)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
 	v, err := provideActionRunners(cfg, sender, metrics)
 	if err != nil {
@@ -268,7 +323,8 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	clock := system.Clock{}
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
 	formRepository := persistence.NewFormRepository(db, cipher)
-	submissionRepository := persistence.NewSubmissionRepository(db, cipher)
+	blindIndex := provideBlindIndex(keyring)
+	submissionRepository := persistence.NewSubmissionRepository(db, cipher, blindIndex)
 	ipHasher := provideIPHasher(cfg, keyring)
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
 	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
@@ -288,12 +344,39 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		cleanup()
 		return nil, nil, err
 	}
-	objectStore, err := provideObjectStore(ctx, cfg)
+	encrypted, err := provideFileStore(ctx, cfg, cipher)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
+	objectStore := provideObjectStore(encrypted)
+	userRepository := persistence.NewUserRepository(db)
+	membershipRepository := persistence.NewMembershipRepository(db)
+	sessionRepository := persistence.NewSessionRepository(db)
+	userTokenRepository := persistence.NewUserTokenRepository(db)
+	auditLog := persistence.NewAuditLog(db)
+	signInThrottle := persistence.NewSignInThrottle(db)
+	passwordHasher := crypto.NewPasswordHasher()
+	totp := crypto.TOTP{}
+	oidcProvider, err := provideOIDC(cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	mailer, err := provideAccountMailer(cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	invitationRepository := persistence.NewInvitationRepository(db)
+	usageReader := persistence.NewUsageReader(db)
+	retentionStore := persistence.NewRetentionStore(db, cipher)
+	privacyIndex := persistence.NewPrivacyIndex(db, cipher, blindIndex)
+	formStatsRepository := persistence.NewFormStatsRepository(db)
+	counter, cleanup3 := provideFormActivity(cfg, formStatsRepository, log)
 	deps := application.Deps{
 		Workspaces:   workspaceRepository,
 		Keys:         apiKeyRepository,
@@ -310,9 +393,29 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		Runs:         runRepository,
 		Actions:      v,
 		Files:        objectStore,
+		Users:        userRepository,
+		Memberships:  membershipRepository,
+		Sessions:     sessionRepository,
+		Tokens:       userTokenRepository,
+		Audit:        auditLog,
+		Throttle:     signInThrottle,
+		Passwords:    passwordHasher,
+		TOTP:         totp,
+		OIDC:         oidcProvider,
+		Mailer:       mailer,
+		Cipher:       cipher,
+		Invitations:  invitationRepository,
+		Usage:        usageReader,
+		Retention:    retentionStore,
+		Privacy:      privacyIndex,
+		BlindIndex:   blindIndex,
+		Scanner:      submissionRepository,
+		Activity:     counter,
+		Stats:        formStatsRepository,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {
+		cleanup3()
 		cleanup2()
 		cleanup()
 		return nil, nil, err
@@ -320,17 +423,20 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	applicationApplication := application.New(deps, settings)
 	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	runtime := &Runtime{
-		Log:         log,
-		DB:          db,
-		App:         applicationApplication,
-		Keyring:     keyring,
-		DataKeys:    dataKeyRepository,
-		Idempotency: idempotencyStore,
-		Clock:       clock,
-		Files:       objectStore,
-		Metrics:     metrics,
+		Log:            log,
+		DB:             db,
+		App:            applicationApplication,
+		Keyring:        keyring,
+		DataKeys:       dataKeyRepository,
+		Idempotency:    idempotencyStore,
+		Clock:          clock,
+		Files:          objectStore,
+		FileEncryption: encrypted,
+		Metrics:        metrics,
+		Members:        membershipRepository,
 	}
 	return runtime, func() {
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil
@@ -356,11 +462,17 @@ var embeddedPipelineSet = wire.NewSet(
 var systemSet = wire.NewSet(wire.Struct(new(system.Clock)), wire.Bind(new(ports.Clock), new(system.Clock)), system.NewIDs, wire.Bind(new(ports.IDs), new(*system.IDs)))
 
 var cryptoSet = wire.NewSet(
-	provideKeyring, crypto.NewCipher, wire.Bind(new(ports.Cipher), new(*crypto.Cipher)), provideIPHasher, wire.Bind(new(ports.IPHasher), new(*crypto.IPHasher)),
+	provideKeyring, crypto.NewCipher, wire.Bind(new(ports.Cipher), new(*crypto.Cipher)), provideIPHasher, wire.Bind(new(ports.IPHasher), new(*crypto.IPHasher)), provideBlindIndex, wire.Bind(new(ports.BlindIndex), new(*crypto.BlindIndex)),
 )
 
 var persistenceSet = wire.NewSet(
-	provideDB, provideMetrics, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)), persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)), persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)), persistence.NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*persistence.WorkflowRepository)), persistence.NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*persistence.IntegrationRepository)), persistence.NewRunRepository, wire.Bind(new(ports.RunRepository), new(*persistence.RunRepository)),
+	provideDB, provideMetrics, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), wire.Bind(new(ports.SubmissionScanner), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)), persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)), persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)), persistence.NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*persistence.WorkflowRepository)), persistence.NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*persistence.IntegrationRepository)), persistence.NewRunRepository, wire.Bind(new(ports.RunRepository), new(*persistence.RunRepository)), persistence.NewRetentionStore, wire.Bind(new(ports.RetentionStore), new(*persistence.RetentionStore)), persistence.NewPrivacyIndex, wire.Bind(new(ports.PrivacyIndex), new(*persistence.PrivacyIndex)), persistence.NewUserRepository, wire.Bind(new(ports.UserRepository), new(*persistence.UserRepository)), persistence.NewMembershipRepository, wire.Bind(new(ports.MembershipRepository), new(*persistence.MembershipRepository)), persistence.NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*persistence.SessionRepository)), persistence.NewUserTokenRepository, wire.Bind(new(ports.UserTokenRepository), new(*persistence.UserTokenRepository)), persistence.NewAuditLog, wire.Bind(new(ports.AuditLog), new(*persistence.AuditLog)), persistence.NewSignInThrottle, wire.Bind(new(ports.SignInThrottle), new(*persistence.SignInThrottle)), persistence.NewInvitationRepository, wire.Bind(new(ports.InvitationRepository), new(*persistence.InvitationRepository)), persistence.NewUsageReader, wire.Bind(new(ports.UsageReader), new(*persistence.UsageReader)),
+)
+
+// accountSet is how people sign in: password hashes, TOTP, the OpenID provider and account mail
+// (the last two nil when not configured).
+var accountSet = wire.NewSet(crypto.NewPasswordHasher, wire.Bind(new(ports.PasswordHasher), new(*crypto.PasswordHasher)), wire.Struct(new(crypto.TOTP)), wire.Bind(new(ports.TOTP), new(crypto.TOTP)), provideOIDC,
+	provideAccountMailer,
 )
 
 // actionSet is the registered workflow action runners over the signing HTTPS client: serve
@@ -369,9 +481,14 @@ var actionSet = wire.NewSet(
 	provideSender, wire.Bind(new(ports.Sender), new(delivery.Sender)), provideActionRunners,
 )
 
+// analyticsSet is what form stats count with: the daily counts and the in-memory counter in
+// front of them (exports read the submissions oldest first through the persistence set).
+var analyticsSet = wire.NewSet(persistence.NewFormStatsRepository, wire.Bind(new(ports.FormStatsRepository), new(*persistence.FormStatsRepository)), provideFormActivity, wire.Bind(new(ports.FormActivity), new(*analytics.Counter)))
+
 var applicationSet = wire.NewSet(
+	analyticsSet,
 	provideSettings,
-	provideObjectStore,
+	provideFileStore, provideObjectStore,
 	provideURLChecker, wire.Bind(new(ports.URLChecker), new(delivery.URLChecker)), wire.Struct(new(application.Deps), "*"), application.New,
 )
 

@@ -26,12 +26,20 @@ type ObjectInfo struct {
 	Size        int64
 	ContentType string
 	ModTime     time.Time
+	// Name is the file's original (sanitised) name when the store keeps it apart from the key.
+	Name string
 }
 
 // FormFilesPrefix is the key prefix under which every file of a form is stored: deleting the
 // form deletes the prefix, and the form's storage quota is the usage under it.
 func FormFilesPrefix(workspaceID, formID string) string {
-	return "workspaces/" + workspaceID + "/forms/" + formID + "/"
+	return WorkspaceFilesPrefix(workspaceID) + "forms/" + formID + "/"
+}
+
+// WorkspaceFilesPrefix is the key prefix of every file of a workspace: its storage usage is the
+// usage under it.
+func WorkspaceFilesPrefix(workspaceID string) string {
+	return "workspaces/" + workspaceID + "/"
 }
 
 // SubmissionFilesPrefix is the key prefix of the files uploaded with one submission: a file

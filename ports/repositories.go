@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
@@ -30,16 +31,24 @@ type WorkspaceRepository interface {
 	List(ctx context.Context) ([]*workspace.Workspace, error)
 	// Oldest returns the first workspace created, or domain.ErrNotFound when there is none.
 	Oldest(ctx context.Context) (*workspace.Workspace, error)
+	// Update loads and locks the workspace, lets change modify it, and stores it with the audit
+	// events change returns, in one transaction.
+	Update(ctx context.Context, id string, change func(*workspace.Workspace) ([]audit.Event, error)) (*workspace.Workspace, error)
 }
 
 // APIKeyRepository stores API keys (only the hash of their secret).
 type APIKeyRepository interface {
-	Create(ctx context.Context, k *apikey.Key) error
+	// Create stores the key with its audit events in one transaction.
+	Create(ctx context.Context, k *apikey.Key, events ...audit.Event) error
 	// Get returns the key by ID, revoked or not, or domain.ErrNotFound.
 	Get(ctx context.Context, id string) (*apikey.Key, error)
 	// List returns the keys of one workspace, or of all when workspaceID is empty.
 	List(ctx context.Context, workspaceID string) ([]*apikey.Key, error)
-	Revoke(ctx context.Context, id string, at time.Time) error
+	// Revoke revokes a key of the workspace (any workspace when workspaceID is empty) with its
+	// audit events; unknown IDs give domain.ErrNotFound.
+	Revoke(ctx context.Context, workspaceID, id string, at time.Time, events ...audit.Event) error
+	// MarkUsed records that the key authenticated a request at the time.
+	MarkUsed(ctx context.Context, id string, at time.Time) error
 }
 
 // FormRepository stores forms; every method is bounded to one workspace.
@@ -54,8 +63,9 @@ type FormRepository interface {
 	// Update loads and locks the form, lets change modify it, and stores it together with the
 	// events change returns, in one transaction.
 	Update(ctx context.Context, workspaceID, id string, change func(*form.Form) ([]event.Event, error)) (*form.Form, error)
-	// Delete removes the form with its submissions and everything bound to it.
-	Delete(ctx context.Context, workspaceID, id string) error
+	// Delete removes the form with its submissions and everything bound to it, with the audit
+	// events, in one transaction.
+	Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error
 	// SubmissionCounts returns the number of stored submissions per form ID.
 	SubmissionCounts(ctx context.Context, workspaceID string, formIDs []string) (map[string]int64, error)
 }
@@ -85,7 +95,8 @@ type SubmissionRepository interface {
 	// Update loads and locks the submission, lets change modify it, and stores it with the event
 	// change returns, in one transaction.
 	Update(ctx context.Context, workspaceID, formID, id string, change func(*submission.Submission) (event.Event, error)) (*submission.Submission, error)
-	Delete(ctx context.Context, workspaceID, formID, id string) error
+	// Delete removes the submission with the audit events, in one transaction.
+	Delete(ctx context.Context, workspaceID, formID, id string, events ...audit.Event) error
 }
 
 // StoredResponse is a response kept for an Idempotency-Key.

@@ -323,6 +323,12 @@ func (c *Client) send(ctx context.Context, r Request) Result {
 
 	start := time.Now()
 	resp, err := c.http.Do(req)
+	if err == nil && attemptCtx.Err() != nil {
+		// The transport hands back a response that raced the deadline (the endpoint answered
+		// only once the attempt gave up and hung up): that is no answer within the timeout.
+		_ = resp.Body.Close()
+		err = attemptCtx.Err()
+	}
 	if err != nil {
 		return Result{Duration: time.Since(start), Err: c.describe(ctx, attemptCtx, err)}
 	}

@@ -11,7 +11,6 @@ import (
 
 // The API's own errors; adapters/httperr maps them (and every domain error) to HTTP.
 var (
-	errForbidden       = httperr.ErrForbidden
 	errRouteNotFound   = httperr.ErrRouteNotFound
 	errMethodNotFound  = httperr.ErrMethodNotAllowed
 	errPayloadTooLarge = httperr.ErrPayloadTooLarge

@@ -37,7 +37,7 @@ func storeUpload(t *testing.T, db *persistence.DB, ws, formID, subID, field stri
 	s := submission.UnmarshalFromDatabase(subID, ws, formID, map[string]submission.Value{field: submission.List(values)},
 		submission.Metadata{Source: submission.SourceForm}, time.Now(), time.Now())
 	e := event.ForSubmission("evt_"+strings.Repeat("e", 22)+subID[len(subID)-4:], event.SubmissionCreated, s, time.Now())
-	if err := persistence.NewSubmissionRepository(db, persistencetest.Cipher()).Add(context.Background(), s, e); err != nil {
+	if err := persistence.NewSubmissionRepository(db, persistencetest.Cipher(), persistencetest.BlindIndex()).Add(context.Background(), s, e); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -94,7 +94,7 @@ func TestNoSignedLinkToAnotherSubmissionsFile(t *testing.T) {
 			}
 		}
 		// The event B's webhooks and Kafka consumers receive carries the values as stored, unsigned.
-		stored, err := persistence.NewSubmissionRepository(db, persistencetest.Cipher()).Get(context.Background(), h.wsB, bForm, bSub)
+		stored, err := persistence.NewSubmissionRepository(db, persistencetest.Cipher(), persistencetest.BlindIndex()).Get(context.Background(), h.wsB, bForm, bSub)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,10 +9,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/formward/formward/adapters/analytics"
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/delivery"
 	httpapi "github.com/formward/formward/adapters/http"
@@ -38,20 +40,29 @@ type harness struct {
 	deliveries *persistence.DeliveryRepository
 	// undocumented skips the OpenAPI check for requests to paths that do not exist.
 	undocumented bool
+	// activity counts the form stats in memory (written on Flush).
+	activity *analytics.Counter
 }
 
-func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness {
+// newHarness builds the harness; adjust, when given, changes the application's ports first.
+func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options, adjust ...func(*application.Deps)) *harness {
 	t.Helper()
 	ctx := context.Background()
 	ids := system.NewIDs()
 	clock := system.Clock{}
 	cipher := persistencetest.Cipher()
 	deliveries := persistence.NewDeliveryRepository(db, cipher)
-	app := application.New(application.Deps{
+	submissions := persistence.NewSubmissionRepository(db, cipher, persistencetest.BlindIndex())
+	stats := persistence.NewFormStatsRepository(db)
+	activity := analytics.New(stats, zap.NewNop(), 24*time.Hour)
+	deps := application.Deps{
 		Workspaces:   persistence.NewWorkspaceRepository(db),
 		Keys:         persistence.NewAPIKeyRepository(db),
 		Forms:        persistence.NewFormRepository(db, cipher),
-		Submissions:  persistence.NewSubmissionRepository(db, cipher),
+		Submissions:  submissions,
+		Scanner:      submissions,
+		Stats:        stats,
+		Activity:     activity,
 		IDs:          ids,
 		Clock:        clock,
 		IPHasher:     crypto.NewIPHasher([]byte("test ip secret")),
@@ -59,6 +70,9 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness
 		Deliveries:   deliveries,
 		Workflows:    persistence.NewWorkflowRepository(db, cipher),
 		Integrations: persistence.NewIntegrationRepository(db, cipher),
+		Retention:    persistence.NewRetentionStore(db, cipher),
+		Privacy:      persistence.NewPrivacyIndex(db, cipher, persistencetest.BlindIndex()),
+		BlindIndex:   persistencetest.BlindIndex(),
 		// The real action adapters are tested in their own packages; these check configs only.
 		Actions: fakeRunners(),
 		// No network here: hostnames resolve through a fixed table.
@@ -66,12 +80,27 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness
 			"hooks.example.com":    {"93.184.216.34"},
 			"internal.example.com": {"10.20.30.40"},
 		}},
-	}, application.Settings{PublicURL: testPublicURL})
+		Users:       persistence.NewUserRepository(db),
+		Memberships: persistence.NewMembershipRepository(db),
+		Invitations: persistence.NewInvitationRepository(db),
+		Sessions:    persistence.NewSessionRepository(db),
+		Tokens:      persistence.NewUserTokenRepository(db),
+		Audit:       persistence.NewAuditLog(db),
+		Throttle:    persistence.NewSignInThrottle(db),
+		Usage:       persistence.NewUsageReader(db),
+		// Cheap parameters: these tests are about the API, not the hash.
+		Passwords: crypto.NewPasswordHasherWithParams(crypto.Argon2Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}),
+	}
+	for _, f := range adjust {
+		f(&deps)
+	}
+	app := application.New(deps, application.Settings{PublicURL: testPublicURL})
 	core, logs := observer.New(zap.DebugLevel)
 	if opts.SigningKey == nil {
 		opts.SigningKey = []byte("cursor key for tests")
 	}
-	h := &harness{t: t, app: app, db: db, logs: logs, keys: map[string]string{}, keyIDs: map[string]string{}, deliveries: deliveries}
+	h := &harness{t: t, app: app, db: db, logs: logs, keys: map[string]string{}, keyIDs: map[string]string{}, deliveries: deliveries,
+		activity: activity}
 	h.handler = httpapi.NewRouter(httpapi.Deps{
 		App: app, Idempotency: persistence.NewIdempotencyStore(db, cipher), Clock: clock, Logger: zap.New(core),
 		Ready: db.Ping,
@@ -94,13 +123,13 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options) *harness
 		"admin": {h.wsA, "admin"}, "read-write": {h.wsA, "read-write"}, "read-only": {h.wsA, "read-only"},
 		"revoked": {h.wsA, "admin"}, "other": {h.wsB, "admin"},
 	} {
-		k, err := app.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{WorkspaceID: spec[0], Name: name, Scope: spec[1]})
+		k, err := app.Commands.CreateAPIKey.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(spec[0])), application.CreateAPIKey{Name: name, Scope: spec[1]})
 		if err != nil {
 			t.Fatal(err)
 		}
 		h.keys[name], h.keyIDs[name] = k.Token, k.Key.ID()
 	}
-	if err := app.Commands.RevokeAPIKey.Handle(ctx, application.RevokeAPIKey{ID: h.keyIDs["revoked"]}); err != nil {
+	if err := app.Commands.RevokeAPIKey.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(h.wsA)), application.RevokeAPIKey{ID: h.keyIDs["revoked"]}); err != nil {
 		t.Fatal(err)
 	}
 	return h

@@ -29,7 +29,7 @@ func (h *harness) createWebhook(body map[string]any) map[string]any {
 func (h *harness) addDeliveries(webhookID string, n int) []*webhook.Delivery {
 	h.t.Helper()
 	ctx := context.Background()
-	w, err := h.app.Queries.GetWebhook.Handle(ctx, application.GetWebhook{WorkspaceID: h.wsA, ID: webhookID})
+	w, err := h.app.Queries.GetWebhook.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(h.wsA)), application.GetWebhook{WorkspaceID: h.wsA, ID: webhookID})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/invitation"
+	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/spam"
 )
 
@@ -70,6 +72,8 @@ func Problem(err error) Body {
 		rl   *RateLimited
 		srl  *spam.RateLimited
 		rej  *spam.Rejection
+		// throttled is a sign-in refused for a while after repeated failures.
+		throttled *application.ThrottledError
 	)
 	switch {
 	case errors.As(err, &verr):
@@ -80,6 +84,17 @@ func Problem(err error) Body {
 		return b
 	case errors.As(err, &rerr):
 		return Body{Code: "invalid_request", Status: 400, Message: rerr.Message}
+	case errors.As(err, &throttled):
+		return Body{Code: "rate_limited", Status: 429, Message: "too many failed sign-ins; retry after the Retry-After delay", RetryAfter: throttled.RetryAfter}
+	case errors.Is(err, application.ErrInvalidCredentials), errors.Is(err, application.ErrTwoFactorRequired), errors.Is(err, application.ErrOIDCRefused):
+		return Body{Code: "unauthorized", Status: 401, Message: "the email, password or code is not correct"}
+	case errors.Is(err, member.ErrOwnersOnly), errors.Is(err, application.ErrNoAccount):
+		return Body{Code: "forbidden", Status: 403, Message: err.Error()}
+	case errors.Is(err, invitation.ErrNotUsable), errors.Is(err, application.ErrSetupClosed), errors.Is(err, application.ErrLinkNotUsable),
+		errors.Is(err, application.ErrOIDCNotConfigured):
+		return Body{Code: "not_found", Status: 404, Message: err.Error()}
+	case errors.Is(err, application.ErrSignInToAccept):
+		return Body{Code: "conflict", Status: 409, Message: application.ErrSignInToAccept.Error()}
 	case errors.Is(err, application.ErrUnauthenticated):
 		return Body{Code: "unauthorized", Status: 401, Message: "a valid API key is required: Authorization: Bearer <key>"}
 	case errors.Is(err, ErrForbidden):
@@ -92,6 +107,10 @@ func Problem(err error) Body {
 		return Body{Code: "method_not_allowed", Status: 405, Message: ErrMethodNotAllowed.Error()}
 	case errors.Is(err, domain.ErrFormClosed):
 		return Body{Code: "form_closed", Status: 409, Message: "this form does not accept submissions in its current status"}
+	case errors.Is(err, member.ErrLastOwner):
+		return Body{Code: "conflict", Status: 409, Message: "a workspace keeps at least one owner: make another member owner first"}
+	case errors.Is(err, application.ErrAlreadyMember):
+		return Body{Code: "conflict", Status: 409, Message: application.ErrAlreadyMember.Error()}
 	case errors.Is(err, domain.ErrConflict):
 		return Body{Code: "conflict", Status: 409, Message: "this Idempotency-Key was already used with another request, or that request is still running"}
 	case errors.As(err, &mb), errors.Is(err, ErrPayloadTooLarge):

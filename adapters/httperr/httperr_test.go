@@ -10,7 +10,10 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/invitation"
+	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/spam"
 )
 
@@ -30,6 +33,14 @@ func TestProblem(t *testing.T) {
 		{&http.MaxBytesError{Limit: 32 << 20}, 413, "payload_too_large", ""},
 		{httperr.BadRequest("bad cursor"), 400, "invalid_request", ""},
 		{fmt.Errorf("boom"), 500, "internal_error", ""},
+		{&application.ThrottledError{RetryAfter: 90 * time.Second}, 429, "rate_limited", "90"},
+		{application.ErrInvalidTwoFactorCode, 401, "unauthorized", ""},
+		{fmt.Errorf("%w: owner", member.ErrOwnersOnly), 403, "forbidden", ""},
+		{invitation.ErrNotUsable, 404, "not_found", ""},
+		{application.ErrSetupClosed, 404, "not_found", ""},
+		{application.ErrSignInToAccept, 409, "conflict", ""},
+		{fmt.Errorf("change role: %w", member.ErrLastOwner), 409, "conflict", ""},
+		{fmt.Errorf("%w: viewer needs write", application.ErrForbidden), 403, "forbidden", ""},
 	}
 	gin.SetMode(gin.ReleaseMode)
 	for _, c := range cases {

@@ -53,7 +53,7 @@ func fillOutbox(t testing.TB, db *persistence.DB, cipher ports.Cipher, n, forms 
 	if err := persistence.NewWorkspaceRepository(db).Create(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
-	formRepo, subs := persistence.NewFormRepository(db, cipher), persistence.NewSubmissionRepository(db, cipher)
+	formRepo, subs := persistence.NewFormRepository(db, cipher), persistence.NewSubmissionRepository(db, cipher, persistencetest.BlindIndex())
 	var seq atomic.Int64
 	id := func(p string) string { return fmt.Sprintf("%s_%s_%06d", p, ws.ID(), seq.Add(1)) }
 	out := make(map[string][]string, forms)

@@ -28,7 +28,7 @@ func TestLocalContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runContract(t, store)
+	runContract(t, store, false)
 
 	t.Run("permissions", func(t *testing.T) {
 		key := "workspaces/w/forms/f/perm/a.txt"
@@ -59,7 +59,7 @@ func TestS3Contract(t *testing.T) {
 		}
 		t.Skip("minio binary not found; run `make tools` (FORMWARD_TEST_REQUIRE_MINIO=1 makes this a failure)")
 	}
-	endpoint := startMinIO(t, bin)
+	endpoint, _ := startMinIO(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg := objectstore.S3Config{Endpoint: endpoint, Bucket: "formward-test", AccessKey: "formward", SecretKey: "formward-secret", Region: "us-east-1"}
@@ -71,7 +71,7 @@ func TestS3Contract(t *testing.T) {
 	if _, err := objectstore.NewS3(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	runContract(t, store)
+	runContract(t, store, false)
 }
 
 func minioBinary() string {
@@ -93,7 +93,7 @@ func minioBinary() string {
 	return ""
 }
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -103,12 +103,14 @@ func freePort(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startMinIO runs `minio server` on a temp dir and free loopback ports until the test ends.
-func startMinIO(t *testing.T, bin string) string {
+// startMinIO runs `minio server` on a temp dir and free loopback ports until the test ends; it
+// returns the address and the directory holding the server's data.
+func startMinIO(t testing.TB, bin string) (addr, dataDir string) {
 	t.Helper()
 	addr, console := freePort(t), freePort(t)
+	dataDir = t.TempDir()
 	var logs bytes.Buffer
-	cmd := exec.Command(bin, "server", t.TempDir(), "--address", addr, "--console-address", console, "--quiet")
+	cmd := exec.Command(bin, "server", dataDir, "--address", addr, "--console-address", console, "--quiet")
 	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=formward", "MINIO_ROOT_PASSWORD=formward-secret",
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "HOME="+t.TempDir())
 	cmd.Stdout, cmd.Stderr = &logs, &logs
@@ -127,7 +129,7 @@ func startMinIO(t *testing.T, bin string) string {
 		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return addr
+				return addr, dataDir
 			}
 		}
 		select {
@@ -142,9 +144,20 @@ func startMinIO(t *testing.T, bin string) string {
 	}
 }
 
-// runContract is what every ObjectStore must do.
-func runContract(t *testing.T, store ports.ObjectStore) {
+// runContract is what every ObjectStore must do. An encrypted store counts the stored
+// (encrypted) size in Usage: a little more than the content, never less.
+func runContract(t *testing.T, store ports.ObjectStore, encrypted bool) {
 	ctx := context.Background()
+	usage := func(t *testing.T, prefix string, content int64, files int) {
+		t.Helper()
+		n, err := store.Usage(ctx, prefix)
+		if err != nil {
+			t.Fatalf("usage %s: %v", prefix, err)
+		}
+		if !encrypted && n != content || encrypted && (n < content || n > content+encryptionOverhead(content, files)) {
+			t.Fatalf("usage %s = %d for %d bytes in %d files", prefix, n, content, files)
+		}
+	}
 	put := func(t *testing.T, key, body, ct string) {
 		t.Helper()
 		if err := store.Put(ctx, key, strings.NewReader(body), int64(len(body)), ct); err != nil {
@@ -209,30 +222,20 @@ func runContract(t *testing.T, store ports.ObjectStore) {
 		put(t, a+"k1/one.txt", "12345", "text/plain")
 		put(t, a+"k2/two.bin", "1234567890", "application/octet-stream")
 		put(t, b+"k3/three.txt", "123", "text/plain")
-		if n, err := store.Usage(ctx, a); err != nil || n != 15 {
-			t.Fatalf("usage a = %d, %v", n, err)
-		}
-		if n, err := store.Usage(ctx, "workspaces/wsp_2/"); err != nil || n != 18 {
-			t.Fatalf("usage workspace = %d, %v", n, err)
-		}
-		if n, err := store.Usage(ctx, "workspaces/nobody/"); err != nil || n != 0 {
-			t.Fatalf("usage empty = %d, %v", n, err)
-		}
+		usage(t, a, 15, 2)
+		usage(t, "workspaces/wsp_2/", 18, 3)
+		usage(t, "workspaces/nobody/", 0, 0)
 		if err := store.DeletePrefix(ctx, a+"k1/"); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := store.Usage(ctx, a); n != 10 {
-			t.Fatalf("after deleting one submission's files usage = %d", n)
-		}
+		usage(t, a, 10, 1) // after deleting one submission's files
 		if err := store.DeletePrefix(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := store.Get(ctx, a+"k2/two.bin"); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("after delete prefix: %v", err)
 		}
-		if n, _ := store.Usage(ctx, a); n != 0 {
-			t.Fatalf("usage after delete prefix = %d", n)
-		}
+		usage(t, a, 0, 0)
 		if got, _ := read(t, b+"k3/three.txt"); string(got) != "123" {
 			t.Fatalf("sibling form lost its file: %q", got)
 		}
@@ -254,9 +257,7 @@ func runContract(t *testing.T, store ports.ObjectStore) {
 		if !bytes.Equal(got, data) || info.Size != int64(len(data)) {
 			t.Fatalf("5 MiB object came back with %d bytes", len(got))
 		}
-		if n, _ := store.Usage(ctx, "workspaces/wsp_3/"); n != int64(len(data)) {
-			t.Fatalf("usage = %d", n)
-		}
+		usage(t, "workspaces/wsp_3/", int64(len(data)), 1)
 	})
 
 	t.Run("short body is refused", func(t *testing.T) {
@@ -304,8 +305,12 @@ func runContract(t *testing.T, store ports.ObjectStore) {
 			seen[key] = true
 			put(t, key, "x", "application/pdf")
 		}
-		if n, _ := store.Usage(ctx, objectstore.FormPrefix("wsp_5", "frm_1")); n != 20 {
-			t.Fatalf("usage = %d", n)
-		}
+		usage(t, objectstore.FormPrefix("wsp_5", "frm_1"), 20, 20)
 	})
+}
+
+// encryptionOverhead bounds what encryption adds to files of content bytes in all: a sealed
+// header of at most 1 KiB per file, 32 bytes per 64 KiB package.
+func encryptionOverhead(content int64, files int) int64 {
+	return int64(files)*(1024+32) + content/(64<<10)*32
 }

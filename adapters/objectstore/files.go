@@ -119,7 +119,7 @@ func KeyFromReference(ref string) (string, bool) {
 }
 
 // Serve answers GET (and HEAD) /files/<key>?expires=…&sig=… with the object as a private,
-// never-sniffed attachment; a bad or expired signature is 403, a missing object 404. now is
+// never-sniffed attachment named by its original file name, with byte ranges; a bad or expired signature is 403, a missing object 404. now is
 // the clock (time.Now when nil).
 func Serve(store ports.ObjectStore, signer Signer, now func() time.Time) http.Handler {
 	if now == nil {
@@ -167,9 +167,19 @@ func Serve(store ports.ObjectStore, signer Signer, now func() time.Time) http.Ha
 		if ct == "" {
 			ct = "application/octet-stream"
 		}
+		name := info.Name
+		if name == "" {
+			name = path.Base(key)
+		}
 		h.Set("Content-Type", ct)
-		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": path.Base(key)}))
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": name}))
 		h.Set("Cache-Control", "private, max-age="+strconv.FormatInt(maxAge, 10))
+		if rs, ok := body.(io.ReadSeeker); ok {
+			// Ranges, HEAD and Content-Length of the (decrypted) content; an encrypted file
+			// seeks by decrypting from the package that holds the range's first byte.
+			http.ServeContent(w, r, "", info.ModTime, rs)
+			return
+		}
 		h.Set("Content-Length", strconv.FormatInt(info.Size, 10))
 		w.WriteHeader(http.StatusOK)
 		if r.Method == http.MethodHead {

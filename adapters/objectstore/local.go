@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/ports"
@@ -237,4 +238,50 @@ func (l *Local) walk(ctx context.Context, prefix string, fn func(key, path strin
 		return fmt.Errorf("walk objects: %w", err)
 	}
 	return nil
+}
+
+// List calls fn with the key of every object under prefix, sidecars and temporary files aside.
+func (l *Local) List(ctx context.Context, prefix string, fn func(key string) error) error {
+	if err := validatePrefix(prefix); err != nil {
+		return err
+	}
+	return l.walk(ctx, prefix, func(key, _ string, _ fs.FileInfo) error { return fn(key) })
+}
+
+// RemoveStaleTemp deletes the temporary files under prefix last written before cutoff: what a
+// process that died in the middle of a write left behind (live writes rename theirs within
+// seconds). It returns how many it removed.
+func (l *Local) RemoveStaleTemp(ctx context.Context, prefix string, cutoff time.Time) (int, error) {
+	if err := validatePrefix(prefix); err != nil {
+		return 0, err
+	}
+	start := filepath.Join(l.root, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
+	removed := 0
+	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasPrefix(d.Name(), ".tmp-") {
+			return nil
+		}
+		st, err := d.Info()
+		if err != nil || !st.ModTime().Before(cutoff) {
+			return nil
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		removed++
+		return nil
+	})
+	if err != nil {
+		return removed, fmt.Errorf("remove stale temporary files: %w", err)
+	}
+	return removed, nil
 }

@@ -190,3 +190,21 @@ func (s *S3) Usage(ctx context.Context, prefix string) (int64, error) {
 	}
 	return total, nil
 }
+
+// List calls fn with the key of every object under prefix.
+func (s *S3) List(ctx context.Context, prefix string, fn func(key string) error) error {
+	if err := validatePrefix(prefix); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for o := range s.client.ListObjects(ctx, s.bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if o.Err != nil {
+			return fmt.Errorf("s3 list %s: %w", prefix, o.Err)
+		}
+		if err := fn(o.Key); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package persistence_test
 
 import (
 	"context"
+	"github.com/formward/formward/domain/audit"
 	"sync"
 	"testing"
 	"time"
@@ -49,14 +50,14 @@ func TestAPIKeyRepository(t *testing.T) {
 	each(t, func(t *testing.T, r repos) {
 		ctx := context.Background()
 		w1, w2 := mustWorkspace(t, r, base), mustWorkspace(t, r, base)
-		k1, err := apikey.New(newID("key"), w1.ID(), "ci", apikey.ScopeAdmin, apikey.HashSecret("s1"), base)
+		k1, err := apikey.New(newID("key"), w1.ID(), "ci", apikey.ScopeAdmin, apikey.HashSecret("s1"), audit.System, base)
 		noErr(t, err)
-		k2, err := apikey.New(newID("key"), w2.ID(), "reader", apikey.ScopeReadOnly, apikey.HashSecret("s2"), base.Add(time.Second))
+		k2, err := apikey.New(newID("key"), w2.ID(), "reader", apikey.ScopeReadOnly, apikey.HashSecret("s2"), audit.System, base.Add(time.Second))
 		noErr(t, err)
 		noErr(t, r.keys.Create(ctx, k1))
 		noErr(t, r.keys.Create(ctx, k2))
 		wantErr(t, r.keys.Create(ctx, k1), domain.ErrConflict)
-		orphan, _ := apikey.New(newID("key"), "ws_missing", "x", apikey.ScopeAdmin, apikey.HashSecret("s3"), base)
+		orphan, _ := apikey.New(newID("key"), "ws_missing", "x", apikey.ScopeAdmin, apikey.HashSecret("s3"), audit.System, base)
 		wantErr(t, r.keys.Create(ctx, orphan), domain.ErrNotFound)
 
 		got, err := r.keys.Get(ctx, k1.ID())
@@ -79,14 +80,14 @@ func TestAPIKeyRepository(t *testing.T) {
 		}
 
 		revokedAt := base.Add(time.Hour)
-		noErr(t, r.keys.Revoke(ctx, k1.ID(), revokedAt))
-		noErr(t, r.keys.Revoke(ctx, k1.ID(), revokedAt.Add(time.Hour))) // keeps the first time
+		noErr(t, r.keys.Revoke(ctx, "", k1.ID(), revokedAt))
+		noErr(t, r.keys.Revoke(ctx, "", k1.ID(), revokedAt.Add(time.Hour))) // keeps the first time
 		got, err = r.keys.Get(ctx, k1.ID())
 		noErr(t, err)
 		if got.Active() || !got.RevokedAt().Equal(revokedAt) {
 			t.Fatalf("revoked_at = %v, want %v", got.RevokedAt(), revokedAt)
 		}
-		wantErr(t, r.keys.Revoke(ctx, "key_missing", revokedAt), domain.ErrNotFound)
+		wantErr(t, r.keys.Revoke(ctx, "", "key_missing", revokedAt), domain.ErrNotFound)
 	})
 }
 

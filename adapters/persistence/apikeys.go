@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"github.com/formward/formward/domain/audit"
 	"time"
 
 	"gorm.io/gorm"
@@ -20,10 +21,20 @@ var _ ports.APIKeyRepository = (*APIKeyRepository)(nil)
 func NewAPIKeyRepository(db *DB) *APIKeyRepository { return &APIKeyRepository{db: db} }
 
 // Create stores k; an existing ID gives domain.ErrConflict, an unknown workspace domain.ErrNotFound.
-func (r *APIKeyRepository) Create(ctx context.Context, k *apikey.Key) error {
+func (r *APIKeyRepository) Create(ctx context.Context, k *apikey.Key, events ...audit.Event) error {
 	row := apiKeyFromDomain(k)
+	return r.db.tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(&row).Error; err != nil {
+			return mapErr("create api key", err)
+		}
+		return writeAudit(tx, events)
+	})
+}
+
+// MarkUsed records when the key last authenticated a request.
+func (r *APIKeyRepository) MarkUsed(ctx context.Context, id string, at time.Time) error {
 	return r.db.write(ctx, func(db *gorm.DB) error {
-		return mapErr("create api key", db.Create(&row).Error)
+		return mapErr("mark api key used", db.Exec("UPDATE api_keys SET last_used_at = ? WHERE id = ?", toMillis(at), id).Error)
 	})
 }
 
@@ -47,17 +58,24 @@ func (r *APIKeyRepository) List(ctx context.Context, workspaceID string) ([]*api
 
 // Revoke sets revoked_at; a key already revoked keeps its first time. Unknown IDs give
 // domain.ErrNotFound.
-func (r *APIKeyRepository) Revoke(ctx context.Context, id string, at time.Time) error {
-	return r.db.write(ctx, func(db *gorm.DB) error {
-		res := db.Exec("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", toMillis(at), id)
+func (r *APIKeyRepository) Revoke(ctx context.Context, workspaceID, id string, at time.Time, events ...audit.Event) error {
+	return r.db.tx(ctx, func(db *gorm.DB) error {
+		scope := func(q *gorm.DB) *gorm.DB {
+			q = q.Where("id = ?", id)
+			if workspaceID != "" {
+				q = q.Where("workspace_id = ?", workspaceID)
+			}
+			return q
+		}
+		res := scope(db.Table("api_keys")).Where("revoked_at IS NULL").Update("revoked_at", toMillis(at))
 		if res.Error != nil {
 			return mapErr("revoke api key", res.Error)
 		}
 		if res.RowsAffected > 0 {
-			return nil
+			return writeAudit(db, events)
 		}
 		var n int64
-		if err := db.Table("api_keys").Where("id = ?", id).Count(&n).Error; err != nil {
+		if err := scope(db.Table("api_keys")).Count(&n).Error; err != nil {
 			return mapErr("revoke api key", err)
 		}
 		if n == 0 {

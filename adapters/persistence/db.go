@@ -74,6 +74,8 @@ type DB struct {
 	writesFailing atomic.Bool // the last write met a storage failure; see unavailable.go
 
 	batchObserver atomic.Pointer[func(size int)] // see ObserveGroupCommits
+
+	tombstoned chan struct{} // see TombstonesRecorded
 }
 
 // Open connects, configures durability and starts the group committers. It does not migrate.
@@ -132,7 +134,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("connect to %s database: %w", dialect, err)
 	}
 
-	d := &DB{gorm: g, sqlDB: sqlDB, dialect: dialect, groupMax: cfg.GroupCommitMax}
+	d := &DB{gorm: g, sqlDB: sqlDB, dialect: dialect, groupMax: cfg.GroupCommitMax, tombstoned: make(chan struct{}, 1)}
 	if d.groupMax <= 0 {
 		d.groupMax = 128
 	}
@@ -282,7 +284,12 @@ func (d *DB) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 		return err
 	}
 	defer release()
-	return d.noteWrite(unavailable(d.gorm.WithContext(ctx).Transaction(fn)))
+	wrote := new(atomic.Bool)
+	err = d.noteWrite(unavailable(d.gorm.WithContext(context.WithValue(ctx, tombstonesWritten{}, wrote)).Transaction(fn)))
+	if err == nil && wrote.Load() {
+		d.noteTombstones()
+	}
+	return err
 }
 
 // read returns a session for queries.

@@ -3,7 +3,9 @@ package persistence
 import (
 	"context"
 	"fmt"
+	"github.com/formward/formward/domain/audit"
 	"slices"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -117,11 +119,24 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 	return updated, nil
 }
 
-// Delete removes the form, its submissions, its counters, its workflows and the webhooks bound to it in one transaction, or returns
-// domain.ErrNotFound. Deleting the form row first waits for capture transactions that hold its
-// key (PostgreSQL); submissions they wrote then go with it.
-func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string) error {
+// Delete removes the form, its submissions, its counters, its workflows and the webhooks bound
+// to it, and records the tombstones of the form and of each of its submissions, in one
+// transaction, or returns domain.ErrNotFound. Locking the form row first waits for capture
+// transactions that hold its key (PostgreSQL); submissions they wrote then go with it, with
+// their tombstones.
+func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error {
 	return r.db.tx(ctx, func(tx *gorm.DB) error {
+		if tx.Dialector.Name() == DialectPostgres {
+			// Lock the form first: capture transactions holding its key finish, later ones
+			// wait, so every submission that the deletion removes gets its tombstone.
+			if err := tx.Exec("SELECT id FROM forms WHERE workspace_id = ? AND id = ? FOR UPDATE", workspaceID, id).Error; err != nil {
+				return mapErr("lock form", err)
+			}
+		}
+		now := time.Now()
+		if err := writeSubmissionTombstones(tx, workspaceID, id, now); err != nil {
+			return err
+		}
 		res := tx.Exec("DELETE FROM forms WHERE workspace_id = ? AND id = ?", workspaceID, id)
 		if res.Error != nil {
 			return mapErr("delete form", res.Error)
@@ -142,7 +157,10 @@ func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string) err
 		if err := tx.Exec("DELETE FROM form_counters WHERE form_id = ?", id).Error; err != nil {
 			return mapErr("delete form counters", err)
 		}
-		return nil
+		if err := writeTombstones(tx, []ports.Tombstone{{Kind: ports.TombstoneForm, ID: id, WorkspaceID: workspaceID, DeletedAt: now}}); err != nil {
+			return err
+		}
+		return writeAudit(tx, events)
 	})
 }
 

@@ -32,6 +32,7 @@ type pendingAdd struct {
 	ctx      context.Context
 	sub      submissionRow
 	event    sealedEvent
+	emails   [][]byte // blind index of the email answers, computed by the caller
 	token    *spentToken
 	limit    int64
 	emailKey string
@@ -157,6 +158,7 @@ func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 		args := make([]any, 0, len(batch)*6)
 		events := make([]sealedEvent, 0, len(batch))
 		counts := make(map[string]int64)
+		var index []emailIndexRow
 		for i, p := range batch {
 			if i > 0 {
 				sb.WriteByte(',')
@@ -166,9 +168,15 @@ func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 			args = append(args, s.ID, s.WorkspaceID, s.FormID, s.SubmittedAt, s.UpdatedAt, s.Sealed)
 			events = append(events, p.event)
 			counts[s.FormID]++
+			if len(p.emails) > 0 {
+				index = append(index, indexRows(s, p.emails)...)
+			}
 		}
 		if err := tx.Exec(sb.String(), args...).Error; err != nil {
 			return fmt.Errorf("insert submissions: %w", err)
+		}
+		if err := writeEmailIndex(tx, index, nil); err != nil {
+			return fmt.Errorf("insert submission email index: %w", err)
 		}
 		if err := insertEvents(tx, events); err != nil {
 			return fmt.Errorf("insert submission events: %w", err)

@@ -59,7 +59,7 @@ func newRepos(db *persistence.DB) repos {
 		keys:        persistence.NewAPIKeyRepository(db),
 		dataKeys:    persistence.NewDataKeyRepository(db),
 		forms:       persistence.NewFormRepository(db, c),
-		submissions: persistence.NewSubmissionRepository(db, c),
+		submissions: persistence.NewSubmissionRepository(db, c, persistencetest.BlindIndex()),
 		idem:        persistence.NewIdempotencyStore(db, c),
 		outbox:      persistence.NewOutbox(db, c),
 		webhooks:    persistence.NewWebhookRepository(db, c),

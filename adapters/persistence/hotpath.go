@@ -18,7 +18,9 @@ import (
 // The profile of the capture benchmark showed gorm's query building and reflection costing
 // more than SQLite's own work for these point lookups.
 const (
-	hotKeyQuery  = `SELECT id, workspace_id, name, scope, secret_hash, created_at, revoked_at FROM api_keys WHERE id = ?`
+	// hotKeyQuery reads the whole key: without last_used_at the key would always look unused and
+	// every request would write it (MarkUsed is meant for once a minute per key).
+	hotKeyQuery  = `SELECT id, workspace_id, name, scope, secret_hash, created_by_type, created_by_id, created_by_name, created_at, last_used_at, revoked_at FROM api_keys WHERE id = ?`
 	hotFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, created_at, updated_at FROM forms WHERE workspace_id = ? AND id = ?`
 	// hotPublicFormQuery is the public form's lookup: the form ID alone, as the respondent's URL has it.
 	hotPublicFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, created_at, updated_at FROM forms WHERE id = ?`
@@ -109,7 +111,8 @@ func (r *APIKeyRepository) Get(ctx context.Context, id string) (*apikey.Key, err
 		return nil, err
 	}
 	var row apiKeyRow
-	err = h.key.QueryRowContext(ctx, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Scope, &row.SecretHash, &row.CreatedAt, &row.RevokedAt)
+	err = h.key.QueryRowContext(ctx, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Scope, &row.SecretHash, &row.CreatedByType, &row.CreatedByID,
+		&row.CreatedByName, &row.CreatedAt, &row.LastUsedAt, &row.RevokedAt)
 	if err != nil {
 		return nil, mapErr("get api key", err)
 	}

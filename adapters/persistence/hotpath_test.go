@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
+
+	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/domain/audit"
 )
 
 // A request that was already cancelled when it first used the hot path must not break the
@@ -27,6 +31,38 @@ func TestHotPathSurvivesCancelledFirstRequest(t *testing.T) {
 		}
 		if _, err := r.forms.Find(ctx, f.ID()); err != nil {
 			t.Fatalf("find after a cancelled first request: %v", err)
+		}
+	})
+}
+
+// The hot key read returns the whole key, its last use and creator included: the API's
+// authentication writes last_used_at only when the key it read says a minute has passed, so a
+// read without it would write on every request.
+func TestHotKeyReadHasLastUseAndCreator(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		ws := mustWorkspace(t, r, base)
+		creator := audit.Actor{Type: audit.ActorUser, ID: "usr_1", Name: "Ada"}
+		k, err := apikey.New(newID("key"), ws.ID(), "ci", apikey.ScopeAdmin, apikey.HashSecret("s"), creator, base)
+		noErr(t, err)
+		noErr(t, r.keys.Create(ctx, k))
+		got, err := r.keys.Get(ctx, k.ID())
+		noErr(t, err)
+		if got.LastUsedAt() != nil || !got.NeedsUse(base) {
+			t.Fatalf("a new key: last used %v, needs use %v", got.LastUsedAt(), got.NeedsUse(base))
+		}
+		if got.CreatedBy() != creator {
+			t.Fatalf("created by %+v, want %+v", got.CreatedBy(), creator)
+		}
+		used := base.Add(time.Hour)
+		noErr(t, r.keys.MarkUsed(ctx, k.ID(), used))
+		got, err = r.keys.Get(ctx, k.ID())
+		noErr(t, err)
+		if got.LastUsedAt() == nil || !got.LastUsedAt().Equal(used) {
+			t.Fatalf("last used %v, want %v", got.LastUsedAt(), used)
+		}
+		if got.NeedsUse(used.Add(apikey.LastUsedEvery/2)) || !got.NeedsUse(used.Add(apikey.LastUsedEvery)) {
+			t.Fatal("a key used just now asks to be marked again before a minute has passed, or not after")
 		}
 	})
 }

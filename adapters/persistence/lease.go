@@ -15,6 +15,9 @@ import (
 // "formward" in ASCII, so it is recognisable in pg_locks).
 const relayLockKey int64 = 0x666f726d77617264
 
+// backupLockKey is the advisory lock key of the backup lease ("formback").
+const backupLockKey int64 = 0x666f726d6261636b
+
 // Lease is the relay lease: only its holder publishes the outbox, so several relay processes
 // never interleave the events of one form.
 //
@@ -28,6 +31,7 @@ const relayLockKey int64 = 0x666f726d77617264
 // there is no other process to exclude. Use one Lease per process.
 type Lease struct {
 	db    *DB
+	key   int64
 	retry time.Duration
 	local chan struct{} // SQLite: the mutex, held while the channel is full
 }
@@ -36,7 +40,22 @@ var _ ports.Lease = (*Lease)(nil)
 
 // NewLease returns the relay lease of the database.
 func NewLease(db *DB) *Lease {
-	return &Lease{db: db, retry: 500 * time.Millisecond, local: make(chan struct{}, 1)}
+	return &Lease{db: db, key: relayLockKey, retry: 500 * time.Millisecond, local: make(chan struct{}, 1)}
+}
+
+// retentionLockKey is the advisory lock key of the retention lease ("formrete").
+const retentionLockKey int64 = 0x666f726d72657465
+
+// NewRetentionLease returns the lease under which one process at a time runs the retention
+// job; it is independent of the relay and backup leases.
+func NewRetentionLease(db *DB) *Lease {
+	return &Lease{db: db, key: retentionLockKey, retry: 500 * time.Millisecond, local: make(chan struct{}, 1)}
+}
+
+// NewBackupLease returns the lease under which one process at a time takes and prunes
+// backups; it is independent of the relay lease.
+func NewBackupLease(db *DB) *Lease {
+	return &Lease{db: db, key: backupLockKey, retry: 500 * time.Millisecond, local: make(chan struct{}, 1)}
 }
 
 // Acquire blocks until this process holds the lease, or ctx ends.
@@ -82,7 +101,7 @@ func (l *Lease) acquirePostgres(ctx context.Context) (func(), error) {
 
 func (l *Lease) tryLock(ctx context.Context, conn *sql.Conn) (bool, error) {
 	var held bool
-	if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1)", relayLockKey).Scan(&held); err != nil {
+	if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1)", l.key).Scan(&held); err != nil {
 		return false, fmt.Errorf("relay lease: %w", err)
 	}
 	return held, nil
@@ -93,7 +112,7 @@ func (l *Lease) tryLock(ctx context.Context, conn *sql.Conn) (bool, error) {
 func (l *Lease) unlock(conn *sql.Conn) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, _ = conn.ExecContext(ctx, "SELECT pg_advisory_unlock($1)", relayLockKey)
+	_, _ = conn.ExecContext(ctx, "SELECT pg_advisory_unlock($1)", l.key)
 	discard(conn)
 }
 

@@ -3,7 +3,9 @@ package persistence
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/formward/formward/domain/audit"
 	"time"
+	"unicode/utf8"
 
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/form"
@@ -43,42 +45,64 @@ func outboxAAD(eventID string) []byte { return []byte("outbox/" + eventID) }
 func idempotencyAAD(scope, key string) []byte { return []byte("idempotency_keys/" + scope + "/" + key) }
 
 type workspaceRow struct {
-	ID        string `gorm:"column:id;primaryKey"`
-	Name      string `gorm:"column:name"`
-	Plan      string `gorm:"column:plan"`
-	CreatedAt int64  `gorm:"column:created_at"`
+	ID             string `gorm:"column:id;primaryKey"`
+	Name           string `gorm:"column:name"`
+	Plan           string `gorm:"column:plan"`
+	BillingEmail   string `gorm:"column:billing_email"`
+	Status         string `gorm:"column:status"`
+	CancelledAt    *int64 `gorm:"column:cancelled_at"`
+	DataDeletionAt *int64 `gorm:"column:data_deletion_at"`
+	RetainedPlan   string `gorm:"column:retained_plan"`
+	CreatedAt      int64  `gorm:"column:created_at"`
+	UpdatedAt      int64  `gorm:"column:updated_at"`
 }
 
 func (workspaceRow) TableName() string { return "workspaces" }
 
 func workspaceFromDomain(w *workspace.Workspace) workspaceRow {
-	return workspaceRow{ID: w.ID(), Name: w.Name(), Plan: string(w.Plan()), CreatedAt: toMillis(w.CreatedAt())}
+	r := w.Record()
+	return workspaceRow{ID: r.ID, Name: r.Name, Plan: string(r.Plan), BillingEmail: r.BillingEmail, Status: string(r.Status),
+		CancelledAt: toMillisPtr(r.CancelledAt), DataDeletionAt: toMillisPtr(r.DataDeletionAt), RetainedPlan: string(r.RetainedPlan),
+		CreatedAt: toMillis(r.CreatedAt), UpdatedAt: toMillis(r.UpdatedAt)}
 }
 
 func (r workspaceRow) toDomain() *workspace.Workspace {
-	return workspace.UnmarshalFromDatabase(r.ID, r.Name, workspace.Plan(r.Plan), fromMillis(r.CreatedAt))
+	return workspace.UnmarshalFromDatabase(workspace.Record{ID: r.ID, Name: r.Name, Plan: workspace.Plan(r.Plan),
+		BillingEmail: r.BillingEmail, Status: workspace.Status(r.Status), CancelledAt: fromMillisPtr(r.CancelledAt),
+		DataDeletionAt: fromMillisPtr(r.DataDeletionAt), RetainedPlan: workspace.Plan(r.RetainedPlan),
+		CreatedAt: fromMillis(r.CreatedAt), UpdatedAt: fromMillis(r.UpdatedAt)})
 }
 
 type apiKeyRow struct {
-	ID          string `gorm:"column:id;primaryKey"`
-	WorkspaceID string `gorm:"column:workspace_id"`
-	Name        string `gorm:"column:name"`
-	Scope       string `gorm:"column:scope"`
-	SecretHash  []byte `gorm:"column:secret_hash"`
-	CreatedAt   int64  `gorm:"column:created_at"`
-	RevokedAt   *int64 `gorm:"column:revoked_at"`
+	ID            string `gorm:"column:id;primaryKey"`
+	WorkspaceID   string `gorm:"column:workspace_id"`
+	Name          string `gorm:"column:name"`
+	Scope         string `gorm:"column:scope"`
+	SecretHash    []byte `gorm:"column:secret_hash"`
+	CreatedByType string `gorm:"column:created_by_type"`
+	CreatedByID   string `gorm:"column:created_by_id"`
+	CreatedByName string `gorm:"column:created_by_name"`
+	CreatedAt     int64  `gorm:"column:created_at"`
+	LastUsedAt    *int64 `gorm:"column:last_used_at"`
+	RevokedAt     *int64 `gorm:"column:revoked_at"`
 }
 
 func (apiKeyRow) TableName() string { return "api_keys" }
 
 func apiKeyFromDomain(k *apikey.Key) apiKeyRow {
+	by := k.CreatedBy()
+	if by.Type == "" {
+		by = audit.System
+	}
 	return apiKeyRow{ID: k.ID(), WorkspaceID: k.WorkspaceID(), Name: k.Name(), Scope: string(k.Scope()),
-		SecretHash: k.SecretHash(), CreatedAt: toMillis(k.CreatedAt()), RevokedAt: toMillisPtr(k.RevokedAt())}
+		SecretHash: k.SecretHash(), CreatedByType: by.Type, CreatedByID: by.ID, CreatedByName: by.Name,
+		CreatedAt: toMillis(k.CreatedAt()), LastUsedAt: toMillisPtr(k.LastUsedAt()), RevokedAt: toMillisPtr(k.RevokedAt())}
 }
 
 func (r apiKeyRow) toDomain() *apikey.Key {
 	return apikey.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.Name, apikey.Scope(r.Scope), r.SecretHash,
-		fromMillis(r.CreatedAt), fromMillisPtr(r.RevokedAt))
+		audit.Actor{Type: r.CreatedByType, ID: r.CreatedByID, Name: r.CreatedByName},
+		fromMillis(r.CreatedAt), fromMillisPtr(r.LastUsedAt), fromMillisPtr(r.RevokedAt))
 }
 
 type dataKeyRow struct {
@@ -243,6 +267,24 @@ func encodeSubmission(s *submission.Submission) ([]byte, error) {
 	return b, nil
 }
 
+// plainJSONString reads a JSON string without escapes (most answers) without the decoder's
+// reflection: exports read every stored answer of a form.
+func plainJSONString(raw json.RawMessage) (string, bool) {
+	n := len(raw)
+	if n < 2 || raw[0] != '"' || raw[n-1] != '"' {
+		return "", false
+	}
+	for _, b := range raw[1 : n-1] {
+		if b == '\\' || b == '"' || b < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(raw[1 : n-1]) {
+		return "", false
+	}
+	return string(raw[1 : n-1]), true
+}
+
 func decodeSubmission(r submissionRow, plaintext []byte) (*submission.Submission, error) {
 	var in sealedSubmission
 	if err := json.Unmarshal(plaintext, &in); err != nil {
@@ -256,6 +298,10 @@ func decodeSubmission(r submissionRow, plaintext []byte) (*submission.Submission
 				return nil, fmt.Errorf("decode submission %s: %w", r.ID, err)
 			}
 			data[k] = submission.List(list)
+			continue
+		}
+		if one, ok := plainJSONString(raw); ok {
+			data[k] = submission.Single(one)
 			continue
 		}
 		var one string

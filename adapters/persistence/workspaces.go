@@ -3,6 +3,7 @@ package persistence
 import (
 	"context"
 	"errors"
+	"github.com/formward/formward/domain/audit"
 
 	"gorm.io/gorm"
 
@@ -60,4 +61,23 @@ func (r *WorkspaceRepository) Oldest(ctx context.Context) (*workspace.Workspace,
 		return nil, mapErr("oldest workspace", err)
 	}
 	return row.toDomain(), nil
+}
+
+// Update locks the workspace row, lets change modify it, and stores it with the audit events.
+func (r *WorkspaceRepository) Update(ctx context.Context, id string, change func(*workspace.Workspace) ([]audit.Event, error)) (*workspace.Workspace, error) {
+	var out *workspace.Workspace
+	err := lockedUpdate(ctx, r.db, "UPDATE", "update workspace", func(tx *gorm.DB, row workspaceRow) error {
+		w := row.toDomain()
+		events, err := change(w)
+		if err != nil {
+			return err
+		}
+		next := workspaceFromDomain(w)
+		if err := tx.Model(&workspaceRow{}).Where("id = ?", id).Select("*").Updates(&next).Error; err != nil {
+			return mapErr("update workspace", err)
+		}
+		out = w
+		return writeAudit(tx, events)
+	}, "id = ?", id)
+	return out, err
 }

@@ -78,7 +78,7 @@ func newHarnessOn(t *testing.T, db *persistence.DB, files ports.ObjectStore, lim
 		Workspaces:  persistence.NewWorkspaceRepository(db),
 		Keys:        persistence.NewAPIKeyRepository(db),
 		Forms:       persistence.NewFormRepository(db, cipher),
-		Submissions: persistence.NewSubmissionRepository(db, cipher),
+		Submissions: persistence.NewSubmissionRepository(db, cipher, persistencetest.BlindIndex()),
 		IDs:         system.NewIDs(),
 		Clock:       clk,
 		IPHasher:    hasher,
@@ -111,13 +111,13 @@ func newHarnessOn(t *testing.T, db *persistence.DB, files ports.ObjectStore, lim
 func (h *harness) form(status form.Status, settings *form.Settings, fields ...form.FieldSpec) *form.Form {
 	h.t.Helper()
 	ctx := context.Background()
-	v, err := h.app.Commands.CreateForm.Handle(ctx, application.CreateForm{WorkspaceID: h.ws, Draft: form.Draft{Name: "Contact", Fields: fields, Settings: settings}})
+	v, err := h.app.Commands.CreateForm.Handle(h.owner(ctx), application.CreateForm{WorkspaceID: h.ws, Draft: form.Draft{Name: "Contact", Fields: fields, Settings: settings}})
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if status != form.StatusDraft {
 		st := string(status)
-		v, err = h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: h.ws, ID: v.Form.ID(), Patch: form.Patch{Status: &st}})
+		v, err = h.app.Commands.UpdateForm.Handle(h.owner(ctx), application.UpdateForm{WorkspaceID: h.ws, ID: v.Form.ID(), Patch: form.Patch{Status: &st}})
 		if err != nil {
 			h.t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func (h *harness) spam(f *form.Form, reason string) float64 {
 
 func (h *harness) submissions(f *form.Form) []*submission.Submission {
 	h.t.Helper()
-	subs, _, err := h.app.Queries.ListSubmissions.Handle(context.Background(), application.ListSubmissions{WorkspaceID: h.ws, FormID: f.ID(), Page: portsPage()})
+	subs, _, err := h.app.Queries.ListSubmissions.Handle(h.owner(context.Background()), application.ListSubmissions{WorkspaceID: h.ws, FormID: f.ID(), Page: portsPage()})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -206,4 +206,9 @@ func (h *harness) submissions(f *form.Form) []*submission.Submission {
 func body(rec *httptest.ResponseRecorder) string {
 	b, _ := io.ReadAll(rec.Result().Body)
 	return string(b)
+}
+
+// owner is ctx in which the workspace's owner acts: the management use cases check who acts.
+func (h *harness) owner(ctx context.Context) context.Context {
+	return application.WithPrincipal(ctx, application.SystemPrincipal(h.ws))
 }

@@ -386,6 +386,8 @@ func (h *Handler) page(c *gin.Context) {
 	if !h.openOrClosed(c, f) {
 		return
 	}
+	// Counted in memory (written every few seconds): the page waits for no storage.
+	_ = h.d.App.Commands.RecordFormView.Handle(c.Request.Context(), application.RecordFormView{FormID: f.ID()})
 	utm := map[string]string{}
 	for _, k := range submission.UTMKeys {
 		if v := c.Query(k); v != "" {

@@ -80,6 +80,7 @@ type Handler struct {
 	pages  *pageCache
 	tokens renderTokens
 	submit application.SubmitPublicFormHandler
+	starts application.RecordFormStartHandler
 }
 
 // New checks the options and parses the templates.
@@ -103,7 +104,7 @@ func New(d Deps, o Options) (*Handler, error) {
 		}
 		d.Metrics = m
 	}
-	t, err := template.New("").Funcs(template.FuncMap{"inc": func(i int) int { return i + 1 }}).Funcs(templateFuncs()).ParseFS(templateFS, "templates/*.html")
+	t, err := parseTemplates()
 	if err != nil {
 		return nil, err
 	}
@@ -129,17 +130,20 @@ func New(d Deps, o Options) (*Handler, error) {
 	h := &Handler{d: d, opts: o, tmpl: t, pages: pages, tokens: tokens}
 	if d.App != nil {
 		h.submit = d.App.Commands.SubmitPublicForm.WithSpamChecks(checks)
+		h.starts = d.App.Commands.RecordFormStart.WithSpamChecks(checks)
 	}
 	return h, nil
 }
 
 // Mount adds the public routes to r: GET/POST /f/:form_id, OPTIONS /f/:form_id (CORS
-// preflight), GET /f/:form_id/challenge (token and challenge for JSON posts) and /f/assets/*.
+// preflight), GET /f/:form_id/challenge (token and challenge for JSON posts), POST
+// /f/:form_id/start (the page's report of a first interaction) and /f/assets/*.
 func (h *Handler) Mount(r gin.IRoutes) {
 	r.GET("/f/assets/*path", assets.serve)
 	r.GET("/f/:form_id", h.page)
 	r.POST("/f/:form_id", h.capture)
 	r.POST("/f/:form_id/page", h.step)
+	r.POST("/f/:form_id/start", h.start)
 	r.OPTIONS("/f/:form_id", h.preflight)
 	r.GET("/f/:form_id/challenge", h.challenge)
 	r.OPTIONS("/f/:form_id/challenge", h.preflight)

@@ -11,6 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/domain/text"
 )
 
 // Scope is what a key may do.
@@ -32,32 +35,18 @@ func ParseScope(s string) (Scope, error) {
 	return "", domain.Validation("scope", "invalid_value", "scope must be one of read-only, read-write, admin")
 }
 
-// Permission is a class of action; a scope grants a fixed set of them.
-type Permission string
-
-// The permissions a key's scope may grant.
-const (
-	// PermRead reads forms, submissions, workflows, webhooks and their deliveries.
-	PermRead Permission = "read"
-	// PermWrite creates, changes and deletes them.
-	PermWrite Permission = "write"
-	// PermManageAccount manages the account: members, billing and the like. Only admin keys
-	// hold it; no endpoint requires it yet.
-	PermManageAccount Permission = "manage-account"
-)
-
-// scopePermissions is the whole permission model: what each scope grants.
-var scopePermissions = map[Scope][]Permission{
-	ScopeReadOnly:  {PermRead},
-	ScopeReadWrite: {PermRead, PermWrite},
-	ScopeAdmin:     {PermRead, PermWrite, PermManageAccount},
+// scopePermissions is what each scope grants.
+var scopePermissions = map[Scope][]access.Permission{
+	ScopeReadOnly:  {access.Read},
+	ScopeReadWrite: {access.Read, access.Write},
+	ScopeAdmin:     {access.Read, access.Write, access.ManageAccount},
 }
 
 // Permissions lists what the scope grants (nothing for an unknown scope).
-func (s Scope) Permissions() []Permission { return slices.Clone(scopePermissions[s]) }
+func (s Scope) Permissions() []access.Permission { return slices.Clone(scopePermissions[s]) }
 
 // Allows reports whether the scope grants the permission.
-func (s Scope) Allows(p Permission) bool { return slices.Contains(scopePermissions[s], p) }
+func (s Scope) Allows(p access.Permission) bool { return slices.Contains(scopePermissions[s], p) }
 
 // TokenPrefix starts every full key, so leaked keys are easy to recognise in code scanners.
 const TokenPrefix = "fwk_"
@@ -95,16 +84,18 @@ type Key struct {
 	name        string
 	scope       Scope
 	secretHash  []byte
+	createdBy   audit.Actor
 	createdAt   time.Time
+	lastUsedAt  *time.Time
 	revokedAt   *time.Time
 }
 
 // New checks name and scope and builds a key from the hash of its secret.
-func New(id, workspaceID, name string, scope Scope, secretHash []byte, now time.Time) (*Key, error) {
+func New(id, workspaceID, name string, scope Scope, secretHash []byte, createdBy audit.Actor, now time.Time) (*Key, error) {
 	var vs domain.Violations
 	name = strings.TrimSpace(name)
-	if name == "" || utf8.RuneCountInString(name) > 200 {
-		vs.Add("name", "invalid_length", "name must be 1 to 200 characters")
+	if name == "" || utf8.RuneCountInString(name) > 100 || !text.Valid(name) {
+		vs.Add("name", "invalid_length", "name must be 1 to 100 characters")
 	}
 	if _, err := ParseScope(string(scope)); err != nil {
 		vs.Add("scope", "invalid_value", "scope must be one of read-only, read-write, admin")
@@ -118,12 +109,13 @@ func New(id, workspaceID, name string, scope Scope, secretHash []byte, now time.
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
-	return &Key{id: id, workspaceID: workspaceID, name: name, scope: scope, secretHash: secretHash, createdAt: now.UTC()}, nil
+	return &Key{id: id, workspaceID: workspaceID, name: name, scope: scope, secretHash: secretHash, createdBy: createdBy, createdAt: now.UTC()}, nil
 }
 
 // UnmarshalFromDatabase rebuilds a stored key without re-checking it.
-func UnmarshalFromDatabase(id, workspaceID, name string, scope Scope, secretHash []byte, createdAt time.Time, revokedAt *time.Time) *Key {
-	return &Key{id: id, workspaceID: workspaceID, name: name, scope: scope, secretHash: secretHash, createdAt: createdAt.UTC(), revokedAt: revokedAt}
+func UnmarshalFromDatabase(id, workspaceID, name string, scope Scope, secretHash []byte, createdBy audit.Actor, createdAt time.Time, lastUsedAt, revokedAt *time.Time) *Key {
+	return &Key{id: id, workspaceID: workspaceID, name: name, scope: scope, secretHash: secretHash, createdBy: createdBy,
+		createdAt: createdAt.UTC(), lastUsedAt: lastUsedAt, revokedAt: revokedAt}
 }
 
 // Matches compares a presented secret with the stored hash in constant time.
@@ -159,6 +151,29 @@ func (k *Key) SecretHash() []byte { return k.secretHash }
 
 // CreatedAt returns the creation time.
 func (k *Key) CreatedAt() time.Time { return k.createdAt }
+
+// CreatedBy returns who created the key.
+func (k *Key) CreatedBy() audit.Actor { return k.createdBy }
+
+// LastUsedAt returns when the key last authenticated a request (to the minute), or nil.
+func (k *Key) LastUsedAt() *time.Time { return k.lastUsedAt }
+
+// LastUsedEvery bounds how often a request records last_used_at, so reads stay reads.
+const LastUsedEvery = time.Minute
+
+// NeedsUse reports whether a request at now should record last_used_at.
+func (k *Key) NeedsUse(now time.Time) bool {
+	return k.lastUsedAt == nil || now.Sub(*k.lastUsedAt) >= LastUsedEvery
+}
+
+// Prefix is the first characters of the full key, shown so a person can recognise it.
+func (k *Key) Prefix() string {
+	id := k.id
+	if len(id) > 12 {
+		id = id[:12]
+	}
+	return TokenPrefix + id
+}
 
 // RevokedAt returns when the key was revoked, or nil.
 func (k *Key) RevokedAt() *time.Time { return k.revokedAt }

@@ -3,6 +3,8 @@ package apikey_test
 import (
 	"crypto/sha256"
 	"errors"
+	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/audit"
 	"slices"
 	"strings"
 	"testing"
@@ -61,12 +63,12 @@ func TestScopeAllows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.scope), func(t *testing.T) {
-			for p, want := range map[apikey.Permission]bool{apikey.PermRead: tt.read, apikey.PermWrite: tt.write, apikey.PermManageAccount: tt.admin} {
+			for p, want := range map[access.Permission]bool{access.Read: tt.read, access.Write: tt.write, access.ManageAccount: tt.admin} {
 				if got := tt.scope.Allows(p); got != want {
 					t.Errorf("%q.Allows(%s) = %v, want %v", tt.scope, p, got, want)
 				}
 			}
-			if got := tt.scope.Allows(apikey.Permission("anything")); got {
+			if got := tt.scope.Allows(access.Permission("anything")); got {
 				t.Errorf("%q allows an unknown permission", tt.scope)
 			}
 		})
@@ -76,10 +78,10 @@ func TestScopeAllows(t *testing.T) {
 // The permission model: read-only reads; read-write reads and writes; admin also manages the
 // account, which is the only thing that sets it apart from read-write.
 func TestScopePermissions(t *testing.T) {
-	for scope, want := range map[apikey.Scope][]apikey.Permission{
-		apikey.ScopeReadOnly:  {apikey.PermRead},
-		apikey.ScopeReadWrite: {apikey.PermRead, apikey.PermWrite},
-		apikey.ScopeAdmin:     {apikey.PermRead, apikey.PermWrite, apikey.PermManageAccount},
+	for scope, want := range map[apikey.Scope][]access.Permission{
+		apikey.ScopeReadOnly:  {access.Read},
+		apikey.ScopeReadWrite: {access.Read, access.Write},
+		apikey.ScopeAdmin:     {access.Read, access.Write, access.ManageAccount},
 		apikey.Scope("root"):  nil,
 	} {
 		if got := scope.Permissions(); !slices.Equal(got, want) {
@@ -88,8 +90,8 @@ func TestScopePermissions(t *testing.T) {
 	}
 	// The returned list is a copy: changing it changes no scope.
 	p := apikey.ScopeReadOnly.Permissions()
-	p[0] = apikey.PermManageAccount
-	if apikey.ScopeReadOnly.Allows(apikey.PermManageAccount) {
+	p[0] = access.ManageAccount
+	if apikey.ScopeReadOnly.Allows(access.ManageAccount) {
 		t.Fatal("Permissions exposes the model")
 	}
 }
@@ -158,9 +160,9 @@ func TestNewKey(t *testing.T) {
 		badPaths []string
 	}{
 		{"valid", "wsp_1", "CI key", apikey.ScopeReadWrite, good, nil},
-		{"name 200", "wsp_1", strings.Repeat("ñ", 200), apikey.ScopeAdmin, good, nil},
+		{"name 100", "wsp_1", strings.Repeat("ñ", 100), apikey.ScopeAdmin, good, nil},
 		{"name trimmed empty", "wsp_1", "   ", apikey.ScopeAdmin, good, []string{"name"}},
-		{"name 201", "wsp_1", strings.Repeat("ñ", 201), apikey.ScopeAdmin, good, []string{"name"}},
+		{"name 101", "wsp_1", strings.Repeat("ñ", 101), apikey.ScopeAdmin, good, []string{"name"}},
 		{"bad scope", "wsp_1", "k", apikey.Scope("root"), good, []string{"scope"}},
 		{"no workspace", "", "k", apikey.ScopeReadOnly, good, []string{"workspace_id"}},
 		{"short hash", "wsp_1", "k", apikey.ScopeReadOnly, []byte("raw secret"), []string{"secret"}},
@@ -168,7 +170,7 @@ func TestNewKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			k, err := apikey.New("key_1", tt.ws, tt.nm, tt.scope, tt.hash, t0.In(time.FixedZone("X", 3600)))
+			k, err := apikey.New("key_1", tt.ws, tt.nm, tt.scope, tt.hash, audit.System, t0.In(time.FixedZone("X", 3600)))
 			if tt.badPaths == nil {
 				if err != nil {
 					t.Fatalf("New: %v", err)
@@ -198,7 +200,7 @@ func TestNewKey(t *testing.T) {
 }
 
 func TestMatches(t *testing.T) {
-	k, err := apikey.New("key_1", "wsp_1", "k", apikey.ScopeAdmin, apikey.HashSecret(secret), t0)
+	k, err := apikey.New("key_1", "wsp_1", "k", apikey.ScopeAdmin, apikey.HashSecret(secret), audit.System, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,14 +220,14 @@ func TestMatches(t *testing.T) {
 		}
 	}
 	// A stored key whose hash is not a digest never matches.
-	broken := apikey.UnmarshalFromDatabase("key_2", "wsp_1", "k", apikey.ScopeAdmin, nil, t0, nil)
+	broken := apikey.UnmarshalFromDatabase("key_2", "wsp_1", "k", apikey.ScopeAdmin, nil, audit.Actor{}, t0, nil, nil)
 	if broken.Matches("") || broken.Matches(secret) {
 		t.Error("key without a hash matched")
 	}
 }
 
 func TestRevoke(t *testing.T) {
-	k, err := apikey.New("key_1", "wsp_1", "k", apikey.ScopeAdmin, apikey.HashSecret(secret), t0)
+	k, err := apikey.New("key_1", "wsp_1", "k", apikey.ScopeAdmin, apikey.HashSecret(secret), audit.System, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +247,7 @@ func TestRevoke(t *testing.T) {
 		t.Fatal("revocation must not change the hash; Active decides")
 	}
 	at := t0
-	stored := apikey.UnmarshalFromDatabase("key_1", "wsp_1", "k", apikey.ScopeAdmin, apikey.HashSecret(secret), t0, &at)
+	stored := apikey.UnmarshalFromDatabase("key_1", "wsp_1", "k", apikey.ScopeAdmin, apikey.HashSecret(secret), audit.Actor{}, t0, nil, &at)
 	if stored.Active() {
 		t.Fatal("stored revoked key is active")
 	}

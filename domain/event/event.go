@@ -67,3 +67,7 @@ func Published(id string, f *form.Form, at time.Time) Event {
 		Data: map[string]any{"name": f.Name(), "published_at": domain.FormatTime(at)},
 	}
 }
+
+// WebhookTest is the event a person sends to one webhook from the dashboard to try it. It is
+// delivered only on request, to that webhook, and cannot be subscribed to.
+const WebhookTest Type = "webhook.test"

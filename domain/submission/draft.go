@@ -100,7 +100,8 @@ func (d *Draft) Submit(id string, now time.Time) (*Submission, error) {
 	for k, v := range d.data {
 		data[k] = v
 	}
-	return &Submission{id: id, workspaceID: d.form.WorkspaceID(), formID: d.form.ID(), data: data, metadata: d.meta, submittedAt: now, updatedAt: now}, nil
+	return &Submission{id: id, workspaceID: d.form.WorkspaceID(), formID: d.form.ID(), data: data, metadata: d.meta, submittedAt: now, updatedAt: now,
+		emails: EmailAnswers(d.form.Fields(), data), emailsKnown: true}, nil
 }
 
 func hasPendingFiles(input map[string]Input) bool {

@@ -46,6 +46,10 @@ type Submission struct {
 	metadata    Metadata
 	submittedAt time.Time
 	updatedAt   time.Time
+	// emails are the normalised email answers, known once the submission was checked against
+	// its form (emailsKnown); the privacy index is built from them.
+	emails      []string
+	emailsKnown bool
 }
 
 // New validates the input against the form and builds a submission received at now.
@@ -70,7 +74,8 @@ func New(id string, f *form.Form, input map[string]Input, meta Metadata, now tim
 		return nil, err
 	}
 	now = now.UTC()
-	return &Submission{id: id, workspaceID: f.WorkspaceID(), formID: f.ID(), data: data, metadata: meta, submittedAt: now, updatedAt: now}, nil
+	return &Submission{id: id, workspaceID: f.WorkspaceID(), formID: f.ID(), data: data, metadata: meta, submittedAt: now, updatedAt: now,
+		emails: EmailAnswers(f.Fields(), data), emailsKnown: true}, nil
 }
 
 // UnmarshalFromDatabase rebuilds a stored submission without re-checking it.
@@ -121,6 +126,7 @@ func (s *Submission) Update(f *form.Form, changes map[string]Input, now time.Tim
 		}
 	}
 	s.data = data
+	s.emails, s.emailsKnown = EmailAnswers(fields, data), true
 	s.updatedAt = now.UTC()
 	return nil
 }

@@ -86,7 +86,7 @@ func TestNew(t *testing.T) {
 }
 
 func TestUnmarshalFromDatabase(t *testing.T) {
-	w := workspace.UnmarshalFromDatabase("wsp_1", "Acme", workspace.PlanFree, t0.In(time.FixedZone("X", 3600)))
+	w := workspace.UnmarshalFromDatabase(workspace.Record{ID: "wsp_1", Name: "Acme", Plan: workspace.PlanFree, CreatedAt: t0.In(time.FixedZone("X", 3600))})
 	if w.ID() != "wsp_1" || w.Name() != "Acme" || w.Plan() != workspace.PlanFree || w.CreatedAt().Location() != time.UTC {
 		t.Fatalf("workspace = %+v", w)
 	}

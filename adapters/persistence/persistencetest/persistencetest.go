@@ -9,6 +9,7 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"database/sql"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" for the admin connection
 
+	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/ports"
 )
@@ -173,4 +175,17 @@ func (c gcmCipher) Open(_ context.Context, workspaceID string, ciphertext, aad [
 		return nil, errOpen
 	}
 	return plain, nil
+}
+
+// BlindIndex returns the real email blind index (adapters/crypto) under a fixed master key.
+func BlindIndex() ports.BlindIndex {
+	raw := make([]byte, 32)
+	for i := range raw {
+		raw[i] = byte(i*11 + 3)
+	}
+	master, err := crypto.ParseMasterKey(base64.StdEncoding.EncodeToString(raw))
+	if err != nil {
+		panic(err)
+	}
+	return crypto.NewBlindIndex(master)
 }

@@ -1,13 +1,29 @@
 // Formward public form: focus the error summary, hint at missing answers before a round trip,
 // show and hide fields by their display rules as answers change (the server applies the same
-// rules to the post), and solve the ALTCHA-compatible proof-of-work challenge before the form
-// is sent.
+// rules to the post), solve the ALTCHA-compatible proof-of-work challenge before the form
+// is sent, and report the first interaction with the page (a "start") once, in the
+// background: a beacon with the page's render token, no cookie, nothing awaited.
 (function () {
   "use strict";
   var form = document.getElementById("fw-form");
   if (!form) return;
   var summary = document.getElementById("error-summary");
   if (summary) summary.focus();
+
+  var started = false;
+  function start() {
+    if (started) return;
+    started = true;
+    form.removeEventListener("focusin", start);
+    form.removeEventListener("input", start);
+    var token = form.elements["_token"];
+    if (!token || !token.value || !navigator.sendBeacon) return;
+    try {
+      navigator.sendBeacon(form.getAttribute("action") + "/start", new URLSearchParams({_token: token.value}));
+    } catch (e) { /* counting must never get in the respondent's way */ }
+  }
+  form.addEventListener("focusin", start);
+  form.addEventListener("input", start);
 
   function hex(buf) {
     var b = new Uint8Array(buf), s = "";

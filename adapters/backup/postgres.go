@@ -1,0 +1,204 @@
+package backup
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// postgresDB is a PostgreSQL database reached by URL, dumped and restored with the PostgreSQL
+// client tools.
+type postgresDB struct {
+	url       string
+	pgDump    string
+	pgRestore string
+	tmp       string
+}
+
+func (postgresDB) kind() string   { return "postgres" }
+func (postgresDB) format() string { return "pg_dump-custom" }
+func (p postgresDB) workDir() string {
+	return p.tmp
+}
+
+// FindTool returns the named PostgreSQL client tool: configured is used when set, else the
+// PATH, else the newest /usr/lib/postgresql/*/bin.
+func FindTool(configured, name string) (string, error) {
+	if configured != "" {
+		return exec.LookPath(configured)
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/" + name)
+	if len(matches) > 0 {
+		return matches[len(matches)-1], nil
+	}
+	return "", fmt.Errorf("%s not found on the PATH; install the PostgreSQL client tools or name it with FORMWARD_%s",
+		name, strings.ToUpper(strings.TrimPrefix(name, "pg_")))
+}
+
+// connArgs returns the URL without its password, and the environment that carries the
+// password, so it never shows in the process list.
+func (p postgresDB) connArgs() (string, []string, error) {
+	u, err := url.Parse(p.url)
+	if err != nil {
+		return "", nil, errors.New("backup: database url is not a valid URL")
+	}
+	env := os.Environ()
+	if u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			env = append(env, "PGPASSWORD="+pw)
+			u.User = url.User(u.User.Username())
+		}
+	}
+	return u.String(), env, nil
+}
+
+func (p postgresDB) run(ctx context.Context, tool string, args ...string) error {
+	dsn, env, err := p.connArgs()
+	if err != nil {
+		return err
+	}
+	for i, a := range args {
+		args[i] = strings.ReplaceAll(a, "{dsn}", dsn)
+	}
+	cmd := exec.CommandContext(ctx, tool, args...)
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %w: %s", filepath.Base(tool), err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// snapshot exports a snapshot from a repeatable-read transaction, counts every table in it,
+// and has pg_dump dump exactly that snapshot: the counts and the dump agree, and the dump is
+// consistent while writers go on.
+func (p postgresDB) snapshot(ctx context.Context, db *sql.DB, path string) (map[string]int64, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("postgres backup: %w", err)
+	}
+	defer func() { _ = conn.Close() }()
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("postgres backup: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var snap string
+	if err := tx.QueryRowContext(ctx, "SELECT pg_export_snapshot()").Scan(&snap); err != nil {
+		return nil, fmt.Errorf("postgres backup: export snapshot: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres backup: list tables: %w", err)
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			_ = rows.Close()
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	_ = rows.Close()
+	counts := make(map[string]int64, len(tables))
+	for _, t := range tables {
+		var n int64
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM "`+t+`"`).Scan(&n); err != nil {
+			return nil, fmt.Errorf("postgres backup: count %s: %w", t, err)
+		}
+		counts[t] = n
+	}
+	if err := p.run(ctx, p.pgDump, "--format=custom", "--snapshot="+snap, "--file="+path, "--dbname={dsn}"); err != nil {
+		return nil, err
+	}
+	return counts, nil
+}
+
+// check runs pg_restore --list (the archive's table of contents must read), then has
+// pg_restore write the data section as a script, without any database, and counts each
+// table's COPY rows against the manifest.
+func (p postgresDB) check(ctx context.Context, path string, m Manifest) error {
+	if err := exec.CommandContext(ctx, p.pgRestore, "--list", path).Run(); err != nil {
+		return fmt.Errorf("%w: pg_restore --list: %v", ErrCorrupt, err)
+	}
+	cmd := exec.CommandContext(ctx, p.pgRestore, "--data-only", "--file=-", path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("pg_restore: %w", err)
+	}
+	counts, parseErr := countCopyRows(out)
+	_, _ = io.Copy(io.Discard, out)
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("%w: pg_restore: %v: %s", ErrCorrupt, err, strings.TrimSpace(stderr.String()))
+	}
+	if parseErr != nil {
+		return parseErr
+	}
+	return compareCounts(m.Tables, counts)
+}
+
+// countCopyRows counts the data lines of every COPY block of a plain-format dump (one line per
+// row: COPY's text format escapes newlines inside values).
+func countCopyRows(r io.Reader) (map[string]int64, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	counts := map[string]int64{}
+	table := ""
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line := append([]byte(nil), chunk[:min(len(chunk), 4096)]...)
+		whole := !errors.Is(err, bufio.ErrBufferFull)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			_, err = br.ReadSlice('\n') // the rest of a long line
+		}
+		if len(line) > 0 {
+			switch {
+			case table != "":
+				if whole && bytes.Equal(bytes.TrimRight(line, "\r\n"), []byte(`\.`)) {
+					table = ""
+				} else {
+					counts[table]++
+				}
+			case bytes.HasPrefix(line, []byte("COPY ")):
+				name := strings.Fields(string(line[5:]))[0]
+				if i := strings.LastIndexByte(name, '.'); i >= 0 {
+					name = name[i+1:]
+				}
+				table = strings.Trim(name, `"`)
+				counts[table] += 0
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return counts, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read pg_restore output: %w", err)
+		}
+	}
+}
+
+// restore replaces the database's contents with the archive in one transaction: objects of the
+// archive are dropped first (--clean --if-exists), owners and grants are not restored.
+func (p postgresDB) restore(ctx context.Context, path string) error {
+	return p.run(ctx, p.pgRestore, "--clean", "--if-exists", "--single-transaction", "--exit-on-error",
+		"--no-owner", "--no-privileges", "--dbname={dsn}", path)
+}

@@ -1,0 +1,51 @@
+// Formward dashboard: small progressive enhancements. Every page works without this file.
+(function () {
+  'use strict';
+
+  // Copy buttons: <button data-copy="id-of-element">. Hidden until the script runs, since
+  // copying needs it; the value stays selectable by hand either way.
+  document.querySelectorAll('[data-copy]').forEach(function (btn) {
+    btn.hidden = false;
+    btn.addEventListener('click', function () {
+      var el = document.getElementById(btn.getAttribute('data-copy'));
+      if (!el) return;
+      var text = el.textContent.trim();
+      var done = function () {
+        var status = document.getElementById(btn.getAttribute('data-copy') + '-status');
+        if (status) status.textContent = 'Copied to the clipboard.';
+        btn.textContent = 'Copied';
+      };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(done, function () { select(el); });
+      } else {
+        select(el);
+        try { if (document.execCommand('copy')) done(); } catch (e) { /* selection stays for manual copy */ }
+      }
+    });
+  });
+
+  function select(el) {
+    var range = document.createRange();
+    range.selectNodeContents(el);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+
+  // The user menu closes with Escape and returns focus to its toggle.
+  document.querySelectorAll('details.user-menu').forEach(function (menu) {
+    menu.addEventListener('keydown', function (e) {
+      if (e.key === 'Escape' && menu.open) {
+        menu.open = false;
+        menu.querySelector('summary').focus();
+      }
+    });
+    document.addEventListener('click', function (e) {
+      if (menu.open && !menu.contains(e.target)) menu.open = false;
+    });
+  });
+
+  // Focus the first field with an error, or the field marked autofocus by the server.
+  var invalid = document.querySelector('[aria-invalid="true"]');
+  if (invalid) invalid.focus();
+})();

@@ -1,0 +1,159 @@
+// Package dashboard is the people's side of Formward: the server-rendered pages under /app
+// (html/template, embedded assets, no build step). Sign-in, first-run setup, invitations,
+// password resets and single sign-on; then the shell with the workspace's forms and its
+// settings: API keys, members and invitations, billing, the audit log and the profile.
+//
+// It only parses requests and renders pages. Who may do what is decided by the use cases of
+// *application.Application, called with the principal of the signed-in member
+// (application.WithPrincipal); errors go through the shared table of adapters/httperr.
+// Every page works without JavaScript; assets/app.js only adds copy buttons and small comforts.
+package dashboard
+
+import (
+	"embed"
+	"html/template"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/ports"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+// Options configure the dashboard.
+type Options struct {
+	// PublicURL is the server's public origin; an https URL makes every cookie Secure.
+	PublicURL string
+	// CookieKey signs and seals the short-lived cookies of the sign-in steps (two-factor,
+	// single sign-on). At least 32 bytes.
+	CookieKey []byte
+	// SSO shows "Sign in with SSO" (OpenID Connect is configured).
+	SSO bool
+	// TrustedProxies may set X-Forwarded-For; the peer address counts otherwise.
+	TrustedProxies []netip.Prefix
+}
+
+// Deps are what the dashboard needs.
+type Deps struct {
+	App    *application.Application
+	Clock  ports.Clock
+	Logger *zap.Logger
+	// FileURL turns a submission's own uploads into signed download links (the API's
+	// linker); nil shows stored values as they are.
+	FileURL httpapi.FileLinker
+}
+
+// Handler serves /app.
+type Handler struct {
+	app     *application.Application
+	clock   ports.Clock
+	log     *zap.Logger
+	opts    Options
+	pages   map[string]*template.Template
+	secure  bool
+	cookies cookieBox
+	origin  *http.CrossOriginProtection
+	fileURL httpapi.FileLinker
+}
+
+// New parses the templates and checks the options.
+func New(d Deps, o Options) (*Handler, error) {
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	box, err := newCookieBox(o.CookieKey)
+	if err != nil {
+		return nil, err
+	}
+	if d.Logger == nil {
+		d.Logger = zap.NewNop()
+	}
+	secure := false
+	if u, err := url.Parse(o.PublicURL); err == nil && strings.EqualFold(u.Scheme, "https") {
+		secure = true
+	}
+	cop := http.NewCrossOriginProtection()
+	if o.PublicURL != "" {
+		if u, err := url.Parse(o.PublicURL); err == nil && u.Host != "" {
+			// The public origin is trusted even when a proxy rewrites Host.
+			_ = cop.AddTrustedOrigin(u.Scheme + "://" + u.Host)
+		}
+	}
+	h := &Handler{app: d.App, clock: d.Clock, log: d.Logger, opts: o, pages: pages, secure: secure, cookies: box, origin: cop, fileURL: d.FileURL}
+	cop.SetDenyHandler(http.HandlerFunc(h.crossOriginDenied))
+	return h, nil
+}
+
+// Mount adds GET / (a redirect to /app) and every dashboard route to r.
+func (h *Handler) Mount(r *gin.Engine) {
+	r.GET("/", func(c *gin.Context) { c.Redirect(http.StatusFound, "/app") })
+	g := r.Group("/app", h.headers, h.sameOrigin)
+	g.GET("/assets/*path", assets.serve)
+
+	// Signed-out pages.
+	g.GET("/login", h.loginPage)
+	g.POST("/login", h.login)
+	g.POST("/login/verify", h.loginVerify)
+	g.POST("/logout", h.logout)
+	g.GET("/setup", h.setupPage)
+	g.POST("/setup", h.setup)
+	g.GET("/forgot-password", h.forgotPage)
+	g.POST("/forgot-password", h.forgot)
+	g.GET("/reset-password", h.resetPage)
+	g.POST("/reset-password", h.reset)
+	g.GET("/invitations/:token", h.invitationPage)
+	g.POST("/invitations/:token", h.acceptInvitation)
+	g.GET("/oidc/start", h.oidcStart)
+	g.GET("/oidc/callback", h.oidcCallback)
+
+	// Signed-in pages.
+	a := g.Group("", h.authenticate)
+	a.GET("", h.home)
+	a.GET("/no-workspace", h.noWorkspace)
+	w := a.Group("", h.requireWorkspace)
+	w.POST("/workspaces/switch", h.switchWorkspace)
+	h.mountForms(w)
+	h.mountResponses(w)
+	w.GET("/settings/api-keys", h.keys)
+	w.POST("/settings/api-keys", h.createKey)
+	w.GET("/settings/api-keys/:id/revoke", h.revokeKeyConfirm)
+	w.POST("/settings/api-keys/:id/revoke", h.revokeKey)
+	w.GET("/settings/members", h.members)
+	w.POST("/settings/members/:id/role", h.changeRole)
+	w.GET("/settings/members/:id/remove", h.removeMemberConfirm)
+	w.POST("/settings/members/:id/remove", h.removeMember)
+	w.POST("/settings/invitations", h.invite)
+	w.POST("/settings/invitations/:id/withdraw", h.withdrawInvitation)
+	w.GET("/settings/billing", h.billing)
+	w.POST("/settings/billing", h.updateBilling)
+	w.GET("/settings/billing/cancel", h.cancelConfirm)
+	w.POST("/settings/billing/cancel", h.cancel)
+	w.POST("/settings/billing/reactivate", h.reactivate)
+	w.GET("/settings/audit-log", h.audit)
+	h.mountPrivacy(w)
+	h.mountRouting(w)
+	h.mountIntegrations(w)
+	h.mountWorkflows(w)
+	a.GET("/settings/profile", h.profile)
+	a.POST("/settings/profile/password", h.changePassword)
+	h.mountProfile(a)
+	a.POST("/settings/profile/two-factor", h.beginTwoFactor)
+	a.POST("/settings/profile/two-factor/confirm", h.confirmTwoFactor)
+	a.POST("/settings/profile/two-factor/disable", h.disableTwoFactor)
+	a.POST("/settings/profile/sign-out-everywhere", h.signOutEverywhere)
+}
+
+func (h *Handler) now() time.Time { return h.clock.Now() }

@@ -1,0 +1,703 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/adapters/web"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/ports"
+)
+
+// errBadOrder: a reorder that does not name every field exactly once (the form changed since
+// the page was drawn).
+var errBadOrder = fmt.Errorf("%w: the fields changed in the meantime; reload the page and try again", domain.ErrConflict)
+
+// mountForms adds the forms list, the builder, its settings and the share panel.
+func (h *Handler) mountForms(w *gin.RouterGroup) {
+	w.GET("/forms", h.forms)
+	w.POST("/forms", h.createForm)
+	w.GET("/forms/:id", h.builder)
+	w.GET("/forms/:id/preview", h.preview)
+	w.POST("/forms/:id/duplicate", h.duplicateForm)
+	w.GET("/forms/:id/delete", h.deleteFormConfirm)
+	w.POST("/forms/:id/delete", h.deleteForm)
+	w.POST("/forms/:id/fields", h.addField)
+	w.POST("/forms/:id/fields/:fid", h.saveField)
+	w.POST("/forms/:id/fields/:fid/move", h.moveField)
+	w.POST("/forms/:id/fields/:fid/remove", h.removeField)
+	w.POST("/forms/:id/order", h.reorderFields)
+	w.POST("/forms/:id/settings", h.saveFormSettings)
+	w.POST("/forms/:id/status", h.changeFormStatus)
+}
+
+type formRow struct {
+	ID, Name, Status, StatusClass string
+	Submissions                   int64
+	Published                     bool
+	Updated                       time.Time
+}
+
+type formsData struct {
+	Forms    []formRow
+	Pager    pager
+	Query    string
+	CanWrite bool
+}
+
+func statusClass(s form.Status) string {
+	switch s {
+	case form.StatusPublished:
+		return "badge-green"
+	case form.StatusArchived:
+		return "badge-red"
+	}
+	return "badge-amber"
+}
+
+// forms lists the workspace's forms with their submission counts; ?q= keeps those whose name
+// contains the words (case-insensitive), reading pages until one is full.
+func (h *Handler) forms(c *gin.Context) {
+	h.formsList(c, http.StatusOK, nil)
+}
+
+func (h *Handler) formsList(c *gin.Context, status int, v *view) {
+	p := principal(c)
+	q := strings.TrimSpace(c.Query("q"))
+	page := pageOf(c)
+	d := formsData{Query: q, CanWrite: p.Allows(access.Write)}
+	var last application.FormView
+	more := false
+	for {
+		views, m, err := h.app.Queries.ListForms.Handle(c.Request.Context(), application.ListForms{WorkspaceID: p.WorkspaceID, Page: page})
+		if err != nil {
+			h.fail(c, err)
+			return
+		}
+		more = m
+		for _, fv := range views {
+			last = fv
+			f := fv.Form
+			if q != "" && !strings.Contains(strings.ToLower(f.Name()), strings.ToLower(q)) {
+				continue
+			}
+			d.Forms = append(d.Forms, formRow{ID: f.ID(), Name: f.Name(), Status: string(f.Status()), StatusClass: statusClass(f.Status()),
+				Submissions: fv.SubmissionCount, Published: f.Status() == form.StatusPublished, Updated: f.UpdatedAt()})
+			if len(d.Forms) == pageSize {
+				break
+			}
+		}
+		if len(d.Forms) >= pageSize || !more || q == "" {
+			break
+		}
+		page.After = &ports.Position{CreatedAt: last.Form.CreatedAt(), ID: last.Form.ID()}
+	}
+	if last.Form != nil {
+		d.Pager = pagerFor(c, more || len(d.Forms) == pageSize && q != "", last.Form.CreatedAt(), last.Form.ID())
+	}
+	if v == nil {
+		v = &view{}
+	}
+	v.Title, v.Data = "Forms", d
+	h.render(c, status, "forms", v)
+}
+
+// createForm makes an empty draft and opens the builder.
+func (h *Handler) createForm(c *gin.Context) {
+	p := principal(c)
+	name := c.PostForm("name")
+	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{WorkspaceID: p.WorkspaceID, Draft: form.Draft{Name: name}})
+	if err != nil {
+		b := problem(err)
+		if b.Status != http.StatusUnprocessableEntity {
+			h.fail(c, err)
+			return
+		}
+		v := &view{Form: map[string]string{"name": name}}
+		v.Errors, v.Error = fieldErrors(b, map[string]string{"name": "name"})
+		h.formsList(c, b.Status, v)
+		return
+	}
+	h.redirect(c, "/app/forms/"+fv.Form.ID(), "Form created. Add its first field.")
+}
+
+// duplicateForm copies a form's fields and settings into a new draft.
+func (h *Handler) duplicateForm(c *gin.Context) {
+	p := principal(c)
+	src, ok := h.loadForm(c)
+	if !ok {
+		return
+	}
+	f := src.Form
+	specs := specsOf(f.Fields())
+	for i := range specs {
+		specs[i].ID = ""
+		if specs[i].ShowIf != nil {
+			// Rules name earlier fields by key, since the copies get new IDs.
+			for j, cond := range specs[i].ShowIf.Conditions {
+				if ref, ok := f.Field(cond.FieldID); ok {
+					specs[i].ShowIf.Conditions[j].FieldID = ref.Key
+				}
+			}
+		}
+	}
+	s := f.Settings()
+	name := []rune("Copy of " + f.Name())
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{WorkspaceID: p.WorkspaceID,
+		Draft: form.Draft{Name: string(name), Description: f.Description(), Fields: specs, Settings: &s}})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.redirect(c, "/app/forms/"+fv.Form.ID(), "Form duplicated. The copy is a draft.")
+}
+
+func (h *Handler) deleteFormConfirm(c *gin.Context) {
+	if err := principal(c).Require(access.Write); err != nil {
+		h.fail(c, err)
+		return
+	}
+	fv, ok := h.loadForm(c)
+	if !ok {
+		return
+	}
+	d := confirmData{Heading: "Delete " + fv.Form.Name() + "?", Action: "/app/forms/" + fv.Form.ID() + "/delete", Button: "Delete form",
+		Cancel: "/app/forms", Danger: true, Paragraphs: []string{
+			fmt.Sprintf("This deletes the form, its %d responses and their files, its workflows and the webhooks bound to it.", fv.SubmissionCount),
+			"This cannot be undone."}}
+	h.render(c, http.StatusOK, "confirm", &view{Title: "Delete form", Data: d})
+}
+
+func (h *Handler) deleteForm(c *gin.Context) {
+	p := principal(c)
+	if err := h.app.Commands.DeleteForm.Handle(c.Request.Context(), application.DeleteForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")}); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.redirect(c, "/app/forms", "Form deleted.")
+}
+
+func (h *Handler) loadForm(c *gin.Context) (application.FormView, bool) {
+	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), application.GetForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	if err != nil {
+		h.fail(c, err)
+		return fv, false
+	}
+	return fv, true
+}
+
+// specsOf turns stored fields back into the specs a patch sends, so that an unchanged field
+// stays exactly as it is.
+func specsOf(fields []form.Field) []form.FieldSpec {
+	out := make([]form.FieldSpec, len(fields))
+	for i, f := range fields {
+		key, page := f.Key, f.Page
+		s := form.FieldSpec{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: append([]string(nil), f.Options...),
+			Placeholder: f.Placeholder, Accept: append([]string(nil), f.Accept...), Key: &key, Hidden: f.Hidden}
+		if page > 1 {
+			s.Page = &page
+		}
+		if f.MaxFileBytes > 0 {
+			n := f.MaxFileBytes
+			s.MaxFileBytes = &n
+		}
+		if f.ShowIf != nil {
+			r := &form.ShowIfSpec{Match: f.ShowIf.Match()}
+			for _, cond := range f.ShowIf.Conditions {
+				cs := form.ConditionSpec{FieldID: cond.FieldID, Operator: cond.Operator, HasValue: true, Value: cond.Value}
+				switch cond.Kind {
+				case "number":
+					cs.Value = json.Number(cond.Value)
+				case "boolean":
+					cs.Value = cond.Value == "true"
+				}
+				r.Conditions = append(r.Conditions, cs)
+			}
+			s.ShowIf = r
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// fieldTypes are the nine types as the builder offers them.
+var fieldTypes = []struct{ Value, Label string }{
+	{"text", "Short text"}, {"textarea", "Long text"}, {"email", "Email"}, {"number", "Number"}, {"date", "Date"},
+	{"dropdown", "Dropdown"}, {"radio", "Single choice (radio)"}, {"checkbox", "Checkboxes"}, {"file", "File upload"},
+}
+
+func typeLabel(t form.FieldType) string {
+	for _, ft := range fieldTypes {
+		if ft.Value == string(t) {
+			return ft.Label
+		}
+	}
+	return string(t)
+}
+
+// fieldRow is one field in the builder with its errors by property.
+type fieldRow struct {
+	Index                            int
+	ID, Label, Type, TypeLabel, Key  string
+	Placeholder, Options, Accept     string
+	MaxFileMB                        string
+	Required, HasOptions, IsFile, Ph bool
+	First, Last                      bool
+	Errors                           map[string]string
+	Open                             bool
+}
+
+type builderData struct {
+	ID, Name, Status, StatusClass string
+	Submissions                   int64
+	CanWrite                      bool
+	Fields                        []fieldRow
+	Types                         []struct{ Value, Label string }
+	FieldsError                   string
+	Settings                      settingsForm
+	SettingsErrors                map[string]string
+	PublicURL, IframeSnippet      string
+	FormSnippet                   string
+	// QR is a data: URL of a PNG this package drew.
+	QR                          template.URL
+	Published, Archived         bool
+	AddType, AddLabel, AddError string
+	AddErrors                   map[string]string
+}
+
+type settingsForm struct {
+	Name, ThankYou, Redirect, MinFill           string
+	Honeypot, ProofOfWork                       bool
+	FrameAncestors, CORSOrigins, AllowedOrigins string
+}
+
+func settingsFormOf(f *form.Form) settingsForm {
+	s := f.Settings()
+	return settingsForm{Name: f.Name(), ThankYou: deref(s.ThankYouMessage), Redirect: deref(s.RedirectURL), MinFill: strconv.Itoa(s.Spam.MinFillSeconds),
+		Honeypot: s.Spam.Honeypot, ProofOfWork: s.Spam.ProofOfWork, FrameAncestors: strings.Join(s.Embed.FrameAncestors, "\n"),
+		CORSOrigins: strings.Join(s.Embed.CORSOrigins, "\n"), AllowedOrigins: strings.Join(s.AllowedOrigins, "\n")}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// builderState lets a failed post draw the builder again with what was typed and the errors.
+type builderState struct {
+	status   int
+	fields   []form.FieldSpec // as posted, when the fields failed
+	fieldErr map[int]map[string]string
+	open     string
+	rest     string
+	settings *settingsForm
+	setErr   map[string]string
+	add      [2]string
+	addErr   map[string]string
+}
+
+func (h *Handler) builder(c *gin.Context) {
+	fv, ok := h.loadForm(c)
+	if !ok {
+		return
+	}
+	h.drawBuilder(c, fv, builderState{status: http.StatusOK, open: c.Query("field")})
+}
+
+func (h *Handler) drawBuilder(c *gin.Context, fv application.FormView, st builderState) {
+	f := fv.Form
+	p := principal(c)
+	d := builderData{ID: f.ID(), Name: f.Name(), Status: string(f.Status()), StatusClass: statusClass(f.Status()), Submissions: fv.SubmissionCount,
+		CanWrite: p.Allows(access.Write), Published: f.Status() == form.StatusPublished, Archived: f.Status() == form.StatusArchived,
+		FieldsError: st.rest, SettingsErrors: st.setErr, AddType: st.add[0], AddLabel: st.add[1], AddErrors: st.addErr}
+	d.Types = fieldTypes
+	specs := st.fields
+	if specs == nil {
+		specs = specsOf(f.Fields())
+	}
+	for i, s := range specs {
+		t, _ := form.ParseFieldType(s.Type)
+		r := fieldRow{Index: i, ID: s.ID, Label: s.Label, Type: s.Type, TypeLabel: typeLabel(t), Placeholder: deref(s.Placeholder),
+			Options: strings.Join(s.Options, "\n"), Accept: strings.Join(s.Accept, ", "), Required: s.Required,
+			HasOptions: t == form.TypeDropdown || t == form.TypeRadio || t == form.TypeCheckbox, IsFile: t == form.TypeFile,
+			Ph:    t == form.TypeText || t == form.TypeTextarea || t == form.TypeEmail || t == form.TypeNumber,
+			First: i == 0, Last: i == len(specs)-1, Errors: st.fieldErr[i]}
+		if s.Key != nil {
+			r.Key = *s.Key
+		}
+		if s.MaxFileBytes != nil && *s.MaxFileBytes > 0 {
+			r.MaxFileMB = strconv.FormatFloat(float64(*s.MaxFileBytes)/(1<<20), 'f', -1, 64)
+		}
+		r.Open = len(r.Errors) > 0 || (st.open != "" && st.open == s.ID)
+		d.Fields = append(d.Fields, r)
+	}
+	if st.settings != nil {
+		d.Settings = *st.settings
+	} else {
+		d.Settings = settingsFormOf(f)
+	}
+	d.PublicURL = strings.TrimRight(h.opts.PublicURL, "/") + "/f/" + f.ID()
+	d.IframeSnippet = fmt.Sprintf("<iframe\n  src=\"%s\"\n  title=\"%s\"\n  loading=\"lazy\"\n  style=\"width: 100%%; min-height: 900px; border: 0;\"\n></iframe>",
+		d.PublicURL, strings.ReplaceAll(f.Name(), `"`, "&quot;"))
+	var b strings.Builder
+	fmt.Fprintf(&b, "<form action=\"%s\" method=\"post\" enctype=\"multipart/form-data\">\n", d.PublicURL)
+	for _, fl := range f.Fields() {
+		fmt.Fprintf(&b, "  <!-- %s (%s) -->\n  <input name=\"%s\">\n", strings.ReplaceAll(fl.Label, "--", "—"), fl.Type, fl.Key)
+	}
+	b.WriteString("  <input name=\"_gotcha\" style=\"display:none\" tabindex=\"-1\" autocomplete=\"off\">\n  <button type=\"submit\">Send</button>\n</form>")
+	d.FormSnippet = b.String()
+	if q, err := qrDataURL(d.PublicURL); err == nil {
+		d.QR = template.URL(q)
+	}
+	// The builder frames its own preview; nothing else changes in the policy.
+	c.Header("Content-Security-Policy", contentSecurityPolicy+"; frame-src 'self'")
+	v := &view{Title: f.Name() + " · Builder", Data: d, Error: st.rest}
+	status := st.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	h.render(c, status, "form_builder", v)
+}
+
+// preview draws the public page of the form with the public template, for any status, so the
+// builder can frame it; only the dashboard itself may frame it.
+func (h *Handler) preview(c *gin.Context) {
+	fv, ok := h.loadForm(c)
+	if !ok {
+		return
+	}
+	var buf bytes.Buffer
+	if err := web.Preview(&buf, fv.Form); err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.Header("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "frame-ancestors 'none'", "frame-ancestors 'self'", 1))
+	c.Header("X-Frame-Options", "SAMEORIGIN")
+	c.Header("Cache-Control", "no-store")
+	c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
+}
+
+// patchFields sends the whole field list; a 422 draws the builder with each error next to its
+// control (domain paths fields[i].property).
+func (h *Handler) patchFields(c *gin.Context, fv application.FormView, specs []form.FieldSpec, open, notice, anchor string) {
+	p := principal(c)
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+		Patch: form.Patch{Fields: &specs}})
+	if err != nil {
+		b := problem(err)
+		if b.Status != http.StatusUnprocessableEntity {
+			h.fail(c, err)
+			return
+		}
+		st := builderState{status: b.Status, fields: specs, fieldErr: map[int]map[string]string{}, open: open}
+		var rest []string
+		for _, d := range b.Details {
+			var i int
+			var prop string
+			if n, _ := fmt.Sscanf(strings.Replace(d.Field, "].", "] ", 1), "fields[%d] %s", &i, &prop); n == 2 && i < len(specs) {
+				prop, _, _ = strings.Cut(prop, "[")
+				prop, _, _ = strings.Cut(prop, ".")
+				if st.fieldErr[i] == nil {
+					st.fieldErr[i] = map[string]string{}
+				}
+				if st.fieldErr[i][prop] == "" {
+					st.fieldErr[i][prop] = sentence(d.Message)
+				}
+				continue
+			}
+			rest = append(rest, sentence(d.Message))
+		}
+		st.rest = strings.Join(rest, " ")
+		h.drawBuilder(c, fv, st)
+		return
+	}
+	to := "/app/forms/" + fv.Form.ID()
+	if open != "" {
+		to += "?field=" + url.QueryEscape(open)
+	}
+	h.redirect(c, to+anchor, notice)
+}
+
+func (h *Handler) editable(c *gin.Context) (application.FormView, bool) {
+	if err := principal(c).Require(access.Write); err != nil {
+		h.fail(c, err)
+		return application.FormView{}, false
+	}
+	return h.loadForm(c)
+}
+
+func (h *Handler) addField(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	typ, label := c.PostForm("type"), strings.TrimSpace(c.PostForm("label"))
+	spec := form.FieldSpec{Type: typ, Label: label}
+	if t, _ := form.ParseFieldType(typ); t == form.TypeDropdown || t == form.TypeRadio {
+		spec.Options = []string{"Option 1", "Option 2"}
+	}
+	specs := append(specsOf(fv.Form.Fields()), spec)
+	p := principal(c)
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+		Patch: form.Patch{Fields: &specs}})
+	if err != nil {
+		b := problem(err)
+		if b.Status != http.StatusUnprocessableEntity {
+			h.fail(c, err)
+			return
+		}
+		st := builderState{status: b.Status, add: [2]string{typ, label}, addErr: map[string]string{}}
+		var rest []string
+		last := fmt.Sprintf("fields[%d].", len(specs)-1)
+		for _, d := range b.Details {
+			if prop, ok := strings.CutPrefix(d.Field, last); ok && (prop == "label" || prop == "type") {
+				st.addErr[prop] = sentence(d.Message)
+				continue
+			}
+			rest = append(rest, sentence(d.Message))
+		}
+		st.rest = strings.Join(rest, " ")
+		h.drawBuilder(c, fv, st)
+		return
+	}
+	h.redirect(c, "/app/forms/"+fv.Form.ID()+"#fields", label+" added.")
+}
+
+// fieldAt finds the field of the path in the form's specs.
+func fieldAt(specs []form.FieldSpec, id string) int {
+	for i, s := range specs {
+		if s.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func (h *Handler) saveField(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	specs := specsOf(fv.Form.Fields())
+	i := fieldAt(specs, c.Param("fid"))
+	if i < 0 {
+		h.notFound(c)
+		return
+	}
+	s := &specs[i]
+	s.Label = c.PostForm("label")
+	s.Required = c.PostForm("required") != ""
+	t, _ := form.ParseFieldType(s.Type)
+	if _, ok := c.GetPostForm("placeholder"); ok {
+		if ph := c.PostForm("placeholder"); ph != "" {
+			s.Placeholder = &ph
+		} else {
+			s.Placeholder = nil
+		}
+	}
+	if _, ok := c.GetPostForm("options"); ok {
+		s.Options = lines(c.PostForm("options"))
+	}
+	if t == form.TypeFile {
+		s.Accept = nil
+		for _, a := range strings.Split(c.PostForm("accept"), ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				s.Accept = append(s.Accept, a)
+			}
+		}
+		s.MaxFileBytes = nil
+		if mb := strings.TrimSpace(c.PostForm("max_file_mb")); mb != "" {
+			n, err := strconv.ParseFloat(mb, 64)
+			if err != nil || n <= 0 || n > 1<<20 {
+				fv2 := fv
+				h.drawBuilder(c, fv2, builderState{status: http.StatusUnprocessableEntity, fields: specs,
+					fieldErr: map[int]map[string]string{i: {"max_file_bytes": "Enter a size in megabytes, such as 10 or 2.5."}}})
+				return
+			}
+			b := int64(n * (1 << 20))
+			s.MaxFileBytes = &b
+		}
+	}
+	h.patchFields(c, fv, specs, s.ID, "Field saved.", "#field-"+s.ID)
+}
+
+func (h *Handler) moveField(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	specs := specsOf(fv.Form.Fields())
+	i := fieldAt(specs, c.Param("fid"))
+	if i < 0 {
+		h.notFound(c)
+		return
+	}
+	j := i - 1
+	if c.PostForm("direction") == "down" {
+		j = i + 1
+	}
+	if j < 0 || j >= len(specs) {
+		h.redirect(c, "/app/forms/"+fv.Form.ID()+"#field-"+specs[i].ID, "")
+		return
+	}
+	specs[i], specs[j] = specs[j], specs[i]
+	h.patchFields(c, fv, specs, "", fmt.Sprintf("%s moved to position %d of %d.", specs[j].Label, j+1, len(specs)), "#field-"+specs[j].ID)
+}
+
+func (h *Handler) removeField(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	specs := specsOf(fv.Form.Fields())
+	i := fieldAt(specs, c.Param("fid"))
+	if i < 0 {
+		h.notFound(c)
+		return
+	}
+	label := specs[i].Label
+	specs = append(specs[:i], specs[i+1:]...)
+	h.patchFields(c, fv, specs, "", label+" removed.", "#fields")
+}
+
+// reorderFields takes the full new order (order=fld_a,fld_b,…), as the drag and drop sends it.
+func (h *Handler) reorderFields(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	specs := specsOf(fv.Form.Fields())
+	ids := strings.Split(c.PostForm("order"), ",")
+	if len(ids) != len(specs) {
+		h.fail(c, fmt.Errorf("reorder: %w", errBadOrder))
+		return
+	}
+	next := make([]form.FieldSpec, 0, len(specs))
+	for _, id := range ids {
+		i := fieldAt(specs, strings.TrimSpace(id))
+		if i < 0 {
+			h.fail(c, fmt.Errorf("reorder: %w", errBadOrder))
+			return
+		}
+		next = append(next, specs[i])
+		specs[i].ID = "" // taken
+	}
+	h.patchFields(c, fv, next, "", "Fields reordered.", "#fields")
+}
+
+func (h *Handler) saveFormSettings(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	f := fv.Form
+	sf := settingsForm{Name: c.PostForm("name"), ThankYou: c.PostForm("thank_you_message"), Redirect: strings.TrimSpace(c.PostForm("redirect_url")),
+		MinFill: strings.TrimSpace(c.PostForm("min_fill_seconds")), Honeypot: c.PostForm("honeypot") != "", ProofOfWork: c.PostForm("proof_of_work") != "",
+		FrameAncestors: c.PostForm("frame_ancestors"), CORSOrigins: c.PostForm("cors_origins"), AllowedOrigins: c.PostForm("allowed_origins")}
+	s := f.Settings()
+	s.ThankYouMessage, s.RedirectURL = nil, nil
+	if strings.TrimSpace(sf.ThankYou) != "" {
+		s.ThankYouMessage = &sf.ThankYou
+	}
+	if sf.Redirect != "" {
+		s.RedirectURL = &sf.Redirect
+	}
+	s.Spam.Honeypot, s.Spam.ProofOfWork = sf.Honeypot, sf.ProofOfWork
+	n, err := strconv.Atoi(sf.MinFill)
+	if sf.MinFill == "" {
+		n, err = 0, nil
+	}
+	if err != nil {
+		n = -1 // the domain names the range
+	}
+	s.Spam.MinFillSeconds = n
+	s.Embed.FrameAncestors, s.Embed.CORSOrigins, s.AllowedOrigins = lines(sf.FrameAncestors), lines(sf.CORSOrigins), lines(sf.AllowedOrigins)
+	name := sf.Name
+	p := principal(c)
+	_, err = h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: f.ID(),
+		Patch: form.Patch{Name: &name, Settings: &s}})
+	if err != nil {
+		b := problem(err)
+		if b.Status != http.StatusUnprocessableEntity {
+			h.fail(c, err)
+			return
+		}
+		errs := map[string]string{}
+		var other []string
+		for _, d := range b.Details {
+			ctl := settingsControl(d.Field)
+			if ctl == "" {
+				other = append(other, sentence(d.Message))
+			} else if errs[ctl] == "" {
+				errs[ctl] = sentence(d.Message)
+			}
+		}
+		h.drawBuilder(c, fv, builderState{status: b.Status, settings: &sf, setErr: errs, rest: strings.Join(other, " ")})
+		return
+	}
+	h.redirect(c, "/app/forms/"+f.ID()+"#settings", "Settings saved.")
+}
+
+// settingsControl names the settings control a domain path belongs to.
+func settingsControl(path string) string {
+	for _, m := range []struct{ prefix, control string }{
+		{"name", "name"}, {"settings.thank_you_message", "thank_you_message"}, {"settings.redirect_url", "redirect_url"},
+		{"settings.spam.min_fill_seconds", "min_fill_seconds"}, {"settings.embed.frame_ancestors", "frame_ancestors"},
+		{"settings.embed.cors_origins", "cors_origins"}, {"settings.allowed_origins", "allowed_origins"},
+	} {
+		if path == m.prefix || strings.HasPrefix(path, m.prefix+"[") || strings.HasPrefix(path, m.prefix+".") {
+			return m.control
+		}
+	}
+	return ""
+}
+
+func (h *Handler) changeFormStatus(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	st := c.PostForm("status")
+	p := principal(c)
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+		Patch: form.Patch{Status: &st}})
+	if err != nil {
+		b := problem(err)
+		if b.Status != http.StatusUnprocessableEntity {
+			h.fail(c, err)
+			return
+		}
+		h.drawBuilder(c, fv, builderState{status: b.Status, rest: friendly(b, err)})
+		return
+	}
+	notice := map[string]string{"published": "Form published. Respondents can open its link now.",
+		"archived": "Form archived. It no longer accepts responses.", "draft": "Form moved back to draft."}[st]
+	h.redirect(c, "/app/forms/"+fv.Form.ID(), notice)
+}

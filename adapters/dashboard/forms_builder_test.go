@@ -1,0 +1,195 @@
+package dashboard_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/formward/formward/adapters/persistence"
+	"github.com/formward/formward/adapters/persistence/persistencetest"
+)
+
+var (
+	formPath  = regexp.MustCompile(`^/app/forms/(frm_[A-Za-z0-9_\-]+)`)
+	fieldIDs  = regexp.MustCompile(`<li class="fb-field" id="field-(fld_[A-Za-z0-9_\-]+)"`)
+	allTypes  = []string{"text", "textarea", "email", "number", "date", "dropdown", "radio", "checkbox", "file"}
+	typeNames = map[string]string{"text": "Short text", "textarea": "Long text", "email": "Email", "number": "Number", "date": "Date",
+		"dropdown": "Dropdown", "radio": "Single choice (radio)", "checkbox": "Checkboxes", "file": "File upload"}
+)
+
+// createForm creates a form through the list page and returns its ID.
+func createForm(t *testing.T, b *browser, name string) string {
+	t.Helper()
+	p := b.post("/app/forms", url.Values{"name": {name}}).redirectsTo(t, "/app/forms/frm_")
+	m := formPath.FindStringSubmatch(p.Header.Get("Location"))
+	if m == nil {
+		t.Fatalf("no form ID in %q", p.Header.Get("Location"))
+	}
+	return m[1]
+}
+
+func fieldsOf(t *testing.T, b *browser, id string) (ids []string, body string) {
+	t.Helper()
+	body = b.get("/app/forms/"+id).expect(t, http.StatusOK).body
+	for _, m := range fieldIDs.FindAllStringSubmatch(body, -1) {
+		ids = append(ids, m[1])
+	}
+	return ids, body
+}
+
+// TestFormsBuilderBuildsAndPublishes creates a form, adds one field of each of the nine types,
+// edits options and file limits, reorders with the buttons and with a full order, shows a
+// domain validation error next to its control, publishes, previews, duplicates and deletes.
+func TestFormsBuilderBuildsAndPublishes(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarness(t, db, "http://127.0.0.1:8080")
+		b := h.owner()
+
+		// An empty name is refused next to the name input.
+		p := b.post("/app/forms", url.Values{"name": {"   "}}).expect(t, http.StatusUnprocessableEntity)
+		if !strings.Contains(p.body, `id="f-name" name="name"`) || !regexp.MustCompile(`id="f-name-error">[^<]+</span>`).MatchString(p.body) {
+			t.Fatalf("no error next to the name input: %s", text(p.body))
+		}
+
+		id := createForm(t, b, "Event registration")
+		for _, typ := range allTypes {
+			b.post("/app/forms/"+id+"/fields", url.Values{"type": {typ}, "label": {"My " + typ}}).redirectsTo(t, "/app/forms/"+id)
+		}
+		ids, body := fieldsOf(t, b, id)
+		if len(ids) != 9 {
+			t.Fatalf("%d fields after adding nine: %s", len(ids), text(body))
+		}
+		for _, typ := range allTypes {
+			if !strings.Contains(body, "<strong>My "+typ+"</strong> <span class=\"badge\">"+typeNames[typ]+"</span>") {
+				t.Fatalf("the builder does not show the %s field: %s", typ, text(body))
+			}
+		}
+
+		// An unknown type is refused next to the type select, and nothing is added.
+		p = b.post("/app/forms/"+id+"/fields", url.Values{"type": {"signature"}, "label": {"Sign"}}).expect(t, http.StatusUnprocessableEntity)
+		if !regexp.MustCompile(`id="add-type-error">[^<]+</span>`).MatchString(p.body) || !strings.Contains(p.body, `value="Sign"`) {
+			t.Fatalf("no error next to the type select: %s", text(p.body))
+		}
+
+		// Edit the checkbox field's options and the file field's limits.
+		checkbox, file, dropdown := ids[7], ids[8], ids[5]
+		b.post("/app/forms/"+id+"/fields/"+checkbox, url.Values{"label": {"Topics"}, "options": {"Go\r\nRust\r\n\r\nZig"}, "required": {"1"}}).
+			redirectsTo(t, "/app/forms/"+id)
+		b.post("/app/forms/"+id+"/fields/"+file, url.Values{"label": {"CV"}, "accept": {"application/pdf, image/*"}, "max_file_mb": {"2"}}).
+			redirectsTo(t, "/app/forms/"+id)
+		_, body = fieldsOf(t, b, id)
+		if !strings.Contains(body, ">Go\nRust\nZig</textarea>") || !strings.Contains(body, `value="application/pdf, image/*"`) || !strings.Contains(body, `value="2"`) {
+			t.Fatalf("edits not kept: %s", body)
+		}
+
+		// A dropdown without options: the domain's error (fields[5].options) sits next to the
+		// options of that field, with what was typed kept.
+		p = b.post("/app/forms/"+id+"/fields/"+dropdown, url.Values{"label": {"Size kept"}, "options": {"  \n "}}).expect(t, http.StatusUnprocessableEntity)
+		errRe := regexp.MustCompile(`id="o-` + dropdown + `-error">([^<]+)</span>`)
+		if m := errRe.FindStringSubmatch(p.body); m == nil || !strings.Contains(m[1], "Options are required") {
+			t.Fatalf("no options error next to the dropdown's options: %s", text(p.body))
+		}
+		if !strings.Contains(p.body, `value="Size kept"`) || !strings.Contains(p.body, `id="o-`+dropdown+`" name="options" rows="4" aria-invalid="true"`) {
+			t.Fatalf("the failed edit was not drawn again: %s", p.body)
+		}
+
+		// Move the second field up, then the first one down again.
+		b.post("/app/forms/"+id+"/fields/"+ids[1]+"/move", url.Values{"direction": {"up"}}).redirectsTo(t, "/app/forms/"+id)
+		got, _ := fieldsOf(t, b, id)
+		if got[0] != ids[1] || got[1] != ids[0] {
+			t.Fatalf("after Move up: %v, want %s first", got, ids[1])
+		}
+		b.post("/app/forms/"+id+"/fields/"+ids[1]+"/move", url.Values{"direction": {"down"}}).redirectsTo(t, "/app/forms/"+id)
+		// A full order, as drag and drop posts it: the last field first.
+		order := append([]string{ids[8]}, ids[:8]...)
+		b.post("/app/forms/"+id+"/order", url.Values{"order": {strings.Join(order, ",")}}).redirectsTo(t, "/app/forms/"+id)
+		if got, _ = fieldsOf(t, b, id); strings.Join(got, ",") != strings.Join(order, ",") {
+			t.Fatalf("order %v, want %v", got, order)
+		}
+		// An order that leaves a field out is refused and changes nothing.
+		b.post("/app/forms/"+id+"/order", url.Values{"order": {strings.Join(ids[:8], ",")}}).expect(t, http.StatusConflict)
+
+		// Settings: a bad origin is shown next to its textarea; good ones are kept.
+		p = b.post("/app/forms/"+id+"/settings", url.Values{"name": {"Event registration"}, "frame_ancestors": {"not an origin"}, "min_fill_seconds": {"3"}, "honeypot": {"1"}}).
+			expect(t, http.StatusUnprocessableEntity)
+		if !regexp.MustCompile(`id="s-frame-error">[^<]+</span>`).MatchString(p.body) {
+			t.Fatalf("no error next to the framing origins: %s", text(p.body))
+		}
+		b.post("/app/forms/"+id+"/settings", url.Values{"name": {"Event registration 2026"}, "thank_you_message": {"See you there!"},
+			"frame_ancestors": {"https://www.example.com"}, "min_fill_seconds": {"3"}, "honeypot": {"1"}}).redirectsTo(t, "/app/forms/"+id)
+
+		// Remove a field.
+		b.post("/app/forms/"+id+"/fields/"+ids[0]+"/remove", nil).redirectsTo(t, "/app/forms/"+id)
+		if got, _ = fieldsOf(t, b, id); len(got) != 8 {
+			t.Fatalf("%d fields after removing one", len(got))
+		}
+
+		// Publish; the share panel holds the public link, the snippets and the QR code.
+		b.post("/app/forms/"+id+"/status", url.Values{"status": {"published"}}).redirectsTo(t, "/app/forms/"+id)
+		_, body = fieldsOf(t, b, id)
+		for _, want := range []string{`<span class="badge badge-green">published</span>`, "http://127.0.0.1:8080/f/" + id, "&lt;iframe", `src="data:image/png;base64,`, "See you there!"} {
+			if !strings.Contains(body, want) {
+				t.Fatalf("builder after publishing lacks %q", want)
+			}
+		}
+
+		// The preview is the public template, framable by the dashboard only.
+		pv := b.get("/app/forms/"+id+"/preview").expect(t, http.StatusOK)
+		if !strings.Contains(pv.body, `id="fw-form"`) || !strings.Contains(pv.body, "Topics") ||
+			!strings.Contains(pv.Header.Get("Content-Security-Policy"), "frame-ancestors 'self'") {
+			t.Fatalf("preview: %s %s", pv.Header.Get("Content-Security-Policy"), text(pv.body))
+		}
+
+		// The list: search, duplicate, delete with a confirmation.
+		other := createForm(t, b, "Feedback")
+		list := b.get("/app/forms?q=REGISTRATION").expect(t, http.StatusOK).body
+		if !strings.Contains(list, "Event registration 2026") || strings.Contains(list, "/app/forms/"+other+`"`) {
+			t.Fatalf("search: %s", text(list))
+		}
+		dup := b.post("/app/forms/"+id+"/duplicate", nil).redirectsTo(t, "/app/forms/frm_")
+		copyID := formPath.FindStringSubmatch(dup.Header.Get("Location"))[1]
+		if got, body := fieldsOf(t, b, copyID); len(got) != 8 || !strings.Contains(body, "Copy of Event registration 2026") || !strings.Contains(body, ">draft</span>") {
+			t.Fatalf("copy: %d fields: %s", len(got), text(body))
+		}
+		c := b.get("/app/forms/"+other+"/delete").expect(t, http.StatusOK)
+		if !strings.Contains(c.body, "Delete Feedback?") {
+			t.Fatalf("confirmation: %s", text(c.body))
+		}
+		b.post("/app/forms/"+other+"/delete", nil).redirectsTo(t, "/app/forms")
+		b.get("/app/forms/"+other).expect(t, http.StatusNotFound)
+	})
+}
+
+// TestFormsViewerCannotChange: a viewer reads the list and the builder without change controls,
+// and every change is refused by the server.
+func TestFormsViewerCannotChange(t *testing.T) {
+	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")
+	owner := h.owner()
+	id := createForm(t, owner, "Survey")
+	owner.post("/app/forms/"+id+"/fields", url.Values{"type": {"text"}, "label": {"Name"}}).redirectsTo(t, "/app/forms/"+id)
+	ids, _ := fieldsOf(t, owner, id)
+	viewer := h.member(owner, "grace@example.org", "viewer")
+
+	list := viewer.get("/app/forms").expect(t, http.StatusOK).body
+	if !strings.Contains(list, "Survey") || strings.Contains(list, "Create form") || strings.Contains(list, "Duplicate") || strings.Contains(list, "/delete") {
+		t.Fatalf("a viewer's list offers changes: %s", text(list))
+	}
+	body := viewer.get("/app/forms/"+id).expect(t, http.StatusOK).body
+	for _, bad := range []string{"Add field", "Move up", "Publish", "Save settings", "Save field", "/remove"} {
+		if strings.Contains(body, bad) {
+			t.Fatalf("a viewer's builder offers %q", bad)
+		}
+	}
+	viewer.post("/app/forms", url.Values{"name": {"Mine"}}).expect(t, http.StatusForbidden)
+	viewer.post("/app/forms/"+id+"/fields", url.Values{"type": {"text"}, "label": {"X"}}).expect(t, http.StatusForbidden)
+	viewer.post("/app/forms/"+id+"/fields/"+ids[0], url.Values{"label": {"X"}}).expect(t, http.StatusForbidden)
+	viewer.post("/app/forms/"+id+"/status", url.Values{"status": {"published"}}).expect(t, http.StatusForbidden)
+	viewer.post("/app/forms/"+id+"/duplicate", nil).expect(t, http.StatusForbidden)
+	viewer.get("/app/forms/"+id+"/delete").expect(t, http.StatusForbidden)
+	viewer.post("/app/forms/"+id+"/delete", nil).expect(t, http.StatusForbidden)
+	if _, body := fieldsOf(t, owner, id); !strings.Contains(body, ">draft</span>") || !strings.Contains(body, "<strong>Name</strong>") {
+		t.Fatalf("a viewer's refused requests changed the form: %s", text(body))
+	}
+}

@@ -1,0 +1,159 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/submission"
+)
+
+// Respondent privacy requests (owners and admins): export or erase every submission, in any
+// form of the workspace, whose email answer is an address. The address goes from the form to
+// the use cases and back into the page only; it is never logged, put in a URL or in a flash
+// message, and the audit events the use cases write carry the counts alone.
+
+// mountPrivacy adds the privacy request pages to the workspace routes.
+func (h *Handler) mountPrivacy(w *gin.RouterGroup) {
+	w.GET("/settings/privacy", h.privacy)
+	w.POST("/settings/privacy/export", h.privacyExport)
+	w.POST("/settings/privacy/erase", h.privacyEraseConfirm)
+	w.POST("/settings/privacy/erase/confirm", h.privacyErase)
+}
+
+var privacyFields = map[string]string{"email": "email"}
+
+func (h *Handler) privacy(c *gin.Context) {
+	if err := principal(c).Require(access.ManageAccount); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.render(c, http.StatusOK, "privacy", &view{Title: "Privacy requests"})
+}
+
+// privacyInvalid draws the page again with the validation error next to the address.
+func (h *Handler) privacyInvalid(c *gin.Context, err error, email string) bool {
+	b := problem(err)
+	if b.Status != http.StatusUnprocessableEntity {
+		return false
+	}
+	errs, msg := fieldErrors(b, privacyFields)
+	h.render(c, b.Status, "privacy", &view{Title: "Privacy requests", Errors: errs, Error: msg, Form: map[string]string{"email": email}})
+	return true
+}
+
+// privacySubmission is a submission in the JSON the API's privacy export returns.
+type privacySubmission struct {
+	ID          string         `json:"id"`
+	FormID      string         `json:"form_id"`
+	Data        map[string]any `json:"data"`
+	Metadata    privacyMeta    `json:"metadata"`
+	SubmittedAt string         `json:"submitted_at"`
+	UpdatedAt   string         `json:"updated_at"`
+}
+
+type privacyMeta struct {
+	IP        *string           `json:"ip"`
+	UserAgent *string           `json:"user_agent"`
+	Referrer  *string           `json:"referrer"`
+	Source    string            `json:"source"`
+	UTM       map[string]string `json:"utm"`
+	ReplyTo   *string           `json:"reply_to,omitempty"`
+	Subject   *string           `json:"subject,omitempty"`
+}
+
+func presentPrivacy(s *submission.Submission) privacySubmission {
+	data := make(map[string]any, len(s.Data()))
+	for k, v := range s.Data() {
+		if v.IsList() {
+			data[k] = v.Strings()
+		} else {
+			data[k] = v.String()
+		}
+	}
+	m := s.Metadata()
+	utm := m.UTM
+	if utm == nil {
+		utm = map[string]string{}
+	}
+	return privacySubmission{ID: s.ID(), FormID: s.FormID(), Data: data,
+		Metadata:    privacyMeta{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm, ReplyTo: m.ReplyTo, Subject: m.Subject},
+		SubmittedAt: domain.FormatTime(s.SubmittedAt()), UpdatedAt: domain.FormatTime(s.UpdatedAt())}
+}
+
+// privacyExport downloads {"submissions": [...]}, oldest first.
+func (h *Handler) privacyExport(c *gin.Context) {
+	email := c.PostForm("email")
+	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), application.PrivacyExport{Email: email})
+	if err != nil {
+		if !h.privacyInvalid(c, err, email) {
+			h.fail(c, err)
+		}
+		return
+	}
+	subs := make([]privacySubmission, 0, len(res.Submissions))
+	for _, s := range res.Submissions {
+		subs = append(subs, presentPrivacy(s))
+	}
+	body, err := json.MarshalIndent(map[string]any{"submissions": subs}, "", "  ")
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	name := "privacy-export-" + h.now().UTC().Format("20060102T150405Z") + ".json"
+	c.Header("Content-Disposition", `attachment; filename="`+name+`"`)
+	c.Header("Cache-Control", "no-store")
+	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
+}
+
+// privacyEraseConfirm counts what an erase would delete (an export run, recorded as such)
+// and asks for confirmation.
+func (h *Handler) privacyEraseConfirm(c *gin.Context) {
+	email := c.PostForm("email")
+	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), application.PrivacyExport{Email: email})
+	if err != nil {
+		if !h.privacyInvalid(c, err, email) {
+			h.fail(c, err)
+		}
+		return
+	}
+	n := len(res.Submissions)
+	forms := map[string]bool{}
+	for _, s := range res.Submissions {
+		forms[s.FormID()] = true
+	}
+	d := confirmData{Heading: "Erase this respondent's data?", Action: "/app/settings/privacy/erase/confirm",
+		Cancel: "/app/settings/privacy", Danger: true, Hidden: []hiddenInput{{Name: "email", Value: strings.TrimSpace(email)}}}
+	if n == 0 {
+		d.Paragraphs = []string{"No submission has an email answer equal to " + strings.TrimSpace(email) + ": there is nothing to erase."}
+		d.Button = "Erase anyway"
+	} else {
+		d.Paragraphs = []string{plural(n, "submission") + " in " + plural(len(forms), "form") + " with an email answer equal to " + strings.TrimSpace(email) +
+			" will be deleted, with their uploaded files and workflow and webhook records.",
+			"This cannot be undone. Backups keep them until they expire (at most 30 days), and a restore deletes them again."}
+		d.Button = "Erase " + plural(n, "submission")
+	}
+	h.render(c, http.StatusOK, "confirm", &view{Title: "Erase respondent data", Data: d})
+}
+
+func (h *Handler) privacyErase(c *gin.Context) {
+	email := c.PostForm("email")
+	res, err := h.app.Commands.PrivacyErase.Handle(c.Request.Context(), application.PrivacyErase{Email: email})
+	if err != nil {
+		if !h.privacyInvalid(c, err, email) {
+			h.fail(c, err)
+		}
+		return
+	}
+	notice := "Erased: " + strconv.FormatInt(res.SubmissionsDeleted, 10) + " submissions deleted."
+	if res.SubmissionsDeleted == 1 {
+		notice = "Erased: 1 submission deleted."
+	}
+	h.redirect(c, "/app/settings/privacy", notice)
+}

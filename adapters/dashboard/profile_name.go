@@ -1,0 +1,33 @@
+package dashboard
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/application"
+)
+
+// mountProfile adds the profile's name form.
+func (h *Handler) mountProfile(a *gin.RouterGroup) {
+	a.POST("/settings/profile/name", h.updateName)
+}
+
+// updateName renames the signed-in person; an invalid name comes back with the message next
+// to the field.
+func (h *Handler) updateName(c *gin.Context) {
+	name := c.PostForm("name")
+	_, err := h.app.Commands.UpdateProfile.Handle(c.Request.Context(), application.UpdateProfile{Name: name})
+	if err != nil {
+		b := problem(err)
+		if b.Status != http.StatusUnprocessableEntity {
+			h.fail(c, err)
+			return
+		}
+		v := &view{Title: "Profile", Data: h.profileData(c), Form: map[string]string{"name": name}}
+		v.Errors, v.Error = fieldErrors(b, map[string]string{"name": "name"})
+		h.render(c, b.Status, "profile", v)
+		return
+	}
+	h.redirect(c, "/app/settings/profile", "Name saved.")
+}

@@ -1,0 +1,299 @@
+package dashboard
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"math"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/domain"
+)
+
+// asset is one embedded file of assets/, served under a name that carries its content hash.
+type asset struct {
+	name, hashed, etag string
+	content            []byte
+}
+
+type assetSet struct {
+	byName, byHashed map[string]*asset
+}
+
+var assets = mustLoadAssets()
+
+func mustLoadAssets() assetSet {
+	s := assetSet{byName: map[string]*asset{}, byHashed: map[string]*asset{}}
+	err := fs.WalkDir(assetFS, "assets", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		content, err := fs.ReadFile(assetFS, p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(content)
+		hash := hex.EncodeToString(sum[:])[:10]
+		name := strings.TrimPrefix(p, "assets/")
+		ext := path.Ext(name)
+		a := &asset{name: name, hashed: strings.TrimSuffix(name, ext) + "." + hash + ext, etag: `W/"` + hash + `"`, content: content}
+		s.byName[name], s.byHashed[a.hashed] = a, a
+		return nil
+	})
+	if err != nil {
+		panic("dashboard: embedded assets: " + err.Error()) // compiled in: a build defect
+	}
+	return s
+}
+
+func (s assetSet) url(name string) string {
+	a, ok := s.byName[name]
+	if !ok {
+		panic("dashboard: no embedded asset " + name)
+	}
+	return "/app/assets/" + a.hashed
+}
+
+// serve answers /app/assets/*: a hashed name is immutable for a year, a plain one for minutes.
+func (s assetSet) serve(c *gin.Context) {
+	name := strings.TrimPrefix(c.Param("path"), "/")
+	cache := "public, max-age=31536000, immutable"
+	a, ok := s.byHashed[name]
+	if !ok {
+		a, ok = s.byName[name]
+		cache = "public, max-age=300"
+	}
+	if !ok {
+		c.Status(http.StatusNotFound)
+		return
+	}
+	c.Header("Cache-Control", cache)
+	c.Header("ETag", a.etag)
+	http.ServeContent(c.Writer, c.Request, a.name, time.Time{}, bytes.NewReader(a.content))
+}
+
+// view is what every page template gets.
+type view struct {
+	Title string
+	// Shell is the signed-in frame (header, navigation); nil on the signed-out pages.
+	Shell *shell
+	Flash string
+	// Error is a message about the whole page; Errors are messages next to a control, by
+	// the control's name, and Form the values to draw again after a failed post.
+	Error  string
+	Errors map[string]string
+	Form   map[string]string
+	Data   any
+}
+
+// inputView is one labelled input as the "input" template draws it.
+type inputView struct {
+	ID, Name, Label, Type, Autocomplete, Hint, Value, Error string
+	Required                                                bool
+	Extra                                                   template.HTMLAttr
+}
+
+// input builds an input of v: its value comes back after a failed post (never a password's)
+// and its error sits next to it.
+func input(v *view, name, label, typ, autocomplete, hint string, required bool, extra string) inputView {
+	in := inputView{ID: "f-" + name, Name: name, Label: label, Type: typ, Autocomplete: autocomplete, Hint: hint,
+		Required: required, Extra: template.HTMLAttr(extra)} // extra comes from the templates only
+	if v != nil {
+		if typ != "password" {
+			in.Value = v.Form[name]
+		}
+		in.Error = v.Errors[name]
+	}
+	return in
+}
+
+type link struct{ Href, Label string }
+
+// message is the data of the message page: errors, throttling, notices.
+type message struct {
+	Heading    string
+	Paragraphs []string
+	RetryAfter string
+	Action     *link
+	SignOut    bool
+}
+
+func parsePages() (map[string]*template.Template, error) {
+	funcs := template.FuncMap{
+		"asset": assets.url,
+		"input": input,
+		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+		"datetime": func(t time.Time) string {
+			return t.UTC().Format("2 Jan 2006, 15:04 UTC")
+		},
+	}
+	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		if strings.HasSuffix(n, "/layout.html") {
+			continue
+		}
+		t, err := template.Must(base.Clone()).ParseFS(templateFS, n)
+		if err != nil {
+			return nil, err
+		}
+		pages[strings.TrimSuffix(path.Base(n), ".html")] = t
+	}
+	return pages, nil
+}
+
+// render draws a page with status 200, or status when given.
+func (h *Handler) render(c *gin.Context, status int, page string, v *view) {
+	if v.Shell == nil {
+		if sp, ok := sessionOf(c); ok && sp.Principal.WorkspaceID != "" {
+			v.Shell = h.shellFor(c, sp)
+		}
+	}
+	if v.Flash == "" {
+		v.Flash = h.takeFlash(c)
+	}
+	h.renderStatus(c.Writer, status, page, v)
+	c.Abort()
+}
+
+func (h *Handler) renderStatus(w http.ResponseWriter, status int, page string, v *view) {
+	t, ok := h.pages[page]
+	if !ok {
+		panic("dashboard: no page template " + page)
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "page", v); err != nil {
+		h.log.Error("render dashboard page", zap.String("page", page), zap.Error(err))
+		http.Error(w, "The page could not be drawn.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// problem classifies err through the shared table; Body.Details carry the fields at fault.
+func problem(err error) httperr.Body { return httperr.Problem(err) }
+
+// fieldErrors spreads a validation failure over the controls that caused it; what names no
+// control of the page (known lists the page's field names and maps domain fields to them)
+// becomes the page message.
+func fieldErrors(b httperr.Body, known map[string]string) (map[string]string, string) {
+	errs := map[string]string{}
+	var rest []string
+	for _, d := range b.Details {
+		if name, ok := known[d.Field]; ok {
+			if errs[name] == "" {
+				errs[name] = sentence(d.Message)
+			}
+			continue
+		}
+		rest = append(rest, sentence(d.Message))
+	}
+	return errs, strings.Join(rest, " ")
+}
+
+// sentence makes a domain message read as one: a capital first letter and a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
+		s += "."
+	}
+	return s
+}
+
+// friendly is the message a person reads for an error the table classified.
+func friendly(b httperr.Body, err error) string {
+	switch b.Code {
+	case "validation_failed":
+		var msgs []string
+		for _, d := range b.Details {
+			msgs = append(msgs, sentence(d.Message))
+		}
+		return strings.Join(msgs, " ")
+	case "forbidden":
+		return "Your role in this workspace does not allow this. Ask an owner or an admin."
+	case "not_found":
+		return "We could not find that. It may have been removed."
+	case "conflict":
+		// Domain conflicts say what they are about after the class ("conflict: …").
+		msg := err.Error()
+		if i := strings.LastIndex(msg, "conflict: "); i >= 0 {
+			return sentence(msg[i+len("conflict: "):])
+		}
+		return "That changed in the meantime. Reload the page and try again."
+	case "rate_limited":
+		return "Too many attempts. Wait a moment and try again."
+	case "unavailable":
+		return "Formward cannot store changes right now. Try again in a few seconds."
+	case "invalid_request":
+		return sentence(b.Message)
+	}
+	return "Something went wrong on our side. Try again; if it keeps happening, tell your administrator."
+}
+
+// fail draws the friendly page of an error that belongs to no control: 403, 404, 409, 429,
+// 500. Unknown errors are logged (never with request values, which may hold secrets).
+func (h *Handler) fail(c *gin.Context, err error) {
+	b := problem(err)
+	if b.Status >= 500 {
+		h.log.Error("dashboard request failed", zap.String("path", c.FullPath()), zap.Error(err))
+	}
+	httperr.SetRetryAfter(c, b)
+	heading := map[int]string{400: "That request could not be read", 403: "Not allowed", 404: "Not found",
+		409: "That did not work", 422: "That did not work", 429: "Too many attempts", 503: "Try again shortly"}[b.Status]
+	if heading == "" {
+		heading = "Something went wrong"
+	}
+	m := message{Heading: heading, Paragraphs: []string{friendly(b, err)}, Action: &link{Href: "/app", Label: "Back to the dashboard"}}
+	if b.RetryAfter > 0 {
+		m.RetryAfter = humanDuration(b.RetryAfter)
+	}
+	h.render(c, b.Status, "message", &view{Title: heading, Data: m})
+}
+
+// humanDuration is a wait a person reads: "40 seconds", "12 minutes".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		n := int(math.Max(1, math.Ceil(d.Seconds())))
+		return plural(n, "second")
+	case d < time.Hour:
+		return plural(int(math.Ceil(d.Minutes())), "minute")
+	}
+	return plural(int(math.Ceil(d.Hours())), "hour")
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// notFound is the dashboard's 404 page.
+func (h *Handler) notFound(c *gin.Context) {
+	h.fail(c, fmt.Errorf("dashboard page: %w", domain.ErrNotFound))
+}

@@ -1,0 +1,527 @@
+package dashboard
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/formstats"
+	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/ports"
+)
+
+// mountResponses adds a form's responses (table, detail, deletion, export) and analytics.
+func (h *Handler) mountResponses(w *gin.RouterGroup) {
+	w.GET("/forms/:id/responses", h.responses)
+	w.GET("/forms/:id/responses/delete", h.deleteResponsesConfirm)
+	w.POST("/forms/:id/responses/delete", h.deleteResponses)
+	w.GET("/forms/:id/responses/:sid", h.response)
+	w.GET("/forms/:id/export", h.export)
+	w.GET("/forms/:id/analytics", h.analytics)
+}
+
+// responsesPageSize is how many responses a table page shows.
+const responsesPageSize = 25
+
+// maxDeleteAtOnce bounds how many responses one confirmation deletes.
+const maxDeleteAtOnce = 100
+
+type column struct {
+	ID, Label string
+	Shown     bool
+}
+
+type cell struct {
+	Label string
+	Items []string
+}
+
+type responseRow struct {
+	ID        string
+	Submitted time.Time
+	Cells     []cell
+}
+
+type responsesData struct {
+	FormID, FormName string
+	Total            int64
+	Columns          []column
+	Shown            []column
+	Rows             []responseRow
+	Prev, Next       string
+	Newest           string
+	CreatedAfter     string
+	CreatedBefore    string
+	Field, Contains  string
+	Scanned          int
+	Stopped          bool
+	CanDelete        bool
+	Exports          []link
+	Tabs             []navItem
+	Query            []hiddenInput
+}
+
+// cursor is an opaque keyset position: base64url of "<unix nanoseconds>.<id>".
+func encodeCursor(p ports.Position) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(p.CreatedAt.UnixNano(), 10) + "." + p.ID))
+}
+
+func decodeCursor(s string) (*ports.Position, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, errors.New("bad cursor")
+	}
+	ns, id, ok := strings.Cut(string(raw), ".")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if !ok || err != nil || id == "" {
+		return nil, errors.New("bad cursor")
+	}
+	return &ports.Position{CreatedAt: time.Unix(0, n).UTC(), ID: id}, nil
+}
+
+// dayBounds reads the date filter: "from" and "to" days (YYYY-MM-DD), both included, as the
+// exclusive time bounds of the use cases.
+func dayBounds(from, to string) (after, before *time.Time, err error) {
+	if from != "" {
+		d, perr := time.Parse("2006-01-02", from)
+		if perr != nil {
+			return nil, nil, httperr.BadRequest("The start date must be a date such as 2026-01-31.")
+		}
+		t := d.Add(-time.Nanosecond)
+		after = &t
+	}
+	if to != "" {
+		d, perr := time.Parse("2006-01-02", to)
+		if perr != nil {
+			return nil, nil, httperr.BadRequest("The end date must be a date such as 2026-01-31.")
+		}
+		t := d.AddDate(0, 0, 1)
+		before = &t
+	}
+	return after, before, nil
+}
+
+func formTabs(id, current string) []navItem {
+	return []navItem{
+		{Label: "Build", Href: "/app/forms/" + id},
+		{Label: "Responses", Href: "/app/forms/" + id + "/responses", Current: current == "responses"},
+		{Label: "Analytics", Href: "/app/forms/" + id + "/analytics", Current: current == "analytics"},
+	}
+}
+
+// responses is the table of a form's responses: one column per chosen field, newest first,
+// keyset pages, filters by day and by value.
+func (h *Handler) responses(c *gin.Context) {
+	p := principal(c)
+	ctx := c.Request.Context()
+	fv, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	f := fv.Form
+	d := responsesData{FormID: f.ID(), FormName: f.Name(), Total: fv.SubmissionCount, CanDelete: p.Allows(access.Write),
+		CreatedAfter: c.Query("created_after"), CreatedBefore: c.Query("created_before"),
+		Field: c.Query("field"), Contains: strings.TrimSpace(c.Query("contains")), Tabs: formTabs(f.ID(), "responses")}
+	q := application.ListSubmissions{WorkspaceID: p.WorkspaceID, FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
+	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(d.CreatedAfter, d.CreatedBefore); err != nil {
+		h.fail(c, err)
+		return
+	}
+	if d.Contains != "" {
+		if _, ok := f.Field(d.Field); !ok {
+			h.fail(c, httperr.BadRequest("Choose the field to search in."))
+			return
+		}
+		q.Match = &application.ValueMatch{FieldID: d.Field, Contains: d.Contains}
+	}
+	after, before := c.Query("after"), c.Query("before")
+	switch {
+	case before != "":
+		if q.Before, err = decodeCursor(before); err != nil {
+			h.fail(c, httperr.BadRequest("That page link is not valid."))
+			return
+		}
+	case after != "":
+		if q.Page.After, err = decodeCursor(after); err != nil {
+			h.fail(c, httperr.BadRequest("That page link is not valid."))
+			return
+		}
+	}
+	page, err := h.app.Queries.ListSubmissions.Find(ctx, q)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+
+	chosen := map[string]bool{}
+	for _, id := range c.QueryArray("col") {
+		chosen[id] = true
+	}
+	for _, fl := range f.Fields() {
+		col := column{ID: fl.ID, Label: fl.Label, Shown: len(chosen) == 0 || chosen[fl.ID]}
+		d.Columns = append(d.Columns, col)
+		if col.Shown {
+			d.Shown = append(d.Shown, col)
+		}
+	}
+	for _, s := range page.Submissions {
+		row := responseRow{ID: s.ID(), Submitted: s.SubmittedAt()}
+		for _, col := range d.Shown {
+			fl, _ := f.Field(col.ID)
+			row.Cells = append(row.Cells, cell{Label: col.Label, Items: h.items(s, fl)})
+		}
+		d.Rows = append(d.Rows, row)
+	}
+
+	// Links keep the filters and the columns; only the cursor changes.
+	base := c.Request.URL.Query()
+	base.Del("after")
+	base.Del("before")
+	pageLink := func(key string, pos ports.Position) string {
+		v := url.Values{}
+		for k, vs := range base {
+			v[k] = vs
+		}
+		v.Set(key, encodeCursor(pos))
+		return pathWith(c.Request.URL.Path, v)
+	}
+	rows := page.Submissions
+	if q.Before != nil {
+		if page.More && page.Resume != nil {
+			d.Prev = pageLink("before", *page.Resume)
+		}
+		if n := len(rows); n > 0 {
+			d.Next = pageLink("after", ports.Position{CreatedAt: rows[n-1].SubmittedAt(), ID: rows[n-1].ID()})
+		}
+	} else {
+		if q.Page.After != nil && len(rows) > 0 {
+			d.Prev = pageLink("before", ports.Position{CreatedAt: rows[0].SubmittedAt(), ID: rows[0].ID()})
+		}
+		if page.More && page.Resume != nil {
+			d.Next = pageLink("after", *page.Resume)
+		}
+	}
+	if after != "" || before != "" {
+		d.Newest = pathWith(c.Request.URL.Path, base)
+	}
+	if q.Match != nil {
+		d.Scanned = page.Scanned
+		d.Stopped = page.More && len(rows) < responsesPageSize
+	}
+	for k, vs := range base {
+		if k == "col" {
+			continue
+		}
+		for _, v := range vs {
+			d.Query = append(d.Query, hiddenInput{Name: k, Value: v})
+		}
+	}
+	ex := url.Values{}
+	if d.CreatedAfter != "" {
+		ex.Set("created_after", d.CreatedAfter)
+	}
+	if d.CreatedBefore != "" {
+		ex.Set("created_before", d.CreatedBefore)
+	}
+	for _, fmtName := range []string{"csv", "xlsx", "ndjson"} {
+		ex.Set("format", fmtName)
+		d.Exports = append(d.Exports, link{Href: "/app/forms/" + f.ID() + "/export?" + ex.Encode(), Label: strings.ToUpper(fmtName)})
+	}
+	h.render(c, http.StatusOK, "responses", &view{Title: "Responses · " + f.Name(), Data: d})
+}
+
+// items is an answer as the dashboard shows it: its items, the submission's own uploads as
+// signed links.
+func (h *Handler) items(s *submission.Submission, fl form.Field) []string {
+	v, ok := s.Data()[fl.ID]
+	if !ok {
+		return nil
+	}
+	items := v.Strings()
+	if fl.Type == form.TypeFile && h.fileURL != nil {
+		for i, it := range items {
+			items[i] = h.fileURL(s, it)
+		}
+	}
+	return items
+}
+
+type answerView struct {
+	Label string
+	File  bool
+	Items []string
+}
+
+type responseData struct {
+	FormID, FormName, ID string
+	Submitted, Updated   time.Time
+	Answers              []answerView
+	Source, Referrer     string
+	UTM                  [][2]string
+	CanDelete            bool
+	Tabs                 []navItem
+}
+
+// response is one response with its metadata and files.
+func (h *Handler) response(c *gin.Context) {
+	p := principal(c)
+	ctx := c.Request.Context()
+	fv, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	f := fv.Form
+	s, err := h.app.Queries.GetSubmission.Handle(ctx, application.GetSubmission{WorkspaceID: p.WorkspaceID, FormID: f.ID(), ID: c.Param("sid")})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	d := responseData{FormID: f.ID(), FormName: f.Name(), ID: s.ID(), Submitted: s.SubmittedAt(), Updated: s.UpdatedAt(),
+		CanDelete: p.Allows(access.Write), Tabs: formTabs(f.ID(), "responses")}
+	for _, fl := range f.Fields() {
+		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl)})
+	}
+	m := s.Metadata()
+	d.Source = string(m.Source)
+	if m.Referrer != nil {
+		d.Referrer = *m.Referrer
+	}
+	for _, k := range submission.UTMKeys {
+		if v := m.UTM[k]; v != "" {
+			d.UTM = append(d.UTM, [2]string{k, v})
+		}
+	}
+	h.render(c, http.StatusOK, "response", &view{Title: "Response · " + f.Name(), Data: d})
+}
+
+// deleteIDs are the responses a deletion names (checkboxes "id", at most maxDeleteAtOnce).
+func deleteIDs(ids []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range ids {
+		if id = strings.TrimSpace(id); id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return nil, httperr.BadRequest("Choose at least one response to delete.")
+	}
+	if len(out) > maxDeleteAtOnce {
+		return nil, httperr.BadRequest(fmt.Sprintf("Delete at most %d responses at once.", maxDeleteAtOnce))
+	}
+	return out, nil
+}
+
+// deleteResponsesConfirm asks before deleting the responses named by ?id=.
+func (h *Handler) deleteResponsesConfirm(c *gin.Context) {
+	p := principal(c)
+	if err := p.Require(access.Write); err != nil {
+		h.fail(c, err)
+		return
+	}
+	ids, err := deleteIDs(c.QueryArray("id"))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	back := "/app/forms/" + fv.Form.ID() + "/responses"
+	hidden := make([]hiddenInput, 0, len(ids))
+	for _, id := range ids {
+		hidden = append(hidden, hiddenInput{Name: "id", Value: id})
+	}
+	heading := "Delete " + plural(len(ids), "response") + " of “" + fv.Form.Name() + "”?"
+	if len(ids) == 1 {
+		heading = "Delete this response of “" + fv.Form.Name() + "”?"
+		back += "/" + ids[0]
+	}
+	h.render(c, http.StatusOK, "confirm", &view{Title: "Delete responses", Data: confirmData{
+		Heading:    heading,
+		Paragraphs: []string{"The answers and their uploaded files are deleted for good. This cannot be undone."},
+		Action:     "/app/forms/" + fv.Form.ID() + "/responses/delete", Button: "Delete " + plural(len(ids), "response"),
+		Cancel: back, Danger: true, Hidden: hidden}})
+}
+
+// deleteResponses deletes the confirmed responses, one use case call each.
+func (h *Handler) deleteResponses(c *gin.Context) {
+	p := principal(c)
+	ids, err := deleteIDs(c.PostFormArray("id"))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	formID := c.Param("id")
+	for _, id := range ids {
+		err := h.app.Commands.DeleteSubmission.Handle(c.Request.Context(), application.DeleteSubmission{WorkspaceID: p.WorkspaceID, FormID: formID, ID: id})
+		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+			h.fail(c, err)
+			return
+		}
+	}
+	h.redirect(c, "/app/forms/"+formID+"/responses", plural(len(ids), "response")+" deleted.")
+}
+
+// export streams the form's responses as a download (CSV, XLSX or NDJSON), through the
+// export use case and the API's writers.
+func (h *Handler) export(c *gin.Context) {
+	p := principal(c)
+	format := c.DefaultQuery("format", "csv")
+	if !httpapi.ExportFormat(format) {
+		h.fail(c, httperr.BadRequest("The format must be CSV, XLSX or NDJSON."))
+		return
+	}
+	after, before, err := dayBounds(c.Query("created_after"), c.Query("created_before"))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	e, err := h.app.Queries.ExportSubmissions.Handle(c.Request.Context(), application.ExportSubmissions{
+		WorkspaceID: p.WorkspaceID, FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	if err := httpapi.StreamExport(c, e, format, h.fileURL); err != nil {
+		// The headers are sent: breaking the connection makes the download fail visibly
+		// instead of looking complete.
+		h.log.Error("dashboard export", zap.String("form_id", c.Param("id")), zap.String("format", format), zap.Error(err))
+		panic(http.ErrAbortHandler)
+	}
+}
+
+type dayBar struct {
+	Date               time.Time
+	Submissions, Views int64
+	X, Y, W, H         int
+	LabelX             int
+	Label              bool
+	Anchor             string
+}
+
+type analyticsData struct {
+	FormID, FormName               string
+	Views, Starts, Submissions     int64
+	CompletionRate, MedianDuration string
+	Days                           int
+	Bars                           []dayBar
+	Max                            int64
+	ChartW, ChartH, BaseY          int
+	Tabs                           []navItem
+	Periods                        []navItem
+}
+
+// analytics shows how the form's public page performs over a period, with a bar chart of the
+// submissions per day drawn on the server (and the same numbers in a table).
+func (h *Handler) analytics(c *gin.Context) {
+	p := principal(c)
+	days := 30
+	if s := c.Query("days"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > application.MaxStatsDays {
+			h.fail(c, httperr.BadRequest(fmt.Sprintf("The period must be from 1 to %d days.", application.MaxStatsDays)))
+			return
+		}
+		days = n
+	}
+	ctx := c.Request.Context()
+	fv, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	r, err := h.app.Queries.GetFormStats.Handle(ctx, application.GetFormStats{WorkspaceID: p.WorkspaceID, FormID: fv.Form.ID(), Days: days})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	d := analyticsData{FormID: fv.Form.ID(), FormName: fv.Form.Name(), Views: r.Views, Starts: r.Starts, Submissions: r.Submissions,
+		Days: days, Tabs: formTabs(fv.Form.ID(), "analytics"), CompletionRate: "—", MedianDuration: "—"}
+	if r.CompletionRate != nil {
+		d.CompletionRate = strconv.FormatFloat(*r.CompletionRate*100, 'f', 1, 64) + "%"
+	}
+	if r.MedianSecondsToComplete != nil {
+		d.MedianDuration = humanSeconds(*r.MedianSecondsToComplete)
+	}
+	for _, n := range []int{7, 30, 90, 365} {
+		d.Periods = append(d.Periods, navItem{Label: strconv.Itoa(n) + " days", Href: "/app/forms/" + d.FormID + "/analytics?days=" + strconv.Itoa(n), Current: n == days})
+	}
+	d.Bars, d.Max = chartBars(r.Daily)
+	d.ChartW, d.ChartH, d.BaseY = chartWidth, chartHeight, chartHeight-chartFoot
+	h.render(c, http.StatusOK, "analytics", &view{Title: "Analytics · " + fv.Form.Name(), Data: d})
+}
+
+// The chart's drawing box (an SVG viewBox that scales with the page).
+const (
+	chartWidth  = 720
+	chartHeight = 240
+	chartFoot   = 24
+	chartTop    = 16
+)
+
+// chartBars lays out one bar per day, scaled to the busiest day; about six days are labelled.
+func chartBars(daily []formstats.Daily) ([]dayBar, int64) {
+	var top int64
+	for _, d := range daily {
+		top = max(top, d.Submissions)
+	}
+	n := len(daily)
+	if n == 0 {
+		return nil, 0
+	}
+	slot := float64(chartWidth) / float64(n)
+	every := max(1, (n+5)/6)
+	bars := make([]dayBar, n)
+	for i, d := range daily {
+		h := 0
+		if top > 0 {
+			h = int(float64(d.Submissions) / float64(top) * float64(chartHeight-chartFoot-chartTop))
+		}
+		if d.Submissions > 0 && h < 2 {
+			h = 2
+		}
+		w := max(1, int(slot*0.7))
+		x := int(float64(i)*slot + (slot-float64(w))/2)
+		bars[i] = dayBar{Date: d.Date, Submissions: d.Submissions, Views: d.Views, X: x, W: w, H: h, Y: chartHeight - chartFoot - h,
+			LabelX: x + w/2, Label: i%every == 0 || i == n-1, Anchor: "middle"}
+		switch {
+		case i == n-1 && n > 1:
+			bars[i].LabelX, bars[i].Anchor = chartWidth, "end" // the last label stays inside the box
+		case i == 0 && n > 1:
+			bars[i].LabelX, bars[i].Anchor = 0, "start"
+		}
+	}
+	return bars, top
+}
+
+// humanSeconds is a duration a person reads: "45 s", "3 min 20 s", "1 h 5 min".
+func humanSeconds(s float64) string {
+	d := time.Duration(s * float64(time.Second)).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + " s"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min %d s", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
+}

@@ -1,0 +1,100 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/ports"
+)
+
+type auditTargetJSON struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+type auditEventJSON struct {
+	ID        string           `json:"id"`
+	Action    string           `json:"action"`
+	Actor     actorJSON        `json:"actor"`
+	Target    *auditTargetJSON `json:"target"`
+	IPHash    *string          `json:"ip_hash"`
+	Details   map[string]any   `json:"details"`
+	CreatedAt string           `json:"created_at"`
+}
+
+func presentAuditEvent(e audit.Event) auditEventJSON {
+	out := auditEventJSON{ID: e.ID, Action: string(e.Action), Actor: presentActor(e.Actor), Details: e.Details,
+		CreatedAt: domain.FormatTime(e.CreatedAt)}
+	if e.Target != nil {
+		out.Target = &auditTargetJSON{Type: e.Target.Type, ID: e.Target.ID}
+	}
+	if e.IPHash != "" {
+		h := e.IPHash
+		out.IPHash = &h
+	}
+	if out.Details == nil {
+		out.Details = map[string]any{}
+	}
+	return out
+}
+
+// validAction reports whether s looks like an audit action: resource.verb in lower case.
+func validAction(s string) bool {
+	dots := 0
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b == '.':
+			dots++
+			if i == 0 || i == len(s)-1 {
+				return false
+			}
+		case !(b >= 'a' && b <= 'z' || b == '_'):
+			return false
+		}
+	}
+	return dots == 1 && len(s) <= 64
+}
+
+func (a *api) listAuditEvents(c *gin.Context) {
+	var q application.ListAuditEvents
+	list := "audit-events:" + principal(c).WorkspaceID
+	if s, ok := c.GetQuery("action"); ok {
+		if !validAction(s) {
+			fail(c, a.Logger, badRequest("action must name an audit action such as api_key.created"))
+			return
+		}
+		q.Action = s
+		list += ":" + s
+	}
+	for name, dst := range map[string]**time.Time{"created_after": &q.CreatedAfter, "created_before": &q.CreatedBefore} {
+		if s, ok := c.GetQuery(name); ok {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				fail(c, a.Logger, badRequest(name+" must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z"))
+				return
+			}
+			t = t.UTC()
+			*dst = &t
+		}
+	}
+	page, err := a.pageOf(c, list)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	q.Page = page
+	events, more, err := a.App.Queries.ListAuditEvents.Handle(c.Request.Context(), q)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, a.page(list, more, len(events), func(i int) (any, ports.Position) {
+		e := events[i]
+		return presentAuditEvent(e), ports.Position{CreatedAt: e.CreatedAt, ID: e.ID}
+	}))
+}

@@ -1,0 +1,317 @@
+package httpapi
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+	"github.com/xuri/excelize/v2"
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/submission"
+)
+
+// exportFormats are the export file formats: media type and file extension.
+var exportFormats = map[string]struct{ mediaType, ext string }{
+	"csv":    {"text/csv; charset=utf-8", "csv"},
+	"xlsx":   {"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"},
+	"ndjson": {"application/x-ndjson", "ndjson"},
+}
+
+// exportFlushRows is how often (in rows) a streaming export pushes what it wrote to the client.
+const exportFlushRows = 1000
+
+// xlsxMaxRows is a worksheet's row limit (header included); an export goes on in a new
+// worksheet past it. xlsxMaxCell is a cell's character limit.
+const (
+	xlsxMaxRows = 1_048_576
+	xlsxMaxCell = 32_767
+)
+
+// timeBound reads an optional RFC 3339 query parameter.
+func timeBound(c *gin.Context, name string) (*time.Time, error) {
+	s, ok := c.GetQuery(name)
+	if !ok {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil, badRequest(name + " must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z")
+	}
+	t = t.UTC()
+	return &t, nil
+}
+
+// exportSubmissions streams every submission of the form, oldest first, as CSV, XLSX or
+// NDJSON, reading one batch at a time.
+func (a *api) exportSubmissions(c *gin.Context) {
+	format := c.DefaultQuery("format", "csv")
+	kind, ok := exportFormats[format]
+	if !ok {
+		fail(c, a.Logger, badRequest("format must be csv, xlsx or ndjson"))
+		return
+	}
+	q := application.ExportSubmissions{WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Format: format}
+	var err error
+	if q.CreatedAfter, err = timeBound(c, "created_after"); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	if q.CreatedBefore, err = timeBound(c, "created_before"); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	if q.CreatedAfter != nil && q.CreatedBefore != nil && !q.CreatedAfter.Before(*q.CreatedBefore) {
+		fail(c, a.Logger, badRequest("created_before must be later than created_after"))
+		return
+	}
+	ctx := c.Request.Context()
+	export, err := a.App.Queries.ExportSubmissions.Handle(ctx, q)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	// A large export outlives the server's write timeout, which is meant for ordinary answers.
+	_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
+	h := c.Writer.Header()
+	h.Set("Content-Type", kind.mediaType)
+	h.Set("Content-Disposition", attachment(export.Form.Name()+"-"+export.At.UTC().Format("2006-01-02")+"."+kind.ext))
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	c.Status(http.StatusOK)
+
+	switch format {
+	case "csv":
+		err = a.exportCSV(c, export)
+	case "xlsx":
+		err = a.exportXLSX(c, export)
+	default:
+		err = a.exportNDJSON(c, export)
+	}
+	if err != nil {
+		// The status is sent: the only way to tell the client the file is incomplete is to
+		// break the connection, so that the download fails instead of looking complete.
+		a.Logger.Error("export submissions", zap.String("form_id", q.FormID), zap.String("format", format), zap.Error(err))
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// flusher pushes buffered output to the client every exportFlushRows rows.
+type flusher struct {
+	c   *gin.Context
+	buf *bufio.Writer
+	// before empties a writer that buffers in front of buf (the CSV writer).
+	before func()
+	rows   int
+}
+
+func (f *flusher) row() error {
+	f.rows++
+	if f.rows%exportFlushRows != 0 {
+		return nil
+	}
+	return f.flush()
+}
+
+func (f *flusher) flush() error {
+	if f.before != nil {
+		f.before()
+	}
+	if err := f.buf.Flush(); err != nil {
+		return err
+	}
+	f.c.Writer.Flush()
+	return nil
+}
+
+func (a *api) exportCSV(c *gin.Context, e *application.Export) error {
+	buf := bufio.NewWriterSize(c.Writer, 64<<10)
+	w := csv.NewWriter(buf)
+	w.UseCRLF = true
+	fl := &flusher{c: c, buf: buf, before: w.Flush}
+	cells := safeCells(e.Columns, nil)
+	if err := w.Write(cells); err != nil {
+		return err
+	}
+	var row []string
+	err := e.Each(c.Request.Context(), func(s *submission.Submission) error {
+		row = e.Row(s, a.fileURL, row)
+		cells = safeCells(row, cells)
+		for i, v := range cells {
+			if strings.IndexByte(v, '\r') >= 0 {
+				// encoding/csv drops a carriage return that is not part of a line end: keep it
+				// as a line break.
+				cells[i] = strings.ReplaceAll(strings.ReplaceAll(v, "\r\n", "\n"), "\r", "\n")
+			}
+		}
+		if err := w.Write(cells); err != nil {
+			return err
+		}
+		return fl.row()
+	})
+	if err != nil {
+		return err
+	}
+	if err := fl.flush(); err != nil {
+		return err
+	}
+	return w.Error()
+}
+
+func (a *api) exportNDJSON(c *gin.Context, e *application.Export) error {
+	buf := bufio.NewWriterSize(c.Writer, 64<<10)
+	fl := &flusher{c: c, buf: buf}
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	err := e.Each(c.Request.Context(), func(s *submission.Submission) error {
+		if err := enc.Encode(presentSubmission(s, a.fileURL)); err != nil {
+			return err
+		}
+		return fl.row()
+	})
+	if err != nil {
+		return err
+	}
+	return fl.flush()
+}
+
+// exportXLSX writes the rows through excelize's stream writer, which keeps a bounded part of
+// the sheet in memory and the rest in a temporary file; the workbook is sent when complete.
+func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
+	f := excelize.NewFile()
+	defer func() { _ = f.Close() }()
+	sheet := "Submissions"
+	if err := f.SetSheetName("Sheet1", sheet); err != nil {
+		return err
+	}
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return err
+	}
+	values := make([]any, len(e.Columns))
+	put := func(cells []string, rowNum int) error {
+		for i, v := range cells {
+			values[i] = xlsxCell(v)
+		}
+		cell, err := excelize.CoordinatesToCellName(1, rowNum)
+		if err != nil {
+			return err
+		}
+		return sw.SetRow(cell, values)
+	}
+	header := safeCells(e.Columns, nil)
+	if err := put(header, 1); err != nil {
+		return err
+	}
+	rowNum, sheets := 1, 1
+	var row, cells []string
+	err = e.Each(c.Request.Context(), func(s *submission.Submission) error {
+		if rowNum == xlsxMaxRows {
+			if err := sw.Flush(); err != nil {
+				return err
+			}
+			sheets++
+			sheet = "Submissions " + strconv.Itoa(sheets)
+			if _, err := f.NewSheet(sheet); err != nil {
+				return err
+			}
+			if sw, err = f.NewStreamWriter(sheet); err != nil {
+				return err
+			}
+			if err := put(header, 1); err != nil {
+				return err
+			}
+			rowNum = 1
+		}
+		rowNum++
+		row = e.Row(s, a.fileURL, row)
+		cells = safeCells(row, cells)
+		return put(cells, rowNum)
+	})
+	if err != nil {
+		return err
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	buf := bufio.NewWriterSize(c.Writer, 64<<10)
+	if _, err := f.WriteTo(buf); err != nil {
+		return err
+	}
+	return buf.Flush()
+}
+
+// xlsxCell is a string cell (never a number or a formula), cut at the format's cell limit.
+func xlsxCell(v string) excelize.Cell {
+	if len(v) > xlsxMaxCell && utf8.RuneCountInString(v) > xlsxMaxCell {
+		r := []rune(v)
+		v = string(r[:xlsxMaxCell])
+	}
+	return excelize.Cell{Value: v}
+}
+
+// safeCells copies cells into dst with formula injection defused: a cell that begins with =,
+// +, -, @, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it
+// as text instead of running it.
+func safeCells(cells, dst []string) []string {
+	dst = dst[:0]
+	for _, v := range cells {
+		if v != "" && strings.IndexByte("=+-@\t\r", v[0]) >= 0 {
+			v = "'" + v
+		}
+		dst = append(dst, v)
+	}
+	return dst
+}
+
+// attachment is a Content-Disposition naming the file: an ASCII filename for every client
+// (characters outside printable ASCII, quotes, backslashes and path separators become "_") and,
+// when the name is not plain ASCII, the exact name as an RFC 5987 filename*.
+func attachment(name string) string {
+	var ascii strings.Builder
+	plain := true
+	for _, r := range name {
+		switch {
+		case r == '"' || r == '\\' || r == '/' || r < 0x20 || r == 0x7f:
+			ascii.WriteByte('_')
+			plain = false
+		case r > 0x7e:
+			ascii.WriteByte('_')
+			plain = false
+		default:
+			ascii.WriteRune(r)
+		}
+	}
+	out := `attachment; filename="` + ascii.String() + `"`
+	if !plain {
+		out += "; filename*=UTF-8''" + rfc5987(strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f || r == '/' || r == '\\' {
+				return '_'
+			}
+			return r
+		}, name))
+	}
+	return out
+}
+
+// rfc5987 percent-encodes s as an RFC 5987 ext-value's value-chars (attr-char kept).
+func rfc5987(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || strings.IndexByte("!#$&+-.^_`|~", ch) >= 0 {
+			b.WriteByte(ch)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", ch)
+	}
+	return b.String()
+}

@@ -1,0 +1,84 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/ports"
+)
+
+var (
+	memberProps    = []string{"role"}
+	memberReadOnly = []string{"id", "user", "created_at"}
+)
+
+type memberUserJSON struct {
+	ID    string `json:"id"`
+	Email string `json:"email"`
+	Name  string `json:"name"`
+}
+
+type memberJSON struct {
+	ID        string         `json:"id"`
+	User      memberUserJSON `json:"user"`
+	Role      string         `json:"role"`
+	CreatedAt string         `json:"created_at"`
+}
+
+func presentMember(m ports.Member) memberJSON {
+	return memberJSON{ID: m.Membership.ID(), User: memberUserJSON{ID: m.User.ID(), Email: m.User.Email(), Name: m.User.Name()},
+		Role: string(m.Membership.Role()), CreatedAt: domain.FormatTime(m.Membership.CreatedAt())}
+}
+
+func (a *api) listMembers(c *gin.Context) {
+	list := "members:" + principal(c).WorkspaceID
+	page, err := a.pageOf(c, list)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	ms, more, err := a.App.Queries.ListMembers.Handle(c.Request.Context(), application.ListMembers{Page: page})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, a.page(list, more, len(ms), func(i int) (any, ports.Position) {
+		m := ms[i]
+		return presentMember(m), ports.Position{CreatedAt: m.Membership.CreatedAt(), ID: m.Membership.ID()}
+	}))
+}
+
+func (a *api) updateMember(c *gin.Context) {
+	var vs domain.Violations
+	o, err := parseBody(body(c), &vs)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	o.allow(memberProps, memberReadOnly)
+	role, present := o.str("role")
+	if !present {
+		vs.Add("role", "required", "role is required: owner, admin, editor or viewer")
+	}
+	if err := vs.Err(); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	m, err := a.App.Commands.ChangeMemberRole.Handle(c.Request.Context(), application.ChangeMemberRole{ID: c.Param("id"), Role: role})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentMember(m))
+}
+
+func (a *api) removeMember(c *gin.Context) {
+	if err := a.App.Commands.RemoveMember.Handle(c.Request.Context(), application.RemoveMember{ID: c.Param("id")}); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

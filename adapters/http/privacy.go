@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+)
+
+// Respondent privacy requests (admin scope): find or erase every submission whose email
+// answer is the given address, across all forms of the key's workspace.
+
+var privacyProps = []string{"email"}
+
+// privacyEmail reads {"email": "..."}; a missing or non-string email is a 422.
+func (a *api) privacyEmail(c *gin.Context) (string, bool) {
+	var vs domain.Violations
+	o, err := parseBody(body(c), &vs)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return "", false
+	}
+	o.allow(privacyProps, nil)
+	email, _ := o.str("email")
+	if !o.has("email") {
+		vs.Add("email", "required", "email is required")
+	}
+	if err := vs.Err(); err != nil {
+		fail(c, a.Logger, err)
+		return "", false
+	}
+	return email, true
+}
+
+func (a *api) privacyExport(c *gin.Context) {
+	email, ok := a.privacyEmail(c)
+	if !ok {
+		return
+	}
+	ctx := application.WithPrincipal(c.Request.Context(), principal(c))
+	res, err := a.App.Queries.PrivacyExport.Handle(ctx, application.PrivacyExport{Email: email})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	subs := make([]submissionJSON, 0, len(res.Submissions))
+	for _, s := range res.Submissions {
+		subs = append(subs, presentSubmission(s, a.fileURL))
+	}
+	c.JSON(http.StatusOK, gin.H{"submissions": subs})
+}
+
+func (a *api) privacyErase(c *gin.Context) {
+	email, ok := a.privacyEmail(c)
+	if !ok {
+		return
+	}
+	ctx := application.WithPrincipal(c.Request.Context(), principal(c))
+	res, err := a.App.Commands.PrivacyErase.Handle(ctx, application.PrivacyErase{Email: email})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"submissions_deleted": res.SubmissionsDeleted})
+}

@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/workspace"
+)
+
+var (
+	workspaceProps    = []string{"name", "plan", "billing_email", "status"}
+	workspaceReadOnly = []string{"id", "cancelled_at", "data_deletion_at", "usage", "created_at", "updated_at"}
+)
+
+type usageJSON struct {
+	Forms        int64 `json:"forms"`
+	Submissions  int64 `json:"submissions"`
+	StorageBytes int64 `json:"storage_bytes"`
+	Members      int64 `json:"members"`
+}
+
+type workspaceJSON struct {
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	Plan           string    `json:"plan"`
+	BillingEmail   *string   `json:"billing_email"`
+	Status         string    `json:"status"`
+	CancelledAt    *string   `json:"cancelled_at"`
+	DataDeletionAt *string   `json:"data_deletion_at"`
+	Usage          usageJSON `json:"usage"`
+	CreatedAt      string    `json:"created_at"`
+	UpdatedAt      string    `json:"updated_at"`
+}
+
+func presentWorkspace(v application.WorkspaceView) workspaceJSON {
+	w, u := v.Workspace, v.Usage
+	out := workspaceJSON{ID: w.ID(), Name: w.Name(), Plan: string(w.Plan()), Status: string(w.Status()),
+		CancelledAt: optionalTime(w.CancelledAt()), DataDeletionAt: optionalTime(w.DataDeletionAt()),
+		Usage:     usageJSON{Forms: u.Forms, Submissions: u.Submissions, StorageBytes: u.StorageBytes, Members: u.Members},
+		CreatedAt: domain.FormatTime(w.CreatedAt()), UpdatedAt: domain.FormatTime(w.UpdatedAt())}
+	if e := w.BillingEmail(); e != "" {
+		out.BillingEmail = &e
+	}
+	return out
+}
+
+// optionalTime formats a time that may be absent as null.
+func optionalTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := domain.FormatTime(*t)
+	return &s
+}
+
+func (a *api) getWorkspace(c *gin.Context) {
+	v, err := a.App.Queries.GetWorkspace.Handle(c.Request.Context(), application.GetWorkspace{})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentWorkspace(v))
+}
+
+func (a *api) updateWorkspace(c *gin.Context) {
+	var vs domain.Violations
+	o, err := parseBody(body(c), &vs)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	o.allow(workspaceProps, workspaceReadOnly)
+	var s workspace.Settings
+	for name, dst := range map[string]**string{"name": &s.Name, "plan": &s.Plan, "status": &s.Status} {
+		if v, present := o.str(name); present {
+			*dst = &v
+		}
+	}
+	// billing_email: null clears it, as an empty string does.
+	if v, present := o.nullableStr("billing_email"); present {
+		e := ""
+		if v != nil {
+			e = *v
+		}
+		s.BillingEmail = &e
+	}
+	if err := vs.Err(); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	v, err := a.App.Commands.UpdateWorkspace.Handle(c.Request.Context(), application.UpdateWorkspace{Settings: s})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentWorkspace(v))
+}

@@ -1,0 +1,267 @@
+package objectstore
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/minio/sio"
+)
+
+// A file's content is a DARE 2.0 stream (github.com/minio/sio). Its 64 KiB packages are
+// independent (each has its sequence number in its nonce), so both directions work on chunks
+// of packagesPerChunk packages: one goroutine does the I/O in order, the cores seal or open
+// the chunks in parallel, and the results come out in order. sio opens every package read
+// back; sealing mirrors sio's package layout:
+//
+//	version 0x20 | cipher suite | uint16 LE payload length - 1 | 12-byte nonce (top bit: final) | payload | 16-byte tag
+//
+// with AES-256-GCM under the file key, the nonce's last 4 bytes XORed with the sequence
+// number, and the first 4 header bytes as additional data.
+const (
+	packagesPerChunk = 16
+	chunkPlain       = packagesPerChunk * darePayload
+	chunkStored      = packagesPerChunk * darePackage
+	dareHeader       = 16
+	dareVersion20    = 0x20
+)
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, chunkStored); return &b }}
+
+// pipe runs produce(0), produce(1), … in one goroutine (the ordered I/O); each returns the
+// work of one chunk, run on up to GOMAXPROCS goroutines; Read yields the chunks' output in
+// order. produce returns ok=false after the last chunk.
+type pipe struct {
+	results chan chan chunkResult
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	cur     *[]byte
+	off     int
+	err     error
+}
+
+type chunkResult struct {
+	buf *[]byte // from chunkPool; its used length is len(*buf)
+	err error
+}
+
+func newPipe(produce func(i int) (work func() (*[]byte, error), ok bool, err error)) *pipe {
+	workers := runtime.GOMAXPROCS(0)
+	p := &pipe{results: make(chan chan chunkResult, 2*workers), stop: make(chan struct{}), done: make(chan struct{})}
+	sem := make(chan struct{}, workers)
+	go func() {
+		defer close(p.done)
+		defer close(p.results)
+		for i := 0; ; i++ {
+			work, ok, err := produce(i)
+			if !ok && err == nil {
+				return
+			}
+			ch := make(chan chunkResult, 1)
+			select {
+			case p.results <- ch:
+			case <-p.stop:
+				return
+			}
+			if err != nil {
+				ch <- chunkResult{err: err}
+				return
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-p.stop:
+				ch <- chunkResult{err: errors.New("objectstore: stopped")}
+				return
+			}
+			go func() {
+				defer func() { <-sem }()
+				buf, err := work()
+				ch <- chunkResult{buf: buf, err: err}
+			}()
+		}
+	}()
+	return p
+}
+
+func (p *pipe) Read(b []byte) (int, error) {
+	for p.cur == nil || p.off == len(*p.cur) {
+		if p.err != nil {
+			return 0, p.err
+		}
+		p.release()
+		ch, ok := <-p.results
+		if !ok {
+			p.err = io.EOF
+			return 0, io.EOF
+		}
+		r := <-ch
+		if r.err != nil {
+			p.err = r.err
+			return 0, r.err
+		}
+		p.cur, p.off = r.buf, 0
+	}
+	n := copy(b, (*p.cur)[p.off:])
+	p.off += n
+	return n, nil
+}
+
+func (p *pipe) release() {
+	if p.cur != nil {
+		*p.cur = (*p.cur)[:cap(*p.cur)]
+		chunkPool.Put(p.cur)
+		p.cur = nil
+	}
+}
+
+// Close stops the producer and waits for it; chunks still being worked on finish on their own.
+func (p *pipe) Close() {
+	p.once.Do(func() { close(p.stop) })
+	<-p.done
+	p.release()
+	for ch := range p.results {
+		go func() {
+			if r := <-ch; r.buf != nil {
+				*r.buf = (*r.buf)[:cap(*r.buf)]
+				chunkPool.Put(r.buf)
+			}
+		}()
+	}
+}
+
+// newDareAEAD is the package cipher of a file key.
+func newDareAEAD(key []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
+
+// encryptStream returns the DARE 2.0 encryption of exactly size bytes of r, and a stop
+// function to call once the stream is no longer read.
+func encryptStream(r io.Reader, size int64, key []byte) (io.Reader, func(), error) {
+	if size == 0 {
+		// An empty file has no package; r must be empty too.
+		if n, _ := io.ReadFull(r, make([]byte, 1)); n > 0 {
+			return nil, nil, errBodySize
+		}
+		return bytes.NewReader(nil), func() {}, nil
+	}
+	aead, err := newDareAEAD(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	var nonce [12]byte
+	rand.Read(nonce[:]) // never fails; it crashes the program instead
+	src := &exactReader{r: r, left: size}
+	chunks := int((size + chunkPlain - 1) / chunkPlain)
+	p := newPipe(func(i int) (func() (*[]byte, error), bool, error) {
+		if i == chunks {
+			// exactReader fails when r holds more than size bytes.
+			if _, err := src.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+				return nil, false, errBodySize
+			}
+			return nil, false, nil
+		}
+		plain := chunkPool.Get().(*[]byte)
+		n := chunkPlain
+		if rest := size - int64(i)*chunkPlain; rest < int64(n) {
+			n = int(rest)
+		}
+		if _, err := io.ReadFull(src, (*plain)[:n]); err != nil {
+			chunkPool.Put(plain)
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+				err = errBodySize
+			}
+			return nil, false, err
+		}
+		final := i == chunks-1
+		return func() (*[]byte, error) {
+			defer chunkPool.Put(plain)
+			out := chunkPool.Get().(*[]byte)
+			*out = sealChunk((*out)[:0], aead, nonce, uint32(i*packagesPerChunk), (*plain)[:n], final)
+			return out, nil
+		}, true, nil
+	})
+	return p, p.Close, nil
+}
+
+// sealChunk appends the packages of plain, the first with sequence number seq; the last is
+// marked final when final is set.
+func sealChunk(dst []byte, aead cipher.AEAD, randVal [12]byte, seq uint32, plain []byte, final bool) []byte {
+	for len(plain) > 0 {
+		n := min(len(plain), darePayload)
+		last := final && n == len(plain)
+		var h [dareHeader]byte
+		h[0], h[1] = dareVersion20, sio.AES_256_GCM
+		binary.LittleEndian.PutUint16(h[2:4], uint16(n-1))
+		copy(h[4:], randVal[:])
+		if last {
+			h[4] |= 0x80
+		} else {
+			h[4] &= 0x7F
+		}
+		var nonce [12]byte
+		copy(nonce[:], h[4:])
+		binary.LittleEndian.PutUint32(nonce[8:], binary.LittleEndian.Uint32(nonce[8:])^seq)
+		dst = append(dst, h[:]...)
+		dst = aead.Seal(dst, nonce[:], plain[:n], h[:4])
+		plain, seq = plain[n:], seq+1
+	}
+	return dst
+}
+
+// decryptStream reads the DARE stream in src from the start of chunk first (src is positioned
+// there) and returns the plaintext from that chunk on: size is the file's plaintext size.
+func decryptStream(src io.Reader, key []byte, size int64, first int) *pipe {
+	chunks := int((size + chunkPlain - 1) / chunkPlain)
+	return newPipe(func(i int) (func() (*[]byte, error), bool, error) {
+		c := first + i
+		if c >= chunks {
+			return nil, false, nil
+		}
+		plainLen := chunkPlain
+		if rest := size - int64(c)*chunkPlain; rest < int64(plainLen) {
+			plainLen = int(rest)
+		}
+		storedLen := plainLen + (plainLen+darePayload-1)/darePayload*(darePackage-darePayload)
+		stored := chunkPool.Get().(*[]byte)
+		if _, err := io.ReadFull(src, (*stored)[:storedLen]); err != nil {
+			chunkPool.Put(stored)
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+			}
+			return nil, false, err
+		}
+		return func() (*[]byte, error) {
+			defer chunkPool.Put(stored)
+			r, err := sio.DecryptReader(bytes.NewReader((*stored)[:storedLen]), dareConfig(key, uint32(c*packagesPerChunk)))
+			if err != nil {
+				return nil, err
+			}
+			out := chunkPool.Get().(*[]byte)
+			*out = (*out)[:plainLen]
+			if _, err := io.ReadFull(r, *out); err != nil {
+				chunkPool.Put(out)
+				return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+			}
+			// The last chunk must end with the final package: nothing may follow it.
+			if c == chunks-1 {
+				if n, err := r.Read(make([]byte, 1)); n > 0 || !errors.Is(err, io.EOF) {
+					chunkPool.Put(out)
+					return nil, fmt.Errorf("%w: the stream does not end with its final package", ErrCorrupt)
+				}
+			}
+			return out, nil
+		}, true, nil
+	})
+}

@@ -1,0 +1,208 @@
+package persistence_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/persistence"
+	"github.com/formward/formward/adapters/persistence/persistencetest"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/ports"
+)
+
+func subIDs(subs []*submission.Submission) []string {
+	out := make([]string, len(subs))
+	for i, s := range subs {
+		out[i] = s.ID()
+	}
+	return out
+}
+
+func same(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The email index is written with the submission, follows its updates and goes with it.
+func TestEmailIndexFollowsSubmissions(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		ix := persistencetest.BlindIndex()
+		privacy := persistence.NewPrivacyIndex(r.db, r.cipher, ix)
+		w := mustWorkspace(t, r, base)
+		other := mustWorkspace(t, r, base)
+		f1, f2, fo := mustForm(t, r, w.ID(), base), mustForm(t, r, w.ID(), base), mustForm(t, r, other.ID(), base)
+		find := func(ws, email string) []string {
+			t.Helper()
+			subs, err := privacy.FindByEmail(ctx, ws, ix.Email(ws, email))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return subIDs(subs)
+		}
+		a := mustAdd(t, r, f1, base, subOpts{})                    // ada@example.com
+		b := mustAdd(t, r, f2, base.Add(time.Second), subOpts{})   // ada@example.com, another form
+		c := mustAdd(t, r, fo, base.Add(2*time.Second), subOpts{}) // another workspace
+		if got := find(w.ID(), " ADA@example.com "); !same(got, []string{a.ID(), b.ID()}) {
+			t.Fatalf("found %v, want %v and %v, oldest first", got, a.ID(), b.ID())
+		}
+		if got := find(other.ID(), "ada@example.com"); !same(got, []string{c.ID()}) {
+			t.Fatalf("other workspace: %v", got)
+		}
+		// The other workspace's hash of the same address finds nothing here.
+		subs, err := privacy.FindByEmail(ctx, w.ID(), ix.Email(other.ID(), "ada@example.com"))
+		if err != nil || len(subs) != 0 {
+			t.Fatalf("a hash from another workspace found %v (%v)", subIDs(subs), err)
+		}
+
+		_, emailID, _ := fieldIDs(f1)
+		_, err = r.submissions.Update(ctx, w.ID(), f1.ID(), a.ID(), func(s *submission.Submission) (event.Event, error) {
+			if err := s.Update(f1, map[string]submission.Input{emailID: "grace@example.com"}, base.Add(time.Minute)); err != nil {
+				return event.Event{}, err
+			}
+			return event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Minute)), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := find(w.ID(), "ada@example.com"); !same(got, []string{b.ID()}) {
+			t.Errorf("after the update, the old address finds %v", got)
+		}
+		if got := find(w.ID(), "grace@example.com"); !same(got, []string{a.ID()}) {
+			t.Errorf("after the update, the new address finds %v", got)
+		}
+		if err := r.submissions.Delete(ctx, w.ID(), f2.ID(), b.ID()); err != nil {
+			t.Fatal(err)
+		}
+		if got := find(w.ID(), "ada@example.com"); len(got) != 0 {
+			t.Errorf("a deleted submission is still indexed: %v", got)
+		}
+		if err := r.forms.Delete(ctx, w.ID(), f1.ID()); err != nil {
+			t.Fatal(err)
+		}
+		if got := find(w.ID(), "grace@example.com"); len(got) != 0 {
+			t.Errorf("a deleted form's submission is still indexed: %v", got)
+		}
+		var rows int64
+		if err := r.db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM submission_email_index").Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		if rows != 1 {
+			t.Errorf("%d index rows left, want 1 (the other workspace's)", rows)
+		}
+	})
+}
+
+// Submissions stored without an index (before migration 00090) get theirs from Reindex, in
+// batches, resumably; another master key rebuilds it.
+func TestEmailIndexBackfill(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		ix := persistencetest.BlindIndex()
+		privacy := persistence.NewPrivacyIndex(r.db, r.cipher, ix)
+		w := mustWorkspace(t, r, base)
+		f := mustForm(t, r, w.ID(), base)
+		var subs []*submission.Submission
+		for i := range 25 {
+			subs = append(subs, mustAdd(t, r, f, base.Add(time.Duration(i)*time.Second), subOpts{}))
+		}
+		// As before the index existed.
+		if _, err := r.db.SQL().ExecContext(ctx, "DELETE FROM submission_email_index"); err != nil {
+			t.Fatal(err)
+		}
+		find := func(bi ports.BlindIndex) int {
+			t.Helper()
+			found, err := privacy.FindByEmail(ctx, w.ID(), bi.Email(w.ID(), "ada@example.com"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(found)
+		}
+		if find(ix) != 0 {
+			t.Fatal("index not emptied")
+		}
+		n, done, err := privacy.Reindex(ctx, 10)
+		if err != nil || n != 10 || done {
+			t.Fatalf("first batch: %d, %v, %v", n, done, err)
+		}
+		if got := find(ix); got != 10 {
+			t.Fatalf("after one batch %d found, want 10", got)
+		}
+		// A new repository (a restart) resumes after the last batch.
+		privacy = persistence.NewPrivacyIndex(r.db, r.cipher, ix)
+		total := n
+		for !done {
+			if n, done, err = privacy.Reindex(ctx, 10); err != nil {
+				t.Fatal(err)
+			}
+			total += n
+		}
+		if total != 25 || find(ix) != 25 {
+			t.Fatalf("indexed %d, found %d, want 25", total, find(ix))
+		}
+		if n, done, err := privacy.Reindex(ctx, 10); n != 0 || !done || err != nil {
+			t.Fatalf("a finished backfill ran again: %d, %v, %v", n, done, err)
+		}
+		// A new master key: the index is rebuilt under the new key.
+		rotated := crypto.NewBlindIndex(crypto.GenerateMasterKey())
+		privacy = persistence.NewPrivacyIndex(r.db, r.cipher, rotated)
+		total, done = 0, false
+		for !done {
+			if n, done, err = privacy.Reindex(ctx, 100); err != nil {
+				t.Fatal(err)
+			}
+			total += n
+		}
+		if total != 25 || find(rotated) != 25 || find(ix) != 0 {
+			t.Fatalf("after the key change: indexed %d, new key finds %d, old key %d", total, find(rotated), find(ix))
+		}
+	})
+}
+
+// DeleteDeliveriesOf finds the deliveries of a form that carry the named submissions, though
+// their bodies are sealed, and deletes only those.
+func TestDeleteDeliveriesOfSubmissions(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		store := persistence.NewRetentionStore(r.db, r.cipher)
+		w := mustWorkspace(t, r, base)
+		f := mustForm(t, r, w.ID(), base)
+		hook := mustWebhook(t, r, w.ID(), nil, nil, base)
+		body := func(sub string) string {
+			return `{"event":"submission.created","form_id":"` + f.ID() + `","data":{"submission_id":"` + sub + `","fields":{}}}`
+		}
+		var all []*webhook.Delivery
+		for i := range 1200 { // more than a page
+			sub := "sub_keep"
+			if i%400 == 7 {
+				sub = "sub_erase"
+			}
+			all = append(all, buildDelivery(hook, f.ID(), base.Add(time.Duration(i)*time.Millisecond), body(sub)))
+		}
+		if err := r.deliveries.AddAll(ctx, all); err != nil {
+			t.Fatal(err)
+		}
+		n, err := store.DeleteDeliveriesOf(ctx, w.ID(), f.ID(), []string{"sub_erase"})
+		if err != nil || n != 3 {
+			t.Fatalf("deleted %d (%v), want 3", n, err)
+		}
+		var left int64
+		if err := r.db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM deliveries").Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+		if left != 1197 {
+			t.Errorf("%d deliveries left, want 1197", left)
+		}
+	})
+}

@@ -1,0 +1,387 @@
+package persistence
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/ports"
+)
+
+// RetentionStore deletes what plans and pending deletions no longer keep. Every deletion is a
+// short transaction over at most a batch of rows chosen beforehand by a plain read, so the
+// capture path's group commits queue behind it for milliseconds at most, and a SQLite write
+// lock is never held while rows are searched for.
+type RetentionStore struct {
+	db     *DB
+	cipher ports.Cipher
+}
+
+var _ ports.RetentionStore = (*RetentionStore)(nil)
+
+// NewRetentionStore returns the store; cipher opens the submissions it hands out (their file
+// answers name the files to delete with them).
+func NewRetentionStore(db *DB, cipher ports.Cipher) *RetentionStore {
+	return &RetentionStore{db: db, cipher: cipher}
+}
+
+// FormIDs returns the IDs of every form of the workspace, oldest first.
+func (s *RetentionStore) FormIDs(ctx context.Context, workspaceID string) ([]string, error) {
+	var ids []string
+	err := s.db.read(ctx).Raw("SELECT id FROM forms WHERE workspace_id = ? ORDER BY created_at, id", workspaceID).Scan(&ids).Error
+	if err != nil {
+		return nil, mapErr("list form ids", err)
+	}
+	return ids, nil
+}
+
+// Expired returns up to limit of the form's submissions that x expires, oldest first. The
+// count rule keeps the x.Keep most recent by (submitted_at, id): captures running meanwhile
+// only add newer submissions, so what it returns stays outside the kept ones.
+func (s *RetentionStore) Expired(ctx context.Context, workspaceID, formID string, x ports.Expiry, limit int) ([]*submission.Submission, error) {
+	var rows []submissionRow
+	if err := s.expired(ctx, workspaceID, formID, x, limit, "id, workspace_id, form_id, submitted_at, updated_at, sealed", &rows); err != nil {
+		return nil, err
+	}
+	return openRows(ctx, s.cipher, rows)
+}
+
+// ExpiredRefs is Expired reading only the IDs and times.
+func (s *RetentionStore) ExpiredRefs(ctx context.Context, workspaceID, formID string, x ports.Expiry, limit int) ([]ports.SubmissionRef, error) {
+	var rows []struct {
+		ID          string `gorm:"column:id"`
+		SubmittedAt int64  `gorm:"column:submitted_at"`
+	}
+	if err := s.expired(ctx, workspaceID, formID, x, limit, "id, submitted_at", &rows); err != nil {
+		return nil, err
+	}
+	out := make([]ports.SubmissionRef, len(rows))
+	for i, r := range rows {
+		out[i] = ports.SubmissionRef{WorkspaceID: workspaceID, FormID: formID, ID: r.ID, SubmittedAt: fromMillis(r.SubmittedAt)}
+	}
+	return out, nil
+}
+
+func (s *RetentionStore) expired(ctx context.Context, workspaceID, formID string, x ports.Expiry, limit int, columns string, dst any) error {
+	if limit <= 0 || (x.Before.IsZero() && x.Keep <= 0) {
+		return nil
+	}
+	var conds []string
+	var args []any
+	if !x.Before.IsZero() {
+		conds = append(conds, "submitted_at < ?")
+		args = append(args, toMillis(x.Before))
+	}
+	if x.Keep > 0 {
+		var edge []struct {
+			SubmittedAt int64  `gorm:"column:submitted_at"`
+			ID          string `gorm:"column:id"`
+		}
+		err := s.db.read(ctx).Raw("SELECT submitted_at, id FROM submissions WHERE form_id = ? AND workspace_id = ? "+
+			"ORDER BY submitted_at DESC, id DESC LIMIT 1 OFFSET ?", formID, workspaceID, x.Keep-1).Scan(&edge).Error
+		if err != nil {
+			return mapErr("find kept submissions", err)
+		}
+		if len(edge) == 1 {
+			conds = append(conds, "(submitted_at, id) < (?, ?)")
+			args = append(args, edge[0].SubmittedAt, edge[0].ID)
+		}
+	}
+	if len(conds) == 0 {
+		return nil
+	}
+	where := conds[0]
+	if len(conds) == 2 {
+		where = "(" + conds[0] + " OR " + conds[1] + ")"
+	}
+	q := "SELECT " + columns + " FROM submissions WHERE form_id = ? AND workspace_id = ? AND " + where + " ORDER BY submitted_at, id LIMIT ?"
+	if err := s.db.read(ctx).Raw(q, append(append([]any{formID, workspaceID}, args...), limit)...).Scan(dst).Error; err != nil {
+		return mapErr("list expired submissions", err)
+	}
+	return nil
+}
+
+func openRows(ctx context.Context, c ports.Cipher, rows []submissionRow) ([]*submission.Submission, error) {
+	out := make([]*submission.Submission, 0, len(rows))
+	for _, row := range rows {
+		plain, err := c.Open(ctx, row.WorkspaceID, row.Sealed, submissionAAD(row.ID))
+		if err != nil {
+			return nil, fmt.Errorf("open submission %s: %w", row.ID, err)
+		}
+		sub, err := decodeSubmission(row, plain)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub)
+	}
+	return out, nil
+}
+
+// DeleteSubmissions deletes the submissions of each workspace named in refs, their workflow
+// runs (which hold copies of their answers) and, through the foreign keys, their email index
+// and one-per-email keys; it adjusts the forms' counts and writes a tombstone for each deleted
+// submission (so a backup restore does not bring it back) and the audit events, all in one
+// transaction.
+func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.SubmissionRef, events ports.DeletionAudit) (int64, error) {
+	byWorkspace := map[string][]string{}
+	for _, r := range refs {
+		byWorkspace[r.WorkspaceID] = append(byWorkspace[r.WorkspaceID], r.ID)
+	}
+	var deleted int64
+	err := s.db.tx(ctx, func(tx *gorm.DB) error {
+		deleted = 0
+		counts := map[string]int64{}
+		for ws, ids := range byWorkspace {
+			if err := tx.Exec("DELETE FROM runs WHERE submission_id IN ? AND workspace_id = ?", ids, ws).Error; err != nil {
+				return mapErr("delete runs of submissions", err)
+			}
+			var gone []struct {
+				ID     string `gorm:"column:id"`
+				FormID string `gorm:"column:form_id"`
+			}
+			if err := tx.Raw("DELETE FROM submissions WHERE id IN ? AND workspace_id = ? RETURNING id, form_id", ids, ws).Scan(&gone).Error; err != nil {
+				return mapErr("delete submissions", err)
+			}
+			ts := make([]ports.Tombstone, len(gone))
+			for i, g := range gone {
+				counts[g.FormID]--
+				ts[i] = ports.Tombstone{Kind: ports.TombstoneSubmission, ID: g.ID, WorkspaceID: ws}
+			}
+			if err := writeTombstones(tx, ts); err != nil {
+				return err
+			}
+			deleted += int64(len(gone))
+		}
+		if err := addCounts(tx, 0, counts); err != nil {
+			return mapErr("count deleted submissions", err)
+		}
+		if events == nil {
+			return nil
+		}
+		evs, err := events(deleted)
+		if err != nil {
+			return err
+		}
+		return writeAudit(tx, evs)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return deleted, nil
+}
+
+// PurgeExpiredLogs deletes up to limit webhook deliveries of the form created before the time.
+func (s *RetentionStore) PurgeExpiredLogs(ctx context.Context, workspaceID, formID string, before time.Time, limit int) (int64, error) {
+	var ids []string
+	err := s.db.read(ctx).Raw("SELECT id FROM deliveries WHERE form_id = ? AND workspace_id = ? AND created_at < ? LIMIT ?",
+		formID, workspaceID, toMillis(before), limit).Scan(&ids).Error
+	if err != nil {
+		return 0, mapErr("list expired deliveries", err)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	var n int64
+	err = s.db.tx(ctx, func(tx *gorm.DB) error {
+		res := tx.Exec("DELETE FROM deliveries WHERE id IN ?", ids)
+		n = res.RowsAffected
+		return mapErr("delete expired deliveries", res.Error)
+	})
+	return n, err
+}
+
+// DeleteDeliveriesOf reads the form's deliveries a page at a time (oldest first, through the
+// (form_id, created_at) index), opens each body and deletes those about the submissions.
+func (s *RetentionStore) DeleteDeliveriesOf(ctx context.Context, workspaceID, formID string, submissionIDs []string) (int64, error) {
+	wanted := make(map[string]bool, len(submissionIDs))
+	for _, id := range submissionIDs {
+		wanted[id] = true
+	}
+	const page = 500
+	var deleted int64
+	var afterAt int64 = -1
+	afterID := ""
+	for {
+		var rows []struct {
+			ID        string `gorm:"column:id"`
+			CreatedAt int64  `gorm:"column:created_at"`
+			Body      []byte `gorm:"column:body"`
+		}
+		err := s.db.read(ctx).Raw("SELECT id, created_at, body FROM deliveries WHERE form_id = ? AND workspace_id = ? AND (created_at, id) > (?, ?) "+
+			"ORDER BY created_at, id LIMIT ?", formID, workspaceID, afterAt, afterID, page).Scan(&rows).Error
+		if err != nil {
+			return deleted, mapErr("read deliveries", err)
+		}
+		var doomed []string
+		for _, row := range rows {
+			plain, err := s.cipher.Open(ctx, workspaceID, row.Body, deliveryAAD(row.ID))
+			if err != nil {
+				return deleted, fmt.Errorf("open body of delivery %s: %w", row.ID, err)
+			}
+			var body struct {
+				Data struct {
+					SubmissionID string `json:"submission_id"`
+				} `json:"data"`
+			}
+			if json.Unmarshal(plain, &body) == nil && wanted[body.Data.SubmissionID] {
+				doomed = append(doomed, row.ID)
+			}
+		}
+		if len(doomed) > 0 {
+			err := s.db.tx(ctx, func(tx *gorm.DB) error {
+				res := tx.Exec("DELETE FROM deliveries WHERE id IN ? AND workspace_id = ?", doomed, workspaceID)
+				deleted += res.RowsAffected
+				return mapErr("delete deliveries", res.Error)
+			})
+			if err != nil {
+				return deleted, err
+			}
+		}
+		if len(rows) < page {
+			return deleted, nil
+		}
+		afterAt, afterID = rows[len(rows)-1].CreatedAt, rows[len(rows)-1].ID
+	}
+}
+
+// purgeStep is one kind of row of a workspace: how to find a batch of it and how to delete
+// that batch by the values found.
+type purgeStep struct {
+	find    string // selects one key column; args: workspace ID, limit
+	delete  string // deletes by "IN ?" over the found keys, and the workspace ID
+	numeric bool   // the key is an integer (the outbox's seq)
+	count   func(*ports.WorkspacePurge, int64)
+}
+
+func (p purgeStep) keys(ctx context.Context, db *DB, workspaceID string, limit int) ([]any, error) {
+	q := db.read(ctx).Raw(p.find, workspaceID, limit)
+	var out []any
+	if p.numeric {
+		var ks []int64
+		if err := q.Scan(&ks).Error; err != nil {
+			return nil, err
+		}
+		for _, k := range ks {
+			out = append(out, k)
+		}
+		return out, nil
+	}
+	var ks []string
+	if err := q.Scan(&ks).Error; err != nil {
+		return nil, err
+	}
+	for _, k := range ks {
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+var purgeSteps = []purgeStep{
+	{"SELECT d.id FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE w.workspace_id = ? LIMIT ?",
+		"DELETE FROM deliveries WHERE id IN ? AND workspace_id = ?", false, func(p *ports.WorkspacePurge, n int64) { p.Deliveries += n }},
+	{"SELECT id FROM runs WHERE workspace_id = ? LIMIT ?",
+		"DELETE FROM runs WHERE id IN ? AND workspace_id = ?", false, func(p *ports.WorkspacePurge, n int64) { p.Runs += n }},
+	{"SELECT seq FROM outbox WHERE workspace_id = ? LIMIT ?",
+		"DELETE FROM outbox WHERE seq IN ? AND workspace_id = ?", true, func(p *ports.WorkspacePurge, n int64) { p.Events += n }},
+	{"SELECT key FROM idempotency_keys WHERE workspace_id = ? LIMIT ?",
+		"DELETE FROM idempotency_keys WHERE key IN ? AND workspace_id = ?", false, func(*ports.WorkspacePurge, int64) {}},
+	{"SELECT id FROM webhooks WHERE workspace_id = ? LIMIT ?",
+		"DELETE FROM webhooks WHERE id IN ? AND workspace_id = ?", false, func(p *ports.WorkspacePurge, n int64) { p.Webhooks += n }},
+	{"SELECT id FROM workflows WHERE workspace_id = ? LIMIT ?",
+		"DELETE FROM workflows WHERE id IN ? AND workspace_id = ?", false, func(p *ports.WorkspacePurge, n int64) { p.Workflows += n }},
+}
+
+// PurgeWorkspaceData deletes the workspace's remaining data in batches (see the port); the
+// forms go last, in the transaction that writes the tombstones of the forms and of the
+// workspace, and the audit events. Submissions still present
+// (captured while the purge ran) go with their forms.
+func (s *RetentionStore) PurgeWorkspaceData(ctx context.Context, workspaceID string, limit int,
+	events func(ports.WorkspacePurge) ([]audit.Event, error)) (ports.WorkspacePurge, error) {
+	var done ports.WorkspacePurge
+	for _, step := range purgeSteps {
+		for {
+			keys, err := step.keys(ctx, s.db, workspaceID, limit)
+			if err != nil {
+				return done, mapErr("find workspace data", err)
+			}
+			if len(keys) == 0 {
+				break
+			}
+			var n int64
+			err = s.db.tx(ctx, func(tx *gorm.DB) error {
+				res := tx.Exec(step.delete, keys, workspaceID)
+				n = res.RowsAffected
+				return mapErr("delete workspace data", res.Error)
+			})
+			if err != nil {
+				return done, err
+			}
+			step.count(&done, n)
+			if len(keys) < limit {
+				break
+			}
+		}
+	}
+	err := s.db.tx(ctx, func(tx *gorm.DB) error {
+		var forms []string
+		if err := tx.Raw("SELECT id FROM forms WHERE workspace_id = ?", workspaceID).Scan(&forms).Error; err != nil {
+			return mapErr("find workspace forms", err)
+		}
+		total := done
+		if len(forms) > 0 {
+			ts := make([]ports.Tombstone, len(forms))
+			for i, id := range forms {
+				// Submissions captured while the purge ran go with their forms.
+				if err := writeSubmissionTombstones(tx, workspaceID, id, time.Now()); err != nil {
+					return err
+				}
+				ts[i] = ports.Tombstone{Kind: ports.TombstoneForm, ID: id, WorkspaceID: workspaceID}
+			}
+			if err := writeTombstones(tx, ts); err != nil {
+				return err
+			}
+			for _, q := range []string{
+				"DELETE FROM submissions WHERE workspace_id = ? AND form_id IN ?",
+				"DELETE FROM webhooks WHERE workspace_id = ? AND form_id IN ?",
+				"DELETE FROM workflows WHERE workspace_id = ? AND form_id IN ?",
+			} {
+				if err := tx.Exec(q, workspaceID, forms).Error; err != nil {
+					return mapErr("delete workspace forms", err)
+				}
+			}
+			if err := tx.Exec("DELETE FROM form_counters WHERE form_id IN ?", forms).Error; err != nil {
+				return mapErr("delete form counters", err)
+			}
+			res := tx.Exec("DELETE FROM forms WHERE workspace_id = ? AND id IN ?", workspaceID, forms)
+			if res.Error != nil {
+				return mapErr("delete workspace forms", res.Error)
+			}
+			total.Forms += res.RowsAffected
+		}
+		if total.Any() {
+			// A restore re-applies it: the workspace's data is deleted again, its row stays.
+			if err := writeTombstones(tx, []ports.Tombstone{{Kind: ports.TombstoneWorkspace, ID: workspaceID, WorkspaceID: workspaceID}}); err != nil {
+				return err
+			}
+		}
+		if events == nil {
+			done = total
+			return nil
+		}
+		evs, err := events(total)
+		if err != nil {
+			return err
+		}
+		if err := writeAudit(tx, evs); err != nil {
+			return err
+		}
+		done = total
+		return nil
+	})
+	return done, err
+}

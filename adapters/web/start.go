@@ -1,0 +1,42 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/spam"
+)
+
+// maxStartBytes bounds the start beacon's body (a render token, urlencoded).
+const maxStartBytes = 4 << 10
+
+// start counts a respondent's first interaction with a rendered page: the page's script sends
+// its render token with navigator.sendBeacon (no cookie, nothing awaited). It answers 204
+// whether or not this page's start was counted before, 400 without a valid token of this
+// form, 429 over the public rate limit. Nothing of the request is stored.
+func (h *Handler) start(c *gin.Context) {
+	id := c.Param("form_id")
+	c.Header("Cache-Control", "no-store")
+	if !httpapi.WellFormedID(id) {
+		c.Status(http.StatusNotFound)
+		return
+	}
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxStartBytes)
+	token := c.PostForm("_token")
+	_, err := h.starts.Handle(c.Request.Context(), application.RecordFormStart{
+		FormID: id, Token: token, IP: clientIP(c.Request, h.opts.TrustedProxies),
+	})
+	var rl *spam.RateLimited
+	switch {
+	case errors.As(err, &rl):
+		h.jsonFail(c, err)
+	case err != nil:
+		c.Status(http.StatusBadRequest)
+	default:
+		c.Status(http.StatusNoContent)
+	}
+}

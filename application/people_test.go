@@ -1,0 +1,454 @@
+package application_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pquerna/otp/totp"
+
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/domain/member"
+	"github.com/formward/formward/ports"
+)
+
+func TestSetupFirstOwnerWorksOnce(t *testing.T) {
+	h := newAccountsHarness(t)
+	ctx := context.Background()
+	token, issued, err := h.app.Commands.IssueSetupToken.Handle(ctx, application.IssueSetupToken{})
+	if err != nil || !issued || len(token) < 43 {
+		t.Fatalf("issue: %q %v %v", token, issued, err)
+	}
+	setup := application.SetupFirstOwner{Token: token, Email: "Ada@Example.com", Name: "Ada", Password: goodPassword,
+		WorkspaceName: "Acme", IP: "203.0.113.7"}
+
+	wrong := setup
+	wrong.Token = "not-the-token"
+	if _, err := h.app.Commands.SetupFirstOwner.Handle(ctx, wrong); !errors.Is(err, application.ErrSetupClosed) {
+		t.Fatalf("wrong token: %v", err)
+	}
+	weak := setup
+	weak.Password = "short"
+	var ve *domain.ValidationError
+	if _, err := h.app.Commands.SetupFirstOwner.Handle(ctx, weak); !errors.As(err, &ve) || ve.Violations[0].Field != "password" {
+		t.Fatalf("weak password: %v", err)
+	}
+
+	// The refused attempts did not spend the link.
+	in, err := h.app.Commands.SetupFirstOwner.Handle(ctx, setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.User.Email() != "ada@example.com" || !strings.HasPrefix(in.User.ID(), "usr_") || in.Token == "" {
+		t.Fatalf("signed in = %+v", in)
+	}
+	sp, err := h.app.Queries.AuthenticateSession.Handle(ctx, application.AuthenticateSession{Token: in.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Principal.Role != member.RoleOwner || len(sp.Workspaces) != 1 || sp.Workspaces[0].Workspace.Name() != "Acme" {
+		t.Fatalf("after setup: %+v, %d workspaces", sp.Principal, len(sp.Workspaces))
+	}
+	if joined := h.audit.of(audit.MemberJoined); len(joined) != 1 || joined[0].WorkspaceID != sp.Principal.WorkspaceID {
+		t.Fatalf("member.joined events = %+v", joined)
+	}
+
+	// Never twice: not with the same token, not with a new one.
+	setup.Email = "mallory@example.com"
+	if _, err := h.app.Commands.SetupFirstOwner.Handle(ctx, setup); !errors.Is(err, application.ErrSetupClosed) {
+		t.Fatalf("second setup: %v", err)
+	}
+	if token, issued, err := h.app.Commands.IssueSetupToken.Handle(ctx, application.IssueSetupToken{}); err != nil || issued || token != "" {
+		t.Fatalf("issue after setup: %q %v %v", token, issued, err)
+	}
+}
+
+// An install that already has a workspace (it ran before accounts existed) gets its owner: the
+// setup joins the oldest workspace and renames it.
+func TestSetupFirstOwnerJoinsTheExistingWorkspace(t *testing.T) {
+	h := newAccountsHarness(t)
+	ctx := context.Background()
+	w := h.addWorkspace(t, "Default")
+	token, _, _ := h.app.Commands.IssueSetupToken.Handle(ctx, application.IssueSetupToken{})
+
+	h.advance(application.SetupTokenValidity)
+	if _, err := h.app.Commands.SetupFirstOwner.Handle(ctx, application.SetupFirstOwner{Token: token, Email: "ada@example.com",
+		Password: goodPassword}); !errors.Is(err, application.ErrSetupClosed) {
+		t.Fatalf("expired link: %v", err)
+	}
+	token, _, _ = h.app.Commands.IssueSetupToken.Handle(ctx, application.IssueSetupToken{})
+	in, err := h.app.Commands.SetupFirstOwner.Handle(ctx, application.SetupFirstOwner{Token: token, Email: "ada@example.com",
+		Password: goodPassword, WorkspaceName: "Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.Session.WorkspaceID() != w || len(h.workspaces.items) != 1 || h.workspaces.items[0].Name() != "Acme" {
+		t.Fatalf("session workspace %q, workspaces %d", in.Session.WorkspaceID(), len(h.workspaces.items))
+	}
+}
+
+func TestCreateUserPrintsASetPasswordLink(t *testing.T) {
+	h := newAccountsHarness(t)
+	ctx := context.Background()
+	w := h.addWorkspace(t, "Acme")
+	created, err := h.app.Commands.CreateUser.Handle(ctx, application.CreateUser{Email: "ops@example.com", WorkspaceID: w, Role: "admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.SetPasswordURL != "https://forms.example.com/app/reset-password?token="+url.QueryEscape(created.SetPasswordToken) {
+		t.Fatalf("link %q", created.SetPasswordURL)
+	}
+	if m, err := h.memberships.Find(ctx, w, created.User.ID()); err != nil || m.Role() != member.RoleAdmin {
+		t.Fatalf("membership %v %v", m, err)
+	}
+	// No password yet: signing in fails like any wrong password.
+	if _, err := h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: "ops@example.com", Password: ""}); !errors.Is(err, application.ErrInvalidCredentials) {
+		t.Fatalf("before setting a password: %v", err)
+	}
+	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: created.SetPasswordToken, Password: goodPassword}); err != nil {
+		t.Fatal(err)
+	}
+	signIn(t, h, "ops@example.com", goodPassword)
+
+	if _, err := h.app.Commands.CreateUser.Handle(ctx, application.CreateUser{Email: "x@example.com", WorkspaceID: "wsp_nope"}); err == nil {
+		t.Fatal("a user was created in a missing workspace")
+	}
+	if _, err := h.app.Commands.CreateUser.Handle(ctx, application.CreateUser{Email: "x@example.com", Role: "boss"}); err == nil {
+		t.Fatal("an unknown role was accepted")
+	}
+}
+
+func TestChangePasswordEndsOtherSessions(t *testing.T) {
+	h := newAccountsHarness(t)
+	w := h.addWorkspace(t, "Acme")
+	u := h.addUser(t, "ada@example.com", goodPassword, w)
+	here, elsewhere := signIn(t, h, "ada@example.com", goodPassword), signIn(t, h, "ada@example.com", goodPassword)
+	ctx := asSession(t, h, here.Token)
+
+	var ve *domain.ValidationError
+	err := h.app.Commands.ChangePassword.Handle(ctx, application.ChangePassword{Current: "not my password", New: "another fine password"})
+	if !errors.As(err, &ve) || ve.Violations[0].Field != "current" {
+		t.Fatalf("wrong current password: %v", err)
+	}
+	err = h.app.Commands.ChangePassword.Handle(ctx, application.ChangePassword{Current: goodPassword, New: "password1234"})
+	if !errors.As(err, &ve) || ve.Violations[0].Code != "common_password" {
+		t.Fatalf("common new password: %v", err)
+	}
+	if len(h.sessions.forUser(u.ID())) != 2 {
+		t.Fatal("a refused change ended sessions")
+	}
+
+	if err := h.app.Commands.ChangePassword.Handle(ctx, application.ChangePassword{Current: goodPassword, New: "another fine password"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: here.Token}); err != nil {
+		t.Fatalf("the current session ended: %v", err)
+	}
+	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: elsewhere.Token}); !errors.Is(err, application.ErrUnauthenticated) {
+		t.Fatalf("the other session survived: %v", err)
+	}
+	if ev := h.audit.of(audit.UserPasswordChanged); len(ev) != 1 || ev[0].WorkspaceID != w || ev[0].Actor.ID != u.ID() {
+		t.Fatalf("password_changed events = %+v", ev)
+	}
+	if _, err := h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: goodPassword}); !errors.Is(err, application.ErrInvalidCredentials) {
+		t.Fatalf("old password: %v", err)
+	}
+	signIn(t, h, "ada@example.com", "another fine password")
+}
+
+func TestPasswordResetLinkWorksOnce(t *testing.T) {
+	h := newAccountsHarness(t)
+	w := h.addWorkspace(t, "Acme")
+	u := h.addUser(t, "ada@example.com", goodPassword, w)
+	before := signIn(t, h, "ada@example.com", goodPassword)
+	ctx := context.Background()
+
+	// Unknown or malformed addresses: nil, and no mail.
+	for _, email := range []string{"nobody@example.com", "not an address", ""} {
+		if err := h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: email}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(h.mailer.sent) != 0 {
+		t.Fatalf("mail sent for unknown addresses: %+v", h.mailer.sent)
+	}
+	if err := h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: "ADA@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.mailer.sent) != 1 || h.mailer.sent[0].To != "ada@example.com" {
+		t.Fatalf("sent = %+v", h.mailer.sent)
+	}
+	m := regexp.MustCompile(`https://forms\.example\.com/app/reset-password\?token=(\S+)`).FindStringSubmatch(h.mailer.sent[0].Text)
+	if m == nil {
+		t.Fatalf("no link in %q", h.mailer.sent[0].Text)
+	}
+	token, _ := url.QueryUnescape(m[1])
+
+	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: token, Password: "short"}); err == nil {
+		t.Fatal("a short password was accepted")
+	}
+	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: token, Password: "a brand new passphrase"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: token, Password: "yet another passphrase"}); !errors.Is(err, application.ErrLinkNotUsable) {
+		t.Fatalf("second use: %v", err)
+	}
+	if len(h.sessions.forUser(u.ID())) != 0 {
+		t.Fatal("sessions survived a reset")
+	}
+	if _, err := h.app.Queries.AuthenticateSession.Handle(ctx, application.AuthenticateSession{Token: before.Token}); !errors.Is(err, application.ErrUnauthenticated) {
+		t.Fatalf("old session: %v", err)
+	}
+	signIn(t, h, "ada@example.com", "a brand new passphrase")
+
+	// A link expires after an hour.
+	h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: "ada@example.com"})
+	m = regexp.MustCompile(`token=(\S+)`).FindStringSubmatch(h.mailer.sent[1].Text)
+	token, _ = url.QueryUnescape(m[1])
+	h.advance(application.PasswordResetValidity)
+	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: token, Password: "a third passphrase!"}); !errors.Is(err, application.ErrLinkNotUsable) {
+		t.Fatalf("expired link: %v", err)
+	}
+}
+
+func TestRequestPasswordResetWithoutMailSendsNothing(t *testing.T) {
+	h := newAccountsHarness(t)
+	w := h.addWorkspace(t, "Acme")
+	h.addUser(t, "ada@example.com", goodPassword, w)
+	app := application.New(application.Deps{Users: h.users, Tokens: h.tokens, Clock: h.clock}, application.Settings{})
+	if err := app.Commands.RequestPasswordReset.Handle(context.Background(), application.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.tokens.items) != 0 {
+		t.Fatal("a reset token was stored though no mail can carry it")
+	}
+}
+
+// enableTwoFactor turns two-factor on for the session and returns the secret and recovery codes.
+func enableTwoFactor(t *testing.T, h *accountsHarness, ctx context.Context) (string, application.RecoveryCodes) {
+	t.Helper()
+	setup, err := h.app.Commands.BeginTwoFactor.Handle(ctx, application.BeginTwoFactor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(setup.URL, "otpauth://totp/") || !strings.Contains(setup.URL, "issuer=Formward") {
+		t.Fatalf("setup URL %q", setup.URL)
+	}
+	code, _ := totp.GenerateCode(setup.Secret, h.clock.Now())
+	codes, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, application.ConfirmTwoFactor{Code: code})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return setup.Secret, codes
+}
+
+func TestTwoFactorSignIn(t *testing.T) {
+	h := newAccountsHarness(t)
+	w := h.addWorkspace(t, "Acme")
+	u := h.addUser(t, "ada@example.com", goodPassword, w)
+	in := signIn(t, h, "ada@example.com", goodPassword)
+	ctx := asSession(t, h, in.Token)
+
+	// Confirming needs the right code; nothing changes before.
+	if _, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, application.ConfirmTwoFactor{Code: "123456"}); err == nil {
+		t.Fatal("confirmed without a setup")
+	}
+	setup, err := h.app.Commands.BeginTwoFactor.Handle(ctx, application.BeginTwoFactor{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong, _ := totp.GenerateCode(setup.Secret, h.clock.Now().Add(-5*time.Minute))
+	var ve *domain.ValidationError
+	if _, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, application.ConfirmTwoFactor{Code: wrong}); !errors.As(err, &ve) {
+		t.Fatalf("wrong confirmation code: %v", err)
+	}
+	if stored, _ := h.users.Get(context.Background(), u.ID()); stored.TwoFactorEnabled() {
+		t.Fatal("two-factor on before confirmation")
+	}
+	confirm, _ := totp.GenerateCode(setup.Secret, h.clock.Now())
+	codes, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, application.ConfirmTwoFactor{Code: confirm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := h.users.Get(context.Background(), u.ID())
+	if !stored.TwoFactorEnabled() || strings.Contains(string(stored.TOTPSecret()), setup.Secret) {
+		t.Fatal("two-factor is off, or its secret is stored in the clear")
+	}
+	if ev := h.audit.of(audit.UserTwoFactorOn); len(ev) != 1 || ev[0].WorkspaceID != w {
+		t.Fatalf("two_factor_enabled events = %+v", ev)
+	}
+	if len(codes) != application.RecoveryCodeCount {
+		t.Fatalf("%d recovery codes", len(codes))
+	}
+	seen := map[string]bool{}
+	for _, c := range codes {
+		if !regexp.MustCompile(`^[a-z2-7]{8}-[a-z2-7]{8}$`).MatchString(c) || seen[c] {
+			t.Fatalf("recovery code %q (80 bits as two groups of eight base32 characters, all different)", c)
+		}
+		seen[c] = true
+	}
+	if _, err := h.app.Commands.BeginTwoFactor.Handle(ctx, application.BeginTwoFactor{}); !errors.Is(err, domain.ErrConflict) {
+		t.Fatalf("begin while on: %v", err)
+	}
+
+	attempt := func(code, recovery string) (application.SignedIn, error) {
+		return h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: goodPassword,
+			TOTPCode: code, RecoveryCode: recovery, IP: "203.0.113.7"})
+	}
+	sessionsBefore := len(h.sessions.forUser(u.ID()))
+	res, err := attempt("", "")
+	if !errors.Is(err, application.ErrTwoFactorRequired) || !res.NeedsTwoFactor || res.Token != "" {
+		t.Fatalf("without a code: %+v %v", res, err)
+	}
+	if len(h.sessions.forUser(u.ID())) != sessionsBefore {
+		t.Fatal("a session was made before the second factor")
+	}
+	// A wrong password never reaches the code question.
+	if _, err := h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: "wrong one"}); !errors.Is(err, application.ErrInvalidCredentials) || errors.Is(err, application.ErrTwoFactorRequired) {
+		t.Fatalf("wrong password: %v", err)
+	}
+
+	// The code that confirmed the setup was spent: not again within its window.
+	if _, err := attempt(confirm, ""); !errors.Is(err, application.ErrInvalidTwoFactorCode) {
+		t.Fatalf("replayed confirmation code: %v", err)
+	}
+	h.advance(30 * time.Second)
+	code, _ := totp.GenerateCode(setup.Secret, h.clock.Now())
+	if _, err := attempt(code, ""); err != nil {
+		t.Fatalf("fresh code: %v", err)
+	}
+	if _, err := attempt(code, ""); !errors.Is(err, application.ErrInvalidTwoFactorCode) {
+		t.Fatalf("replayed code: %v", err)
+	}
+	// Still within the skew, an older code is refused too: its step is not newer than the last.
+	h.advance(30 * time.Second)
+	if _, err := attempt(code, ""); !errors.Is(err, application.ErrInvalidTwoFactorCode) {
+		t.Fatalf("older code within the window: %v", err)
+	}
+	// A code of the next step (the phone's clock a little ahead) works once.
+	ahead, _ := totp.GenerateCode(setup.Secret, h.clock.Now().Add(30*time.Second))
+	if _, err := attempt(ahead, ""); err != nil {
+		t.Fatalf("code one step ahead: %v", err)
+	}
+	if failed := h.audit.of(audit.UserSignInFailed); len(failed) == 0 || failed[len(failed)-1].Details["reason"] != "two_factor" {
+		t.Fatalf("wrong codes not recorded: %+v", failed)
+	}
+
+	// A recovery code works once.
+	if _, err := attempt("", strings.ToUpper(codes[3])); err != nil {
+		t.Fatalf("recovery code: %v", err)
+	}
+	if _, err := attempt("", codes[3]); !errors.Is(err, application.ErrInvalidTwoFactorCode) {
+		t.Fatalf("recovery code again: %v", err)
+	}
+	if stored, _ := h.users.Get(context.Background(), u.ID()); stored.RecoveryCodesLeft() != application.RecoveryCodeCount-1 {
+		t.Fatalf("%d recovery codes left", stored.RecoveryCodesLeft())
+	}
+
+	// Turning it off needs the password.
+	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, application.DisableTwoFactor{Password: "wrong one"}); !errors.Is(err, application.ErrInvalidCredentials) {
+		t.Fatalf("disable with a wrong password: %v", err)
+	}
+	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, application.DisableTwoFactor{Password: goodPassword}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := h.audit.of(audit.UserTwoFactorOff); len(ev) != 1 {
+		t.Fatalf("two_factor_disabled events = %+v", ev)
+	}
+	if _, err := attempt("", ""); err != nil {
+		t.Fatalf("sign-in after turning two-factor off: %v", err)
+	}
+}
+
+// Wrong codes count as failed sign-ins: ten of them throttle the account even with the right
+// password.
+func TestWrongTwoFactorCodesAreThrottled(t *testing.T) {
+	h := newAccountsHarness(t)
+	w := h.addWorkspace(t, "Acme")
+	h.addUser(t, "ada@example.com", goodPassword, w)
+	in := signIn(t, h, "ada@example.com", goodPassword)
+	secret, _ := enableTwoFactor(t, h, asSession(t, h, in.Token))
+	for range application.SignInFailureLimit {
+		h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: "000000"})
+	}
+	h.advance(time.Minute)
+	code, _ := totp.GenerateCode(secret, h.clock.Now())
+	if _, err := h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: code}); !errors.Is(err, application.ErrThrottled) {
+		t.Fatalf("after ten wrong codes: %v", err)
+	}
+}
+
+func TestFinishOIDC(t *testing.T) {
+	h := newAccountsHarness(t)
+	w := h.addWorkspace(t, "Acme")
+	u := h.addUser(t, "ada@example.com", goodPassword, w)
+	ctx := context.Background()
+	h.oidc.identities["code-ada"] = ports.OIDCIdentity{Subject: "sub-ada", Email: "Ada@example.com", Name: "Ada"}
+	h.oidc.identities["code-stranger"] = ports.OIDCIdentity{Subject: "sub-x", Email: "stranger@example.com"}
+	h.oidc.identities["code-imposter"] = ports.OIDCIdentity{Subject: "sub-other", Email: "ada@example.com"}
+	h.oidc.refusals["code-unverified"] = errors.New("email not verified")
+
+	h.oidc.down = true
+	if _, err := h.app.Commands.StartOIDC.Handle(ctx, application.StartOIDC{}); !errors.Is(err, application.ErrOIDCUnavailable) || !errors.Is(err, domain.ErrUnavailable) {
+		t.Fatalf("provider down: %v, want ErrOIDCUnavailable", err)
+	}
+	h.oidc.down = false
+	start, err := h.app.Commands.StartOIDC.Handle(ctx, application.StartOIDC{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(start.State) < 43 || len(start.Nonce) < 43 || len(start.Verifier) < 43 || start.State == start.Nonce ||
+		!strings.Contains(start.URL, "state="+start.State) {
+		t.Fatalf("start = %+v", start)
+	}
+	finish := func(code string) (application.SignedIn, error) {
+		return h.app.Commands.FinishOIDC.Handle(ctx, application.FinishOIDC{Code: code, Verifier: start.Verifier, Nonce: start.Nonce, IP: "203.0.113.7"})
+	}
+
+	if _, err := finish("code-unverified"); !errors.Is(err, application.ErrOIDCRefused) {
+		t.Fatalf("unverified email: %v", err)
+	}
+	if _, err := finish("code-stranger"); !errors.Is(err, application.ErrNoAccount) {
+		t.Fatalf("no account: %v", err)
+	}
+	if n, _ := h.users.Count(ctx); n != 1 {
+		t.Fatal("single sign-on created an account")
+	}
+
+	in, err := finish("code-ada")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.User.ID() != u.ID() || in.Session.WorkspaceID() != w {
+		t.Fatalf("signed in as %s in %s", in.User.ID(), in.Session.WorkspaceID())
+	}
+	if stored, _ := h.users.Get(ctx, u.ID()); stored.OIDCSubject() != "sub-ada" {
+		t.Fatalf("subject %q not linked", stored.OIDCSubject())
+	}
+	// Later sign-ins find the account by subject, whatever the email says now.
+	h.oidc.identities["code-ada-renamed"] = ports.OIDCIdentity{Subject: "sub-ada", Email: "ada@new.example.com"}
+	if in, err := finish("code-ada-renamed"); err != nil || in.User.ID() != u.ID() {
+		t.Fatalf("by subject: %v", err)
+	}
+	// Another identity with the same email cannot take the linked account.
+	if _, err := finish("code-imposter"); !errors.Is(err, application.ErrOIDCRefused) {
+		t.Fatalf("other subject, same email: %v", err)
+	}
+	if ev := h.audit.of(audit.UserSignedIn); len(ev) != 2 {
+		t.Fatalf("%d signed_in events", len(ev))
+	}
+
+	off := application.New(application.Deps{Users: h.users}, application.Settings{})
+	if _, err := off.Commands.StartOIDC.Handle(ctx, application.StartOIDC{}); !errors.Is(err, application.ErrOIDCNotConfigured) {
+		t.Fatalf("not configured: %v", err)
+	}
+	if _, err := off.Commands.FinishOIDC.Handle(ctx, application.FinishOIDC{Code: "code-ada"}); !errors.Is(err, application.ErrOIDCNotConfigured) {
+		t.Fatalf("not configured: %v", err)
+	}
+}

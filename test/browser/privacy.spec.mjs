@@ -1,0 +1,210 @@
+// Browser test of the respondent privacy requests page, run by test/privacy_browser_test.go
+// (TestPrivacyBrowser):
+//
+//   node test/browser/privacy.spec.mjs <base url> <setup link> <artifact dir>
+//
+// The first owner sets up the account, creates an admin API key in the dashboard and, through
+// the API, two forms with an email field and submissions from two respondents. Then, on
+// Settings › Privacy requests, driven from the keyboard: an invalid address (the error next to
+// the field), Export (a JSON download with the respondent's submissions from both forms),
+// Erase (a confirmation page counting them, then the count deleted), and the audit log holding
+// the events but never the address. axe-core on every page at desktop width and 375 px: zero
+// violations. Screenshots: <artifact dir>/privacy-<page>.png and privacy-<page>-375.png.
+// It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const [baseURL, setupURL, artifactDir] = process.argv.slice(2);
+if (!baseURL || !setupURL || !artifactDir) {
+  console.error('usage: node privacy.spec.mjs <base url> <setup link> <artifact dir>');
+  process.exit(2);
+}
+const executablePath = process.env.FORMWARD_CHROMIUM || '/usr/bin/chromium';
+const owner = { name: 'Ada Lovelace', email: 'ada@example.org', password: 'analytical-engine-1843', workspace: 'Acme Research' };
+const respondent = 'jane.doe@example.net';
+const desktop = { width: 1280, height: 900 };
+const phone = { width: 375, height: 812 };
+
+function fail(msg) {
+  throw new Error(msg);
+}
+function ok(msg) {
+  console.log('ok: ' + msg);
+}
+
+async function axe(page, what) {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return {
+      version: window.axe.version,
+      violations: r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`),
+    };
+  });
+  if (result.violations.length) fail(`axe-core on ${what}: ${result.violations.join('; ')}`);
+  return result.version;
+}
+
+// check runs axe-core and takes a screenshot at desktop width and at 375 px, and checks the
+// page does not scroll sideways on a phone.
+async function check(page, name) {
+  const version = await axe(page, `${name} (desktop)`);
+  await page.screenshot({ path: path.resolve(artifactDir, `privacy-${name}.png`), fullPage: true });
+  await page.setViewportSize(phone);
+  await axe(page, `${name} (375 px)`);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  if (overflow > 1) fail(`${name}: at 375 px the page scrolls sideways by ${overflow} px`);
+  await page.screenshot({ path: path.resolve(artifactDir, `privacy-${name}-375.png`), fullPage: true });
+  await page.setViewportSize(desktop);
+  ok(`axe-core ${version} on ${name}: 0 violations at desktop and 375 px`);
+}
+
+async function submit(page, button) {
+  const [resp] = await Promise.all([page.waitForNavigation(), button.click()]);
+  return resp;
+}
+
+// press sends key to the focused element and waits for the navigation it causes.
+async function pressAndWait(page, key) {
+  const [resp] = await Promise.all([page.waitForNavigation(), page.keyboard.press(key)]);
+  return resp;
+}
+
+// tabTo presses Tab until the focused element's accessible text matches re.
+async function tabTo(page, re, what) {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    const label = await page.evaluate(() => {
+      const el = document.activeElement;
+      return el ? (el.innerText || el.getAttribute('aria-label') || el.id || '').trim() : '';
+    });
+    if (re.test(label)) return;
+  }
+  fail(`Tab never reaches ${what}`);
+}
+
+async function api(method, url, key, body) {
+  const headers = { Authorization: `Bearer ${key}` };
+  if (body) headers['Content-Type'] = 'application/json';
+  const resp = await fetch(baseURL + url, { method, headers, body: body && JSON.stringify(body) });
+  const text = await resp.text();
+  if (resp.status >= 300) fail(`${method} ${url}: ${resp.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function main() {
+  fs.mkdirSync(artifactDir, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const errors = [];
+  try {
+    const ctx = await browser.newContext({ viewport: desktop, acceptDownloads: true });
+    const page = await ctx.newPage();
+    page.setDefaultTimeout(20000);
+    page.on('pageerror', (e) => errors.push(String(e)));
+
+    // Setup, then an admin key to seed data through the API.
+    let resp = await page.goto(setupURL, { waitUntil: 'load' });
+    if (resp.status() !== 200) fail(`setup page: ${resp.status()}`);
+    await page.getByLabel('Your name').fill(owner.name);
+    await page.getByLabel('Email').fill(owner.email);
+    await page.getByLabel('Password').fill(owner.password);
+    await page.getByLabel('Workspace name').fill(owner.workspace);
+    await submit(page, page.getByRole('button', { name: 'Create account' }));
+    if (!page.url().endsWith('/app/forms')) fail(`after setup the browser is at ${page.url()}`);
+    await page.goto(baseURL + '/app/settings/api-keys');
+    await page.getByLabel('Name').fill('Privacy seed');
+    await page.getByLabel('Scope').selectOption('admin');
+    await submit(page, page.getByRole('button', { name: 'Create key' }));
+    const key = (await page.locator('#new-key').innerText()).trim();
+    const ids = { jane: [], other: [] };
+    const others = [];
+    for (const name of ['Contact', 'Newsletter']) {
+      const f = await api('POST', '/v1/forms', key, { name, fields: [{ label: 'Name', type: 'text' }, { label: 'Email', type: 'email' }] });
+      const [nameField, emailField] = f.fields.map((x) => x.id);
+      for (const [who, email] of [['jane', name === 'Contact' ? 'Jane.Doe@Example.net' : respondent], ['other', 'someone@example.net']]) {
+        const s = await api('POST', `/v1/forms/${f.id}/submissions`, key, { data: { [nameField]: `${who} in ${name}`, [emailField]: email } });
+        ids[who].push(s.id);
+        if (who === 'other') others.push([f.id, s.id]);
+      }
+    }
+    ok('seeded two forms with submissions from two respondents through the API');
+
+    // The page, reached from the navigation.
+    await page.goto(baseURL + '/app/forms');
+    await submit(page, page.getByRole('link', { name: 'Privacy requests' }));
+    if (!page.url().endsWith('/app/settings/privacy')) fail(`the nav link leads to ${page.url()}`);
+    if ((await page.getByRole('link', { name: 'Privacy requests' }).getAttribute('aria-current')) !== 'page') fail('the nav does not mark the page');
+    await check(page, 'page');
+
+    // Keyboard: an invalid address, submitted with Enter.
+    await page.getByLabel("Respondent's email address").focus();
+    await page.keyboard.type('not an address');
+    resp = await pressAndWait(page, 'Enter');
+    if (resp.status() !== 422) fail(`an invalid address: status ${resp.status()}`);
+    const err = (await page.locator('.field-error').first().innerText()).trim();
+    if (!err) fail('no error next to the address field');
+    if ((await page.getByLabel("Respondent's email address").getAttribute('aria-invalid')) !== 'true') fail('the field is not marked invalid');
+    await check(page, 'invalid');
+    ok(`an invalid address is refused next to the field: "${err}"`);
+
+    // Export, from the keyboard: Tab to the button, Enter starts the download.
+    const field = page.getByLabel("Respondent's email address");
+    await field.fill('');
+    await field.focus();
+    await page.keyboard.type(respondent.toUpperCase());
+    await tabTo(page, /^Export/, 'the Export button');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+    const file = path.resolve(artifactDir, 'privacy-export.json');
+    await download.saveAs(file);
+    const exported = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const got = exported.submissions.map((s) => s.id);
+    if (JSON.stringify(got) !== JSON.stringify(ids.jane)) fail(`export holds ${JSON.stringify(got)}, want ${JSON.stringify(ids.jane)}`);
+    if (download.suggestedFilename().includes('jane')) fail(`the download is named after the address: ${download.suggestedFilename()}`);
+    ok(`Export downloaded ${download.suggestedFilename()} with the respondent's ${got.length} submissions from both forms`);
+
+    // Erase: Tab to the button, a confirmation page with the count, then confirm.
+    await tabTo(page, /^Erase/, 'the Erase button');
+    resp = await pressAndWait(page, 'Enter');
+    if (resp.status() !== 200) fail(`erase confirmation: ${resp.status()}`);
+    const confirmText = await page.locator('main').innerText();
+    if (!confirmText.includes('2 submissions in 2 forms')) fail(`the confirmation page: ${confirmText}`);
+    await check(page, 'erase-confirm');
+    await tabTo(page, /^Erase 2 submissions/, 'the confirming button');
+    await pressAndWait(page, 'Enter');
+    if (!page.url().endsWith('/app/settings/privacy')) fail(`after erasing: ${page.url()}`);
+    const notice = (await page.locator('[role=status]').first().innerText()).trim();
+    if (!/2 submissions deleted/.test(notice)) fail(`after erasing the notice says "${notice}"`);
+    await check(page, 'erased');
+    ok(`erased: "${notice}"`);
+
+    for (const [fid, id] of others) {
+      const s = await api('GET', `/v1/forms/${fid}/submissions/${id}`, key);
+      if (s.id !== id) fail(`another respondent's submission ${id}: ${JSON.stringify(s)}`);
+    }
+    ok("the other respondent's submissions remain");
+
+    await page.goto(baseURL + '/app/settings/audit-log');
+    const log = await page.locator('main').innerText();
+    if (!log.includes('privacy.exported') || !log.includes('privacy.erased')) fail(`audit log: ${log.slice(0, 600)}`);
+    if (log.toLowerCase().includes(respondent)) fail('the audit log shows the address');
+    ok('the audit log has privacy.exported and privacy.erased, without the address');
+    if (errors.length) fail(`page errors: ${errors.join('; ')}`);
+  } finally {
+    await browser.close();
+  }
+}
+
+main().then(() => console.log('PASS'), (e) => {
+  console.log('FAIL: ' + e.message);
+  process.exit(1);
+});

@@ -1,0 +1,33 @@
+package e2e_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestResponsesBrowser reads responses as a form owner would, in headless Chromium
+// (test/browser/responses.spec.mjs): a form and submissions made through the API, the response
+// found in the table and filtered by value, its detail, the CSV export compared with what was
+// submitted, the analytics page. axe-core on every page at desktop width and at 375 px, zero
+// violations; screenshots in test/artifacts/responses-*.png.
+func TestResponsesBrowser(t *testing.T) {
+	t.Parallel()
+	node, chromium := browserPrerequisites(t)
+
+	in := newInstance(t, "", "")
+	in.startServe()
+	var link string
+	for deadline := time.Now().Add(15 * time.Second); link == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		link = setupLink.FindString(in.logs.String())
+	}
+	if link == "" {
+		t.Fatalf("formward serve logged no setup link (…/app/setup?token=…) on first start")
+	}
+	artifacts, err := filepath.Abs("artifacts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runNodeWithin(t, 4*time.Minute, node, []string{"FORMWARD_CHROMIUM=" + chromium}, "responses.spec.mjs", in.baseURL, link, artifacts)
+	t.Logf("screenshots: %s", filepath.Join(artifacts, "responses-*.png"))
+}
