@@ -154,8 +154,8 @@ func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 			return nil
 		}
 		var sb strings.Builder
-		sb.WriteString("INSERT INTO submissions (id, workspace_id, form_id, submitted_at, updated_at, sealed) VALUES ")
-		args := make([]any, 0, len(batch)*6)
+		sb.WriteString("INSERT INTO submissions (id, workspace_id, form_id, submitted_at, updated_at, sealed, email_hash) VALUES ")
+		args := make([]any, 0, len(batch)*7)
 		events := make([]sealedEvent, 0, len(batch))
 		counts := make(map[string]int64)
 		var index []emailIndexRow
@@ -163,14 +163,12 @@ func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			sb.WriteString("(?,?,?,?,?,?)")
+			sb.WriteString("(?,?,?,?,?,?,?)")
 			s := p.sub
-			args = append(args, s.ID, s.WorkspaceID, s.FormID, s.SubmittedAt, s.UpdatedAt, s.Sealed)
+			args = append(args, s.ID, s.WorkspaceID, s.FormID, s.SubmittedAt, s.UpdatedAt, s.Sealed, emailHashColumn(p.emails))
 			events = append(events, p.event)
 			counts[s.FormID]++
-			if len(p.emails) > 0 {
-				index = append(index, indexRows(s, p.emails)...)
-			}
+			index = append(index, indexRows(s.ID, p.emails)...)
 		}
 		if err := tx.Exec(sb.String(), args...).Error; err != nil {
 			return fmt.Errorf("insert submissions: %w", err)

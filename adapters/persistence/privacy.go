@@ -15,8 +15,9 @@ import (
 // emailIndexBackfill names the index_backfills row of submission_email_index.
 const emailIndexBackfill = "submission_email_index"
 
-// PrivacyIndex reads submission_email_index and rebuilds it for submissions stored before it
-// existed, or under another master key: their answers are sealed, so only the server can.
+// PrivacyIndex reads the blind index of email answers (submissions.email_hash and
+// submission_email_index) and rebuilds it for submissions stored before it existed, or under
+// another master key: their answers are sealed, so only the server can.
 type PrivacyIndex struct {
 	db     *DB
 	cipher ports.Cipher
@@ -61,10 +62,16 @@ func (p *PrivacyIndex) Export(ctx context.Context, workspaceID string, hash []by
 
 func findByEmail(db *gorm.DB, workspaceID string, hash []byte) ([]submissionRow, error) {
 	var rows []submissionRow
-	err := db.Raw(`SELECT s.id, s.workspace_id, s.form_id, s.submitted_at, s.updated_at, s.sealed
-		FROM submission_email_index i JOIN submissions s ON s.id = i.submission_id
-		WHERE i.hash = ? AND s.workspace_id = ?
-		ORDER BY s.submitted_at, s.id`, hash, workspaceID).Scan(&rows).Error
+	// The first email answer's hash is in the submission's row, any further ones in
+	// submission_email_index; a submission is in one part or the other, never both.
+	err := db.Raw(`SELECT id, workspace_id, form_id, submitted_at, updated_at, sealed FROM (
+			SELECT s.id, s.workspace_id, s.form_id, s.submitted_at, s.updated_at, s.sealed
+			FROM submissions s WHERE s.email_hash = ? AND s.workspace_id = ?
+			UNION
+			SELECT s.id, s.workspace_id, s.form_id, s.submitted_at, s.updated_at, s.sealed
+			FROM submission_email_index i JOIN submissions s ON s.id = i.submission_id
+			WHERE i.hash = ? AND s.workspace_id = ?
+		) found ORDER BY submitted_at, id`, hash, workspaceID, hash, workspaceID).Scan(&rows).Error
 	if err != nil {
 		return nil, mapErr("find submissions by email", err)
 	}
@@ -106,8 +113,8 @@ func (p *PrivacyIndex) Reindex(ctx context.Context, limit int) (int, bool, error
 		return 0, false, err
 	}
 	fields := map[string][]form.Field{}
-	hashes := make(map[string][]emailIndexRow, len(subs))
-	for i, s := range subs {
+	hashes := make(map[string][][]byte, len(subs))
+	for _, s := range subs {
 		fs, ok := fields[s.FormID()]
 		if !ok {
 			var raw string
@@ -121,7 +128,7 @@ func (p *PrivacyIndex) Reindex(ctx context.Context, limit int) (int, bool, error
 			}
 			fields[s.FormID()] = fs
 		}
-		hashes[s.ID()] = indexRows(rows[i], emailHashes(p.index, s.WorkspaceID(), submission.EmailAnswers(fs, s.Data())))
+		hashes[s.ID()] = emailHashes(p.index, s.WorkspaceID(), submission.EmailAnswers(fs, s.Data()))
 	}
 	if len(rows) > 0 {
 		state.AfterID = rows[len(rows)-1].ID
@@ -155,7 +162,11 @@ func (p *PrivacyIndex) Reindex(ctx context.Context, limit int) (int, bool, error
 					continue // updated meanwhile: the update wrote its own index
 				}
 				replace = append(replace, c.ID)
-				insert = append(insert, hashes[c.ID]...)
+				insert = append(insert, indexRows(c.ID, hashes[c.ID])...)
+				err := tx.Exec("UPDATE submissions SET email_hash = ? WHERE id = ?", emailHashColumn(hashes[c.ID]), c.ID).Error
+				if err != nil {
+					return mapErr("write email index", err)
+				}
 			}
 			if err := writeEmailIndex(tx, insert, replace); err != nil {
 				return mapErr("write email index", err)

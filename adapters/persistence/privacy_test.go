@@ -2,15 +2,20 @@ package persistence_test
 
 import (
 	"context"
+	"io/fs"
 	"testing"
 	"time"
+
+	"github.com/pressly/goose/v3"
 
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/migrations"
 	"github.com/formward/formward/ports"
 )
 
@@ -95,11 +100,13 @@ func TestEmailIndexFollowsSubmissions(t *testing.T) {
 			t.Errorf("a deleted form's submission is still indexed: %v", got)
 		}
 		var rows int64
-		if err := r.db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM submission_email_index").Scan(&rows); err != nil {
+		err = r.db.SQL().QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM submission_email_index)
+			+ (SELECT COUNT(*) FROM submissions WHERE email_hash IS NOT NULL)`).Scan(&rows)
+		if err != nil {
 			t.Fatal(err)
 		}
 		if rows != 1 {
-			t.Errorf("%d index rows left, want 1 (the other workspace's)", rows)
+			t.Errorf("%d index entries left, want 1 (the other workspace's)", rows)
 		}
 	})
 }
@@ -118,7 +125,7 @@ func TestEmailIndexBackfill(t *testing.T) {
 			subs = append(subs, mustAdd(t, r, f, base.Add(time.Duration(i)*time.Second), subOpts{}))
 		}
 		// As before the index existed.
-		if _, err := r.db.SQL().ExecContext(ctx, "DELETE FROM submission_email_index"); err != nil {
+		if _, err := r.db.SQL().ExecContext(ctx, "UPDATE submissions SET email_hash = NULL"); err != nil {
 			t.Fatal(err)
 		}
 		find := func(bi ports.BlindIndex) int {
@@ -203,6 +210,96 @@ func TestDeleteDeliveriesOfSubmissions(t *testing.T) {
 		}
 		if left != 1197 {
 			t.Errorf("%d deliveries left, want 1197", left)
+		}
+	})
+}
+
+// A form with several email fields: the first answer's hash sits in the submission's row, the
+// others in submission_email_index; each address finds the submission once, an address given
+// twice is indexed once, and an update that drops an address drops its entry.
+func TestEmailIndexSeveralEmailFields(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		ix := persistencetest.BlindIndex()
+		privacy := persistence.NewPrivacyIndex(r.db, r.cipher, ix)
+		w := mustWorkspace(t, r, base)
+		f, err := form.New(newID("frm"), w.ID(), form.Draft{Name: "Referees", Fields: []form.FieldSpec{
+			{Label: "Your email", Type: "email"}, {Label: "Referee", Type: "email"}, {Label: "Second referee", Type: "email"},
+		}}, func() string { return newID("fld") }, form.DefaultLimits, base)
+		noErr(t, err)
+		noErr(t, r.forms.Create(ctx, f))
+		ids := []string{f.Fields()[0].ID, f.Fields()[1].ID, f.Fields()[2].ID}
+		s, err := submission.New(newID("sub"), f, map[string]submission.Input{
+			ids[0]: "ada@example.com", ids[1]: "grace@example.com", ids[2]: "GRACE@example.com",
+		}, submission.Metadata{Source: submission.SourceAPI}, base)
+		noErr(t, err)
+		noErr(t, r.submissions.Add(ctx, s, event.ForSubmission(newID("evt"), event.SubmissionCreated, s, base)))
+		find := func(email string) []string {
+			t.Helper()
+			found, err := privacy.FindByEmail(ctx, w.ID(), ix.Email(w.ID(), email))
+			noErr(t, err)
+			return subIDs(found)
+		}
+		for _, email := range []string{"ada@example.com", "grace@example.com"} {
+			if got := find(email); !same(got, []string{s.ID()}) {
+				t.Errorf("%s finds %v, want %v once", email, got, s.ID())
+			}
+		}
+		if n := count(t, r.db, "SELECT COUNT(*) FROM submission_email_index"); n != 1 {
+			t.Errorf("%d rows in submission_email_index, want 1 (grace; ada is in the row, the repeat is dropped)", n)
+		}
+		_, err = r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (event.Event, error) {
+			if err := s.Update(f, map[string]submission.Input{ids[1]: nil, ids[2]: nil}, base.Add(time.Minute)); err != nil {
+				return event.Event{}, err
+			}
+			return event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Minute)), nil
+		})
+		noErr(t, err)
+		if got := find("grace@example.com"); len(got) != 0 {
+			t.Errorf("a dropped address still finds %v", got)
+		}
+		if got := find("ada@example.com"); !same(got, []string{s.ID()}) {
+			t.Errorf("the kept address finds %v", got)
+		}
+	})
+}
+
+// Migration 00110 moves each submission's first index row into submissions.email_hash and
+// back down again; lookups find the same submissions on both sides.
+func TestEmailHashMigration(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		ix := persistencetest.BlindIndex()
+		privacy := persistence.NewPrivacyIndex(r.db, r.cipher, ix)
+		w := mustWorkspace(t, r, base)
+		f := mustForm(t, r, w.ID(), base)
+		a := mustAdd(t, r, f, base, subOpts{})
+		b := mustAdd(t, r, f, base.Add(time.Second), subOpts{})
+		dialect := goose.DialectSQLite3
+		if r.db.Dialect() == persistence.DialectPostgres {
+			dialect = goose.DialectPostgres
+		}
+		dir, err := fs.Sub(migrations.FS, r.db.Dialect())
+		noErr(t, err)
+		p, err := goose.NewProvider(dialect, r.db.SQL(), dir)
+		noErr(t, err)
+		_, err = p.DownTo(ctx, 100)
+		noErr(t, err)
+		if n := count(t, r.db, "SELECT COUNT(*) FROM submission_email_index"); n != 2 {
+			t.Fatalf("after 00110 down, %d index rows, want 2", n)
+		}
+		_, err = p.Up(ctx)
+		noErr(t, err)
+		if n := count(t, r.db, "SELECT COUNT(*) FROM submission_email_index"); n != 0 {
+			t.Errorf("after 00110 up, %d index rows, want 0 (both moved into their submissions)", n)
+		}
+		if n := count(t, r.db, "SELECT COUNT(*) FROM submissions WHERE email_hash IS NOT NULL"); n != 2 {
+			t.Errorf("after 00110 up, %d submissions carry their hash, want 2", n)
+		}
+		found, err := privacy.FindByEmail(ctx, w.ID(), ix.Email(w.ID(), "ada@example.com"))
+		noErr(t, err)
+		if got := subIDs(found); !same(got, []string{a.ID(), b.ID()}) {
+			t.Errorf("found %v, want %v and %v", got, a.ID(), b.ID())
 		}
 	})
 }

@@ -1,9 +1,11 @@
 package persistence
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -17,7 +19,8 @@ import (
 )
 
 // SubmissionRepository stores submissions sealed with the workspace's data key, each with the
-// blind index of its email answers (submission_email_index) in the same transaction. Add goes
+// blind index of its email answers (the first in submissions.email_hash, any further ones in
+// submission_email_index) in the same transaction. Add goes
 // through the DB's group committers.
 type SubmissionRepository struct {
 	db     *DB
@@ -39,16 +42,28 @@ func NewSubmissionRepository(db *DB, cipher ports.Cipher, index ports.BlindIndex
 	return &SubmissionRepository{db: db, cipher: cipher, index: index}
 }
 
-// emailHashes returns the blind index of each email answer.
+// emailHashes returns the blind index of each distinct email answer, in answer order.
 func emailHashes(index ports.BlindIndex, workspaceID string, emails []string) [][]byte {
 	if len(emails) == 0 {
 		return nil
 	}
-	out := make([][]byte, len(emails))
-	for i, e := range emails {
-		out[i] = index.Email(workspaceID, e)
+	out := make([][]byte, 0, len(emails))
+	for _, e := range emails {
+		h := index.Email(workspaceID, e)
+		if !slices.ContainsFunc(out, func(o []byte) bool { return bytes.Equal(o, h) }) {
+			out = append(out, h)
+		}
 	}
 	return out
+}
+
+// emailHashColumn is the value of submissions.email_hash: the first email answer's hash, or
+// NULL. The further ones go to submission_email_index (see indexRows).
+func emailHashColumn(hashes [][]byte) any {
+	if len(hashes) == 0 {
+		return nil
+	}
+	return hashes[0]
 }
 
 // writeEmailIndex deletes the index rows of the submissions in replace (an update's old
@@ -88,10 +103,15 @@ type emailIndexRow struct {
 	hash         []byte
 }
 
-func indexRows(sub submissionRow, hashes [][]byte) []emailIndexRow {
-	out := make([]emailIndexRow, len(hashes))
-	for i, h := range hashes {
-		out[i] = emailIndexRow{submissionID: sub.ID, hash: h}
+// indexRows returns the submission_email_index rows of a submission's email hashes: all but
+// the first, which lives in submissions.email_hash (emailHashColumn).
+func indexRows(submissionID string, hashes [][]byte) []emailIndexRow {
+	if len(hashes) < 2 {
+		return nil
+	}
+	out := make([]emailIndexRow, len(hashes)-1)
+	for i, h := range hashes[1:] {
+		out[i] = emailIndexRow{submissionID: submissionID, hash: h}
 	}
 	return out
 }
@@ -227,16 +247,17 @@ func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, 
 		if err != nil {
 			return err
 		}
-		err = tx.Exec("UPDATE submissions SET sealed = ?, updated_at = ? WHERE workspace_id = ? AND form_id = ? AND id = ?",
-			next.Sealed, next.UpdatedAt, workspaceID, formID, id).Error
-		if err != nil {
-			return mapErr("update submission", err)
-		}
 		emails, err := r.currentEmails(tx, s)
 		if err != nil {
 			return err
 		}
-		if err := writeEmailIndex(tx, indexRows(next, emailHashes(r.index, workspaceID, emails)), []string{id}); err != nil {
+		hashes := emailHashes(r.index, workspaceID, emails)
+		err = tx.Exec("UPDATE submissions SET sealed = ?, updated_at = ?, email_hash = ? WHERE workspace_id = ? AND form_id = ? AND id = ?",
+			next.Sealed, next.UpdatedAt, emailHashColumn(hashes), workspaceID, formID, id).Error
+		if err != nil {
+			return mapErr("update submission", err)
+		}
+		if err := writeEmailIndex(tx, indexRows(id, hashes), []string{id}); err != nil {
 			return mapErr("update submission email index", err)
 		}
 		if err := insertEvents(tx, []sealedEvent{ev}); err != nil {
