@@ -18,8 +18,9 @@ import (
 // A file's content is a DARE 2.0 stream (github.com/minio/sio). Its 64 KiB packages are
 // independent (each has its sequence number in its nonce), so both directions work on chunks
 // of packagesPerChunk packages: one goroutine does the I/O in order, the cores seal or open
-// the chunks in parallel, and the results come out in order. sio opens every package read
-// back; sealing mirrors sio's package layout:
+// the chunks in parallel, and the results come out in order. Every package read is opened
+// back with openChunk, which checks what sio's reader checks; both mirror sio's package layout
+// (a test holds them to sio itself in both directions):
 //
 //	version 0x20 | cipher suite | uint16 LE payload length - 1 | 12-byte nonce (top bit: final) | payload | 16-byte tag
 //
@@ -220,11 +221,58 @@ func sealChunk(dst []byte, aead cipher.AEAD, randVal [12]byte, seq uint32, plain
 	return dst
 }
 
+// errPackage is a DARE package that is not what sealChunk writes.
+var errPackage = fmt.Errorf("%w: malformed package", ErrCorrupt)
+
+// openChunk appends the plaintext of stored, the packages of one chunk whose first has sequence
+// number seq, to dst. It checks what sio's reader checks (version, cipher suite, lengths, one
+// nonce for all packages, the tag) and more: the final flag must be on the stream's last
+// package and on no other (endsStream says this chunk ends the stream). Each package is opened
+// straight into dst, with no intermediate buffer.
+func openChunk(dst []byte, aead cipher.AEAD, stored []byte, seq uint32, endsStream bool) ([]byte, error) {
+	const tag = darePackage - darePayload - dareHeader
+	var ref [12]byte // the nonce but its final bit
+	for i := 0; len(stored) > 0; i++ {
+		if len(stored) <= dareHeader+tag {
+			return nil, errPackage
+		}
+		h := stored[:dareHeader]
+		n := int(binary.LittleEndian.Uint16(h[2:4])) + 1
+		size := dareHeader + n + tag
+		if h[0] != dareVersion20 || h[1] != sio.AES_256_GCM || len(stored) < size {
+			return nil, errPackage
+		}
+		final := h[4]&0x80 != 0
+		if final != (endsStream && len(stored) == size) || (!final && n != darePayload) {
+			return nil, errPackage
+		}
+		shared := [12]byte(h[4:16])
+		shared[0] &= 0x7F
+		if i == 0 {
+			ref = shared
+		} else if shared != ref {
+			return nil, errPackage
+		}
+		nonce := [12]byte(h[4:16])
+		binary.LittleEndian.PutUint32(nonce[8:], binary.LittleEndian.Uint32(nonce[8:])^seq)
+		var err error
+		if dst, err = aead.Open(dst, nonce[:], stored[dareHeader:size], h[:4]); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		stored, seq = stored[size:], seq+1
+	}
+	return dst, nil
+}
+
 // decryptStream reads the DARE stream in src from the start of chunk first (src is positioned
 // there) and returns the plaintext from that chunk on: size is the file's plaintext size.
 func decryptStream(src io.Reader, key []byte, size int64, first int) *pipe {
 	chunks := int((size + chunkPlain - 1) / chunkPlain)
+	aead, aeadErr := newDareAEAD(key)
 	return newPipe(func(i int) (func() (*[]byte, error), bool, error) {
+		if aeadErr != nil {
+			return nil, false, aeadErr
+		}
 		c := first + i
 		if c >= chunks {
 			return nil, false, nil
@@ -244,23 +292,16 @@ func decryptStream(src io.Reader, key []byte, size int64, first int) *pipe {
 		}
 		return func() (*[]byte, error) {
 			defer chunkPool.Put(stored)
-			r, err := sio.DecryptReader(bytes.NewReader((*stored)[:storedLen]), dareConfig(key, uint32(c*packagesPerChunk)))
+			out := chunkPool.Get().(*[]byte)
+			plain, err := openChunk((*out)[:0], aead, (*stored)[:storedLen], uint32(c*packagesPerChunk), c == chunks-1)
+			if err == nil && len(plain) != plainLen {
+				err = errPackage
+			}
 			if err != nil {
+				chunkPool.Put(out)
 				return nil, err
 			}
-			out := chunkPool.Get().(*[]byte)
-			*out = (*out)[:plainLen]
-			if _, err := io.ReadFull(r, *out); err != nil {
-				chunkPool.Put(out)
-				return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
-			}
-			// The last chunk must end with the final package: nothing may follow it.
-			if c == chunks-1 {
-				if n, err := r.Read(make([]byte, 1)); n > 0 || !errors.Is(err, io.EOF) {
-					chunkPool.Put(out)
-					return nil, fmt.Errorf("%w: the stream does not end with its final package", ErrCorrupt)
-				}
-			}
+			*out = plain
 			return out, nil
 		}, true, nil
 	})

@@ -101,11 +101,6 @@ func storedKey(key string) (stored, workspaceID string, encrypted bool, err erro
 
 func headerAAD(stored string) []byte { return []byte("formward file v1\n" + stored) }
 
-func dareConfig(key []byte, seq uint32) sio.Config {
-	return sio.Config{Key: key, MinVersion: sio.Version20, MaxVersion: sio.Version20,
-		CipherSuites: []byte{sio.AES_256_GCM}, SequenceNumber: seq}
-}
-
 // Put encrypts the file under a new key of its own and stores it.
 func (e *Encrypted) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
 	stored, ws, encrypted, err := storedKey(key)
