@@ -14,6 +14,9 @@
 # (the same without the token, which these relaxed settings allow), run in the order given
 # against the same server and form), BENCH_CONNECTIONS (64), BENCH_DURATION (10s),
 # BENCH_WARMUP (2s), BENCH_LOG_LEVEL (info, the default of a real deployment),
+# BENCH_RETENTION (0; N > 0 stores N submissions received 13 months ago in a Starter workspace
+# before serve starts, so that serve's first retention pass, paced as always, deletes them
+# while the load runs: capture under the retention job; the pass's log line is printed),
 # BENCH_POSTGRES_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable).
 set -euo pipefail
 
@@ -36,6 +39,7 @@ LOG_LEVEL=${BENCH_LOG_LEVEL:-info}
 PG_ADMIN_URL=${BENCH_POSTGRES_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 PG_DB=formward_bench
 FORM_SHAPE=${BENCH_FORM:-single}
+RETENTION=${BENCH_RETENTION:-0}
 
 # form_fields prints the benchmark form's fields: the same ten either way; multipage spreads them
 # over three pages with display rules (evaluated by the server on every post and page view).
@@ -84,6 +88,7 @@ JSON
 echo "== building bin/formward and bin/formward-load"
 make --no-print-directory build GO="$GO"
 "$GO" build -o bin/formward-load ./test/load
+if [ "$RETENTION" -gt 0 ]; then "$GO" build -o bin/formward-seedexpired ./test/load/seedexpired; fi
 
 WORK=$(mktemp -d -t formward-bench-XXXXXX)
 RESULTS="$WORK/results.jsonl"
@@ -169,6 +174,9 @@ for db in $DBS; do
   esac
 
   key=$(./bin/formward keys create --name bench --scope admin)
+  if [ "$RETENTION" -gt 0 ]; then
+    ./bin/formward-seedexpired -n "$RETENTION"
+  fi
 
   ./bin/formward serve >"bin/bench-$db-serve.log" 2>&1 &
   SERVE_PID=$!
@@ -214,6 +222,15 @@ for db in $DBS; do
       exit 1
     fi
   done
+
+  if [ "$RETENTION" -gt 0 ]; then
+    if grep -q '"retention pass"' "bin/bench-$db-serve.log"; then
+      echo "WARNING: the retention pass ended before the load did (raise BENCH_RETENTION):" >&2
+      grep '"retention pass"' "bin/bench-$db-serve.log" >&2
+    else
+      echo "retention pass still running when the load ended (as intended)"
+    fi
+  fi
 
   kill -TERM "$SERVE_PID"
   if ! wait "$SERVE_PID"; then

@@ -1,0 +1,123 @@
+// Command seedexpired prepares the retention part of the capture benchmark (test/load/bench.sh
+// with BENCH_RETENTION=N): it stores N submissions, received 13 months ago, in a Starter
+// workspace of the database that formward serve is about to open, so that serve's first
+// retention pass (run at start) deletes them while the benchmark captures. It reads the same
+// environment as serve (FORMWARD_DATA_DIR or FORMWARD_DATABASE_URL, FORMWARD_MASTER_KEY), and
+// finishes the privacy index backfill itself so that serve's pass starts at once.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/persistence"
+	"github.com/formward/formward/adapters/system"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/workspace"
+)
+
+type clockAt struct{ t time.Time }
+
+func (c clockAt) Now() time.Time { return c.t }
+
+func main() {
+	n := flag.Int("n", 100000, "submissions to store")
+	workers := flag.Int("c", 64, "concurrent writers")
+	flag.Parse()
+	if err := run(context.Background(), *n, *workers); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, n, workers int) error {
+	master, err := crypto.ParseMasterKey(os.Getenv("FORMWARD_MASTER_KEY"))
+	if err != nil {
+		return fmt.Errorf("FORMWARD_MASTER_KEY: %w", err)
+	}
+	db, err := persistence.Open(ctx, persistence.Config{DatabaseURL: os.Getenv("FORMWARD_DATABASE_URL"), DataDir: os.Getenv("FORMWARD_DATA_DIR")})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	if err := db.Migrate(ctx); err != nil {
+		return err
+	}
+	ids := system.NewIDs()
+	then := time.Now().Add(-395 * 24 * time.Hour)
+	ring := crypto.NewKeyring(master)
+	cipher := crypto.NewCipher(ring, persistence.NewDataKeyRepository(db), ids, clockAt{then})
+	index := crypto.NewBlindIndex(ring.Primary())
+
+	w, err := workspace.New(ids.New("wsp"), "Expired (retention benchmark)", workspace.PlanStarter, then)
+	if err != nil {
+		return err
+	}
+	if err := persistence.NewWorkspaceRepository(db).Create(ctx, w); err != nil {
+		return err
+	}
+	f, err := form.New(ids.New("frm"), w.ID(), form.Draft{Name: "Last year's registrations", Fields: []form.FieldSpec{
+		{Label: "Full name", Type: "text", Required: true},
+		{Label: "Email", Type: "email", Required: true},
+		{Label: "Comments", Type: "textarea"},
+	}}, func() string { return ids.New("fld") }, form.DefaultLimits, then)
+	if err != nil {
+		return err
+	}
+	if err := persistence.NewFormRepository(db, cipher).Create(ctx, f); err != nil {
+		return err
+	}
+	subs := persistence.NewSubmissionRepository(db, cipher, index)
+	fs := f.Fields()
+	start := time.Now()
+	var next, failed atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				at := then.Add(time.Duration(i) * time.Millisecond)
+				s, err := submission.New(ids.New("sub"), f, map[string]submission.Input{
+					fs[0].ID: fmt.Sprintf("Respondent %d", i),
+					fs[1].ID: fmt.Sprintf("respondent%d@example.com", i),
+					fs[2].ID: "Looking forward to it.",
+				}, submission.Metadata{Source: submission.SourceAPI}, at)
+				if err == nil {
+					err = subs.Add(ctx, s, event.ForSubmission(ids.New("evt"), event.SubmissionCreated, s, at))
+				}
+				if err != nil {
+					if failed.Add(1) == 1 {
+						log.Printf("add: %v", err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if failed.Load() > 0 {
+		return fmt.Errorf("%d of %d submissions failed", failed.Load(), n)
+	}
+	privacy := persistence.NewPrivacyIndex(db, cipher, index)
+	for {
+		_, done, err := privacy.Reindex(ctx, 1000)
+		if err != nil {
+			return err
+		}
+		if done {
+			break
+		}
+	}
+	fmt.Printf("seeded %d expired submissions in workspace %s (starter plan) in %s\n", n, w.ID(), time.Since(start).Round(time.Millisecond))
+	return nil
+}
