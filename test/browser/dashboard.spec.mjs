@@ -14,79 +14,16 @@
 // scheme): zero violations. Screenshots: <artifact dir>/dashboard-<page>.png,
 // dashboard-<page>-375.png and dashboard-<page>-dark.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { createRequire } from 'node:module';
+import { api as callAPI, args, checker, desktop, fail, launch, ok, owner, phone, run, setUp, submit } from './kit.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const [baseURL, setupURL, artifactDir] = args('dashboard.spec.mjs');
+const { check, checkDark, shots } = checker(artifactDir, 'dashboard');
+const api = async (method, url, key, body) => (await callAPI(baseURL, method, url, key, body)).status;
 
-const [baseURL, setupURL, artifactDir] = process.argv.slice(2);
-if (!baseURL || !setupURL || !artifactDir) {
-  console.error('usage: node dashboard.spec.mjs <base url> <setup link> <artifact dir>');
-  process.exit(2);
-}
-const executablePath = process.env.FORMWARD_CHROMIUM || '/usr/bin/chromium';
-const owner = { name: 'Ada Lovelace', email: 'ada@example.org', password: 'analytical-engine-1843', workspace: 'Acme Research' };
 const member = { name: 'Grace Hopper', email: 'grace@example.org', password: 'compiler-cobol-1959' };
-const desktop = { width: 1280, height: 900 };
-const phone = { width: 375, height: 812 };
-
-function fail(msg) {
-  throw new Error(msg);
-}
-function ok(msg) {
-  console.log('ok: ' + msg);
-}
-
-async function axe(page, what) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return {
-      version: window.axe.version,
-      violations: r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`),
-    };
-  });
-  if (result.violations.length) fail(`axe-core on ${what}: ${result.violations.join('; ')}`);
-  return result.version;
-}
-
-// check runs axe-core and takes a screenshot at desktop width and at 375 px, and checks the
-// page does not scroll sideways on a phone.
-const shots = [];
-async function check(page, name) {
-  const version = await axe(page, `${name} (desktop)`);
-  const file = path.resolve(artifactDir, `dashboard-${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  await page.setViewportSize(phone);
-  await axe(page, `${name} (375 px)`);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  if (overflow > 1) fail(`${name}: at 375 px the page scrolls sideways by ${overflow} px`);
-  const small = path.resolve(artifactDir, `dashboard-${name}-375.png`);
-  await page.screenshot({ path: small, fullPage: true });
-  await page.setViewportSize(desktop);
-  shots.push(file, small);
-  ok(`axe-core ${version} on ${name}: 0 violations at desktop and 375 px`);
-}
-
-// checkDark repeats the check in the dark colour scheme (prefers-color-scheme: dark).
-async function checkDark(page, name) {
-  await page.emulateMedia({ colorScheme: 'dark' });
-  const version = await axe(page, `${name} (dark)`);
-  const file = path.resolve(artifactDir, `dashboard-${name}-dark.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  await page.emulateMedia({ colorScheme: 'light' });
-  shots.push(file);
-  ok(`axe-core ${version} on ${name} in dark mode: 0 violations`);
-}
-
-async function submit(page, button) {
-  const [resp] = await Promise.all([page.waitForNavigation(), button.click()]);
-  return resp;
-}
 
 async function expectFlash(page, re, what) {
   const text = (await page.locator('[role=status]').first().innerText()).trim();
@@ -106,21 +43,9 @@ function totp(secret, at = Date.now()) {
   return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1000000).padStart(6, '0');
 }
 
-async function api(method, url, key, body) {
-  const headers = { Authorization: `Bearer ${key}` };
-  if (body) headers['Content-Type'] = 'application/json';
-  const resp = await fetch(baseURL + url, { method, headers, body: body && JSON.stringify(body) });
-  return resp.status;
-}
-
 async function main() {
   fs.mkdirSync(artifactDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   const errors = [];
   try {
     const ctx = await browser.newContext({ viewport: desktop });
@@ -351,10 +276,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.log('FAIL: ' + (err?.message || err));
-    process.exit(1);
-  },
-);
+run(main);

@@ -11,62 +11,12 @@
 // response. axe-core runs on every page at desktop width and at 375 px (zero violations, no
 // sideways scrolling); screenshots: <artifact dir>/forms-builder-<page>[-375].png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { args, axe, checker, desktop, fail, launch, ok, owner, phone, run, setUp, submit } from './kit.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-const [baseURL, setupURL, artifactDir] = process.argv.slice(2);
-if (!baseURL || !setupURL || !artifactDir) {
-  console.error('usage: node forms_builder.spec.mjs <base url> <setup link> <artifact dir>');
-  process.exit(2);
-}
-const executablePath = process.env.FORMWARD_CHROMIUM || '/usr/bin/chromium';
-const owner = { name: 'Ada Lovelace', email: 'ada@example.org', password: 'analytical-engine-1843', workspace: 'Acme Research' };
-const desktop = { width: 1280, height: 900 };
-const phone = { width: 375, height: 812 };
-
-function fail(msg) {
-  throw new Error(msg);
-}
-function ok(msg) {
-  console.log('ok: ' + msg);
-}
-
-async function axe(page, what) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    // Frames (the builder's preview) are checked on their own page below.
-    const r = await window.axe.run(document, { resultTypes: ['violations'], iframes: false });
-    return {
-      version: window.axe.version,
-      violations: r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`),
-    };
-  });
-  if (result.violations.length) fail(`axe-core on ${what}: ${result.violations.join('; ')}`);
-  return result.version;
-}
-
-async function check(page, name) {
-  const version = await axe(page, `${name} (desktop)`);
-  await page.screenshot({ path: path.resolve(artifactDir, `forms-builder-${name}.png`), fullPage: true });
-  const size = page.viewportSize();
-  await page.setViewportSize(phone);
-  await axe(page, `${name} (375 px)`);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  if (overflow > 1) fail(`${name}: at 375 px the page scrolls sideways by ${overflow} px`);
-  await page.screenshot({ path: path.resolve(artifactDir, `forms-builder-${name}-375.png`), fullPage: true });
-  await page.setViewportSize(size);
-  ok(`axe-core ${version} on ${name}: 0 violations at desktop and 375 px`);
-}
-
-async function submit(page, action) {
-  const [resp] = await Promise.all([page.waitForNavigation(), action()]);
-  return resp;
-}
+const [baseURL, setupURL, artifactDir] = args('forms_builder.spec.mjs');
+const { check, checkDark, shots } = checker(artifactDir, 'forms-builder', { iframes: false });
 
 async function order(page) {
   return page.locator('#fb-fields > li').evaluateAll((els) => els.map((el) => el.querySelector('.fb-field-title strong').textContent.trim()));
@@ -79,12 +29,7 @@ const types = [
 
 async function main() {
   fs.mkdirSync(artifactDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   const errors = [];
   try {
     const ctx = await browser.newContext({ viewport: desktop });
@@ -92,13 +37,7 @@ async function main() {
     page.setDefaultTimeout(20000);
     page.on('pageerror', (e) => errors.push(String(e)));
 
-    await page.goto(setupURL);
-    await page.getByLabel('Your name').fill(owner.name);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByLabel('Workspace name').fill(owner.workspace);
-    await submit(page, () => page.getByRole('button', { name: 'Create account' }).click());
-    if (!page.url().endsWith('/app/forms')) fail(`after setup: ${page.url()}`);
+    await setUp(page, setupURL);
     await check(page, 'list-empty');
 
     // Create the form: an empty draft, then the builder.
@@ -234,7 +173,4 @@ async function main() {
   }
 }
 
-main().then(() => ok('forms builder walk complete'), (e) => {
-  console.log('FAIL: ' + (e && e.message ? e.message : e));
-  process.exit(1);
-});
+run(main);

@@ -11,63 +11,21 @@
 // the events but never the address. axe-core on every page at desktop width and 375 px: zero
 // violations. Screenshots: <artifact dir>/privacy-<page>.png and privacy-<page>-375.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { api as callAPI, args, checker, desktop, fail, launch, ok, owner, phone, run, setUp, submit } from './kit.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const [baseURL, setupURL, artifactDir] = args('privacy.spec.mjs');
+const { check, checkDark, shots } = checker(artifactDir, 'privacy');
 
-const [baseURL, setupURL, artifactDir] = process.argv.slice(2);
-if (!baseURL || !setupURL || !artifactDir) {
-  console.error('usage: node privacy.spec.mjs <base url> <setup link> <artifact dir>');
-  process.exit(2);
+// api calls the API and fails on an error status; it returns the decoded body.
+async function api(method, url, key, body) {
+  const r = await callAPI(baseURL, method, url, key, body);
+  if (r.status >= 300) fail(`${method} ${url}: ${r.status} ${r.text}`);
+  return r.json;
 }
-const executablePath = process.env.FORMWARD_CHROMIUM || '/usr/bin/chromium';
-const owner = { name: 'Ada Lovelace', email: 'ada@example.org', password: 'analytical-engine-1843', workspace: 'Acme Research' };
+
 const respondent = 'jane.doe@example.net';
-const desktop = { width: 1280, height: 900 };
-const phone = { width: 375, height: 812 };
-
-function fail(msg) {
-  throw new Error(msg);
-}
-function ok(msg) {
-  console.log('ok: ' + msg);
-}
-
-async function axe(page, what) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return {
-      version: window.axe.version,
-      violations: r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`),
-    };
-  });
-  if (result.violations.length) fail(`axe-core on ${what}: ${result.violations.join('; ')}`);
-  return result.version;
-}
-
-// check runs axe-core and takes a screenshot at desktop width and at 375 px, and checks the
-// page does not scroll sideways on a phone.
-async function check(page, name) {
-  const version = await axe(page, `${name} (desktop)`);
-  await page.screenshot({ path: path.resolve(artifactDir, `privacy-${name}.png`), fullPage: true });
-  await page.setViewportSize(phone);
-  await axe(page, `${name} (375 px)`);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  if (overflow > 1) fail(`${name}: at 375 px the page scrolls sideways by ${overflow} px`);
-  await page.screenshot({ path: path.resolve(artifactDir, `privacy-${name}-375.png`), fullPage: true });
-  await page.setViewportSize(desktop);
-  ok(`axe-core ${version} on ${name}: 0 violations at desktop and 375 px`);
-}
-
-async function submit(page, button) {
-  const [resp] = await Promise.all([page.waitForNavigation(), button.click()]);
-  return resp;
-}
 
 // press sends key to the focused element and waits for the navigation it causes.
 async function pressAndWait(page, key) {
@@ -88,23 +46,9 @@ async function tabTo(page, re, what) {
   fail(`Tab never reaches ${what}`);
 }
 
-async function api(method, url, key, body) {
-  const headers = { Authorization: `Bearer ${key}` };
-  if (body) headers['Content-Type'] = 'application/json';
-  const resp = await fetch(baseURL + url, { method, headers, body: body && JSON.stringify(body) });
-  const text = await resp.text();
-  if (resp.status >= 300) fail(`${method} ${url}: ${resp.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
 async function main() {
   fs.mkdirSync(artifactDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   const errors = [];
   try {
     const ctx = await browser.newContext({ viewport: desktop, acceptDownloads: true });
@@ -113,14 +57,8 @@ async function main() {
     page.on('pageerror', (e) => errors.push(String(e)));
 
     // Setup, then an admin key to seed data through the API.
-    let resp = await page.goto(setupURL, { waitUntil: 'load' });
-    if (resp.status() !== 200) fail(`setup page: ${resp.status()}`);
-    await page.getByLabel('Your name').fill(owner.name);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByLabel('Workspace name').fill(owner.workspace);
-    await submit(page, page.getByRole('button', { name: 'Create account' }));
-    if (!page.url().endsWith('/app/forms')) fail(`after setup the browser is at ${page.url()}`);
+    await setUp(page, setupURL);
+    let resp;
     await page.goto(baseURL + '/app/settings/api-keys');
     await page.getByLabel('Name').fill('Privacy seed');
     await page.getByLabel('Scope').selectOption('admin');
@@ -204,7 +142,4 @@ async function main() {
   }
 }
 
-main().then(() => console.log('PASS'), (e) => {
-  console.log('FAIL: ' + e.message);
-  process.exit(1);
-});
+run(main);

@@ -10,72 +10,13 @@
 // every page at desktop width and at 375 px: zero violations. Screenshots:
 // <artifact dir>/responses-<page>.png and responses-<page>-375.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { api as callAPI, args, checker, desktop, fail, launch, ok, owner, phone, run, setUp, submit } from './kit.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-const [baseURL, setupURL, artifactDir] = process.argv.slice(2);
-if (!baseURL || !setupURL || !artifactDir) {
-  console.error('usage: node responses.spec.mjs <base url> <setup link> <artifact dir>');
-  process.exit(2);
-}
-const executablePath = process.env.FORMWARD_CHROMIUM || '/usr/bin/chromium';
-const owner = { name: 'Ada Lovelace', email: 'ada@example.org', password: 'analytical-engine-1843', workspace: 'Acme Research' };
-const desktop = { width: 1280, height: 900 };
-const phone = { width: 375, height: 812 };
-
-function fail(msg) {
-  throw new Error(msg);
-}
-function ok(msg) {
-  console.log('ok: ' + msg);
-}
-
-async function axe(page, what) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return {
-      version: window.axe.version,
-      violations: r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`),
-    };
-  });
-  if (result.violations.length) fail(`axe-core on ${what}: ${result.violations.join('; ')}`);
-  return result.version;
-}
-
-const shots = [];
-async function check(page, name) {
-  const version = await axe(page, `${name} (desktop)`);
-  const file = path.resolve(artifactDir, `responses-${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  await page.setViewportSize(phone);
-  await axe(page, `${name} (375 px)`);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  if (overflow > 1) fail(`${name}: at 375 px the page scrolls sideways by ${overflow} px`);
-  const small = path.resolve(artifactDir, `responses-${name}-375.png`);
-  await page.screenshot({ path: small, fullPage: true });
-  await page.setViewportSize(desktop);
-  shots.push(file, small);
-  ok(`axe-core ${version} on ${name}: 0 violations at desktop and 375 px`);
-}
-
-async function submit(page, button) {
-  const [resp] = await Promise.all([page.waitForNavigation(), button.click()]);
-  return resp;
-}
-
-async function api(method, url, key, body) {
-  const headers = { Authorization: `Bearer ${key}` };
-  if (body) headers['Content-Type'] = 'application/json';
-  const resp = await fetch(baseURL + url, { method, headers, body: body && JSON.stringify(body) });
-  const text = await resp.text();
-  return { status: resp.status, json: text ? JSON.parse(text) : null };
-}
+const [baseURL, setupURL, artifactDir] = args('responses.spec.mjs');
+const { check, checkDark, shots } = checker(artifactDir, 'responses');
+const api = (method, url, key, body) => callAPI(baseURL, method, url, key, body);
 
 // parseCSV reads RFC 4180 text (quoted fields, doubled quotes, CRLF).
 function parseCSV(text) {
@@ -97,12 +38,7 @@ function parseCSV(text) {
 
 async function main() {
   fs.mkdirSync(artifactDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   const errors = [];
   try {
     const ctx = await browser.newContext({ viewport: desktop, acceptDownloads: true });
@@ -110,13 +46,7 @@ async function main() {
     page.setDefaultTimeout(20000);
     page.on('pageerror', (e) => errors.push(String(e)));
 
-    await page.goto(setupURL, { waitUntil: 'load' });
-    await page.getByLabel('Your name').fill(owner.name);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByLabel('Workspace name').fill(owner.workspace);
-    await submit(page, page.getByRole('button', { name: 'Create account' }));
-    if (!page.url().endsWith('/app/forms')) fail(`after setup the browser is at ${page.url()}`);
+    await setUp(page, setupURL);
 
     await page.goto(baseURL + '/app/settings/api-keys');
     await page.getByLabel('Name').fill('Responses test');
@@ -216,10 +146,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.log('FAIL: ' + (err?.message || err));
-    process.exit(1);
-  },
-);
+run(main);

@@ -12,62 +12,12 @@
 // runs on every page at desktop width and at 375 px: zero violations. Screenshots:
 // <artifact dir>/routing-<page>.png and routing-<page>-375.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { args, checker, desktop, fail, launch, ok, owner, phone, run, setUp, submit } from './kit.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-const [baseURL, setupURL, artifactDir, receiverURL, controlURL] = process.argv.slice(2);
-if (!baseURL || !setupURL || !artifactDir || !receiverURL || !controlURL) {
-  console.error('usage: node routing.spec.mjs <base url> <setup link> <artifact dir> <receiver url> <control url>');
-  process.exit(2);
-}
-const executablePath = process.env.FORMWARD_CHROMIUM || '/usr/bin/chromium';
-const owner = { name: 'Ada Lovelace', email: 'ada@example.org', password: 'analytical-engine-1843', workspace: 'Acme Research' };
-const desktop = { width: 1280, height: 900 };
-const phone = { width: 375, height: 812 };
-
-function fail(msg) {
-  throw new Error(msg);
-}
-function ok(msg) {
-  console.log('ok: ' + msg);
-}
-
-async function axe(page, what) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return {
-      version: window.axe.version,
-      violations: r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`),
-    };
-  });
-  if (result.violations.length) fail(`axe-core on ${what}: ${result.violations.join('; ')}`);
-  return result.version;
-}
-
-// check runs axe-core and takes a screenshot at desktop width and at 375 px, and checks the
-// page does not scroll sideways on a phone.
-async function check(page, name) {
-  const version = await axe(page, `${name} (desktop)`);
-  await page.screenshot({ path: path.resolve(artifactDir, `routing-${name}.png`), fullPage: true });
-  await page.setViewportSize(phone);
-  await axe(page, `${name} (375 px)`);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  if (overflow > 1) fail(`${name}: at 375 px the page scrolls sideways by ${overflow} px`);
-  await page.screenshot({ path: path.resolve(artifactDir, `routing-${name}-375.png`), fullPage: true });
-  await page.setViewportSize(desktop);
-  ok(`axe-core ${version} on ${name}: 0 violations at desktop and 375 px`);
-}
-
-async function submit(page, button) {
-  const [resp] = await Promise.all([page.waitForNavigation(), button.click()]);
-  return resp;
-}
+const [baseURL, setupURL, artifactDir, receiverURL, controlURL] = args('routing.spec.mjs', 'receiver url', 'control url');
+const { check, checkDark, shots } = checker(artifactDir, 'routing');
 
 // logUntil reloads the webhook page until its newest delivery's text matches re.
 async function logUntil(page, re, what) {
@@ -83,12 +33,7 @@ async function logUntil(page, re, what) {
 
 async function main() {
   fs.mkdirSync(artifactDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   const errors = [];
   try {
     const ctx = await browser.newContext({ viewport: desktop });
@@ -97,13 +42,7 @@ async function main() {
     page.on('pageerror', (e) => errors.push(String(e)));
 
     // First-run setup.
-    await page.goto(setupURL, { waitUntil: 'load' });
-    await page.getByLabel('Your name').fill(owner.name);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByLabel('Workspace name').fill(owner.workspace);
-    await submit(page, page.getByRole('button', { name: 'Create account' }));
-    if (!page.url().endsWith('/app/forms')) fail(`after setup the browser is at ${page.url()}`);
+    await setUp(page, setupURL);
     ok('signed up as the first owner');
 
     // The webhooks page from the navigation.
@@ -240,10 +179,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.log('FAIL: ' + (e && e.message ? e.message : e));
-    process.exit(1);
-  },
-);
+run(main);
