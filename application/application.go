@@ -33,6 +33,7 @@ type Commands struct {
 	UpdateWebhook          UpdateWebhookHandler
 	DeleteWebhook          DeleteWebhookHandler
 	RetryDelivery          RetryDeliveryHandler
+	RetryRun               RetryRunHandler
 	SendTestEvent          SendTestEventHandler
 	CreateWorkflow         CreateWorkflowHandler
 	UpdateWorkflow         UpdateWorkflowHandler
@@ -235,6 +236,7 @@ func New(d Deps, s Settings) *Application {
 			UpdateWebhook:    NewUpdateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.Clock),
 			DeleteWebhook:    NewDeleteWebhookHandler(d.Webhooks),
 			RetryDelivery:    NewRetryDeliveryHandler(d.Deliveries, d.Clock),
+			RetryRun:         NewRetryRunHandler(d.Workflows, d.Runs, d.Clock),
 			SendTestEvent:    NewSendTestEventHandler(d.Webhooks, d.Deliveries, d.IDs, d.Clock),
 			CreateWorkflow: NewCreateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
 				s.WorkflowLimits, s.MaxWorkflowsPerForm),

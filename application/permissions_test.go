@@ -51,7 +51,7 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 		needs[n] = access.Read
 	}
 	for _, n := range []string{"CreateForm", "UpdateForm", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
-		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
+		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
 		"CreateIntegration", "DeleteIntegration"} {
 		needs[n] = access.Write
 	}

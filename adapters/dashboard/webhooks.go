@@ -73,12 +73,17 @@ type attemptRow struct {
 	Failed     bool
 }
 
+// retryButton is a manual retry in a delivery or run log, as the "retry" template draws it:
+// a post to Action, the button named for screen readers by What.
+type retryButton struct{ Action, What string }
+
 type deliveryRow struct {
 	ID, Event, Status, StatusClass string
 	Created                        time.Time
 	Next                           *time.Time
 	Attempts                       []attemptRow
-	Retry                          bool
+	// Retry is set when the delivery failed.
+	Retry *retryButton
 }
 
 type webhookData struct {
@@ -315,7 +320,11 @@ func (h *Handler) webhookData(c *gin.Context, w *webhook.Webhook) (webhookData, 
 	d := webhookData{Webhook: &r}
 	for _, x := range ds {
 		row := deliveryRow{ID: x.ID(), Event: string(x.EventType()), Created: x.CreatedAt(), Next: x.NextAttemptAt()}
-		row.Status, row.StatusClass, row.Retry = deliveryState(x)
+		var failed bool
+		row.Status, row.StatusClass, failed = deliveryState(x)
+		if failed {
+			row.Retry = &retryButton{Action: "/app/webhooks/" + w.ID() + "/deliveries/" + x.ID() + "/retry", What: "delivery " + x.ID()}
+		}
 		attempts := x.Attempts()
 		for i := len(attempts) - 1; i >= 0; i-- {
 			a := attempts[i]
