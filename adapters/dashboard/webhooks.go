@@ -15,8 +15,8 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// mountRouting adds the webhook pages: the list, the create and edit forms, deletion, the
-// delivery log with manual retry, and test events.
+// mountRouting adds the webhook pages: the list, the create and edit forms, the enabled
+// switch, deletion, the delivery log with manual retry, and test events.
 func (h *Handler) mountRouting(w *gin.RouterGroup) {
 	w.GET("/webhooks", h.webhooks)
 	w.GET("/webhooks/new", h.newWebhook)
@@ -26,6 +26,7 @@ func (h *Handler) mountRouting(w *gin.RouterGroup) {
 	w.GET("/webhooks/:id/delete", h.deleteWebhookConfirm)
 	w.POST("/webhooks/:id/delete", h.deleteWebhook)
 	w.POST("/webhooks/:id/test", h.testWebhook)
+	w.POST("/webhooks/:id/enabled", h.toggleWebhook)
 	w.POST("/webhooks/:id/deliveries/:delivery/retry", h.retryDelivery)
 }
 
@@ -40,10 +41,17 @@ type webhookRow struct {
 	ID, URL, Form    string
 	Events           []string
 	Secret           bool
+	Enabled          bool
 	LastStatus       string
 	LastStatusClass  string
 	LastAt           *time.Time
 	Created, Updated time.Time
+}
+
+// webhookToggle is the enabled switch of a webhook, as the "webhooktoggle" template draws it.
+type webhookToggle struct {
+	ID, URL, From  string
+	Enabled, Small bool
 }
 
 type webhooksData struct {
@@ -125,7 +133,8 @@ func deliveryState(d *webhook.Delivery) (label, class string, failed bool) {
 }
 
 func (h *Handler) webhookRowOf(c *gin.Context, w *webhook.Webhook, forms map[string]string) (webhookRow, error) {
-	r := webhookRow{ID: w.ID(), URL: w.URL(), Secret: w.SecretSet(), Created: w.CreatedAt(), Updated: w.UpdatedAt(), Form: "All forms"}
+	r := webhookRow{ID: w.ID(), URL: w.URL(), Secret: w.SecretSet(), Enabled: w.Enabled(), Created: w.CreatedAt(), Updated: w.UpdatedAt(),
+		Form: "All forms"}
 	if f := w.FormID(); f != nil {
 		r.Form = forms[*f]
 		if r.Form == "" {
@@ -421,6 +430,26 @@ func (h *Handler) testWebhook(c *gin.Context) {
 		return
 	}
 	h.redirect(c, "/app/webhooks/"+id+"#deliveries", "Test event queued. Reload the page to see its delivery.")
+}
+
+// toggleWebhook switches deliveries off or on, then goes back to the list or the webhook's page.
+func (h *Handler) toggleWebhook(c *gin.Context) {
+	id := c.Param("id")
+	on := c.PostForm("enabled") == "1"
+	if _, err := h.app.Commands.UpdateWebhook.Handle(c.Request.Context(), application.UpdateWebhook{WorkspaceID: principal(c).WorkspaceID,
+		ID: id, Patch: webhook.Patch{Enabled: &on}}); err != nil {
+		h.fail(c, err)
+		return
+	}
+	msg := "Webhook disabled. Events that happen while it is disabled are skipped, not sent later."
+	if on {
+		msg = "Webhook enabled. Events from now on are sent."
+	}
+	back := "/app/webhooks/" + id
+	if c.PostForm("from") == "list" {
+		back = "/app/webhooks"
+	}
+	h.redirect(c, back, msg)
 }
 
 func (h *Handler) retryDelivery(c *gin.Context) {

@@ -201,6 +201,7 @@ func TestOperations(t *testing.T) {
 		"POST /webhooks",
 		"POST /webhooks/{id}/deliveries/{delivery_id}/retry",
 		"POST /workflows",
+		"POST /workflows/{id}/runs/{run_id}/retry",
 	}, "\n")
 	if got != want {
 		t.Errorf("Operations() =\n%s\nwant\n%s", got, want)
