@@ -335,7 +335,10 @@ type builderData struct {
 	Settings                      settingsForm
 	SettingsErrors                map[string]string
 	PublicURL, IframeSnippet      string
-	FormSnippet                   string
+	// JSONSnippet is the recipe that posts JSON from the site's own HTML with a script.
+	JSONSnippet string
+	// FormSnippet is a plain HTML form that posts to the form (form-backend mode).
+	FormSnippet string
 	// QR is a data: URL of a PNG this package drew.
 	QR                          template.URL
 	Published, Archived         bool
@@ -417,8 +420,9 @@ func (h *Handler) drawBuilder(c *gin.Context, fv application.FormView, st builde
 		d.Settings = settingsFormOf(f)
 	}
 	d.PublicURL = strings.TrimRight(h.opts.PublicURL, "/") + "/f/" + f.ID()
-	d.IframeSnippet = fmt.Sprintf("<iframe\n  src=\"%s\"\n  title=\"%s\"\n  loading=\"lazy\"\n  style=\"width: 100%%; min-height: 900px; border: 0;\"\n></iframe>",
-		d.PublicURL, strings.ReplaceAll(f.Name(), `"`, "&quot;"))
+	// The two recipes of docs/embedding.md, filled in for this form.
+	d.IframeSnippet = recipes.iframeSnippet(d.PublicURL, f.Name())
+	d.JSONSnippet = recipes.jsonSnippet(d.PublicURL, f.Fields())
 	var b strings.Builder
 	fmt.Fprintf(&b, "<form action=\"%s\" method=\"post\" enctype=\"multipart/form-data\">\n", d.PublicURL)
 	for _, fl := range f.Fields() {

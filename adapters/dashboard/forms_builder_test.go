@@ -130,11 +130,18 @@ func TestFormsBuilderBuildsAndPublishes(t *testing.T) {
 
 		// Publish; the share panel holds the public link, the snippets and the QR code.
 		b.post("/app/forms/"+id+"/status", url.Values{"status": {"published"}}).redirectsTo(t, "/app/forms/"+id)
-		_, body = fieldsOf(t, b, id)
-		for _, want := range []string{`<span class="badge badge-green">published</span>`, "http://127.0.0.1:8080/f/" + id, "&lt;iframe", `src="data:image/png;base64,`, "See you there!"} {
+		cur, body := fieldsOf(t, b, id)
+		pub := "http://127.0.0.1:8080/f/" + id
+		for _, want := range []string{`<span class="badge badge-green">published</span>`, pub, "&lt;iframe", `src="data:image/png;base64,`, "See you there!",
+			// The three recipes: the frame, the script posting JSON (with this form's fields), the plain HTML form.
+			`id="snip-iframe"`, "src=&#34;" + pub + "&#34;", `id="snip-json"`, "const FORM = &#34;" + pub + "&#34;;", "name=&#34;" + cur[1] + "&#34;",
+			`data-copy="snip-json"`, `id="snip-form"`} {
 			if !strings.Contains(body, want) {
 				t.Fatalf("builder after publishing lacks %q", want)
 			}
+		}
+		if strings.Contains(body, "forms.example.com") {
+			t.Fatal("the share panel shows the documentation's example address")
 		}
 
 		// The preview is the public template, framable by the dashboard only.
