@@ -525,6 +525,9 @@ func replay(t *testing.T, px *prism, ro, flood string) {
 	px.do(call{method: "PATCH", path: "/webhooks/" + hookID, key: "rw", body: map[string]any{"secret": nil, "form_id": nil}})
 	px.do(call{method: "PATCH", path: "/webhooks/" + hookID, key: "rw", body: map[string]any{"secret": "whsec-again", "form_id": formID}})
 	px.do(call{method: "PATCH", path: "/webhooks/" + hookID, key: "rw", body: map[string]any{"url": 42}, want: st(422), kind: invalid})
+	// Still enabled (switching it off here would skip the events the deliveries below wait for).
+	px.do(call{method: "PATCH", path: "/webhooks/" + hookID, key: "rw", body: map[string]any{"enabled": true}})
+	px.do(call{method: "PATCH", path: "/webhooks/" + hookID, key: "rw", body: map[string]any{"enabled": "off"}, want: st(422), kind: invalid})
 
 	// Workflows.
 	wf := px.do(call{method: "POST", path: "/workflows", key: "rw", body: map[string]any{
