@@ -79,28 +79,28 @@ type Commands struct {
 
 // Queries read state.
 type Queries struct {
-	Authenticate   AuthenticateHandler
-	ListWorkspaces ListWorkspacesHandler
-	ListAPIKeys    ListAPIKeysHandler
-	GetForm        GetFormHandler
-	GetPublicForm  GetPublicFormHandler
-	ListForms      ListFormsHandler
-	// LastSubmissionTimes is when each form of a page last received a submission.
-	LastSubmissionTimes LastSubmissionTimesHandler
-	GetSubmission       GetSubmissionHandler
-	ListSubmissions     ListSubmissionsHandler
-	GetWebhook          GetWebhookHandler
-	ListWebhooks        ListWebhooksHandler
-	ListDeliveries      ListDeliveriesHandler
-	GetWorkflow         GetWorkflowHandler
-	ListWorkflows       ListWorkflowsHandler
-	GetIntegration      GetIntegrationHandler
-	ListIntegrations    ListIntegrationsHandler
-	ListRuns            ListRunsHandler
+	Authenticate     AuthenticateHandler
+	ListWorkspaces   ListWorkspacesHandler
+	ListAPIKeys      ListAPIKeysHandler
+	GetForm          GetFormHandler
+	GetPublicForm    GetPublicFormHandler
+	ListForms        ListFormsHandler
+	GetSubmission    GetSubmissionHandler
+	ListSubmissions  ListSubmissionsHandler
+	GetWebhook       GetWebhookHandler
+	ListWebhooks     ListWebhooksHandler
+	ListDeliveries   ListDeliveriesHandler
+	GetWorkflow      GetWorkflowHandler
+	ListWorkflows    ListWorkflowsHandler
+	GetIntegration   GetIntegrationHandler
+	ListIntegrations ListIntegrationsHandler
+	ListRuns         ListRunsHandler
 	// ExportSubmissions streams a form's submissions, oldest first (CSV, XLSX, NDJSON).
 	ExportSubmissions ExportSubmissionsHandler
 	// GetFormStats reports a form's views, starts, submissions and completion.
 	GetFormStats GetFormStatsHandler
+	// LastSubmissionTimes is when each form of a page last received a submission.
+	LastSubmissionTimes LastSubmissionTimesHandler
 
 	// ListNotificationRuns reads a form's notification run log.
 	ListNotificationRuns ListNotificationRunsHandler
@@ -285,26 +285,27 @@ func New(d Deps, s Settings) *Application {
 			ReindexPrivacy: NewReindexPrivacyHandler(d.Privacy),
 		},
 		Queries: Queries{
-			Authenticate:        NewAuthenticateHandler(d.Keys, d.Clock),
-			ListWorkspaces:      NewListWorkspacesHandler(d.Workspaces),
-			ListAPIKeys:         NewListAPIKeysHandler(d.Keys),
-			GetForm:             NewGetFormHandler(d.Forms),
-			GetPublicForm:       NewGetPublicFormHandler(d.Forms),
-			ListForms:           NewListFormsHandler(d.Forms),
-			LastSubmissionTimes: NewLastSubmissionTimesHandler(d.Forms),
-			GetSubmission:       NewGetSubmissionHandler(d.Submissions),
-			ListSubmissions:     NewListSubmissionsHandler(d.Forms, d.Submissions, d.Scanner),
-			GetWebhook:          NewGetWebhookHandler(d.Webhooks),
-			ListWebhooks:        NewListWebhooksHandler(d.Webhooks),
-			ListDeliveries:      NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
-			GetWorkflow:         NewGetWorkflowHandler(d.Workflows),
-			ListWorkflows:       NewListWorkflowsHandler(d.Workflows),
-			GetIntegration:      NewGetIntegrationHandler(d.Integrations),
-			ListIntegrations:    NewListIntegrationsHandler(d.Integrations),
-			ListRuns:            NewListRunsHandler(d.Workflows, d.Runs),
+			Authenticate:     NewAuthenticateHandler(d.Keys, d.Clock),
+			ListWorkspaces:   NewListWorkspacesHandler(d.Workspaces),
+			ListAPIKeys:      NewListAPIKeysHandler(d.Keys),
+			GetForm:          NewGetFormHandler(d.Forms),
+			GetPublicForm:    NewGetPublicFormHandler(d.Forms),
+			ListForms:        NewListFormsHandler(d.Forms),
+			GetSubmission:    NewGetSubmissionHandler(d.Submissions),
+			ListSubmissions:  NewListSubmissionsHandler(d.Forms, d.Submissions, d.Scanner),
+			GetWebhook:       NewGetWebhookHandler(d.Webhooks),
+			ListWebhooks:     NewListWebhooksHandler(d.Webhooks),
+			ListDeliveries:   NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
+			GetWorkflow:      NewGetWorkflowHandler(d.Workflows),
+			ListWorkflows:    NewListWorkflowsHandler(d.Workflows),
+			GetIntegration:   NewGetIntegrationHandler(d.Integrations),
+			ListIntegrations: NewListIntegrationsHandler(d.Integrations),
+			ListRuns:         NewListRunsHandler(d.Workflows, d.Runs),
 
 			ExportSubmissions: NewExportSubmissionsHandler(d.Forms, d.Scanner, d.Audit, d.IDs, d.Clock),
 			GetFormStats:      NewGetFormStatsHandler(d.Forms, d.Stats, d.Activity, d.Clock),
+
+			LastSubmissionTimes: NewLastSubmissionTimesHandler(d.Forms),
 
 			ListNotificationRuns: NewListNotificationRunsHandler(d.Forms, d.Runs),
 
