@@ -33,6 +33,7 @@ type Commands struct {
 	UpdateWebhook          UpdateWebhookHandler
 	DeleteWebhook          DeleteWebhookHandler
 	RetryDelivery          RetryDeliveryHandler
+	RetryRun               RetryRunHandler
 	SendTestEvent          SendTestEventHandler
 	CreateWorkflow         CreateWorkflowHandler
 	UpdateWorkflow         UpdateWorkflowHandler
@@ -98,6 +99,8 @@ type Queries struct {
 	ExportSubmissions ExportSubmissionsHandler
 	// GetFormStats reports a form's views, starts, submissions and completion.
 	GetFormStats GetFormStatsHandler
+	// LastSubmissionTimes is when each form of a page last received a submission.
+	LastSubmissionTimes LastSubmissionTimesHandler
 
 	// ListNotificationRuns reads a form's notification run log.
 	ListNotificationRuns ListNotificationRunsHandler
@@ -235,6 +238,7 @@ func New(d Deps, s Settings) *Application {
 			UpdateWebhook:    NewUpdateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.Clock),
 			DeleteWebhook:    NewDeleteWebhookHandler(d.Webhooks),
 			RetryDelivery:    NewRetryDeliveryHandler(d.Deliveries, d.Clock),
+			RetryRun:         NewRetryRunHandler(d.Workflows, d.Runs, d.Clock),
 			SendTestEvent:    NewSendTestEventHandler(d.Webhooks, d.Deliveries, d.IDs, d.Clock),
 			CreateWorkflow: NewCreateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
 				s.WorkflowLimits, s.MaxWorkflowsPerForm),
@@ -300,6 +304,8 @@ func New(d Deps, s Settings) *Application {
 
 			ExportSubmissions: NewExportSubmissionsHandler(d.Forms, d.Scanner, d.Audit, d.IDs, d.Clock),
 			GetFormStats:      NewGetFormStatsHandler(d.Forms, d.Stats, d.Activity, d.Clock),
+
+			LastSubmissionTimes: NewLastSubmissionTimesHandler(d.Forms),
 
 			ListNotificationRuns: NewListNotificationRunsHandler(d.Forms, d.Runs),
 

@@ -75,7 +75,7 @@ func (r *pipeWebhooks) Matching(_ context.Context, e event.Event) ([]*webhook.We
 	}
 	var out []*webhook.Webhook
 	for _, w := range r.hooks {
-		if w.Matches(e) {
+		if w.Subscribes(e) {
 			out = append(out, w)
 		}
 	}
@@ -370,6 +370,44 @@ func TestFanOutBuildsOneDeliveryPerMatchingWebhook(t *testing.T) {
 	slices.Sort(hooks)
 	if !slices.Equal(hooks, []string{"whk_all", "whk_form1"}) {
 		t.Fatalf("hooks = %v", hooks)
+	}
+}
+
+// A disabled webhook gets no delivery, and the events of the time it was disabled stay
+// skipped after it is switched back on, even when the fan-out sees them only then.
+func TestFanOutSkipsDisabledWebhooks(t *testing.T) {
+	on, off := newTestHook(t, "whk_on", nil, "submission.created"), newTestHook(t, "whk_off", nil, "submission.created")
+	occurred := testEvent("evt_1").OccurredAt
+	if err := off.Apply(webhook.Patch{Enabled: ptr(false)}, occurred.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	wh, ds := newPipeWebhooks(on, off), newPipeDeliveries()
+	fan := application.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	ctx := context.Background()
+	if err := fan.Handle(ctx, testEvent("evt_1")); err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.order) != 1 || ds.get(t, ds.order[0]).WebhookID() != "whk_on" {
+		t.Fatalf("deliveries %v, want one to whk_on", ds.order)
+	}
+	// Switched on after the event happened: its late fan-out still skips it, later events go.
+	if err := off.Apply(webhook.Patch{Enabled: ptr(true)}, occurred.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	late := testEvent("evt_late")
+	next := testEvent("evt_next")
+	next.OccurredAt = occurred.Add(time.Hour)
+	if err := fan.HandleBatch(ctx, []event.Event{late, next}); err != nil {
+		t.Fatal(err)
+	}
+	var toOff []string
+	for _, id := range ds.order {
+		if d := ds.get(t, id); d.WebhookID() == "whk_off" {
+			toOff = append(toOff, d.EventID())
+		}
+	}
+	if !slices.Equal(toOff, []string{"evt_next"}) {
+		t.Fatalf("deliveries to the webhook switched back on: %v, want only evt_next", toOff)
 	}
 }
 

@@ -146,6 +146,7 @@ type memForms struct {
 	audits    []audit.Event
 	items     []*form.Form // in creation order
 	counts    map[string]int64
+	last      map[string]time.Time // LastSubmissionTimes answers
 	events    []event.Event
 	listPages []ports.Page
 }
@@ -219,6 +220,16 @@ func (r *memForms) Delete(_ context.Context, workspaceID, id string, audits ...a
 	r.items = append(r.items[:i], r.items[i+1:]...)
 	r.audits = append(r.audits, audits...)
 	return nil
+}
+
+func (r *memForms) LastSubmissionTimes(_ context.Context, _ string, ids []string) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
+	for _, id := range ids {
+		if at, ok := r.last[id]; ok {
+			out[id] = at
+		}
+	}
+	return out, nil
 }
 
 func (r *memForms) SubmissionCounts(_ context.Context, _ string, ids []string) (map[string]int64, error) {

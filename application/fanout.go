@@ -67,7 +67,11 @@ func (f *FanOut) HandleBatch(ctx context.Context, events []event.Event) error {
 			continue
 		}
 		for _, w := range hooks {
-			ds = append(ds, webhook.NewDelivery(f.ids.New(deliveryIDPrefix), w, e, body, now))
+			// The webhooks subscribed to this kind of event; one switched back on after the
+			// event happened skips it.
+			if w.Matches(e) {
+				ds = append(ds, webhook.NewDelivery(f.ids.New(deliveryIDPrefix), w, e, body, now))
+			}
 		}
 	}
 	if len(ds) == 0 {

@@ -2,6 +2,7 @@ package application
 
 import (
 	"context"
+	"time"
 
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
@@ -195,6 +196,30 @@ func (h ListFormsHandler) Handle(ctx context.Context, q ListForms) ([]FormView, 
 		out[i] = FormView{Form: f, SubmissionCount: counts[f.ID()]}
 	}
 	return out, more, nil
+}
+
+// LastSubmissionTimes asks when the newest submission of each form was received.
+type LastSubmissionTimes struct {
+	WorkspaceID string
+	FormIDs     []string
+}
+
+// LastSubmissionTimesHandler reads the forms' last submission times.
+type LastSubmissionTimesHandler struct{ forms ports.FormRepository }
+
+// NewLastSubmissionTimesHandler makes the query.
+func NewLastSubmissionTimesHandler(forms ports.FormRepository) LastSubmissionTimesHandler {
+	return LastSubmissionTimesHandler{forms: forms}
+}
+
+// Handle returns the time of the newest stored submission per form ID; forms without
+// submissions, and IDs of no form of the workspace, are left out. It is meant for a page of
+// forms (a list shows it next to the submission count): one index lookup per form.
+func (h LastSubmissionTimesHandler) Handle(ctx context.Context, q LastSubmissionTimes) (map[string]time.Time, error) {
+	if _, err := require(ctx, access.Read); err != nil {
+		return nil, err
+	}
+	return h.forms.LastSubmissionTimes(ctx, q.WorkspaceID, q.FormIDs)
 }
 
 func withCount(ctx context.Context, forms ports.FormRepository, f *form.Form) (FormView, error) {

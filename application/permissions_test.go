@@ -45,13 +45,13 @@ func TestPrincipalRequire(t *testing.T) {
 // grant short of its permission, and let through with the weakest grant that holds it.
 func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 	needs := map[string]access.Permission{}
-	for _, n := range []string{"GetForm", "ListForms", "GetSubmission", "ListSubmissions", "GetWebhook", "ListWebhooks",
+	for _, n := range []string{"GetForm", "ListForms", "LastSubmissionTimes", "GetSubmission", "ListSubmissions", "GetWebhook", "ListWebhooks",
 		"ListDeliveries", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
 		"ExportSubmissions", "GetFormStats"} {
 		needs[n] = access.Read
 	}
 	for _, n := range []string{"CreateForm", "UpdateForm", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
-		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
+		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
 		"CreateIntegration", "DeleteIntegration"} {
 		needs[n] = access.Write
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
@@ -133,4 +134,43 @@ func (h ListRunsHandler) Handle(ctx context.Context, q ListRuns) ([]*workflow.Ru
 		rs = rs[:q.Page.Limit]
 	}
 	return rs, more, nil
+}
+
+// RetryRun replays a failed run: the action that failed gets a new cycle of attempts, due at
+// once, and the actions it skipped follow it; actions that succeeded are not run again.
+type RetryRun struct {
+	WorkspaceID string
+	WorkflowID  string
+	ID          string
+}
+
+// RetryRunHandler replays runs.
+type RetryRunHandler struct {
+	workflows ports.WorkflowRepository
+	runs      ports.RunRepository
+	clock     ports.Clock
+}
+
+// NewRetryRunHandler makes the command.
+func NewRetryRunHandler(workflows ports.WorkflowRepository, runs ports.RunRepository, clock ports.Clock) RetryRunHandler {
+	return RetryRunHandler{workflows: workflows, runs: runs, clock: clock}
+}
+
+// Handle queues the run again and returns it. domain.ErrNotFound when the workflow is not in
+// the workspace (a deleted workflow's runs are not retried) or the run is not one of its runs;
+// workflow.ErrRunNotFailed (a conflict) when the run succeeded or is still queued or running.
+// The run engine claims it like any due run.
+func (h RetryRunHandler) Handle(ctx context.Context, cmd RetryRun) (*workflow.Run, error) {
+	if _, err := require(ctx, access.Write); err != nil {
+		return nil, err
+	}
+	if _, err := h.workflows.Get(ctx, cmd.WorkspaceID, cmd.WorkflowID); err != nil {
+		return nil, err
+	}
+	return h.runs.Update(ctx, cmd.WorkspaceID, cmd.ID, func(r *workflow.Run) error {
+		if r.Kind() != workflow.KindWorkflow || r.WorkflowID() != cmd.WorkflowID {
+			return domain.ErrNotFound
+		}
+		return r.Retry(h.clock.Now())
+	})
 }

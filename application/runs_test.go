@@ -176,6 +176,21 @@ func (s *runsStore) Save(_ context.Context, r *workflow.Run) error {
 	return nil
 }
 
+func (s *runsStore) Update(_ context.Context, ws, id string, change func(*workflow.Run) error) (*workflow.Run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stored, ok := s.items[id]
+	if !ok || stored.WorkspaceID() != ws {
+		return nil, domain.ErrNotFound
+	}
+	r := cloneRun(stored)
+	if err := change(r); err != nil {
+		return nil, err
+	}
+	s.items[id] = cloneRun(r)
+	return r, nil
+}
+
 // cloneRun copies a run as a database round trip would, so the engine and the store never share one.
 func cloneRun(r *workflow.Run) *workflow.Run {
 	return workflow.UnmarshalRunFromDatabase(r.ID(), r.WorkspaceID(), r.Kind(), r.WorkflowID(), r.FormID(), r.SubmissionID(), r.EventID(),
@@ -435,6 +450,86 @@ func TestRunsGiveUpFailsRunAndSkipsLaterActions(t *testing.T) {
 	}
 	if n := len(w.runners["automation_trigger"].calls); n != 1 {
 		t.Fatalf("the skipped action ran: %d calls", n)
+	}
+}
+
+// A failed run retried by hand is claimed by the engine again: the failed action gets a new
+// cycle of attempts, the skipped ones run after it, the one that succeeded does not run again.
+// Only a failed run of the workflow can be retried.
+func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
+	w := newRunsWorld(t)
+	wf := w.addWorkflow(t, []string{"automation_trigger", "send_webhook", "automation_trigger"})
+	other := w.addWorkflow(t, []string{"automation_trigger"})
+	fail := ports.ActionOutcome{StatusCode: 503, Err: errors.New("answered 503")}
+	w.runners["send_webhook"].script = []ports.ActionOutcome{fail, fail, fail}
+	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
+	w.drain(t)
+	var failed, succeeded *workflow.Run
+	for _, r := range w.runs.all() {
+		if r.WorkflowID() == wf.ID() {
+			failed = r
+		} else {
+			succeeded = r
+		}
+	}
+	if failed == nil || failed.Status() != workflow.RunFailed || actionStatuses(failed) != "succeeded:1,failed:3,skipped:0" {
+		t.Fatalf("before the retry: %v", failed)
+	}
+	if succeeded == nil || succeeded.Status() != workflow.RunSucceeded {
+		t.Fatalf("the other workflow's run: %v", succeeded)
+	}
+
+	retry := application.NewRetryRunHandler(w.workflows, w.runs, w.clock)
+	w.clock.now = w.clock.now.Add(time.Hour)
+	if _, err := retry.Handle(as("wsp_a", apikey.ScopeReadOnly), application.RetryRun{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, application.ErrForbidden) {
+		t.Fatalf("a read-only key: %v", err)
+	}
+	for name, cmd := range map[string]application.RetryRun{
+		"another workspace":     {WorkspaceID: "wsp_b", WorkflowID: wf.ID(), ID: failed.ID()},
+		"another workflow":      {WorkspaceID: "wsp_a", WorkflowID: other.ID(), ID: failed.ID()},
+		"an unknown run":        {WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: "run_nope"},
+		"an unknown workflow":   {WorkspaceID: "wsp_a", WorkflowID: "wfl_nope", ID: failed.ID()},
+		"another workspace key": {WorkspaceID: "wsp_b", WorkflowID: "wfl_nope", ID: failed.ID()},
+	} {
+		if _, err := retry.Handle(ctx, cmd); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("%s: %v, want not found", name, err)
+		}
+	}
+	_, err := retry.Handle(ctx, application.RetryRun{WorkspaceID: "wsp_a", WorkflowID: other.ID(), ID: succeeded.ID()})
+	if !errors.Is(err, workflow.ErrRunNotFailed) || !errors.Is(err, domain.ErrConflict) {
+		t.Fatalf("retry of a succeeded run: %v, want a conflict", err)
+	}
+
+	got, err := retry.Handle(ctx, application.RetryRun{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: failed.ID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status() != workflow.RunQueued || got.NextAttemptAt() == nil || !got.NextAttemptAt().Equal(w.clock.now) || got.FinishedAt() != nil {
+		t.Fatalf("after the retry: %s next %v finished %v", got.Status(), got.NextAttemptAt(), got.FinishedAt())
+	}
+	// Queued again, not yet run: a second retry is refused until it fails again.
+	if _, err := retry.Handle(ctx, application.RetryRun{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, workflow.ErrRunNotFailed) {
+		t.Fatalf("retry of a queued run: %v", err)
+	}
+
+	// The engine claims it at once and finishes it: the endpoint works now.
+	claimed, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 10, Lease: time.Minute})
+	if len(claimed) != 1 || claimed[0].ID() != failed.ID() {
+		t.Fatalf("claimed after the retry: %v", claimed)
+	}
+	calls := len(w.runners["send_webhook"].calls)
+	w.engine.Advance(context.Background(), claimed[0])
+	w.drain(t)
+	r, _ := w.runs.Get(context.Background(), "wsp_a", failed.ID())
+	if r.Status() != workflow.RunSucceeded || actionStatuses(r) != "succeeded:1,succeeded:4,succeeded:1" {
+		t.Fatalf("after the engine: %s %s", r.Status(), actionStatuses(r))
+	}
+	sent := w.runners["send_webhook"].calls[calls:]
+	if len(sent) != 1 || sent[0].Attempt != 1 {
+		t.Fatalf("the retried action: %d calls, attempt %d", len(sent), sent[0].Attempt)
+	}
+	if n := len(w.runners["automation_trigger"].calls); n != 3 {
+		t.Fatalf("automation_trigger ran %d times, want 3 (the other workflow's, then the first action and the skipped one once each)", n)
 	}
 }
 

@@ -81,7 +81,7 @@ func (r *memWebhooks) Count(_ context.Context, workspaceID string) (int, error) 
 func (r *memWebhooks) Matching(_ context.Context, e event.Event) ([]*webhook.Webhook, error) {
 	var out []*webhook.Webhook
 	for _, w := range r.items {
-		if w.Matches(e) {
+		if w.Subscribes(e) {
 			out = append(out, w)
 		}
 	}

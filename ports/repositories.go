@@ -68,6 +68,10 @@ type FormRepository interface {
 	Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error
 	// SubmissionCounts returns the number of stored submissions per form ID.
 	SubmissionCounts(ctx context.Context, workspaceID string, formIDs []string) (map[string]int64, error)
+	// LastSubmissionTimes returns when the newest stored submission of each form ID was
+	// received; a form without submissions (or of another workspace) is not in the result. It
+	// costs one index lookup per form, however many submissions a form has.
+	LastSubmissionTimes(ctx context.Context, workspaceID string, formIDs []string) (map[string]time.Time, error)
 }
 
 // SubmissionQuery filters a form's submissions; bounds are exclusive.

@@ -20,7 +20,9 @@ type WebhookRepository interface {
 	// Delete removes the webhook and its deliveries, pending retries included.
 	Delete(ctx context.Context, workspaceID, id string) error
 	Count(ctx context.Context, workspaceID string) (int, error)
-	// Matching returns the webhooks of e's workspace subscribed to e (type and form).
+	// Matching returns the enabled webhooks of e's workspace subscribed to e's type and form
+	// (webhook.Webhook.Subscribes), whenever e happened: the caller checks, per event, that a
+	// webhook was already enabled then (Matches), so one answer serves the events of a batch.
 	Matching(ctx context.Context, e event.Event) ([]*webhook.Webhook, error)
 }
 

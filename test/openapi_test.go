@@ -525,6 +525,9 @@ func replay(t *testing.T, px *prism, ro, flood string) {
 	px.do(call{method: "PATCH", path: "/webhooks/" + hookID, key: "rw", body: map[string]any{"secret": nil, "form_id": nil}})
 	px.do(call{method: "PATCH", path: "/webhooks/" + hookID, key: "rw", body: map[string]any{"secret": "whsec-again", "form_id": formID}})
 	px.do(call{method: "PATCH", path: "/webhooks/" + hookID, key: "rw", body: map[string]any{"url": 42}, want: st(422), kind: invalid})
+	// Still enabled (switching it off here would skip the events the deliveries below wait for).
+	px.do(call{method: "PATCH", path: "/webhooks/" + hookID, key: "rw", body: map[string]any{"enabled": true}})
+	px.do(call{method: "PATCH", path: "/webhooks/" + hookID, key: "rw", body: map[string]any{"enabled": "off"}, want: st(422), kind: invalid})
 
 	// Workflows.
 	wf := px.do(call{method: "POST", path: "/workflows", key: "rw", body: map[string]any{
@@ -611,7 +614,7 @@ func replay(t *testing.T, px *prism, ro, flood string) {
 	px.do(call{method: "PATCH", path: subs + "/sub_AAAAAAAAAAAAAAAAAAAA", key: "rw", body: map[string]any{"data": map[string]any{}}, want: st(404)})
 
 	// Runs and deliveries appear once the submissions are processed.
-	var deliveryID string
+	var deliveryID, runID string
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		runs := px.do(call{method: "GET", path: "/workflows/" + wfID + "/runs", key: "rw"})
 		dl := px.do(call{method: "GET", path: "/webhooks/" + hookID + "/deliveries?limit=5", key: "rw"})
@@ -619,6 +622,7 @@ func replay(t *testing.T, px *prism, ro, flood string) {
 		runItems, _ := runs.obj["data"].([]any)
 		if len(items) > 0 && len(runItems) > 0 {
 			deliveryID, _ = items[0].(map[string]any)["id"].(string)
+			runID, _ = runItems[0].(map[string]any)["id"].(string)
 			break
 		}
 		if time.Now().After(deadline) {
@@ -640,6 +644,11 @@ func replay(t *testing.T, px *prism, ro, flood string) {
 	px.do(call{method: "GET", path: "/forms/" + formID + "/notification-runs?limit=0", key: "rw", want: st(400), kind: invalid})
 	px.do(call{method: "GET", path: "/forms/frm_AAAAAAAAAAAAAAAAAAAA/notification-runs", key: "rw", want: st(404)})
 	px.do(call{method: "GET", path: "/workflows/wfl_AAAAAAAAAAAAAAAAAAAA/runs", key: "rw", want: st(404)})
+	// A run that did not fail is not retried (409); a failed one is queued again (200).
+	runRetry := "/workflows/" + wfID + "/runs/" + runID + "/retry"
+	px.do(call{method: "POST", path: runRetry, key: "rw", want: st(200, 409)})
+	px.do(call{method: "POST", path: runRetry, key: ro, want: st(403)})
+	px.do(call{method: "POST", path: "/workflows/" + wfID + "/runs/run_AAAAAAAAAAAAAAAAAAAA/retry", key: "rw", want: st(404)})
 	px.do(call{method: "GET", path: "/webhooks/" + hookID + "/deliveries?limit=500", key: "rw", want: st(400), kind: invalid})
 	px.do(call{method: "GET", path: "/webhooks/whk_AAAAAAAAAAAAAAAAAAAA/deliveries", key: "rw", want: st(404)})
 	retry := "/webhooks/" + hookID + "/deliveries/" + deliveryID + "/retry"

@@ -48,6 +48,41 @@ type formRow struct {
 	Submissions                   int64
 	Published                     bool
 	Updated                       time.Time
+	// LastResponse is when the newest response arrived; nil when there is none.
+	LastResponse *relativeTime
+}
+
+// relativeTime is a past moment as a person reads it at a glance ("3 hours ago"); the page
+// gives the exact time in the <time> element's datetime and title.
+type relativeTime struct {
+	At  time.Time
+	Ago string
+}
+
+// ago says how long before now t was, in the largest whole unit: "just now", "5 minutes ago",
+// "3 hours ago", "2 days ago", "4 months ago", "1 year ago". A t after now (clocks of two
+// servers) is "just now".
+func ago(t, now time.Time) string {
+	d := now.Sub(t)
+	unit := func(n int, name string) string {
+		if n == 1 {
+			return "1 " + name + " ago"
+		}
+		return strconv.Itoa(n) + " " + name + "s ago"
+	}
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return unit(int(d/time.Minute), "minute")
+	case d < 24*time.Hour:
+		return unit(int(d/time.Hour), "hour")
+	case d < 30*24*time.Hour:
+		return unit(int(d/(24*time.Hour)), "day")
+	case d < 365*24*time.Hour:
+		return unit(int(d/(30*24*time.Hour)), "month")
+	}
+	return unit(int(d/(365*24*time.Hour)), "year")
 }
 
 type formsData struct {
@@ -104,6 +139,10 @@ func (h *Handler) formsList(c *gin.Context, status int, v *view) {
 		}
 		page.After = &ports.Position{CreatedAt: last.Form.CreatedAt(), ID: last.Form.ID()}
 	}
+	if err := h.addLastResponses(c, d.Forms); err != nil {
+		h.fail(c, err)
+		return
+	}
 	if last.Form != nil {
 		d.Pager = pagerFor(c, more || len(d.Forms) == pageSize && q != "", last.Form.CreatedAt(), last.Form.ID())
 	}
@@ -112,6 +151,30 @@ func (h *Handler) formsList(c *gin.Context, status int, v *view) {
 	}
 	v.Title, v.Data = "Forms", d
 	h.render(c, status, "forms", v)
+}
+
+// addLastResponses fills in when each shown form last received a response: one query for the
+// page, an index lookup per form.
+func (h *Handler) addLastResponses(c *gin.Context, rows []formRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	last, err := h.app.Queries.LastSubmissionTimes.Handle(c.Request.Context(), application.LastSubmissionTimes{WorkspaceID: principal(c).WorkspaceID,
+		FormIDs: ids})
+	if err != nil {
+		return err
+	}
+	now := h.now()
+	for i := range rows {
+		if at, ok := last[rows[i].ID]; ok {
+			rows[i].LastResponse = &relativeTime{At: at, Ago: ago(at, now)}
+		}
+	}
+	return nil
 }
 
 // createForm makes an empty draft and opens the builder.
@@ -272,7 +335,10 @@ type builderData struct {
 	Settings                      settingsForm
 	SettingsErrors                map[string]string
 	PublicURL, IframeSnippet      string
-	FormSnippet                   string
+	// JSONSnippet is the recipe that posts JSON from the site's own HTML with a script.
+	JSONSnippet string
+	// FormSnippet is a plain HTML form that posts to the form (form-backend mode).
+	FormSnippet string
 	// QR is a data: URL of a PNG this package drew.
 	QR                          template.URL
 	Published, Archived         bool
@@ -354,8 +420,9 @@ func (h *Handler) drawBuilder(c *gin.Context, fv application.FormView, st builde
 		d.Settings = settingsFormOf(f)
 	}
 	d.PublicURL = strings.TrimRight(h.opts.PublicURL, "/") + "/f/" + f.ID()
-	d.IframeSnippet = fmt.Sprintf("<iframe\n  src=\"%s\"\n  title=\"%s\"\n  loading=\"lazy\"\n  style=\"width: 100%%; min-height: 900px; border: 0;\"\n></iframe>",
-		d.PublicURL, strings.ReplaceAll(f.Name(), `"`, "&quot;"))
+	// The two recipes of docs/embedding.md, filled in for this form.
+	d.IframeSnippet = recipes.iframeSnippet(d.PublicURL, f.Name())
+	d.JSONSnippet = recipes.jsonSnippet(d.PublicURL, f.Fields())
 	var b strings.Builder
 	fmt.Fprintf(&b, "<form action=\"%s\" method=\"post\" enctype=\"multipart/form-data\">\n", d.PublicURL)
 	for _, fl := range f.Fields() {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/submission"
 )
 
 var (
@@ -128,11 +130,18 @@ func TestFormsBuilderBuildsAndPublishes(t *testing.T) {
 
 		// Publish; the share panel holds the public link, the snippets and the QR code.
 		b.post("/app/forms/"+id+"/status", url.Values{"status": {"published"}}).redirectsTo(t, "/app/forms/"+id)
-		_, body = fieldsOf(t, b, id)
-		for _, want := range []string{`<span class="badge badge-green">published</span>`, "http://127.0.0.1:8080/f/" + id, "&lt;iframe", `src="data:image/png;base64,`, "See you there!"} {
+		cur, body := fieldsOf(t, b, id)
+		pub := "http://127.0.0.1:8080/f/" + id
+		for _, want := range []string{`<span class="badge badge-green">published</span>`, pub, "&lt;iframe", `src="data:image/png;base64,`, "See you there!",
+			// The three recipes: the frame, the script posting JSON (with this form's fields), the plain HTML form.
+			`id="snip-iframe"`, "src=&#34;" + pub + "&#34;", `id="snip-json"`, "const FORM = &#34;" + pub + "&#34;;", "name=&#34;" + cur[1] + "&#34;",
+			`data-copy="snip-json"`, `id="snip-form"`} {
 			if !strings.Contains(body, want) {
 				t.Fatalf("builder after publishing lacks %q", want)
 			}
+		}
+		if strings.Contains(body, "forms.example.com") {
+			t.Fatal("the share panel shows the documentation's example address")
 		}
 
 		// The preview is the public template, framable by the dashboard only.
@@ -192,4 +201,45 @@ func TestFormsViewerCannotChange(t *testing.T) {
 	if _, body := fieldsOf(t, owner, id); !strings.Contains(body, ">draft</span>") || !strings.Contains(body, "<strong>Name</strong>") {
 		t.Fatalf("a viewer's refused requests changed the form: %s", text(body))
 	}
+}
+
+// TestFormsListShowsLastResponse: the forms list shows when each form last received a response,
+// as a relative time with the exact time in <time datetime> and its title; "None yet" without.
+func TestFormsListShowsLastResponse(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarness(t, db, "http://127.0.0.1:8080")
+		b := h.owner()
+		busy := createForm(t, b, "Busy form")
+		createForm(t, b, "Quiet form")
+		b.post("/app/forms/"+busy+"/fields", url.Values{"type": {"text"}, "label": {"Name"}}).redirectsTo(t, "/app/forms/"+busy)
+		sctx, wsID := systemCtx(t, db)
+		fv, err := h.app.Queries.GetForm.Handle(sctx, application.GetForm{WorkspaceID: wsID, ID: busy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := h.app.Commands.CaptureSubmission.Handle(sctx, application.CaptureSubmission{WorkspaceID: wsID, FormID: busy,
+			Source: submission.SourceAPI, Data: map[string]submission.Input{fv.Form.Fields()[0].ID: "Ada"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		list := b.get("/app/forms").expect(t, http.StatusOK).body
+		rows := regexp.MustCompile(`(?s)<tr>.*?</tr>`).FindAllString(list, -1)
+		var busyRow, quietRow string
+		for _, r := range rows {
+			switch {
+			case strings.Contains(r, "Busy form"):
+				busyRow = r
+			case strings.Contains(r, "Quiet form"):
+				quietRow = r
+			}
+		}
+		at := s.SubmittedAt().UTC()
+		want := `<time datetime="` + at.Format("2006-01-02T15:04:05Z07:00") + `" title="` + at.Format("2 Jan 2006, 15:04 UTC") + `">just now</time>`
+		if !strings.Contains(list, `<th scope="col">Last response</th>`) || !strings.Contains(busyRow, want) {
+			t.Fatalf("the busy form's row has no last response %s: %s", want, busyRow)
+		}
+		if !strings.Contains(quietRow, `data-label="Last response"><span class="muted">None yet</span>`) {
+			t.Fatalf("the quiet form's row: %s", quietRow)
+		}
+	})
 }

@@ -132,8 +132,13 @@ func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
 		"asset": assets.url,
 		"input": input,
-		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+		// toggle is the enabled switch of a webhook row; from "list" brings the person back to
+		// the list, small draws a small button.
+		"toggle": func(r webhookRow, from string, small bool) webhookToggle {
+			return webhookToggle{ID: r.ID, URL: r.URL, Enabled: r.Enabled, From: from, Small: small}
+		},
+		"iso":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"date": func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
 		"datetime": func(t time.Time) string {
 			return t.UTC().Format("2 Jan 2006, 15:04 UTC")
 		},

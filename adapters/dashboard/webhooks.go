@@ -15,8 +15,8 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// mountRouting adds the webhook pages: the list, the create and edit forms, deletion, the
-// delivery log with manual retry, and test events.
+// mountRouting adds the webhook pages: the list, the create and edit forms, the enabled
+// switch, deletion, the delivery log with manual retry, and test events.
 func (h *Handler) mountRouting(w *gin.RouterGroup) {
 	w.GET("/webhooks", h.webhooks)
 	w.GET("/webhooks/new", h.newWebhook)
@@ -26,6 +26,7 @@ func (h *Handler) mountRouting(w *gin.RouterGroup) {
 	w.GET("/webhooks/:id/delete", h.deleteWebhookConfirm)
 	w.POST("/webhooks/:id/delete", h.deleteWebhook)
 	w.POST("/webhooks/:id/test", h.testWebhook)
+	w.POST("/webhooks/:id/enabled", h.toggleWebhook)
 	w.POST("/webhooks/:id/deliveries/:delivery/retry", h.retryDelivery)
 }
 
@@ -40,10 +41,17 @@ type webhookRow struct {
 	ID, URL, Form    string
 	Events           []string
 	Secret           bool
+	Enabled          bool
 	LastStatus       string
 	LastStatusClass  string
 	LastAt           *time.Time
 	Created, Updated time.Time
+}
+
+// webhookToggle is the enabled switch of a webhook, as the "webhooktoggle" template draws it.
+type webhookToggle struct {
+	ID, URL, From  string
+	Enabled, Small bool
 }
 
 type webhooksData struct {
@@ -73,12 +81,17 @@ type attemptRow struct {
 	Failed     bool
 }
 
+// retryButton is a manual retry in a delivery or run log, as the "retry" template draws it:
+// a post to Action, the button named for screen readers by What.
+type retryButton struct{ Action, What string }
+
 type deliveryRow struct {
 	ID, Event, Status, StatusClass string
 	Created                        time.Time
 	Next                           *time.Time
 	Attempts                       []attemptRow
-	Retry                          bool
+	// Retry is set when the delivery failed.
+	Retry *retryButton
 }
 
 type webhookData struct {
@@ -120,7 +133,8 @@ func deliveryState(d *webhook.Delivery) (label, class string, failed bool) {
 }
 
 func (h *Handler) webhookRowOf(c *gin.Context, w *webhook.Webhook, forms map[string]string) (webhookRow, error) {
-	r := webhookRow{ID: w.ID(), URL: w.URL(), Secret: w.SecretSet(), Created: w.CreatedAt(), Updated: w.UpdatedAt(), Form: "All forms"}
+	r := webhookRow{ID: w.ID(), URL: w.URL(), Secret: w.SecretSet(), Enabled: w.Enabled(), Created: w.CreatedAt(), Updated: w.UpdatedAt(),
+		Form: "All forms"}
 	if f := w.FormID(); f != nil {
 		r.Form = forms[*f]
 		if r.Form == "" {
@@ -315,7 +329,11 @@ func (h *Handler) webhookData(c *gin.Context, w *webhook.Webhook) (webhookData, 
 	d := webhookData{Webhook: &r}
 	for _, x := range ds {
 		row := deliveryRow{ID: x.ID(), Event: string(x.EventType()), Created: x.CreatedAt(), Next: x.NextAttemptAt()}
-		row.Status, row.StatusClass, row.Retry = deliveryState(x)
+		var failed bool
+		row.Status, row.StatusClass, failed = deliveryState(x)
+		if failed {
+			row.Retry = &retryButton{Action: "/app/webhooks/" + w.ID() + "/deliveries/" + x.ID() + "/retry", What: "delivery " + x.ID()}
+		}
 		attempts := x.Attempts()
 		for i := len(attempts) - 1; i >= 0; i-- {
 			a := attempts[i]
@@ -412,6 +430,26 @@ func (h *Handler) testWebhook(c *gin.Context) {
 		return
 	}
 	h.redirect(c, "/app/webhooks/"+id+"#deliveries", "Test event queued. Reload the page to see its delivery.")
+}
+
+// toggleWebhook switches deliveries off or on, then goes back to the list or the webhook's page.
+func (h *Handler) toggleWebhook(c *gin.Context) {
+	id := c.Param("id")
+	on := c.PostForm("enabled") == "1"
+	if _, err := h.app.Commands.UpdateWebhook.Handle(c.Request.Context(), application.UpdateWebhook{WorkspaceID: principal(c).WorkspaceID,
+		ID: id, Patch: webhook.Patch{Enabled: &on}}); err != nil {
+		h.fail(c, err)
+		return
+	}
+	msg := "Webhook disabled. Events that happen while it is disabled are skipped, not sent later."
+	if on {
+		msg = "Webhook enabled. Events from now on are sent."
+	}
+	back := "/app/webhooks/" + id
+	if c.PostForm("from") == "list" {
+		back = "/app/webhooks"
+	}
+	h.redirect(c, back, msg)
 }
 
 func (h *Handler) retryDelivery(c *gin.Context) {

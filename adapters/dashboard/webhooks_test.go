@@ -92,6 +92,29 @@ func TestWebhookPages(t *testing.T) {
 		}
 		b.post("/app/webhooks/"+id, url.Values{"url": {"https://127.0.0.1:9/changed"}}).expect(t, http.StatusUnprocessableEntity)
 
+		// The enabled switch, from the webhook's page and from the list.
+		page = b.get("/app/webhooks/"+id).expect(t, http.StatusOK)
+		if !strings.Contains(page.body, `action="/app/webhooks/`+id+`/enabled"`) || !strings.Contains(page.body, `name="enabled" value="0"`) {
+			t.Fatalf("no Disable button: %s", text(page.body))
+		}
+		b.post("/app/webhooks/"+id+"/enabled", url.Values{"enabled": {"0"}}).redirectsTo(t, "/app/webhooks/"+id)
+		if w, err := h.app.Queries.GetWebhook.Handle(sctx, application.GetWebhook{WorkspaceID: wsID, ID: id}); err != nil || w.Enabled() {
+			t.Fatalf("after Disable: %v %v", w, err)
+		}
+		page = b.get("/app/webhooks/"+id).expect(t, http.StatusOK)
+		if !strings.Contains(page.body, "Webhook disabled.") || !strings.Contains(page.body, "skipped, not sent later") || !strings.Contains(page.body, `name="enabled" value="1"`) {
+			t.Fatalf("disabled webhook page: %s", text(page.body))
+		}
+		list = b.get("/app/webhooks").expect(t, http.StatusOK)
+		if !strings.Contains(list.body, ">Disabled</span>") || !strings.Contains(list.body, `Enable<span class="visually-hidden"> the webhook to https://127.0.0.1:9/changed</span>`) {
+			t.Fatalf("list of a disabled webhook: %s", text(list.body))
+		}
+		b.post("/app/webhooks/"+id+"/enabled", url.Values{"enabled": {"1"}, "from": {"list"}}).redirectsTo(t, "/app/webhooks")
+		if w, err := h.app.Queries.GetWebhook.Handle(sctx, application.GetWebhook{WorkspaceID: wsID, ID: id}); err != nil || !w.Enabled() ||
+			w.URL() != "https://127.0.0.1:9/changed" || !w.SecretSet() {
+			t.Fatalf("after Enable: %v %v", w, err)
+		}
+
 		b.post("/app/webhooks/"+id+"/test", nil).redirectsTo(t, "/app/webhooks/"+id)
 		page = b.get("/app/webhooks/"+id).expect(t, http.StatusOK)
 		if !strings.Contains(page.body, "webhook.test") || !strings.Contains(page.body, "Not attempted yet") {
@@ -147,6 +170,10 @@ func TestWebhookViewer(t *testing.T) {
 	viewer.post("/app/webhooks", url.Values{"url": {"https://127.0.0.1:9/v"}, "events": {"submission.created"}}).expect(t, http.StatusForbidden)
 	viewer.post("/app/webhooks/"+id, url.Values{"url": {"https://127.0.0.1:9/v"}, "events": {"submission.created"}}).expect(t, http.StatusForbidden)
 	viewer.post("/app/webhooks/"+id+"/test", nil).expect(t, http.StatusForbidden)
+	if strings.Contains(list.body, "/enabled") || strings.Contains(page.body, "/enabled") {
+		t.Fatal("the viewer sees the enabled switch")
+	}
+	viewer.post("/app/webhooks/"+id+"/enabled", url.Values{"enabled": {"0"}}).expect(t, http.StatusForbidden)
 	viewer.get("/app/webhooks/"+id+"/delete").expect(t, http.StatusForbidden)
 	viewer.post("/app/webhooks/"+id+"/delete", nil).expect(t, http.StatusForbidden)
 	ds, err := deliveries.List(context.Background(), wsID, id, ports.Page{Limit: 10})

@@ -17,7 +17,7 @@ import (
 
 // mountWorkflows adds the workflow pages: the list, the builder (conditions and actions as
 // form rows; "Add" and "Remove" buttons post the form back, so it works without JavaScript),
-// enable and disable, deletion, and the run log.
+// enable and disable, deletion, and the run log with manual retry of failed runs.
 func (h *Handler) mountWorkflows(w *gin.RouterGroup) {
 	w.GET("/workflows", h.workflows)
 	w.GET("/workflows/new", h.newWorkflow)
@@ -25,6 +25,7 @@ func (h *Handler) mountWorkflows(w *gin.RouterGroup) {
 	w.GET("/workflows/:id", h.workflowPage)
 	w.POST("/workflows/:id", h.saveWorkflow)
 	w.POST("/workflows/:id/enabled", h.toggleWorkflow)
+	w.POST("/workflows/:id/runs/:run/retry", h.retryRun)
 	w.GET("/workflows/:id/delete", h.deleteWorkflowConfirm)
 	w.POST("/workflows/:id/delete", h.deleteWorkflow)
 }
@@ -91,6 +92,8 @@ type runRow struct {
 	ID, Status, StatusClass, Event, Submission string
 	Created                                    time.Time
 	Actions                                    []runAction
+	// Retry is set when the run failed.
+	Retry *retryButton
 }
 
 type workflowRow struct {
@@ -367,6 +370,9 @@ func (h *Handler) workflowPage(c *gin.Context) {
 	for _, r := range runs {
 		row := runRow{ID: r.ID(), Status: string(r.Status()), Event: string(r.EventType()), Submission: r.SubmissionID(), Created: r.CreatedAt()}
 		row.StatusClass = map[workflow.RunStatus]string{workflow.RunSucceeded: "badge-green", workflow.RunFailed: "badge-red"}[r.Status()]
+		if r.Status() == workflow.RunFailed {
+			row.Retry = &retryButton{Action: "/app/workflows/" + w.ID() + "/runs/" + r.ID() + "/retry", What: "run " + r.ID()}
+		}
 		for _, a := range r.Actions() {
 			ra := runAction{Type: a.Type, Status: string(a.Status)}
 			ra.StatusClass = map[string]string{"succeeded": "badge-green", "failed": "badge-red"}[string(a.Status)]
@@ -474,6 +480,16 @@ func (h *Handler) toggleWorkflow(c *gin.Context) {
 		msg = "Workflow enabled."
 	}
 	h.redirect(c, "/app/workflows/"+c.Param("id"), msg)
+}
+
+func (h *Handler) retryRun(c *gin.Context) {
+	id := c.Param("id")
+	if _, err := h.app.Commands.RetryRun.Handle(c.Request.Context(), application.RetryRun{WorkspaceID: principal(c).WorkspaceID,
+		WorkflowID: id, ID: c.Param("run")}); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.redirect(c, "/app/workflows/"+id+"#runs", "Run queued again from the action that failed. Reload the page to see the new attempt.")
 }
 
 func (h *Handler) deleteWorkflowConfirm(c *gin.Context) {

@@ -1,16 +1,21 @@
 package dashboard_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
 )
 
@@ -18,7 +23,8 @@ var workflowLink = regexp.MustCompile(`/app/workflows/(wfl?_[A-Za-z0-9]+)`)
 
 // TestWorkflowPages: the builder adds a condition and a second action by posting back, saves
 // a workflow with one condition and two actions, shows an error next to the action at fault,
-// disables it, refuses a viewer, and deletes it after confirmation.
+// shows the run log with a Retry button on the failed run only, queues that run again, disables
+// the workflow, refuses a viewer, and deletes it after confirmation.
 func TestWorkflowPages(t *testing.T) {
 	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
 		h, _ := routingHarness(t, db)
@@ -85,6 +91,38 @@ func TestWorkflowPages(t *testing.T) {
 			t.Fatalf("workflow page: %s", text(page.body))
 		}
 
+		// The run log: a failed run has a Retry button, a succeeded one has none.
+		runs := persistence.NewRunRepository(db, persistencetest.Cipher())
+		now := time.Now()
+		failedRun := workflow.NewRun("run_failedone", w, event.Event{ID: "evt_runfailed", Type: event.SubmissionCreated, WorkspaceID: wsID,
+			FormID: f.ID(), OccurredAt: now, Data: map[string]any{"submission_id": "sub_one"}}, now)
+		failedRun.Record(workflow.AttemptOutcome{Err: errors.New("the mail server refused"), Permanent: true}, now, webhook.DefaultRetrySchedule())
+		doneRun := workflow.NewRun("run_doneone", w, event.Event{ID: "evt_rundone", Type: event.SubmissionCreated, WorkspaceID: wsID,
+			FormID: f.ID(), OccurredAt: now, Data: map[string]any{"submission_id": "sub_two"}}, now)
+		doneRun.Record(workflow.AttemptOutcome{}, now, webhook.DefaultRetrySchedule())
+		doneRun.Record(workflow.AttemptOutcome{}, now, webhook.DefaultRetrySchedule())
+		if err := runs.AddAll(context.Background(), []*workflow.Run{failedRun, doneRun}); err != nil {
+			t.Fatal(err)
+		}
+		page = b.get("/app/workflows/"+id).expect(t, http.StatusOK)
+		if !strings.Contains(page.body, "the mail server refused") || !strings.Contains(page.body, `action="/app/workflows/`+id+`/runs/run_failedone/retry"`) ||
+			!strings.Contains(page.body, `Retry<span class="visually-hidden"> run run_failedone</span>`) || strings.Contains(page.body, "/runs/run_doneone/retry") {
+			t.Fatalf("run log: %s", text(page.body))
+		}
+		b.post("/app/workflows/"+id+"/runs/run_failedone/retry", nil).redirectsTo(t, "/app/workflows/"+id)
+		again, err := runs.Get(context.Background(), wsID, "run_failedone")
+		if err != nil || again.Status() != workflow.RunQueued || again.NextAttemptAt() == nil {
+			t.Fatalf("after retry: %v %v", again, err)
+		}
+		page = b.get("/app/workflows/"+id).expect(t, http.StatusOK)
+		if !strings.Contains(page.body, "Run queued again") || strings.Contains(page.body, "/runs/run_failedone/retry") {
+			t.Fatalf("after retry the page: %s", text(page.body))
+		}
+		refused := b.post("/app/workflows/"+id+"/runs/run_doneone/retry", nil).expect(t, http.StatusConflict)
+		if !strings.Contains(refused.body, "Only a failed run can be retried") {
+			t.Fatalf("retry of a succeeded run: %s", text(refused.body))
+		}
+
 		b.post("/app/workflows/"+id+"/enabled", url.Values{"enabled": {"0"}}).redirectsTo(t, "/app/workflows/"+id)
 		if w, _ := h.app.Queries.GetWorkflow.Handle(sctx, application.GetWorkflow{WorkspaceID: wsID, ID: id}); w.Enabled() {
 			t.Fatal("still enabled")
@@ -95,7 +133,20 @@ func TestWorkflowPages(t *testing.T) {
 		}
 
 		viewer := h.member(b, "viewer@example.org", "viewer")
-		viewer.get("/app/workflows/"+id).expect(t, http.StatusOK)
+		// Another failed run: the owner sees its Retry button, the viewer only its log.
+		failedTwo := workflow.NewRun("run_failedtwo", w, event.Event{ID: "evt_runfailed2", Type: event.SubmissionCreated, WorkspaceID: wsID,
+			FormID: f.ID(), OccurredAt: now, Data: map[string]any{"submission_id": "sub_three"}}, now)
+		failedTwo.Record(workflow.AttemptOutcome{Err: errors.New("refused again"), Permanent: true}, now, webhook.DefaultRetrySchedule())
+		if err := runs.AddAll(context.Background(), []*workflow.Run{failedTwo}); err != nil {
+			t.Fatal(err)
+		}
+		if op := b.get("/app/workflows/"+id).expect(t, http.StatusOK); !strings.Contains(op.body, "/runs/run_failedtwo/retry") {
+			t.Fatalf("the owner's run log: %s", text(op.body))
+		}
+		if vp := viewer.get("/app/workflows/"+id).expect(t, http.StatusOK); !strings.Contains(vp.body, "refused again") || strings.Contains(vp.body, "/retry") {
+			t.Fatalf("the viewer's run log: %s", text(vp.body))
+		}
+		viewer.post("/app/workflows/"+id+"/runs/run_failedtwo/retry", nil).expect(t, http.StatusForbidden)
 		viewer.post("/app/workflows/"+id+"/enabled", url.Values{"enabled": {"1"}}).expect(t, http.StatusForbidden)
 		viewer.post("/app/workflows", with(url.Values{"op": {"save"}})).expect(t, http.StatusForbidden)
 		viewer.post("/app/workflows/"+id+"/delete", nil).expect(t, http.StatusForbidden)

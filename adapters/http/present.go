@@ -179,6 +179,7 @@ type webhookJSON struct {
 	Events    []string `json:"events"`
 	FormID    *string  `json:"form_id"`
 	SecretSet bool     `json:"secret_set"`
+	Enabled   bool     `json:"enabled"`
 	CreatedAt string   `json:"created_at"`
 	UpdatedAt string   `json:"updated_at"`
 }
@@ -189,7 +190,7 @@ func presentWebhook(w *webhook.Webhook) webhookJSON {
 	for _, t := range w.Events() {
 		events = append(events, string(t))
 	}
-	return webhookJSON{ID: w.ID(), URL: w.URL(), Events: events, FormID: w.FormID(), SecretSet: w.SecretSet(),
+	return webhookJSON{ID: w.ID(), URL: w.URL(), Events: events, FormID: w.FormID(), SecretSet: w.SecretSet(), Enabled: w.Enabled(),
 		CreatedAt: domain.FormatTime(w.CreatedAt()), UpdatedAt: domain.FormatTime(w.UpdatedAt())}
 }
 

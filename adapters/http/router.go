@@ -106,6 +106,7 @@ func NewRouter(d Deps, o Options) *Router {
 	v1.GET("/integrations/:id", a.getIntegration)
 	v1.DELETE("/integrations/:id", a.deleteIntegration)
 	v1.GET("/workflows/:id/runs", a.listRuns)
+	v1.POST("/workflows/:id/runs/:run_id/retry", a.retryRun)
 	v1.GET("/forms/:id/notification-runs", a.listNotificationRuns)
 	v1.GET("/workspace", a.getWorkspace)
 	v1.PATCH("/workspace", a.updateWorkspace)

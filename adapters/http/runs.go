@@ -66,3 +66,13 @@ func (a *api) listRuns(c *gin.Context) {
 		return presentRun(r), ports.Position{CreatedAt: r.CreatedAt(), ID: r.ID()}
 	}))
 }
+
+func (a *api) retryRun(c *gin.Context) {
+	r, err := a.App.Commands.RetryRun.Handle(c.Request.Context(), application.RetryRun{
+		WorkspaceID: principal(c).WorkspaceID, WorkflowID: c.Param("id"), ID: c.Param("run_id")})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentRun(r))
+}

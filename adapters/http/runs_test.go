@@ -26,6 +26,7 @@ func TestListRuns(t *testing.T) {
 		runs := persistence.NewRunRepository(db, cipher)
 		// The run log reads through the application's query, over these repositories.
 		h.app.Queries.ListRuns = application.NewListRunsHandler(workflows, runs)
+		h.app.Commands.RetryRun = application.NewRetryRunHandler(workflows, runs, system.Clock{})
 
 		f := h.createForm(map[string]any{"label": "Budget", "type": "number"})
 		ids := system.NewIDs()
@@ -114,11 +115,38 @@ func TestListRuns(t *testing.T) {
 		h.expect(h.do("GET", path, h.keys["other"], nil), 404, "not_found")
 		h.expect(h.do("GET", path, "", nil), 401, "unauthorized")
 
+		// Retry: only the failed run, with a write key, of this workflow and workspace.
+		retry := path + "/" + old.ID() + "/retry"
+		h.expect(h.do("POST", retry, h.keys["read-only"], nil), 403, "forbidden")
+		h.expect(h.do("POST", retry, h.keys["other"], nil), 404, "not_found")
+		h.expect(h.do("POST", path+"/run_unknown/retry", h.keys["read-write"], nil), 404, "not_found")
+		h.expect(h.do("POST", "/v1/workflows/wfl_unknown/runs/"+old.ID()+"/retry", h.keys["read-write"], nil), 404, "not_found")
+		h.expect(h.do("GET", retry, h.keys["read-write"], nil), 405, "method_not_allowed")
+		queued := h.do("POST", path+"/"+stored[2].ID()+"/retry", h.keys["read-write"], nil)
+		h.expect(queued, 409, "conflict")
+		if msg, _ := queued.json["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "only a failed run can be retried") {
+			t.Fatalf("conflict message: %s", queued.Body.String())
+		}
+		r = h.do("POST", retry, h.keys["read-write"], nil)
+		h.expect(r, 200, "")
+		acts = r.json["actions"].([]any)
+		if r.json["id"] != old.ID() || r.json["status"] != "queued" || r.json["finished_at"] != nil ||
+			acts[0].(map[string]any)["status"] != "succeeded" || acts[1].(map[string]any)["status"] != "pending" ||
+			len(acts[1].(map[string]any)["attempts"].([]any)) != 1 {
+			t.Fatalf("after the retry: %s", r.Body.String())
+		}
+		stored0, err := runs.Get(ctx, h.wsA, old.ID())
+		if err != nil || stored0.Status() != workflow.RunQueued || stored0.NextAttemptAt() == nil {
+			t.Fatalf("stored after the retry: %v %v", stored0, err)
+		}
+		h.expect(h.do("POST", retry, h.keys["read-write"], nil), 409, "conflict")
+
 		// A deleted workflow's runs are no longer listed.
 		if err := workflows.Delete(ctx, h.wsA, wf.ID()); err != nil {
 			t.Fatal(err)
 		}
 		h.expect(h.do("GET", path, h.keys["admin"], nil), 404, "not_found")
+		h.expect(h.do("POST", retry, h.keys["admin"], nil), 404, "not_found")
 		if _, err := runs.Get(ctx, h.wsA, old.ID()); err != nil {
 			t.Fatalf("the run went with its workflow: %v", err)
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	webhookProps    = []string{"url", "events", "form_id", "secret"}
+	webhookProps    = []string{"url", "events", "form_id", "secret", "enabled"}
 	webhookReadOnly = []string{"id", "created_at", "updated_at", "secret_set"}
 )
 
@@ -54,6 +54,9 @@ func (a *api) createWebhook(c *gin.Context) {
 	}
 	d.FormID, _ = o.nullableStr("form_id")
 	d.Secret, _ = o.nullableStr("secret")
+	if en, present := o.boolean("enabled"); present {
+		d.Enabled = &en
+	}
 	if err := vs.Err(); err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -95,6 +98,9 @@ func (a *api) updateWebhook(c *gin.Context) {
 	}
 	if s, present := o.nullableStr("secret"); present {
 		p.Secret = &s
+	}
+	if en, present := o.boolean("enabled"); present {
+		p.Enabled = &en
 	}
 	if err := vs.Err(); err != nil {
 		fail(c, a.Logger, err)

@@ -134,6 +134,33 @@ func TestWebhookCreateGetUpdateDelete(t *testing.T) {
 	if r.json["secret_set"] != true || r.json["url"] != "https://93.184.216.34/hook" {
 		t.Fatalf("patched %v", r.json)
 	}
+	if got.json["enabled"] != true {
+		t.Fatalf("a new webhook is not enabled: %v", got.json)
+	}
+
+	// The enabled switch: PATCH turns it off and on; it may be registered off; not a boolean: 422.
+	r = h.do("PATCH", "/v1/webhooks/"+id, h.keys["read-write"], map[string]any{"enabled": false})
+	h.expect(r, 200, "")
+	if r.json["enabled"] != false || r.json["url"] != "https://93.184.216.34/hook" {
+		t.Fatalf("switched off: %v", r.json)
+	}
+	if g := h.do("GET", "/v1/webhooks/"+id, h.keys["read-only"], nil); g.json["enabled"] != false {
+		t.Fatalf("read back: %v", g.json)
+	}
+	h.expect(h.do("PATCH", "/v1/webhooks/"+id, h.keys["read-write"], map[string]any{"enabled": "no"}), 422, "validation_failed")
+	h.expect(h.do("PATCH", "/v1/webhooks/"+id, h.keys["read-write"], map[string]any{"enabled": nil}), 422, "validation_failed")
+	h.expect(h.do("PATCH", "/v1/webhooks/"+id, h.keys["read-only"], map[string]any{"enabled": true}), 403, "forbidden")
+	r = h.do("PATCH", "/v1/webhooks/"+id, h.keys["read-write"], map[string]any{"enabled": true})
+	h.expect(r, 200, "")
+	if r.json["enabled"] != true {
+		t.Fatalf("switched on: %v", r.json)
+	}
+	off := h.createWebhook(map[string]any{"url": hookURL, "events": []string{"submission.created"}, "enabled": false})
+	if off["enabled"] != false {
+		t.Fatalf("registered off: %v", off)
+	}
+	h.expect(h.do("POST", "/v1/webhooks", h.keys["admin"], map[string]any{"url": hookURL, "events": []string{"submission.created"}, "enabled": 1}),
+		422, "validation_failed")
 	for _, res := range []response{r, got, h.do("GET", "/v1/webhooks", h.keys["admin"], nil)} {
 		if strings.Contains(res.Body.String(), secret) || strings.Contains(res.Body.String(), "new-secret") {
 			t.Fatalf("a secret appears in a response: %s", res.Body.String())

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -17,6 +18,7 @@ import (
 	"github.com/formward/formward/domain/invitation"
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/spam"
+	"github.com/formward/formward/domain/workflow"
 )
 
 // UnavailableRetryAfter is the Retry-After of a 503 unavailable answer.
@@ -111,6 +113,12 @@ func Problem(err error) Body {
 		return Body{Code: "conflict", Status: 409, Message: "a workspace keeps at least one owner: make another member owner first"}
 	case errors.Is(err, application.ErrAlreadyMember):
 		return Body{Code: "conflict", Status: 409, Message: application.ErrAlreadyMember.Error()}
+	case errors.Is(err, workflow.ErrRunNotFailed):
+		msg := err.Error()
+		if i := strings.LastIndex(msg, "conflict: "); i >= 0 {
+			msg = msg[i+len("conflict: "):]
+		}
+		return Body{Code: "conflict", Status: 409, Message: msg}
 	case errors.Is(err, domain.ErrConflict):
 		return Body{Code: "conflict", Status: 409, Message: "this Idempotency-Key was already used with another request, or that request is still running"}
 	case errors.As(err, &mb), errors.Is(err, ErrPayloadTooLarge):

@@ -193,3 +193,33 @@ func (r *FormRepository) SubmissionCounts(ctx context.Context, workspaceID strin
 	}
 	return out, nil
 }
+
+// LastSubmissionTimes reads the newest submitted_at of each form of the workspace with one
+// query per 500 forms: a correlated subquery per form that the (form_id, submitted_at DESC)
+// index answers with one lookup, so a form with a million submissions costs what an empty one
+// does (a MAX with GROUP BY would read every index entry of the forms).
+func (r *FormRepository) LastSubmissionTimes(ctx context.Context, workspaceID string, formIDs []string) (map[string]time.Time, error) {
+	out := make(map[string]time.Time, len(formIDs))
+	if len(formIDs) == 0 {
+		return out, nil
+	}
+	type lastRow struct {
+		FormID string `gorm:"column:form_id"`
+		Last   *int64 `gorm:"column:last_at"`
+	}
+	for chunk := range slices.Chunk(formIDs, 500) {
+		var rows []lastRow
+		err := r.db.read(ctx).Raw(`SELECT f.id AS form_id,
+			(SELECT s.submitted_at FROM submissions s WHERE s.form_id = f.id ORDER BY s.submitted_at DESC LIMIT 1) AS last_at
+			FROM forms f WHERE f.workspace_id = ? AND f.id IN ?`, workspaceID, chunk).Scan(&rows).Error
+		if err != nil {
+			return nil, mapErr("read last submission times", err)
+		}
+		for _, row := range rows {
+			if row.Last != nil {
+				out[row.FormID] = fromMillis(*row.Last)
+			}
+		}
+	}
+	return out, nil
+}

@@ -264,3 +264,36 @@ func TestFormDeleteCascades(t *testing.T) {
 		}
 	})
 }
+
+// LastSubmissionTimes: the newest submission of each form, none for a form without one, nothing
+// of another workspace's form; deleting the newest submission shows the one before.
+func TestFormLastSubmissionTimes(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		a, b := mustWorkspace(t, r, base), mustWorkspace(t, r, base)
+		busy, empty := mustForm(t, r, a.ID(), base), mustForm(t, r, a.ID(), base)
+		other := mustForm(t, r, b.ID(), base)
+		mustAdd(t, r, busy, base.Add(time.Minute), subOpts{name: "first"})
+		newest := mustAdd(t, r, busy, base.Add(3*time.Minute), subOpts{name: "newest"})
+		mustAdd(t, r, busy, base.Add(2*time.Minute), subOpts{name: "middle"})
+		mustAdd(t, r, other, base.Add(time.Hour), subOpts{name: "elsewhere"})
+
+		got, err := r.forms.LastSubmissionTimes(ctx, a.ID(), []string{busy.ID(), empty.ID(), other.ID(), "frm_unknown"})
+		noErr(t, err)
+		if len(got) != 1 || !got[busy.ID()].Equal(base.Add(3*time.Minute)) {
+			t.Fatalf("last submission times: %v", got)
+		}
+		got, err = r.forms.LastSubmissionTimes(ctx, a.ID(), nil)
+		noErr(t, err)
+		if len(got) != 0 {
+			t.Fatalf("no forms asked: %v", got)
+		}
+
+		noErr(t, r.submissions.Delete(ctx, a.ID(), busy.ID(), newest.ID()))
+		got, err = r.forms.LastSubmissionTimes(ctx, a.ID(), []string{busy.ID()})
+		noErr(t, err)
+		if !got[busy.ID()].Equal(base.Add(2 * time.Minute)) {
+			t.Fatalf("after deleting the newest: %v", got)
+		}
+	})
+}

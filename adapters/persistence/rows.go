@@ -384,6 +384,8 @@ type webhookRow struct {
 	Events      string  `gorm:"column:events"`
 	FormID      *string `gorm:"column:form_id"`
 	Secret      []byte  `gorm:"column:secret"` // sealed; nil when no secret is set
+	Enabled     int     `gorm:"column:enabled"`
+	EnabledAt   int64   `gorm:"column:enabled_since"` // 0: never switched off
 	CreatedAt   int64   `gorm:"column:created_at"`
 	UpdatedAt   int64   `gorm:"column:updated_at"`
 }

@@ -257,16 +257,53 @@ func (r *RunRepository) Save(ctx context.Context, run *workflow.Run) error {
 	if err != nil {
 		return err
 	}
-	return r.db.write(ctx, func(db *gorm.DB) error {
-		res := db.Exec("UPDATE runs SET status = ?, actions = ?, fields = ?, next_attempt_at = ?, updated_at = ?, finished_at = ? WHERE workspace_id = ? AND id = ?",
-			string(run.Status()), actions, fields, toMillisPtr(run.NextAttemptAt()), toMillis(run.UpdatedAt()), toMillisPtr(run.FinishedAt()),
-			run.WorkspaceID(), run.ID())
-		if res.Error != nil {
-			return mapErr("save run", res.Error)
+	return r.db.write(ctx, func(db *gorm.DB) error { return saveRun(db, run, actions, fields) })
+}
+
+// saveRun writes the run's state (its sealed actions and fields given) over its row.
+func saveRun(db *gorm.DB, run *workflow.Run, actions, fields []byte) error {
+	res := db.Exec("UPDATE runs SET status = ?, actions = ?, fields = ?, next_attempt_at = ?, updated_at = ?, finished_at = ? WHERE workspace_id = ? AND id = ?",
+		string(run.Status()), actions, fields, toMillisPtr(run.NextAttemptAt()), toMillis(run.UpdatedAt()), toMillisPtr(run.FinishedAt()),
+		run.WorkspaceID(), run.ID())
+	if res.Error != nil {
+		return mapErr("save run", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return domain.ErrNotFound
+	}
+	return nil
+}
+
+// Update loads and locks a run of the workspace, runs change and stores the result in one
+// transaction (a manual retry). When change fails nothing is written and its error is
+// returned as is.
+func (r *RunRepository) Update(ctx context.Context, workspaceID, id string, change func(*workflow.Run) error) (*workflow.Run, error) {
+	// Make sure the workspace's data key exists before taking the lock: creating it inside the
+	// transaction would need a second writer on SQLite.
+	if _, err := r.cipher.Seal(ctx, workspaceID, nil, nil); err != nil {
+		return nil, fmt.Errorf("update run: %w", err)
+	}
+	var updated *workflow.Run
+	err := lockedUpdate(ctx, r.db, lockUpdate, "run", func(tx *gorm.DB, row runRow) error {
+		run, err := r.toDomain(ctx, row)
+		if err != nil {
+			return err
 		}
-		if res.RowsAffected == 0 {
-			return domain.ErrNotFound
+		if err := change(run); err != nil {
+			return err
 		}
+		actions, fields, err := r.seal(ctx, run)
+		if err != nil {
+			return err
+		}
+		if err := saveRun(tx, run, actions, fields); err != nil {
+			return err
+		}
+		updated = run
 		return nil
-	})
+	}, "workspace_id = ? AND id = ?", workspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	return updated, nil
 }

@@ -211,6 +211,58 @@ func TestRunClaimDue(t *testing.T) {
 	})
 }
 
+// A failed run retried through Update is stored queued and due, and ClaimDue hands it to an
+// engine again; a change that fails writes nothing, and another workspace finds no run.
+func TestRunUpdateRetryIsClaimedAgain(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		runs := runRepo(r)
+		a, b := mustWorkspace(t, r, base), mustWorkspace(t, r, base)
+		run := buildRun(a.ID(), "wfl_1", "frm_1", base, "s3cret")
+		run.Record(workflow.AttemptOutcome{StatusCode: 500, Err: errors.New("answered 500"), Permanent: true}, base, webhook.DefaultRetrySchedule())
+		noErr(t, runs.AddAll(ctx, []*workflow.Run{run}))
+		claimed, err := runs.ClaimDue(ctx, ports.Claim{Now: base.Add(time.Hour), Limit: 10, Lease: time.Minute})
+		noErr(t, err)
+		if len(claimed) != 0 {
+			t.Fatalf("a failed run was claimed: %v", claimed)
+		}
+
+		_, err = runs.Update(ctx, b.ID(), run.ID(), func(*workflow.Run) error { t.Fatal("change called"); return nil })
+		wantErr(t, err, domain.ErrNotFound)
+		_, err = runs.Update(ctx, a.ID(), run.ID(), func(x *workflow.Run) error {
+			noErr(t, x.Retry(base.Add(time.Minute)))
+			return domain.ErrConflict
+		})
+		wantErr(t, err, domain.ErrConflict)
+		got, err := runs.Get(ctx, a.ID(), run.ID())
+		noErr(t, err)
+		if got.Status() != workflow.RunFailed {
+			t.Fatalf("a failed change was written: %s", got.Status())
+		}
+
+		at := base.Add(2 * time.Minute)
+		updated, err := runs.Update(ctx, a.ID(), run.ID(), func(x *workflow.Run) error { return x.Retry(at) })
+		noErr(t, err)
+		got, err = runs.Get(ctx, a.ID(), run.ID())
+		noErr(t, err)
+		if updated.Status() != workflow.RunQueued || got.Status() != workflow.RunQueued || got.FinishedAt() != nil ||
+			got.NextAttemptAt() == nil || !got.NextAttemptAt().Equal(at) || !got.UpdatedAt().Equal(at) {
+			t.Fatalf("stored after the retry: %s finished %v next %v", got.Status(), got.FinishedAt(), got.NextAttemptAt())
+		}
+		acts := got.Actions()
+		if acts[0].Status != workflow.ActionRunPending || acts[0].Cycle != 0 || len(acts[0].Attempts) != 1 || acts[1].Status != workflow.ActionRunPending ||
+			acts[0].Config["secret"] != "s3cret" {
+			t.Fatalf("actions after the retry: %+v", acts)
+		}
+
+		claimed, err = runs.ClaimDue(ctx, ports.Claim{Now: at, Limit: 10, Lease: time.Minute})
+		noErr(t, err)
+		if len(claimed) != 1 || claimed[0].ID() != run.ID() || claimed[0].NextAttemptNumber() != 1 {
+			t.Fatalf("claimed after the retry: %v", claimed)
+		}
+	})
+}
+
 func minuteSchedule(t testing.TB) webhook.RetrySchedule {
 	t.Helper()
 	s, err := webhook.NewRetrySchedule(time.Minute)

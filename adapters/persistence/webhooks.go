@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -37,6 +38,12 @@ func (r *WebhookRepository) toRow(ctx context.Context, w *webhook.Webhook) (webh
 	}
 	row := webhookRow{ID: w.ID(), WorkspaceID: w.WorkspaceID(), URL: w.URL(), Events: string(b), FormID: w.FormID(),
 		CreatedAt: toMillis(w.CreatedAt()), UpdatedAt: toMillis(w.UpdatedAt())}
+	if w.Enabled() {
+		row.Enabled = 1
+	}
+	if since := w.EnabledSince(); !since.IsZero() {
+		row.EnabledAt = toMillis(since)
+	}
 	if w.SecretSet() {
 		row.Secret, err = r.cipher.Seal(ctx, w.WorkspaceID(), []byte(w.Secret()), webhookAAD(w.ID()))
 		if err != nil {
@@ -63,7 +70,11 @@ func (r *WebhookRepository) toDomain(ctx context.Context, row webhookRow) (*webh
 		}
 		secret = string(plain)
 	}
-	return webhook.UnmarshalFromDatabase(row.ID, row.WorkspaceID, row.URL, events, row.FormID, secret,
+	var since time.Time
+	if row.EnabledAt != 0 {
+		since = fromMillis(row.EnabledAt)
+	}
+	return webhook.UnmarshalFromDatabase(row.ID, row.WorkspaceID, row.URL, events, row.FormID, secret, row.Enabled == 1, since,
 		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)), nil
 }
 
@@ -132,8 +143,8 @@ func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, 
 		if err != nil {
 			return err
 		}
-		err = tx.Exec("UPDATE webhooks SET url = ?, events = ?, form_id = ?, secret = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
-			next.URL, next.Events, next.FormID, next.Secret, next.UpdatedAt, workspaceID, id).Error
+		err = tx.Exec("UPDATE webhooks SET url = ?, events = ?, form_id = ?, secret = ?, enabled = ?, enabled_since = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.URL, next.Events, next.FormID, next.Secret, next.Enabled, next.EnabledAt, next.UpdatedAt, workspaceID, id).Error
 		if err != nil {
 			return mapErr("update webhook", err)
 		}
@@ -174,11 +185,12 @@ func (r *WebhookRepository) Count(ctx context.Context, workspaceID string) (int,
 	return int(n), nil
 }
 
-// Matching returns the webhooks of e's workspace bound to no form or to e's form whose events
-// include e's type, oldest first.
+// Matching returns the enabled webhooks of e's workspace bound to no form or to e's form whose
+// events include e's type, oldest first (whether each was enabled already when e happened is
+// the caller's check).
 func (r *WebhookRepository) Matching(ctx context.Context, e event.Event) ([]*webhook.Webhook, error) {
 	var rows []webhookRow
-	err := r.db.read(ctx).Where("workspace_id = ? AND (form_id IS NULL OR form_id = ?)", e.WorkspaceID, e.FormID).
+	err := r.db.read(ctx).Where("workspace_id = ? AND enabled = 1 AND (form_id IS NULL OR form_id = ?)", e.WorkspaceID, e.FormID).
 		Order("created_at, id").Find(&rows).Error
 	if err != nil {
 		return nil, mapErr("match webhooks", err)
@@ -189,7 +201,7 @@ func (r *WebhookRepository) Matching(ctx context.Context, e event.Event) ([]*web
 	}
 	out := all[:0]
 	for _, w := range all {
-		if w.Matches(e) {
+		if w.Subscribes(e) {
 			out = append(out, w)
 		}
 	}

@@ -193,6 +193,68 @@ func TestWebhookMatching(t *testing.T) {
 	})
 }
 
+// The enabled switch is stored; Matching leaves out a disabled webhook, and a webhook switched
+// back on takes only the events that happened since.
+func TestWebhookEnabledSwitch(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		a := mustWorkspace(t, r, base)
+		f := mustForm(t, r, a.ID(), base)
+		on := mustWebhook(t, r, a.ID(), nil, nil, base, "submission.created")
+		off, err := webhook.New(newID("whk"), a.ID(), webhook.Draft{URL: "https://hooks.example.com/off", Events: []string{"submission.created"},
+			Enabled: boolp(false)}, base)
+		noErr(t, err)
+		noErr(t, r.webhooks.Create(ctx, off))
+		got, err := r.webhooks.Get(ctx, a.ID(), off.ID())
+		noErr(t, err)
+		if got.Enabled() || !got.EnabledSince().IsZero() {
+			t.Fatalf("stored disabled: %v %v", got.Enabled(), got.EnabledSince())
+		}
+		matching := func(at time.Time) []string {
+			ws, err := r.webhooks.Matching(ctx, event.Event{ID: "evt_x", Type: event.SubmissionCreated, WorkspaceID: a.ID(), FormID: f.ID(), OccurredAt: at})
+			noErr(t, err)
+			var out []string
+			for _, w := range ws {
+				out = append(out, w.ID())
+			}
+			return out
+		}
+		if got := matching(base); !reflect.DeepEqual(got, []string{on.ID()}) {
+			t.Fatalf("matching with one disabled: %v", got)
+		}
+
+		switchedOn := base.Add(time.Hour)
+		_, err = r.webhooks.Update(ctx, a.ID(), off.ID(), func(w *webhook.Webhook) error {
+			return w.Apply(webhook.Patch{Enabled: boolp(true)}, switchedOn)
+		})
+		noErr(t, err)
+		got, err = r.webhooks.Get(ctx, a.ID(), off.ID())
+		noErr(t, err)
+		if !got.Enabled() || !got.EnabledSince().Equal(switchedOn) {
+			t.Fatalf("stored enabled: %v %v", got.Enabled(), got.EnabledSince())
+		}
+		// Matching answers for the kind of event; the stored time it was switched on lets the
+		// fan-out skip an event that happened before.
+		if got := matching(switchedOn); len(got) != 2 {
+			t.Fatalf("after switching it on: %v", got)
+		}
+		early := event.Event{ID: "evt_e", Type: event.SubmissionCreated, WorkspaceID: a.ID(), FormID: f.ID(), OccurredAt: switchedOn.Add(-time.Second)}
+		if got.Matches(early) || !got.Matches(event.Event{ID: "evt_l", Type: event.SubmissionCreated, WorkspaceID: a.ID(), FormID: f.ID(), OccurredAt: switchedOn}) {
+			t.Fatal("the time it was switched on was not kept")
+		}
+
+		_, err = r.webhooks.Update(ctx, a.ID(), on.ID(), func(w *webhook.Webhook) error {
+			return w.Apply(webhook.Patch{Enabled: boolp(false)}, switchedOn)
+		})
+		noErr(t, err)
+		if got := matching(switchedOn.Add(time.Hour)); !reflect.DeepEqual(got, []string{off.ID()}) {
+			t.Fatalf("after switching the other off: %v", got)
+		}
+	})
+}
+
+func boolp(b bool) *bool { return &b }
+
 func TestDeliveryAddAllDedupesAndLists(t *testing.T) {
 	each(t, func(t *testing.T, r repos) {
 		ctx := context.Background()

@@ -24,8 +24,14 @@ type Webhook struct {
 	events      []event.Type
 	formID      *string
 	secret      string
-	createdAt   time.Time
-	updatedAt   time.Time
+	// enabled is false while deliveries are switched off: events that happen meanwhile are
+	// skipped for good. enabledSince is when it was last switched back on (zero when never
+	// switched off): events that happened earlier are skipped too, even when they are handed
+	// to the fan-out later (a lagging worker, a redelivered event).
+	enabled      bool
+	enabledSince time.Time
+	createdAt    time.Time
+	updatedAt    time.Time
 }
 
 // Draft is what a client registers.
@@ -34,13 +40,16 @@ type Draft struct {
 	Events []string
 	FormID *string
 	Secret *string
+	// Enabled, when set, overrides the default of a new webhook (enabled).
+	Enabled *bool
 }
 
 // New checks a draft and builds a webhook. Whether the URL resolves to a public address is
 // checked by the application through a port, since it needs the network.
 func New(id, workspaceID string, d Draft, now time.Time) (*Webhook, error) {
 	var vs domain.Violations
-	w := &Webhook{id: id, workspaceID: workspaceID, formID: d.FormID, createdAt: now.UTC(), updatedAt: now.UTC()}
+	w := &Webhook{id: id, workspaceID: workspaceID, formID: d.FormID, enabled: d.Enabled == nil || *d.Enabled,
+		createdAt: now.UTC(), updatedAt: now.UTC()}
 	w.url = checkURL(&vs, d.URL)
 	w.events = checkEvents(&vs, d.Events)
 	checkFormID(&vs, d.FormID)
@@ -54,18 +63,20 @@ func New(id, workspaceID string, d Draft, now time.Time) (*Webhook, error) {
 }
 
 // UnmarshalFromDatabase rebuilds a stored webhook without re-checking it.
-func UnmarshalFromDatabase(id, workspaceID, rawURL string, events []event.Type, formID *string, secret string, createdAt, updatedAt time.Time) *Webhook {
+func UnmarshalFromDatabase(id, workspaceID, rawURL string, events []event.Type, formID *string, secret string, enabled bool,
+	enabledSince, createdAt, updatedAt time.Time) *Webhook {
 	return &Webhook{id: id, workspaceID: workspaceID, url: rawURL, events: events, formID: formID, secret: secret,
-		createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
+		enabled: enabled, enabledSince: enabledSince.UTC(), createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
 }
 
 // Patch holds the properties a PATCH included; nil means "leave as is". FormID and Secret are
 // double pointers so that null (all forms; no secret) differs from absent.
 type Patch struct {
-	URL    *string
-	Events *[]string
-	FormID **string
-	Secret **string
+	URL     *string
+	Events  *[]string
+	FormID  **string
+	Secret  **string
+	Enabled *bool
 }
 
 // Apply changes the included properties; nothing changes when one is invalid.
@@ -88,6 +99,12 @@ func (w *Webhook) Apply(p Patch, now time.Time) error {
 			next.secret = checkSecret(&vs, **p.Secret)
 		}
 	}
+	if p.Enabled != nil {
+		if *p.Enabled && !w.enabled {
+			next.enabledSince = now.UTC()
+		}
+		next.enabled = *p.Enabled
+	}
 	if err := vs.Err(); err != nil {
 		return err
 	}
@@ -96,9 +113,18 @@ func (w *Webhook) Apply(p Patch, now time.Time) error {
 	return nil
 }
 
-// Matches reports whether the webhook subscribes to the event: same workspace, a subscribed
-// type, and either no form filter or the event's form.
+// Matches reports whether the webhook takes the event: it subscribes to it (Subscribes), and
+// it was enabled already when the event happened.
 func (w *Webhook) Matches(e event.Event) bool {
+	return w.Subscribes(e) && !e.OccurredAt.Before(w.enabledSince)
+}
+
+// Subscribes reports whether the webhook is enabled and subscribed to the event, whenever it
+// happened: same workspace, a subscribed type, and either no form filter or the event's form.
+func (w *Webhook) Subscribes(e event.Event) bool {
+	if !w.enabled {
+		return false
+	}
 	if e.WorkspaceID != w.workspaceID || (w.formID != nil && *w.formID != e.FormID) {
 		return false
 	}
@@ -186,6 +212,13 @@ func (w *Webhook) Secret() string { return w.secret }
 
 // SecretSet reports whether a signing secret is configured.
 func (w *Webhook) SecretSet() bool { return w.secret != "" }
+
+// Enabled reports whether events are delivered to the webhook; a disabled webhook skips the
+// events that happen while it is disabled.
+func (w *Webhook) Enabled() bool { return w.enabled }
+
+// EnabledSince returns when the webhook was last switched back on (zero when never switched off).
+func (w *Webhook) EnabledSince() time.Time { return w.enabledSince }
 
 // CreatedAt returns the registration time.
 func (w *Webhook) CreatedAt() time.Time { return w.createdAt }

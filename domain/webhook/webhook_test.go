@@ -197,3 +197,49 @@ func TestMatches(t *testing.T) {
 		}
 	}
 }
+
+// A disabled webhook takes no event; switched back on, it takes the events that happen from
+// then on, never those that happened while it was off.
+func TestEnabledSwitch(t *testing.T) {
+	w, err := webhook.New("whk_1", "wsp_1", webhook.Draft{URL: "https://example.com/", Events: []string{"submission.created"}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(d time.Duration) event.Event {
+		return event.Event{ID: "evt_1", Type: event.SubmissionCreated, WorkspaceID: "wsp_1", FormID: "frm_1", OccurredAt: now.Add(d)}
+	}
+	if !w.Enabled() || !w.EnabledSince().IsZero() || !w.Matches(at(-time.Hour)) {
+		t.Fatalf("a new webhook: enabled %v since %v", w.Enabled(), w.EnabledSince())
+	}
+	off, err := webhook.New("whk_2", "wsp_1", webhook.Draft{URL: "https://example.com/", Events: []string{"submission.created"}, Enabled: ptr(false)}, now)
+	if err != nil || off.Enabled() || off.Matches(at(time.Minute)) || off.Subscribes(at(time.Minute)) {
+		t.Fatalf("created disabled: %v %v", off, err)
+	}
+
+	if err := w.Apply(webhook.Patch{Enabled: ptr(false)}, now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if w.Enabled() || w.Matches(at(2*time.Minute)) || !w.UpdatedAt().Equal(now.Add(time.Minute)) {
+		t.Fatalf("disabled: enabled %v, updated %v", w.Enabled(), w.UpdatedAt())
+	}
+	if err := w.Apply(webhook.Patch{Enabled: ptr(true)}, now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if !w.Enabled() || !w.EnabledSince().Equal(now.Add(time.Hour)) {
+		t.Fatalf("enabled again: %v since %v", w.Enabled(), w.EnabledSince())
+	}
+	if w.Matches(at(30*time.Minute)) || !w.Subscribes(at(30*time.Minute)) {
+		t.Fatal("an event of the time it was disabled is delivered after it was enabled again")
+	}
+	if !w.Matches(at(time.Hour)) || !w.Matches(at(2*time.Hour)) {
+		t.Fatal("an event after it was enabled again is not delivered")
+	}
+	// Enabling an enabled webhook keeps the time it was switched on.
+	if err := w.Apply(webhook.Patch{Enabled: ptr(true)}, now.Add(3*time.Hour)); err != nil || !w.EnabledSince().Equal(now.Add(time.Hour)) {
+		t.Fatalf("enabled twice: since %v %v", w.EnabledSince(), err)
+	}
+	// A patch that fails changes nothing, the switch included.
+	if err := w.Apply(webhook.Patch{Enabled: ptr(false), URL: ptr("http://example.com/")}, now.Add(4*time.Hour)); err == nil || !w.Enabled() {
+		t.Fatalf("invalid patch: %v, enabled %v", err, w.Enabled())
+	}
+}

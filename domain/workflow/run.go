@@ -1,8 +1,10 @@
 package workflow
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 )
@@ -263,6 +265,32 @@ func (r *Run) Record(o AttemptOutcome, now time.Time, schedule webhook.RetrySche
 
 func (r *Run) finish(s RunStatus, now time.Time) {
 	r.status, r.nextAttemptAt, r.finishedAt = s, nil, &now
+}
+
+// ErrRunNotFailed refuses a manual retry of a run that did not fail: a succeeded run has
+// nothing left to do, and a queued or running one is still being worked on.
+var ErrRunNotFailed = fmt.Errorf("%w: only a failed run can be retried", domain.ErrConflict)
+
+// Retry is a manual replay of a failed run: the action that failed gets a new cycle of
+// attempts (numbered from 1 again, the earlier ones kept in its log), due at once, and the
+// actions it skipped run after it as usual. Actions that succeeded are not run again. A run
+// that did not fail gives ErrRunNotFailed and is left as it is.
+func (r *Run) Retry(now time.Time) error {
+	if r.status != RunFailed {
+		return fmt.Errorf("%w (this run is %s)", ErrRunNotFailed, r.status)
+	}
+	now = now.UTC()
+	for i := range r.actions {
+		a := &r.actions[i]
+		switch a.Status {
+		case ActionRunFailed:
+			a.Status, a.Cycle, a.NextAttemptAt = ActionRunPending, 0, &now
+		case ActionRunSkipped:
+			a.Status = ActionRunPending
+		}
+	}
+	r.status, r.nextAttemptAt, r.finishedAt, r.updatedAt = RunQueued, &now, nil, now
+	return nil
 }
 
 // Postpone moves the current action's next attempt without using one (an open circuit breaker

@@ -199,3 +199,57 @@ func TestNotificationRun(t *testing.T) {
 		t.Fatal("kinds")
 	}
 }
+
+func TestRunRetryAfterFailure(t *testing.T) {
+	s, err := webhook.NewRetrySchedule(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testRun(3)
+	if err := r.Retry(runT0); !errors.Is(err, ErrRunNotFailed) {
+		t.Fatalf("retry of a queued run: %v, want ErrRunNotFailed", err)
+	}
+	r.Record(AttemptOutcome{}, runT0, s) // the first action succeeds
+	if err := r.Retry(runT0); !errors.Is(err, ErrRunNotFailed) {
+		t.Fatalf("retry of a running run: %v, want ErrRunNotFailed", err)
+	}
+	r.Record(AttemptOutcome{Err: errors.New("down")}, runT0, s)
+	r.Record(AttemptOutcome{Err: errors.New("down")}, runT0.Add(time.Minute), s) // given up: the run fails
+	if r.Status() != RunFailed || !eqStatuses(statuses(r), []ActionRunStatus{ActionRunSucceeded, ActionRunFailed, ActionRunSkipped}) {
+		t.Fatalf("before the retry: %s %v", r.Status(), statuses(r))
+	}
+
+	later := runT0.Add(time.Hour)
+	if err := r.Retry(later); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status() != RunQueued || r.FinishedAt() != nil || r.NextAttemptAt() == nil || !r.NextAttemptAt().Equal(later) || !r.UpdatedAt().Equal(later) {
+		t.Fatalf("after the retry: %s finished %v next %v", r.Status(), r.FinishedAt(), r.NextAttemptAt())
+	}
+	if !eqStatuses(statuses(r), []ActionRunStatus{ActionRunSucceeded, ActionRunPending, ActionRunPending}) {
+		t.Fatalf("actions after the retry: %v", statuses(r))
+	}
+	if i, ok := r.Current(); !ok || i != 1 || r.NextAttemptNumber() != 1 {
+		t.Fatalf("current %d %v, next attempt %d; want the failed action, attempt 1", i, ok, r.NextAttemptNumber())
+	}
+	if n := len(r.Actions()[1].Attempts); n != 2 {
+		t.Fatalf("the earlier attempts are kept in the log: %d", n)
+	}
+
+	// A new cycle: the failed action has its full schedule again, and the run goes on from it.
+	r.Record(AttemptOutcome{Err: errors.New("still down")}, later, s)
+	if r.Status() != RunRunning || r.NextAttemptAt() == nil || !r.NextAttemptAt().Equal(later.Add(time.Minute)) {
+		t.Fatalf("a failure in the new cycle is retried: %s %v", r.Status(), r.NextAttemptAt())
+	}
+	r.Record(AttemptOutcome{}, later.Add(time.Minute), s)
+	r.Record(AttemptOutcome{}, later.Add(time.Minute), s)
+	if r.Status() != RunSucceeded || r.FinishedAt() == nil {
+		t.Fatalf("after the retried actions succeeded: %s", r.Status())
+	}
+	if n := len(r.Actions()[0].Attempts); n != 1 {
+		t.Fatalf("the action that had succeeded ran again: %d attempts", n)
+	}
+	if err := r.Retry(later); !errors.Is(err, ErrRunNotFailed) {
+		t.Fatalf("retry of a succeeded run: %v, want ErrRunNotFailed", err)
+	}
+}

@@ -87,8 +87,8 @@ func TestDocumentIsOpenAPI31(t *testing.T) {
 func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 	d := parseDoc(t)
 	ops := operations(t, d)
-	if len(ops) != 45 {
-		t.Errorf("%d operations, want 45", len(ops))
+	if len(ops) != 46 {
+		t.Errorf("%d operations, want 46", len(ops))
 	}
 	for name, o := range ops {
 		if name == "GET /openapi.json" {
@@ -201,6 +201,7 @@ func TestOperations(t *testing.T) {
 		"POST /webhooks",
 		"POST /webhooks/{id}/deliveries/{delivery_id}/retry",
 		"POST /workflows",
+		"POST /workflows/{id}/runs/{run_id}/retry",
 	}, "\n")
 	if got != want {
 		t.Errorf("Operations() =\n%s\nwant\n%s", got, want)
