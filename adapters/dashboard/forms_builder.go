@@ -510,6 +510,20 @@ func (h *Handler) editable(c *gin.Context) (application.FormView, bool) {
 	return h.loadForm(c)
 }
 
+// editableField loads the form for a change (Write) and finds the field of the route's :fid in
+// its specs; it has answered the request when ok is false.
+func (h *Handler) editableField(c *gin.Context) (fv application.FormView, specs []form.FieldSpec, i int, ok bool) {
+	if fv, ok = h.editable(c); !ok {
+		return fv, nil, -1, false
+	}
+	specs = specsOf(fv.Form.Fields())
+	if i = fieldAt(specs, c.Param("fid")); i < 0 {
+		h.notFound(c)
+		return fv, nil, -1, false
+	}
+	return fv, specs, i, true
+}
+
 func (h *Handler) addField(c *gin.Context) {
 	fv, ok := h.editable(c)
 	if !ok {
@@ -568,14 +582,8 @@ func lines(s string) []string {
 }
 
 func (h *Handler) saveField(c *gin.Context) {
-	fv, ok := h.editable(c)
+	fv, specs, i, ok := h.editableField(c)
 	if !ok {
-		return
-	}
-	specs := specsOf(fv.Form.Fields())
-	i := fieldAt(specs, c.Param("fid"))
-	if i < 0 {
-		h.notFound(c)
 		return
 	}
 	s := &specs[i]
@@ -603,8 +611,7 @@ func (h *Handler) saveField(c *gin.Context) {
 		if mb := strings.TrimSpace(c.PostForm("max_file_mb")); mb != "" {
 			n, err := strconv.ParseFloat(mb, 64)
 			if err != nil || n <= 0 || n > 1<<20 {
-				fv2 := fv
-				h.drawBuilder(c, fv2, builderState{status: http.StatusUnprocessableEntity, fields: specs,
+				h.drawBuilder(c, fv, builderState{status: http.StatusUnprocessableEntity, fields: specs,
 					fieldErr: map[int]map[string]string{i: {"max_file_bytes": "Enter a size in megabytes, such as 10 or 2.5."}}})
 				return
 			}
@@ -616,14 +623,8 @@ func (h *Handler) saveField(c *gin.Context) {
 }
 
 func (h *Handler) moveField(c *gin.Context) {
-	fv, ok := h.editable(c)
+	fv, specs, i, ok := h.editableField(c)
 	if !ok {
-		return
-	}
-	specs := specsOf(fv.Form.Fields())
-	i := fieldAt(specs, c.Param("fid"))
-	if i < 0 {
-		h.notFound(c)
 		return
 	}
 	j := i - 1
@@ -639,14 +640,8 @@ func (h *Handler) moveField(c *gin.Context) {
 }
 
 func (h *Handler) removeField(c *gin.Context) {
-	fv, ok := h.editable(c)
+	fv, specs, i, ok := h.editableField(c)
 	if !ok {
-		return
-	}
-	specs := specsOf(fv.Form.Fields())
-	i := fieldAt(specs, c.Param("fid"))
-	if i < 0 {
-		h.notFound(c)
 		return
 	}
 	label := specs[i].Label
