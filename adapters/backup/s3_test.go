@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,6 +14,7 @@ import (
 	"github.com/formward/formward/adapters/backup"
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/objectstore"
+	"github.com/formward/formward/adapters/objectstore/miniotest"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
@@ -25,7 +23,7 @@ import (
 
 // TestS3Backups keeps backups and the tombstone log under backups/ in a real MinIO bucket.
 func TestS3Backups(t *testing.T) {
-	s3 := startBucket(t)
+	s3 := miniotest.Bucket(t, "formward-backups")
 	ctx := context.Background()
 	cfg := persistence.Config{DataDir: t.TempDir()}
 	a := openApp(t, cfg)
@@ -156,91 +154,6 @@ func TestTombstoneLogs(t *testing.T) {
 			t.Fatal("content in the log")
 		}
 	})
-}
-
-// startBucket runs a real MinIO server (as the object store contract test does) and returns
-// the S3 store on it; the test is skipped when the binary is missing, unless
-// FORMWARD_TEST_REQUIRE_MINIO=1.
-func startBucket(t *testing.T) *objectstore.S3 {
-	t.Helper()
-	bin := minioBinary()
-	if bin == "" {
-		if os.Getenv("FORMWARD_TEST_REQUIRE_MINIO") == "1" {
-			t.Fatal("minio binary not found on PATH or in $(go env GOPATH)/bin; run `make tools`")
-		}
-		t.Skip("minio binary not found; run `make tools` (FORMWARD_TEST_REQUIRE_MINIO=1 makes this a failure)")
-	}
-	addr, console := freePort(t), freePort(t)
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "server", t.TempDir(), "--address", addr, "--console-address", console, "--quiet")
-	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=formward", "MINIO_ROOT_PASSWORD=formward-secret",
-		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "HOME="+t.TempDir())
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/minio/health/ready")
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		select {
-		case <-done:
-			t.Fatalf("minio exited before it was ready:\n%s", logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("minio not ready after 60s:\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s3, err := objectstore.NewS3(ctx, objectstore.S3Config{Endpoint: addr, Bucket: "formward-backups", AccessKey: "formward",
-		SecretKey: "formward-secret", Region: "us-east-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s3
-}
-
-func minioBinary() string {
-	if p, err := exec.LookPath("minio"); err == nil {
-		return p
-	}
-	gopath := os.Getenv("GOPATH")
-	if gopath == "" {
-		if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-			gopath = strings.TrimSpace(string(out))
-		}
-	}
-	for _, dir := range filepath.SplitList(gopath) {
-		p := filepath.Join(dir, "bin", "minio")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-	}
-	return ""
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().String()
 }
 
 // A deletion's commit wakes the shipper: the tombstone reaches the log without waiting for

@@ -7,16 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/formward/formward/adapters/objectstore"
+	"github.com/formward/formward/adapters/objectstore/miniotest"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/ports"
 )
@@ -52,17 +50,10 @@ func TestLocalContract(t *testing.T) {
 
 // TestS3Contract runs the same suite against a real MinIO server started from its binary.
 func TestS3Contract(t *testing.T) {
-	bin := minioBinary()
-	if bin == "" {
-		if os.Getenv("FORMWARD_TEST_REQUIRE_MINIO") == "1" {
-			t.Fatal("minio binary not found on PATH or in $(go env GOPATH)/bin; run `make tools`")
-		}
-		t.Skip("minio binary not found; run `make tools` (FORMWARD_TEST_REQUIRE_MINIO=1 makes this a failure)")
-	}
-	endpoint, _ := startMinIO(t, bin)
+	endpoint, _ := miniotest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cfg := objectstore.S3Config{Endpoint: endpoint, Bucket: "formward-test", AccessKey: "formward", SecretKey: "formward-secret", Region: "us-east-1"}
+	cfg := miniotest.Config(endpoint, "formward-test")
 	store, err := objectstore.NewS3(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -72,76 +63,6 @@ func TestS3Contract(t *testing.T) {
 		t.Fatal(err)
 	}
 	runContract(t, store, false)
-}
-
-func minioBinary() string {
-	if p, err := exec.LookPath("minio"); err == nil {
-		return p
-	}
-	gopath := os.Getenv("GOPATH")
-	if gopath == "" {
-		if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-			gopath = strings.TrimSpace(string(out))
-		}
-	}
-	for _, dir := range filepath.SplitList(gopath) {
-		p := filepath.Join(dir, "bin", "minio")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-	}
-	return ""
-}
-
-func freePort(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().String()
-}
-
-// startMinIO runs `minio server` on a temp dir and free loopback ports until the test ends; it
-// returns the address and the directory holding the server's data.
-func startMinIO(t testing.TB, bin string) (addr, dataDir string) {
-	t.Helper()
-	addr, console := freePort(t), freePort(t)
-	dataDir = t.TempDir()
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "server", dataDir, "--address", addr, "--console-address", console, "--quiet")
-	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER=formward", "MINIO_ROOT_PASSWORD=formward-secret",
-		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "HOME="+t.TempDir())
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-done
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/minio/health/ready")
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return addr, dataDir
-			}
-		}
-		select {
-		case <-done:
-			t.Fatalf("minio exited before it was ready:\n%s", logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("minio not ready after 60s:\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // runContract is what every ObjectStore must do. An encrypted store counts the stored

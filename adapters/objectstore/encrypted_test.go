@@ -25,6 +25,7 @@ import (
 
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/objectstore"
+	"github.com/formward/formward/adapters/objectstore/miniotest"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
@@ -65,17 +66,10 @@ type s3Env struct {
 
 func newS3Env(t testing.TB) s3Env {
 	t.Helper()
-	bin := minioBinary()
-	if bin == "" {
-		if os.Getenv("FORMWARD_TEST_REQUIRE_MINIO") == "1" {
-			t.Fatal("minio binary not found on PATH or in $(go env GOPATH)/bin; run `make tools`")
-		}
-		t.Skip("minio binary not found; run `make tools` (FORMWARD_TEST_REQUIRE_MINIO=1 makes this a failure)")
-	}
-	endpoint, dataDir := startMinIO(t, bin)
+	endpoint, dataDir := miniotest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cfg := objectstore.S3Config{Endpoint: endpoint, Bucket: "formward-enc", AccessKey: "formward", SecretKey: "formward-secret", Region: "us-east-1"}
+	cfg := miniotest.Config(endpoint, "formward-enc")
 	store, err := objectstore.NewS3(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
