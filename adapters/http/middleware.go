@@ -7,13 +7,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/formward/formward/domain/access"
 	"io"
 	"math"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/formward/formward/domain/access"
 
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
@@ -240,24 +241,25 @@ func (r *recorder) WriteString(s string) (int, error) {
 	return r.ResponseWriter.WriteString(s)
 }
 
-// accountRoutes are the account-management endpoints: every method needs access.ManageAccount.
-var accountRoutes = []string{"/v1/workspace", "/v1/api-keys", "/v1/members", "/v1/invitations", "/v1/audit-events", "/v1/privacy/"}
-
 // refuseEarly answers 403 before the body is read into a command when the key's scope can
-// never do what the route does, so a read-only key gets 403 (not 422) for a bad body. The use
-// cases check again: they are the one place the rule lives for the API and the dashboard alike.
-func (a *api) refuseEarly(c *gin.Context) {
-	need := access.Write
-	if c.Request.Method == http.MethodGet || c.Request.Method == http.MethodHead {
-		need = access.Read
-	}
-	route := c.FullPath()
-	for _, prefix := range accountRoutes {
-		if route == prefix || strings.HasPrefix(route, prefix+"/") || strings.HasSuffix(prefix, "/") && strings.HasPrefix(route, prefix) {
-			need = access.ManageAccount
+// never do what the route does (need says what that is), so a read-only key gets 403 (not 422)
+// for a bad body. The use cases check again: they are the one place the rule lives for the API
+// and the dashboard alike.
+func (a *api) refuseEarly(need func(method string) access.Permission) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if err := principal(c).Require(need(c.Request.Method)); err != nil {
+			fail(c, a.Logger, err)
 		}
 	}
-	if err := principal(c).Require(need); err != nil {
-		fail(c, a.Logger, err)
-	}
 }
+
+// readOrWrite is what a data route needs: Read to look, Write to change.
+func readOrWrite(method string) access.Permission {
+	if method == http.MethodGet || method == http.MethodHead {
+		return access.Read
+	}
+	return access.Write
+}
+
+// manageAccount is what every account-management route needs, whatever the method.
+func manageAccount(string) access.Permission { return access.ManageAccount }

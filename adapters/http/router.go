@@ -10,6 +10,7 @@ import (
 
 	"github.com/formward/formward/adapters/http/openapi"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/ports"
 )
 
@@ -76,7 +77,13 @@ func NewRouter(d Deps, o Options) *Router {
 	})
 	r.GET("/v1/openapi.json", func(c *gin.Context) { c.Data(200, "application/json", openapi.Document()) })
 
-	v1 := r.Group("/v1", a.limitBody, a.authenticate, a.rateLimit, a.refuseEarly, wellFormedIDs(d.Logger), a.idempotent)
+	// Two groups on /v1, the same chain but for what a key's scope must allow before anything
+	// else is read: the forms and their data, and account management.
+	chain := func(need func(string) access.Permission) []gin.HandlerFunc {
+		return []gin.HandlerFunc{a.limitBody, a.authenticate, a.rateLimit, a.refuseEarly(need), wellFormedIDs(d.Logger), a.idempotent}
+	}
+	v1 := r.Group("/v1", chain(readOrWrite)...)
+	account := r.Group("/v1", chain(manageAccount)...)
 	v1.GET("/forms", a.listForms)
 	v1.POST("/forms", a.createForm)
 	v1.GET("/forms/:id", a.getForm)
@@ -108,20 +115,20 @@ func NewRouter(d Deps, o Options) *Router {
 	v1.GET("/workflows/:id/runs", a.listRuns)
 	v1.POST("/workflows/:id/runs/:run_id/retry", a.retryRun)
 	v1.GET("/forms/:id/notification-runs", a.listNotificationRuns)
-	v1.GET("/workspace", a.getWorkspace)
-	v1.PATCH("/workspace", a.updateWorkspace)
-	v1.GET("/api-keys", a.listAPIKeys)
-	v1.POST("/api-keys", a.createAPIKey)
-	v1.DELETE("/api-keys/:id", a.revokeAPIKey)
-	v1.GET("/members", a.listMembers)
-	v1.PATCH("/members/:id", a.updateMember)
-	v1.DELETE("/members/:id", a.removeMember)
-	v1.GET("/invitations", a.listInvitations)
-	v1.POST("/invitations", a.createInvitation)
-	v1.DELETE("/invitations/:id", a.withdrawInvitation)
-	v1.GET("/audit-events", a.listAuditEvents)
-	v1.POST("/privacy/export", a.privacyExport)
-	v1.POST("/privacy/erase", a.privacyErase)
+	account.GET("/workspace", a.getWorkspace)
+	account.PATCH("/workspace", a.updateWorkspace)
+	account.GET("/api-keys", a.listAPIKeys)
+	account.POST("/api-keys", a.createAPIKey)
+	account.DELETE("/api-keys/:id", a.revokeAPIKey)
+	account.GET("/members", a.listMembers)
+	account.PATCH("/members/:id", a.updateMember)
+	account.DELETE("/members/:id", a.removeMember)
+	account.GET("/invitations", a.listInvitations)
+	account.POST("/invitations", a.createInvitation)
+	account.DELETE("/invitations/:id", a.withdrawInvitation)
+	account.GET("/audit-events", a.listAuditEvents)
+	account.POST("/privacy/export", a.privacyExport)
+	account.POST("/privacy/erase", a.privacyErase)
 	return &Router{Engine: r}
 }
 
