@@ -123,6 +123,7 @@ func TestResponsesTableLoad(t *testing.T) {
 				t.Fatalf("%s: %d rows, not %s down to %s", p.name, len(rows), id(p.first), id(p.first-pageSize+1))
 			}
 		}
+		explainPage(t, db, ws.ID(), f.ID(), at.Add(time.Duration(n-(far-1)*pageSize)*time.Millisecond).UnixMilli(), id(n-(far-1)*pageSize), pageSize+1)
 		for range 20 { // warm-up, not counted
 			for _, p := range pages {
 				if _, err := timedGet(owner, p.path); err != nil {
@@ -163,4 +164,40 @@ func envInt(t *testing.T, name string, def int) int {
 		t.Fatalf("%s=%q", name, s)
 	}
 	return v
+}
+
+// explainPage prints the database's plan for the query of a keyset page (the one the
+// submission repository runs for a page after a position, newest first).
+func explainPage(t *testing.T, db *persistence.DB, workspaceID, formID string, afterMS int64, afterID string, limit int) {
+	t.Helper()
+	q := "SELECT * FROM submissions WHERE workspace_id = ? AND form_id = ? AND (submitted_at, id) < (?, ?) ORDER BY submitted_at DESC, id DESC LIMIT ?"
+	explain := "EXPLAIN QUERY PLAN "
+	if db.Dialect() == persistence.DialectPostgres {
+		explain = "EXPLAIN (ANALYZE, BUFFERS) "
+		q = "SELECT * FROM submissions WHERE workspace_id = $1 AND form_id = $2 AND (submitted_at, id) < ($3, $4) ORDER BY submitted_at DESC, id DESC LIMIT $5"
+	}
+	rows, err := db.SQL().QueryContext(context.Background(), explain+q, workspaceID, formID, afterMS, afterID, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("plan of a keyset page, %s:\n", dialect(t))
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("  %v\n", vals[len(vals)-1])
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 }
