@@ -7,6 +7,8 @@
 #                      for a one-page form and for the same fields on three pages with display rules
 #   make bench-dashboard  every signed-in dashboard page with 16 signed-in people at once, p50/p99 per page,
 #                         on SQLite and (with FORMWARD_TEST_POSTGRES_URL) PostgreSQL
+#   make bench-responses  the responses table of a form with 1,000,000 submissions: page 1 and page 10,000
+#                         (its keyset cursor), p50/p99 each, on SQLite and PostgreSQL
 #   make render-manifests  deployments/kubernetes/formward.yaml from the Helm chart (values-scaled.yaml)
 #   make check-deployments the chart (lint, render, strict decode), compose files and systemd unit, offline
 
@@ -34,7 +36,7 @@ WIRE := $(GOBIN_DIR)/wire
 MINIO_VERSION := v0.0.0-20260212201848-7aac2a2c5b7c
 MINIO := $(GOBIN_DIR)/minio
 
-.PHONY: all build run test tools bench bench-public bench-dashboard generate lint clean render-manifests check-deployments
+.PHONY: all build run test tools bench bench-public bench-dashboard bench-responses generate lint clean render-manifests check-deployments
 
 all: build
 
@@ -61,6 +63,9 @@ bench-public:
 
 bench-dashboard:
 	FORMWARD_BENCH_DASHBOARD=1 $(GO) test ./adapters/dashboard -run '^TestDashboardLoad$$' -count=1 -v -timeout 10m
+
+bench-responses:
+	FORMWARD_BENCH_RESPONSES=1 $(GO) test ./adapters/dashboard -run '^TestResponsesTableLoad$$' -count=1 -v -timeout 60m
 
 generate:
 	@test -x $(WIRE) || $(GO) install github.com/google/wire/cmd/wire@$(WIRE_VERSION)

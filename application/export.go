@@ -80,7 +80,7 @@ func (h ExportSubmissionsHandler) Handle(ctx context.Context, q ExportSubmission
 		return nil, err
 	}
 	return &Export{Form: f, At: now, Columns: ExportColumns(f), scanner: h.scanner, batch: h.batch, workspaceID: p.WorkspaceID,
-		createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore}, nil
+		createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore, fields: f.Fields()}, nil
 }
 
 // Export is one export under way: the form, when it started, its columns, and the
@@ -97,6 +97,8 @@ type Export struct {
 	workspaceID   string
 	createdAfter  *time.Time
 	createdBefore *time.Time
+	// fields are Form.Fields(), copied once: Row reads them for every submission.
+	fields []form.Field
 }
 
 // Each calls fn with every submission, oldest first; it stops at the first error (of reading,
@@ -168,20 +170,23 @@ func ExportColumns(f *form.Form) []string {
 func (e *Export) Row(s *submission.Submission, link func(s *submission.Submission, value string) string, row []string) []string {
 	row = row[:0]
 	row = append(row, s.ID(), domain.FormatTime(s.SubmittedAt()))
-	data := s.Data()
-	for _, fl := range e.Form.Fields() {
-		v, ok := data[fl.ID]
+	fields := e.fields
+	if fields == nil {
+		fields = e.Form.Fields()
+	}
+	for _, fl := range fields {
+		v, ok := s.Answer(fl.ID)
 		switch {
 		case !ok:
 			row = append(row, "")
-		case v.IsList():
+		case v.IsList() && fl.Type == form.TypeFile && link != nil:
 			items := v.Strings()
-			if fl.Type == form.TypeFile && link != nil {
-				for i, it := range items {
-					items[i] = link(s, it)
-				}
+			for i, it := range items {
+				items[i] = link(s, it)
 			}
 			row = append(row, joinItems(items))
+		case v.IsList():
+			row = append(row, v.String())
 		default:
 			row = append(row, v.String())
 		}

@@ -17,7 +17,10 @@ import (
 // where to resume. The work per page stays bounded whatever the size of the form.
 const MaxScannedPerPage = 2000
 
-// findBatch is how many submissions Find reads at a time.
+// findBatch is how many submissions a filtered Find reads at a time. An unfiltered page reads
+// exactly its rows and one more (to know whether a next page exists): every submission read is
+// decrypted, and reading a filtered page's batch for a 25-row page opened eight times the rows
+// shown.
 const findBatch = 200
 
 // ValueMatch keeps the submissions whose answer to FieldID contains Contains (case
@@ -53,13 +56,19 @@ func (h ListSubmissionsHandler) Find(ctx context.Context, q ListSubmissions) (Su
 		return SubmissionPage{}, err
 	}
 	match := func(*submission.Submission) bool { return true }
+	limit := q.Page.Limit
+	if limit < 1 {
+		limit = 1
+	}
+	batch := limit + 1
 	if q.Match != nil && strings.TrimSpace(q.Match.Contains) != "" {
+		batch = max(findBatch, batch)
 		if _, ok := f.Field(q.Match.FieldID); !ok {
 			return SubmissionPage{}, domain.Validation("field", "unknown_field", "the form has no such field")
 		}
 		id, want := q.Match.FieldID, strings.ToLower(strings.TrimSpace(q.Match.Contains))
 		match = func(s *submission.Submission) bool {
-			v, ok := s.Data()[id]
+			v, ok := s.Answer(id)
 			if !ok {
 				return false
 			}
@@ -70,10 +79,6 @@ func (h ListSubmissionsHandler) Find(ctx context.Context, q ListSubmissions) (Su
 			}
 			return false
 		}
-	}
-	limit := q.Page.Limit
-	if limit < 1 {
-		limit = 1
 	}
 	read := func(after *ports.Position, n int) ([]*submission.Submission, error) {
 		return h.submissions.List(ctx, q.WorkspaceID, q.FormID, ports.SubmissionQuery{
@@ -90,7 +95,7 @@ func (h ListSubmissionsHandler) Find(ctx context.Context, q ListSubmissions) (Su
 				Limit: n, After: after, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore})
 		}
 	}
-	page, err := scanPage(read, from, limit, h.scanLimit, match)
+	page, err := scanPage(read, from, limit, batch, h.scanLimit, match)
 	if err != nil {
 		return SubmissionPage{}, err
 	}
@@ -100,14 +105,14 @@ func (h ListSubmissionsHandler) Find(ctx context.Context, q ListSubmissions) (Su
 	return page, nil
 }
 
-// scanPage reads in keyset order from from until it holds limit matches (and knows whether
-// another follows), the rows run out, or scanLimit rows were opened.
-func scanPage(read func(after *ports.Position, n int) ([]*submission.Submission, error), from *ports.Position, limit, scanLimit int,
+// scanPage reads in keyset order from from, batch rows at a time, until it holds limit matches
+// (and knows whether another follows), the rows run out, or scanLimit rows were opened.
+func scanPage(read func(after *ports.Position, n int) ([]*submission.Submission, error), from *ports.Position, limit, batch, scanLimit int,
 	match func(*submission.Submission) bool) (SubmissionPage, error) {
 	var out SubmissionPage
 	pos := from
 	for {
-		n := findBatch
+		n := batch
 		if left := scanLimit - out.Scanned; left < n {
 			n = max(left, limit+1-len(out.Submissions))
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -115,9 +116,11 @@ func benchmarkExportCSV(b *testing.B, db *persistence.DB, rows int) {
 		w := &countingWriter{header: http.Header{}}
 		req := httptest.NewRequest("GET", "/v1/forms/"+f.ID()+"/submissions/export?format=csv", nil)
 		req.Header.Set("Authorization", "Bearer "+key.Token)
+		stopProfile := exportProfile(b)
 		start, cpuStart := time.Now(), cpuTime(b)
 		router.ServeHTTP(w, req)
 		elapsed, cpu := time.Since(start), cpuTime(b)-cpuStart
+		stopProfile()
 		stopSampling()
 		if w.status != 200 || w.lines != rows+1 {
 			b.Fatalf("status %d, %d lines, want %d", w.status, w.lines, rows+1)
@@ -131,6 +134,29 @@ func benchmarkExportCSV(b *testing.B, db *persistence.DB, rows int) {
 		b.Logf("%s: %d rows in %s (%.0f rows/s; %s of this process's CPU: %.0f rows per CPU-second), %.1f MB written, peak RSS %+.1f MB, peak Go heap %+.1f MB",
 			db.Dialect(), rows, elapsed.Round(time.Millisecond), float64(rows)/elapsed.Seconds(), cpu.Round(time.Millisecond),
 			float64(rows)/cpu.Seconds(), float64(w.bytes)/(1<<20), float64(growth)/1024, float64(*heapPeak-heapBefore)/(1<<20))
+	}
+}
+
+// exportProfile starts a CPU profile of the export alone (not of the seeding, which -cpuprofile
+// would include) when FORMWARD_BENCH_EXPORT_PROFILE names a file; the dialect is appended to
+// the name. It returns the function that stops it.
+func exportProfile(b *testing.B) func() {
+	path := os.Getenv("FORMWARD_BENCH_EXPORT_PROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path + "." + b.Name()[strings.LastIndexByte(b.Name(), '/')+1:])
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -101,6 +101,21 @@ func TestSubmissionsOldestFirstAcrossBatches(t *testing.T) {
 		if page, err := r.submissions.ListOldestFirst(context.Background(), "wsp_other", f.ID(), ports.OldestFirst{Limit: 10}); err != nil || len(page) != 0 {
 			t.Fatalf("other workspace: %d rows, %v", len(page), err)
 		}
+
+		// A row that does not open fails its batch, wherever it is in the batch.
+		update := "UPDATE submissions SET sealed = ? WHERE id = ?"
+		if db.Dialect() == persistence.DialectPostgres {
+			update = "UPDATE submissions SET sealed = $1 WHERE id = $2"
+		}
+		if _, err := db.SQL().Exec(update, []byte("not a ciphertext"), want[700].ID()); err != nil {
+			t.Fatal(err)
+		}
+		if page, err := r.submissions.ListOldestFirst(context.Background(), w.ID(), f.ID(), ports.OldestFirst{Limit: batch}); err == nil {
+			t.Fatalf("a batch with a tampered row: %d rows and no error", len(page))
+		}
+		if page, err := r.submissions.ListOldestFirst(context.Background(), w.ID(), f.ID(), ports.OldestFirst{Limit: 700}); err != nil || len(page) != 700 {
+			t.Fatalf("the batch before the tampered row: %d rows, %v", len(page), err)
+		}
 	})
 }
 

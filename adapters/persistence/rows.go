@@ -286,16 +286,28 @@ func plainJSONString(raw json.RawMessage) (string, bool) {
 }
 
 func decodeSubmission(r submissionRow, plaintext []byte) (*submission.Submission, error) {
+	data, meta, ok := decodeSealedFast(plaintext)
+	if !ok {
+		var err error
+		if data, meta, err = decodeSealedJSON(plaintext); err != nil {
+			return nil, fmt.Errorf("decode submission %s: %w", r.ID, err)
+		}
+	}
+	return submission.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.FormID, data, meta, fromMillis(r.SubmittedAt), fromMillis(r.UpdatedAt)), nil
+}
+
+// decodeSealedJSON is decodeSealedFast through encoding/json: any text it takes.
+func decodeSealedJSON(plaintext []byte) (map[string]submission.Value, submission.Metadata, error) {
 	var in sealedSubmission
 	if err := json.Unmarshal(plaintext, &in); err != nil {
-		return nil, fmt.Errorf("decode submission %s: %w", r.ID, err)
+		return nil, submission.Metadata{}, err
 	}
 	data := make(map[string]submission.Value, len(in.Data))
 	for k, raw := range in.Data {
 		if len(raw) > 0 && raw[0] == '[' {
 			var list []string
 			if err := json.Unmarshal(raw, &list); err != nil {
-				return nil, fmt.Errorf("decode submission %s: %w", r.ID, err)
+				return nil, submission.Metadata{}, err
 			}
 			data[k] = submission.List(list)
 			continue
@@ -306,13 +318,13 @@ func decodeSubmission(r submissionRow, plaintext []byte) (*submission.Submission
 		}
 		var one string
 		if err := json.Unmarshal(raw, &one); err != nil {
-			return nil, fmt.Errorf("decode submission %s: %w", r.ID, err)
+			return nil, submission.Metadata{}, err
 		}
 		data[k] = submission.Single(one)
 	}
 	m := in.Metadata
-	meta := submission.Metadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: submission.Source(m.Source), UTM: m.UTM, ReplyTo: m.ReplyTo, Subject: m.Subject}
-	return submission.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.FormID, data, meta, fromMillis(r.SubmittedAt), fromMillis(r.UpdatedAt)), nil
+	return data, submission.Metadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: submission.Source(m.Source), UTM: m.UTM,
+		ReplyTo: m.ReplyTo, Subject: m.Subject}, nil
 }
 
 type outboxRow struct {

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"gorm.io/gorm"
 
@@ -309,59 +307,6 @@ func (r *SubmissionRepository) Delete(ctx context.Context, workspaceID, formID, 
 		}
 		return writeAudit(tx, events)
 	})
-}
-
-// ListOldestFirst returns up to q.Limit submissions of the form, oldest first (submitted_at,
-// id), strictly after q.After and strictly between the time bounds. The form's
-// (form_id, submitted_at, id) index serves it read backwards, so each batch is one index range.
-func (r *SubmissionRepository) ListOldestFirst(ctx context.Context, workspaceID, formID string, q ports.OldestFirst) ([]*submission.Submission, error) {
-	if q.Limit <= 0 {
-		return nil, nil
-	}
-	db := r.db.read(ctx).Where("form_id = ? AND workspace_id = ?", formID, workspaceID)
-	if q.CreatedAfter != nil {
-		db = db.Where("submitted_at > ?", floorMillis(*q.CreatedAfter))
-	}
-	if q.CreatedBefore != nil {
-		db = db.Where("submitted_at < ?", ceilMillis(*q.CreatedBefore))
-	}
-	if q.After != nil {
-		db = db.Where("(submitted_at, id) > (?, ?)", toMillis(q.After.CreatedAt), q.After.ID)
-	}
-	var rows []submissionRow
-	if err := db.Order("submitted_at, id").Limit(q.Limit).Find(&rows).Error; err != nil {
-		return nil, mapErr("list submissions oldest first", err)
-	}
-	return r.openAll(ctx, rows)
-}
-
-// openAll decrypts and decodes rows on every CPU: for a large batch that is most of the work.
-func (r *SubmissionRepository) openAll(ctx context.Context, rows []submissionRow) ([]*submission.Submission, error) {
-	out := make([]*submission.Submission, len(rows))
-	workers := min(runtime.GOMAXPROCS(0), len(rows)/64+1)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(rows); i += workers {
-				s, err := r.open(ctx, rows[i])
-				if err != nil {
-					errs[w] = err
-					return
-				}
-				out[i] = s
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // Import stores submissions that were received elsewhere or earlier (bulk loads: a move from

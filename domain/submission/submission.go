@@ -149,6 +149,13 @@ func (s *Submission) Data() map[string]Value {
 	return out
 }
 
+// Answer returns the answer to one field, without copying the answers (Data does): exports
+// read every field of every submission.
+func (s *Submission) Answer(fieldID string) (Value, bool) {
+	v, ok := s.data[fieldID]
+	return v, ok
+}
+
 // Metadata returns how the submission arrived.
 func (s *Submission) Metadata() Metadata { return s.metadata }
 
