@@ -120,6 +120,13 @@ func (e *DeliveryEngine) attempt(ctx context.Context, d *webhook.Delivery) {
 		}
 		return // the claim's lease runs out and the delivery is claimed again
 	}
+	if !w.Enabled() && d.Cycle() > 0 {
+		// Switched off between two attempts: the retries stop. A first attempt (a delivery
+		// queued just before, a manual Retry, a test event) is still sent.
+		d.Halt(webhook.ErrWebhookDisabled, e.clock.Now())
+		e.save(ctx, d) // no attempt was made: nothing for the observer
+		return
+	}
 	res := e.sender.Send(ctx, ports.OutboundRequest{
 		EndpointID: w.ID(), URL: w.URL(), Body: d.Body(), Event: string(d.EventType()),
 		DeliveryID: d.ID(), Attempt: d.NextAttemptNumber(), Secret: w.Secret(), TraceParent: d.TraceParent(),
@@ -132,14 +139,21 @@ func (e *DeliveryEngine) attempt(ctx context.Context, d *webhook.Delivery) {
 	} else {
 		d.Record(webhook.Outcome{StatusCode: res.StatusCode, Duration: res.Duration, Err: res.Err}, e.clock.Now(), e.retry)
 	}
-	// Saved even while stopping: the attempt happened and must not be made twice needlessly.
+	if e.save(ctx, d) {
+		e.observer.Attempted(d, res)
+	}
+}
+
+// save stores the delivery after an attempt or a halt, even while stopping: the attempt
+// happened and must not be made twice needlessly. It reports whether the delivery was saved.
+func (e *DeliveryEngine) save(ctx context.Context, d *webhook.Delivery) bool {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := e.deliveries.Save(sctx, d); err != nil {
 		if !errors.Is(err, domain.ErrNotFound) { // not found: the webhook was deleted meanwhile
 			e.observer.Failed("save delivery", err)
 		}
-		return
+		return false
 	}
-	e.observer.Attempted(d, res)
+	return true
 }

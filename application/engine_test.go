@@ -596,6 +596,33 @@ func TestEngineStopsRetryingWhenWebhookDeleted(t *testing.T) {
 	}
 }
 
+// A webhook switched off between two attempts: the next retry is not sent, the delivery ends
+// undeliverable saying why; a manual Retry still sends.
+func TestEngineStopsRetryingWhenWebhookDisabled(t *testing.T) {
+	sender := &scriptedSender{script: []ports.OutboundResult{fail500, ok200}}
+	wh, ds, ids := engineWith(t, sender, newTestHook(t, "whk_1", nil, "submission.created"))
+	waitFor(t, "first attempt", func() bool { return len(ds.get(t, ids[0]).Attempts()) >= 1 })
+	wh.mu.Lock() // a new value, as a store's Get returns: the engine may hold the old one
+	w := wh.hooks["whk_1"]
+	wh.hooks["whk_1"] = webhook.UnmarshalFromDatabase(w.ID(), w.WorkspaceID(), w.URL(), w.Events(), w.FormID(), w.Secret(), false,
+		w.EnabledSince(), w.CreatedAt(), time.Now())
+	wh.mu.Unlock()
+	waitFor(t, "halted", func() bool { return ds.get(t, ids[0]).Status() == webhook.StatusUndeliverable })
+	d := ds.get(t, ids[0])
+	a := d.Attempts()
+	if last := a[len(a)-1]; last.StatusCode != nil || last.Error == nil || *last.Error != webhook.ErrWebhookDisabled {
+		t.Fatalf("last entry = %+v, want the halt", last)
+	}
+	if sent := len(sender.requests()); sent != len(a)-1 {
+		t.Fatalf("%d requests for %d attempts and the halt", sent, len(a)-1)
+	}
+	d.Retry(time.Now())
+	if err := ds.Save(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "manual retry delivered", func() bool { return ds.get(t, ids[0]).Status() == webhook.StatusDelivered })
+}
+
 func TestEngineBoundsConcurrency(t *testing.T) {
 	gate := make(chan struct{})
 	var mu sync.Mutex

@@ -110,6 +110,23 @@ func (d *Delivery) Postpone(until time.Time) {
 	d.nextAttemptAt = &u
 }
 
+// ErrWebhookDisabled is why a pending delivery stopped: its webhook was switched off.
+const ErrWebhookDisabled = "not sent: the webhook is disabled"
+
+// Halt ends a pending delivery without sending it (its webhook was switched off between two
+// attempts): it becomes undeliverable, with an entry saying why in place of the attempt that was
+// due. Retry sends it again on demand.
+func (d *Delivery) Halt(reason string, now time.Time) {
+	if d.status != StatusPending {
+		return
+	}
+	now = now.UTC()
+	d.cycle++
+	msg := reason
+	d.attempts = append(d.attempts, Attempt{Number: d.cycle, At: now, Error: &msg})
+	d.status, d.nextAttemptAt, d.updatedAt = StatusUndeliverable, nil, now
+}
+
 // Retry starts a new cycle of attempts at once, whatever the status (a manual replay).
 func (d *Delivery) Retry(now time.Time) {
 	now = now.UTC()

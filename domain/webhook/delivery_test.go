@@ -122,3 +122,25 @@ func TestRetryStartsNewCycle(t *testing.T) {
 		t.Fatalf("attempts kept %d, last numbered %d", n, d.Attempts()[n-1].Number)
 	}
 }
+
+func TestHaltEndsAPendingDeliveryUnsent(t *testing.T) {
+	d := newDelivery(t)
+	d.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, now, webhook.DefaultRetrySchedule())
+	later := now.Add(time.Minute)
+	d.Halt(webhook.ErrWebhookDisabled, later)
+	a := d.Attempts()
+	if d.Status() != webhook.StatusUndeliverable || d.NextAttemptAt() != nil || len(a) != 2 {
+		t.Fatalf("after halt: %s, next %v, %d attempts", d.Status(), d.NextAttemptAt(), len(a))
+	}
+	if a[1].Number != 2 || a[1].StatusCode != nil || a[1].Error == nil || *a[1].Error != webhook.ErrWebhookDisabled || !a[1].At.Equal(later) {
+		t.Fatalf("halt entry = %+v", a[1])
+	}
+	d.Halt("again", later.Add(time.Minute))
+	if len(d.Attempts()) != 2 {
+		t.Fatal("halting an ended delivery changed it")
+	}
+	d.Retry(later)
+	if d.Status() != webhook.StatusPending || d.NextAttemptNumber() != 1 {
+		t.Fatalf("retry after halt: %s, next attempt %d", d.Status(), d.NextAttemptNumber())
+	}
+}
