@@ -89,9 +89,11 @@ async function main() {
     await submit(page, () => cv.getByRole('button', { name: /^Save field/ }).click());
     ok('file field limited to text/plain and PDF, 1 MB');
 
-    // Mouse: drag "Your CV" by its handle above "Full name", in a window tall enough to hold
-    // both (Playwright's synthetic drag does not survive a scroll between the two).
-    await page.setViewportSize({ width: desktop.width, height: 3000 });
+    // Mouse: drag "Your CV" by its handle above "Full name", in a window as tall as the page,
+    // so both are in view (Playwright's synthetic drag does not survive a scroll between the two).
+    const tall = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewportSize({ width: desktop.width, height: Math.min(tall + 100, 12000) });
+    await page.evaluate(() => window.scrollTo(0, 0));
     const handle = page.locator('#fb-fields > li', { hasText: 'Your CV' }).locator('.fb-handle');
     const first = page.locator('#fb-fields > li').first();
     await Promise.all([page.waitForNavigation(), handle.dragTo(first, { targetPosition: { x: 40, y: 4 } })]);
