@@ -20,9 +20,12 @@ const DefaultRetentionBatch = 1000
 // RunRetention is one pass of the retention job over every workspace.
 type RunRetention struct {
 	// Rest paces the pass: after each deletion transaction it waits Rest times as long as the
-	// transaction took, leaving the database to the capture path in between (serve uses 1; 0
+	// transaction took, leaving the database to the capture path in between (serve paces it; 0
 	// runs at full speed, as `formward retention run` does).
 	Rest float64
+	// Batch is how many submissions one deletion transaction takes (0: the handler's own,
+	// DefaultRetentionBatch). Smaller batches hold the database for less at a time.
+	Batch int
 }
 
 // RetentionResult counts what one pass deleted.
@@ -66,6 +69,9 @@ func NewRunRetentionHandler(workspaces ports.WorkspaceRepository, forms ports.Fo
 // Handle runs one pass. Each workspace it deleted something of gets one retention.deleted
 // audit event with the counts, written in the transaction of the last deletion.
 func (h RunRetentionHandler) Handle(ctx context.Context, cmd RunRetention) (RetentionResult, error) {
+	if cmd.Batch > 0 {
+		h.batch = cmd.Batch // this pass's copy of the handler
+	}
 	now := h.clock.Now()
 	var total RetentionResult
 	all, err := h.workspaces.List(ctx)

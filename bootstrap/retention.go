@@ -19,6 +19,9 @@ import (
 // (as backups are paced). An hourly pass still deletes thousands of submissions a second.
 const serveRetentionRest = 3.0
 
+// serveRetentionBatch is how many submissions one of serve's deletion transactions takes.
+const serveRetentionBatch = 1000
+
 // retentionJob runs the retention job every interval in the process that holds the retention
 // lease (one at a time across every serve process), after backfilling the privacy index of
 // submissions stored before it existed.
@@ -71,7 +74,7 @@ func (j retentionJob) run(ctx context.Context) {
 
 func (j retentionJob) pass(ctx context.Context) {
 	start := time.Now()
-	r, err := j.app.Commands.RunRetention.Handle(ctx, application.RunRetention{Rest: serveRetentionRest})
+	r, err := j.app.Commands.RunRetention.Handle(ctx, application.RunRetention{Rest: serveRetentionRest, Batch: serveRetentionBatch})
 	if err != nil && ctx.Err() != nil {
 		return
 	}
