@@ -27,18 +27,9 @@ func TestBrowserDashboard(t *testing.T) {
 
 	in := newInstance(t, "", "")
 	in.startServe()
-	var link string
-	for deadline := time.Now().Add(15 * time.Second); link == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		link = setupLink.FindString(in.logs.String())
-	}
-	if link == "" {
-		t.Fatalf("formward serve logged no setup link (…/app/setup?token=…) on first start")
-	}
+	link := in.awaitSetupLink(t)
 
-	artifacts, err := filepath.Abs("artifacts")
-	if err != nil {
-		t.Fatal(err)
-	}
+	artifacts := artifactsDir(t)
 	// The walk is long (about twenty pages, each checked twice by axe-core, and real argon2id
 	// password hashing at every sign-in): it gets more time than the other specs.
 	runNodeWithin(t, 8*time.Minute, node, []string{"FORMWARD_CHROMIUM=" + chromium}, "dashboard.spec.mjs", in.baseURL, link, artifacts)
@@ -59,4 +50,27 @@ func runNodeWithin(t *testing.T, limit time.Duration, node string, env []string,
 	if err != nil {
 		t.Fatalf("node test/browser/%s %s: %v", script, strings.Join(args, " "), err)
 	}
+}
+
+// awaitSetupLink returns the one-time setup link serve logs on its first start.
+func (in *instance) awaitSetupLink(t *testing.T) string {
+	t.Helper()
+	var link string
+	for deadline := time.Now().Add(15 * time.Second); link == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		link = setupLink.FindString(in.logs.String())
+	}
+	if link == "" {
+		t.Fatalf("formward serve logged no setup link (…/app/setup?token=…) on first start")
+	}
+	return link
+}
+
+// artifactsDir is where the browser specs save their screenshots (test/artifacts).
+func artifactsDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("artifacts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

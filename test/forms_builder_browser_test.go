@@ -17,17 +17,8 @@ func TestFormsBuilderBrowser(t *testing.T) {
 
 	in := newInstance(t, "", "")
 	in.startServe()
-	var link string
-	for deadline := time.Now().Add(15 * time.Second); link == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		link = setupLink.FindString(in.logs.String())
-	}
-	if link == "" {
-		t.Fatalf("formward serve logged no setup link (…/app/setup?token=…) on first start")
-	}
-	artifacts, err := filepath.Abs("artifacts")
-	if err != nil {
-		t.Fatal(err)
-	}
+	link := in.awaitSetupLink(t)
+	artifacts := artifactsDir(t)
 	runNodeWithin(t, 6*time.Minute, node, []string{"FORMWARD_CHROMIUM=" + chromium}, "forms_builder.spec.mjs", in.baseURL, link, artifacts)
 	t.Logf("screenshots: %s", filepath.Join(artifacts, "forms-builder-*.png"))
 }

@@ -39,17 +39,8 @@ func TestRoutingBrowser(t *testing.T) {
 	// Automatic retries come only after an hour: the success seen later is the manual retry's.
 	in.setEnv("FORMWARD_RETRY_DELAYS", "1h,1h,1h,1h")
 	in.startServe()
-	var link string
-	for deadline := time.Now().Add(15 * time.Second); link == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		link = setupLink.FindString(in.logs.String())
-	}
-	if link == "" {
-		t.Fatalf("formward serve logged no setup link (…/app/setup?token=…) on first start")
-	}
-	artifacts, err := filepath.Abs("artifacts")
-	if err != nil {
-		t.Fatal(err)
-	}
+	link := in.awaitSetupLink(t)
+	artifacts := artifactsDir(t)
 	runNodeWithin(t, 5*time.Minute, node, []string{"FORMWARD_CHROMIUM=" + chromium}, "routing.spec.mjs",
 		in.baseURL, link, artifacts, rc.url("/down/formward"), control.URL)
 
