@@ -147,9 +147,15 @@ func newDareAEAD(key []byte) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
-// encryptStream returns the DARE 2.0 encryption of exactly size bytes of r, and a stop
-// function to call once the stream is no longer read.
-func encryptStream(r io.Reader, size int64, key []byte) (io.Reader, func(), error) {
+// newNonce is a new stream's random nonce (its packages' nonces derive from it).
+func newNonce() (nonce [12]byte) {
+	rand.Read(nonce[:]) // never fails; it crashes the program instead
+	return nonce
+}
+
+// encryptStream returns the DARE 2.0 encryption of exactly size bytes of r under key and
+// nonce, and a stop function to call once the stream is no longer read.
+func encryptStream(r io.Reader, size int64, key []byte, nonce [12]byte) (io.Reader, func(), error) {
 	if size == 0 {
 		// An empty file has no package; r must be empty too.
 		if n, _ := io.ReadFull(r, make([]byte, 1)); n > 0 {
@@ -161,8 +167,6 @@ func encryptStream(r io.Reader, size int64, key []byte) (io.Reader, func(), erro
 	if err != nil {
 		return nil, nil, err
 	}
-	var nonce [12]byte
-	rand.Read(nonce[:]) // never fails; it crashes the program instead
 	src := &exactReader{r: r, left: size}
 	chunks := int((size + chunkPlain - 1) / chunkPlain)
 	p := newPipe(func(i int) (func() (*[]byte, error), bool, error) {
@@ -305,4 +309,139 @@ func decryptStream(src io.Reader, key []byte, size int64, first int) *pipe {
 			return out, nil
 		}, true, nil
 	})
+}
+
+// sealedObject is a stored encrypted object (head, then the DARE 2.0 stream of src's first
+// size bytes under key and nonce) read at any offset: ReadAt seals the packages it covers from
+// src, straight into the caller's buffer when a package fits there whole, and keeps the last
+// few packages it sealed for a part (the next read's first package is usually the one the
+// last read ended in). A package always seals to the same bytes, so a store may read a range
+// twice (a retried part); src must not change meanwhile, as an upload's spool does not. It is
+// what encryptStream yields for the same key and nonce, byte for byte.
+type sealedObject struct {
+	head   []byte
+	src    io.ReaderAt
+	size   int64 // plaintext bytes of src
+	stream int64 // bytes of the DARE stream
+	aead   cipher.AEAD
+	nonce  [12]byte
+
+	mu    sync.Mutex
+	kept  [4]keptPackage // the packages sealed for parts of reads, least recently used first
+	clock int
+}
+
+type keptPackage struct {
+	pkg  int64
+	used int // clock of its last use; 0: empty
+	buf  []byte
+}
+
+func newSealedObject(head []byte, src io.ReaderAt, size int64, key []byte, nonce [12]byte) (*sealedObject, error) {
+	// src must hold exactly size bytes.
+	var one [1]byte
+	if size > 0 {
+		if n, err := src.ReadAt(one[:], size-1); n != 1 {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = errBodySize
+			}
+			return nil, err
+		}
+	}
+	if n, _ := src.ReadAt(one[:], size); n > 0 {
+		return nil, errBodySize
+	}
+	stream, err := sio.EncryptedSize(uint64(size))
+	if err != nil {
+		return nil, err
+	}
+	aead, err := newDareAEAD(key)
+	if err != nil {
+		return nil, err
+	}
+	return &sealedObject{head: head, src: src, size: size, stream: int64(stream), aead: aead, nonce: nonce}, nil
+}
+
+// Size is the stored object's length.
+func (o *sealedObject) Size() int64 { return int64(len(o.head)) + o.stream }
+
+func (o *sealedObject) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("objectstore: negative offset")
+	}
+	n := 0
+	if off < int64(len(o.head)) {
+		n = copy(p, o.head[off:])
+	}
+	for n < len(p) {
+		at := off + int64(n) - int64(len(o.head)) // in the stream
+		if at >= o.stream {
+			return n, io.EOF
+		}
+		pkg, within := at/darePackage, int(at%darePackage)
+		if within == 0 && len(p)-n >= o.packageLen(pkg) {
+			k, err := o.seal(p[n:], pkg)
+			if err != nil {
+				return n, err
+			}
+			n += k
+			continue
+		}
+		k, err := o.part(p[n:], pkg, within)
+		if err != nil {
+			return n, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// packageLen is the stored length of package pkg.
+func (o *sealedObject) packageLen(pkg int64) int {
+	return int(min(darePayload, o.size-pkg*darePayload)) + darePackage - darePayload
+}
+
+// seal writes package pkg at the start of dst (which has room for it) and returns its length.
+// The plaintext is read where the package's payload goes, and sealed in place.
+func (o *sealedObject) seal(dst []byte, pkg int64) (int, error) {
+	plainAt := pkg * darePayload
+	plainLen := int(min(darePayload, o.size-plainAt))
+	plain := dst[dareHeader : dareHeader+plainLen]
+	if k, err := o.src.ReadAt(plain, plainAt); k != plainLen {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = errBodySize
+		}
+		return 0, err
+	}
+	sealChunk(dst[:0], o.aead, o.nonce, uint32(pkg), plain, plainAt+int64(plainLen) == o.size)
+	return o.packageLen(pkg), nil
+}
+
+// part copies package pkg from byte within on into dst: from the kept packages, or sealed now
+// into the least recently used slot.
+func (o *sealedObject) part(dst []byte, pkg int64, within int) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.clock++
+	slot := &o.kept[0]
+	for i := range o.kept {
+		k := &o.kept[i]
+		if k.used > 0 && k.pkg == pkg {
+			k.used = o.clock
+			return copy(dst, k.buf[within:]), nil
+		}
+		if k.used < slot.used {
+			slot = k
+		}
+	}
+	if slot.buf == nil {
+		slot.buf = make([]byte, darePackage)
+	}
+	n, err := o.seal(slot.buf[:cap(slot.buf)], pkg)
+	if err != nil {
+		slot.used = 0
+		return 0, err
+	}
+	slot.pkg, slot.used, slot.buf = pkg, o.clock, slot.buf[:n]
+	return copy(dst, slot.buf[within:]), nil
 }

@@ -11,7 +11,7 @@ import (
 func BenchmarkDareStream20MB(b *testing.B) {
 	content := make([]byte, 20<<20)
 	key := make([]byte, fileKeyLen)
-	r, stop, err := encryptStream(bytes.NewReader(content), int64(len(content)), key)
+	r, stop, err := encryptStream(bytes.NewReader(content), int64(len(content)), key, newNonce())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func BenchmarkDareStream20MB(b *testing.B) {
 	b.Run("encrypt", func(b *testing.B) {
 		b.SetBytes(int64(len(content)))
 		for i := 0; i < b.N; i++ {
-			r, stop, err := encryptStream(bytes.NewReader(content), int64(len(content)), key)
+			r, stop, err := encryptStream(bytes.NewReader(content), int64(len(content)), key, newNonce())
 			if err != nil {
 				b.Fatal(err)
 			}

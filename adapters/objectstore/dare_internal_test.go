@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
+	"sync"
 	"testing"
 
 	"github.com/minio/sio"
@@ -16,7 +17,7 @@ func dareSizes() []int {
 
 func sealAll(t *testing.T, content, key []byte) []byte {
 	t.Helper()
-	r, stop, err := encryptStream(bytes.NewReader(content), int64(len(content)), key)
+	r, stop, err := encryptStream(bytes.NewReader(content), int64(len(content)), key, newNonce())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,4 +101,69 @@ func TestDareRefusesAlteredStreams(t *testing.T) {
 		t.Errorf("truncated: err = %v, want ErrCorrupt", err)
 	}
 	p.Close()
+}
+
+// Read at any offsets, in any order and from several goroutines at once, the sealed object is
+// the head followed by exactly the stream encryptStream seals with the same key and nonce.
+func TestSealedObjectReadsAtOffsetsAsTheStream(t *testing.T) {
+	key := make([]byte, fileKeyLen)
+	rand.Read(key)
+	head := []byte("FWE1 a head of a few bytes")
+	for _, size := range append([]int{0}, dareSizes()...) {
+		content := make([]byte, size)
+		rand.Read(content)
+		nonce := newNonce()
+		r, stop, err := encryptStream(bytes.NewReader(content), int64(size), key, nonce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream, err := io.ReadAll(r)
+		stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append(bytes.Clone(head), stream...)
+		obj, err := newSealedObject(head, bytes.NewReader(content), int64(size), key, nonce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obj.Size() != int64(len(want)) {
+			t.Fatalf("%d bytes: Size %d, want %d", size, obj.Size(), len(want))
+		}
+		// Whole, in one read.
+		got := make([]byte, len(want)+10)
+		n, err := obj.ReadAt(got, 0)
+		if n != len(want) || !errors.Is(err, io.EOF) || !bytes.Equal(got[:n], want) {
+			t.Fatalf("%d bytes: one read: %d bytes, %v, equal %v", size, n, err, bytes.Equal(got[:n], want))
+		}
+		// In pieces of odd sizes that straddle packages, from four goroutines.
+		var wg sync.WaitGroup
+		for _, piece := range []int{1000, 32 << 10, 64 << 10, darePackage + 7} {
+			wg.Go(func() {
+				buf := make([]byte, piece)
+				for off := len(want) - 1; off >= 0; off -= piece {
+					start := max(0, off-piece+1)
+					n, err := obj.ReadAt(buf[:off+1-start], int64(start))
+					if n != off+1-start || (err != nil && !errors.Is(err, io.EOF)) || !bytes.Equal(buf[:n], want[start:off+1]) {
+						t.Errorf("%d bytes: read [%d, %d]: %d bytes, %v", size, start, off, n, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if n, err := obj.ReadAt(got[:1], int64(len(want))); n != 0 || !errors.Is(err, io.EOF) {
+			t.Fatalf("%d bytes: read at the end: %d, %v", size, n, err)
+		}
+	}
+}
+
+// A source shorter or longer than the size declared for it is refused before anything is read.
+func TestSealedObjectRefusesAWrongSize(t *testing.T) {
+	key := make([]byte, fileKeyLen)
+	for _, c := range []struct{ have, declared int }{{99, 100}, {101, 100}, {1, 0}, {0, 1}} {
+		if _, err := newSealedObject(nil, bytes.NewReader(make([]byte, c.have)), int64(c.declared), key, newNonce()); !errors.Is(err, errBodySize) {
+			t.Errorf("%d bytes declared %d: err = %v, want errBodySize", c.have, c.declared, err)
+		}
+	}
 }

@@ -136,12 +136,24 @@ func (e *Encrypted) put(ctx context.Context, stored, workspaceID, name string, r
 	head = append(head, fileMagic...)
 	head = binary.BigEndian.AppendUint32(head, uint32(len(sealed)))
 	head = append(head, sealed...)
-	body, stop, err := encryptStream(r, size, h.Key)
+	nonce := newNonce()
+	total := int64(len(head)) + int64(encSize)
+	if at, ok := r.(io.ReaderAt); ok {
+		// The store may read the object at offsets (the local disk copies large objects on
+		// every core, an S3 client uploads parts in parallel) or in order; the source is only
+		// ever read at offsets.
+		obj, err := newSealedObject(head, at, size, h.Key, nonce)
+		if err != nil {
+			return fmt.Errorf("encrypt file: %w", err)
+		}
+		return e.next.Put(ctx, stored, io.NewSectionReader(obj, 0, obj.Size()), total, storedMimeType)
+	}
+	body, stop, err := encryptStream(r, size, h.Key, nonce)
 	if err != nil {
 		return fmt.Errorf("encrypt file: %w", err)
 	}
 	defer stop()
-	return e.next.Put(ctx, stored, io.MultiReader(bytes.NewReader(head), body), int64(len(head))+int64(encSize), storedMimeType)
+	return e.next.Put(ctx, stored, io.MultiReader(bytes.NewReader(head), body), total, storedMimeType)
 }
 
 // errBodySize means a file's body was shorter or longer than the size declared for it.

@@ -13,7 +13,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/formward/formward/domain"
@@ -70,7 +73,12 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, size int64, co
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("create object dir: %w", err)
 	}
-	n, err := writeAtomic(p, io.LimitReader(r, size+1))
+	var n int64
+	if at, ok := r.(io.ReaderAt); ok && size >= parallelCopyMin {
+		n, err = writeAtomic(p, func(f *os.File) (int64, error) { return copyAt(f, at, size) })
+	} else {
+		n, err = writeAtomic(p, func(f *os.File) (int64, error) { return io.Copy(f, io.LimitReader(r, size+1)) })
+	}
 	if err != nil {
 		return err
 	}
@@ -79,21 +87,72 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader, size int64, co
 		return fmt.Errorf("put %s: read %d bytes, expected %d", key, n, size)
 	}
 	meta, _ := json.Marshal(localMeta{ContentType: contentType, Size: size})
-	if _, err := writeAtomic(p+metaSuffix, strings.NewReader(string(meta))); err != nil {
+	if _, err := writeAtomic(p+metaSuffix, func(f *os.File) (int64, error) { return io.Copy(f, strings.NewReader(string(meta))) }); err != nil {
 		_ = os.Remove(p)
 		return err
 	}
 	return nil
 }
 
-// writeAtomic copies r into a temporary file next to p and renames it over p.
-func writeAtomic(p string, r io.Reader) (int64, error) {
+// parallelCopyMin is the size from which Put copies an object that reads at offsets (an
+// upload's spool file, an encrypted object sealed as it is read) on every core.
+const parallelCopyMin = 4 << 20
+
+// copyPiece is how much one goroutine of copyAt reads and writes at a time.
+const copyPiece = 1 << 20
+
+// copyAt copies exactly size bytes of r into f, piece by piece on GOMAXPROCS goroutines, each
+// piece written at its offset: reading (or sealing) one piece runs beside writing another. It
+// returns size+1 when r holds more than size bytes.
+func copyAt(f *os.File, r io.ReaderAt, size int64) (int64, error) {
+	var one [1]byte
+	if k, _ := r.ReadAt(one[:], size); k > 0 {
+		return size + 1, nil
+	}
+	var next atomic.Int64
+	errs := make([]error, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() {
+			buf := make([]byte, copyPiece)
+			for {
+				at := next.Add(copyPiece) - copyPiece
+				if at >= size {
+					return
+				}
+				b := buf[:min(copyPiece, size-at)]
+				if k, err := r.ReadAt(b, at); k < len(b) {
+					if err == nil || errors.Is(err, io.EOF) {
+						err = io.ErrUnexpectedEOF
+					}
+					errs[i] = err
+					next.Store(size) // the others stop too
+					return
+				}
+				if _, err := f.WriteAt(b, at); err != nil {
+					errs[i] = err
+					next.Store(size)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return 0, err
+	}
+	return size, nil
+}
+
+// writeAtomic fills a temporary file next to p and renames it over p; fill returns how many
+// bytes it wrote.
+func writeAtomic(p string, fill func(*os.File) (int64, error)) (int64, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
 	if err != nil {
 		return 0, fmt.Errorf("create temp file: %w", err)
 	}
 	defer func() { _ = os.Remove(tmp.Name()) }()
-	n, err := io.Copy(tmp, r)
+	n, err := fill(tmp)
 	if err == nil {
 		err = tmp.Sync()
 	}
