@@ -16,7 +16,8 @@
 # BENCH_WARMUP (2s), BENCH_LOG_LEVEL (info, the default of a real deployment),
 # BENCH_RETENTION (0; N > 0 stores N submissions received 13 months ago in a Starter workspace
 # before serve starts, so that serve's first retention pass, paced as always, deletes them
-# while the load runs: capture under the retention job; the pass's log line is printed),
+# while the load runs: capture under the retention job; how many it deleted during each load
+# run, and at what rate, is printed),
 # BENCH_POSTGRES_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable).
 set -euo pipefail
 
@@ -218,11 +219,17 @@ for db in $DBS; do
     echo "-- $db: $mode (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
     args=(-mode "$mode")
     if [ "$mode" = capture-notoken ]; then args=(-mode capture -no-token); fi
+    if [ "$RETENTION" -gt 0 ]; then left_before=$(./bin/formward-seedexpired -remaining); t_before=$(date +%s.%N); fi
     if ! ./bin/formward-load "${args[@]}" -db "$db" -url "http://$FORMWARD_HTTP_ADDR/v1" -key "$key" -form "$form_id" \
       -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | sed "s/^{\"mode\"/{\"form\":\"$FORM_SHAPE\",\"mode\"/" | tee -a "$RESULTS"; then
       echo "the load run failed; the end of the server's output:" >&2
       tail -n 50 "bin/bench-$db-serve.log" >&2
       exit 1
+    fi
+    if [ "$RETENTION" -gt 0 ]; then
+      left_after=$(./bin/formward-seedexpired -remaining); t_after=$(date +%s.%N)
+      awk -v m="$mode" -v b="$left_before" -v a="$left_after" -v t0="$t_before" -v t1="$t_after" 'BEGIN {
+        printf "retention during the load (%s): %d expired submissions deleted in %.1f s, %.0f /s; %d left\n", m, b - a, t1 - t0, (b - a) / (t1 - t0), a }'
     fi
   done
 
