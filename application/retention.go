@@ -19,9 +19,10 @@ const DefaultRetentionBatch = 1000
 
 // RunRetention is one pass of the retention job over every workspace.
 type RunRetention struct {
-	// Rest paces the pass: after each deletion transaction it waits Rest times as long as the
-	// transaction took, leaving the database to the capture path in between (serve paces it; 0
-	// runs at full speed, as `formward retention run` does).
+	// Rest paces the pass: after a deletion transaction during which captures were written
+	// (or since the last rest), it waits Rest times as long as the transaction took, leaving
+	// the database to the capture path; with no capture about, it goes on at full speed.
+	// Serve paces it; 0 always runs at full speed, as `formward retention run` does.
 	Rest float64
 	// Batch is how many submissions one deletion transaction takes (0: the handler's own,
 	// DefaultRetentionBatch). Smaller batches hold the database for less at a time.
@@ -195,6 +196,9 @@ type deletion struct {
 	rest        float64
 	formIDs     []string
 
+	// captures is the store's CaptureWrites when the pass last looked (see flush).
+	captures uint64
+
 	held        []ports.SubmissionRef
 	heldFiles   int64
 	submissions int64
@@ -346,7 +350,7 @@ func (d *deletion) flush(ctx context.Context, events func(int64, map[string]any)
 	if err != nil {
 		return err
 	}
-	if d.rest > 0 {
+	if d.rest > 0 && d.competing() {
 		// Wall time, not the clock port: this paces the database, whatever time the job applies.
 		t := time.NewTimer(time.Duration(d.rest * float64(time.Since(start))))
 		select {
@@ -360,6 +364,19 @@ func (d *deletion) flush(ctx context.Context, events func(int64, map[string]any)
 	d.files += d.heldFiles
 	d.held, d.heldFiles = nil, 0
 	return nil
+}
+
+// competing reports whether captures were written since the pass last looked (during the
+// transaction just made, or the rest before it); captures written during a rest count at the
+// next look. It is always true when the store cannot tell.
+func (d *deletion) competing() bool {
+	n, ok := d.h.store.CaptureWrites()
+	if !ok {
+		return true
+	}
+	moved := n != d.captures
+	d.captures = n
+	return moved
 }
 
 // finish deletes the last held batch with the pass's audit event (when events is not nil and

@@ -538,3 +538,53 @@ func TestPrivacyEraseAcrossFormsDeletesFiles(t *testing.T) {
 		}
 	})
 }
+
+// pacedStore is the real retention store with deletions that take a known time and a capture
+// count the test moves.
+type pacedStore struct {
+	*persistence.RetentionStore
+	delay    time.Duration
+	captures atomic.Uint64
+	busy     bool // every look sees new captures
+}
+
+func (p *pacedStore) DeleteSubmissions(ctx context.Context, refs []ports.SubmissionRef, events ports.DeletionAudit) (int64, error) {
+	time.Sleep(p.delay)
+	return p.RetentionStore.DeleteSubmissions(ctx, refs, events)
+}
+
+func (p *pacedStore) CaptureWrites() (uint64, bool) {
+	if p.busy {
+		return p.captures.Add(1), true
+	}
+	return p.captures.Load(), true
+}
+
+// A paced pass (serve's) rests after a batch only while captures are being written: alone it
+// runs at full speed; while captures compete it rests Rest times each transaction's time.
+func TestPacedRetentionRestsOnlyWhileCapturesCompete(t *testing.T) {
+	const delay, rest, batches = 20 * time.Millisecond, 25.0, 3 // a rest lasts at least 0.5 s
+	for _, busy := range []bool{false, true} {
+		s := newStore(t, persistencetest.SQLite(t, nil))
+		w := s.workspace(t, workspace.PlanStarter)
+		f := s.form(t, w.ID())
+		for i := range batches * 10 {
+			s.capture(t, f, t0.Add(-400*day+time.Duration(i)*time.Second), "", false)
+		}
+		store := &pacedStore{RetentionStore: s.retention, delay: delay, busy: busy}
+		job := application.NewRunRetentionHandler(s.workspaces, s.forms, store, s.files, s.audit, s.sessions, nil, s.ids, s.clock, 10)
+		start := time.Now()
+		r, err := job.Handle(context.Background(), application.RunRetention{Rest: rest})
+		took := time.Since(start)
+		if err != nil || r.SubmissionsDeleted != batches*10 {
+			t.Fatalf("busy=%v: deleted %d, %v", busy, r.SubmissionsDeleted, err)
+		}
+		restTime := time.Duration(rest * float64(delay))
+		if busy && took < batches*restTime {
+			t.Errorf("captures competing: the pass took %s, want a rest after each of its %d batches (≥ %s)", took, batches, batches*restTime)
+		}
+		if !busy && took >= restTime {
+			t.Errorf("no capture about: the pass took %s, as if it had rested (a rest is ≥ %s)", took, restTime)
+		}
+	}
+}

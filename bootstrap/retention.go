@@ -14,9 +14,10 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// serveRetentionRest paces serve's passes: after each deletion transaction the job rests three
-// times as long as it took, so captures have the database at least three quarters of the time
-// (as backups are paced). An hourly pass still deletes thousands of submissions a second.
+// serveRetentionRest paces serve's passes: after a deletion transaction during which captures
+// were written, the job rests three times as long as it took, so captures have the database at
+// least three quarters of the time (as backups are paced); with no capture about it runs at
+// full speed.
 const serveRetentionRest = 3.0
 
 // serveRetentionBatch is how many submissions one of serve's deletion transactions takes.

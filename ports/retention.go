@@ -52,6 +52,10 @@ type RetentionStore interface {
 	// with the audit events made by events (may be nil), in one transaction. It returns how
 	// many submissions it deleted; missing ones are skipped.
 	DeleteSubmissions(ctx context.Context, refs []SubmissionRef, events DeletionAudit) (int64, error)
+	// CaptureWrites is a count that moves whenever captures are written, so that a paced job
+	// rests only while captures compete for the database; ok is false when the store cannot
+	// see every capture (other processes write too), and a paced job then always rests.
+	CaptureWrites() (n uint64, ok bool)
 	// PurgeExpiredLogs deletes the form's webhook deliveries created before the time (they
 	// carry copies of submissions), at most limit at a time, and returns how many went.
 	PurgeExpiredLogs(ctx context.Context, workspaceID, formID string, before time.Time, limit int) (int64, error)

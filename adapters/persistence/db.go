@@ -74,6 +74,7 @@ type DB struct {
 	writesFailing atomic.Bool // the last write met a storage failure; see unavailable.go
 
 	batchObserver atomic.Pointer[func(size int)] // see ObserveGroupCommits
+	groupCommits  atomic.Uint64                  // group commits of captures so far; see CaptureWrites
 
 	tombstoned chan struct{} // see TombstonesRecorded
 }

@@ -108,6 +108,7 @@ func (d *DB) commitBatch(shard int, batch []*pendingAdd) {
 		return
 	}
 	d.observeBatch(len(live))
+	d.groupCommits.Add(1)
 	span := startCommitBatch(shard, live)
 	defer span.End()
 	err := d.writeAdds(shard, live)

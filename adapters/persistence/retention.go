@@ -122,6 +122,13 @@ func openRows(ctx context.Context, c ports.Cipher, rows []submissionRow) ([]*sub
 	return out, nil
 }
 
+// CaptureWrites counts this process's group commits of captures. On SQLite, whose one writer
+// every capture of the deployment goes through (serve runs alone there), that is every
+// capture; on PostgreSQL other processes capture too, so ok is false.
+func (s *RetentionStore) CaptureWrites() (n uint64, ok bool) {
+	return s.db.groupCommits.Load(), s.db.dialect == DialectSQLite
+}
+
 // DeleteSubmissions deletes the submissions of each workspace named in refs, their workflow
 // runs (which hold copies of their answers) and, through the foreign keys, their email index
 // and one-per-email keys; it adjusts the forms' counts and writes a tombstone for each deleted
