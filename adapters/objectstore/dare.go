@@ -313,9 +313,9 @@ func decryptStream(src io.Reader, key []byte, size int64, first int) *pipe {
 
 // sealedObject is a stored encrypted object (head, then the DARE 2.0 stream of src's first
 // size bytes under key and nonce) read at any offset: ReadAt seals the packages it covers from
-// src, straight into the caller's buffer when a package fits there whole, and keeps the last
-// few packages it sealed for a part (the next read's first package is usually the one the
-// last read ended in). A package always seals to the same bytes, so a store may read a range
+// src, straight into the caller's buffer when a package fits there whole, and keeps the
+// packages it sealed for a part of a read (the next read's first package is usually the one
+// the last read ended in). A package always seals to the same bytes, so a store may read a range
 // twice (a retried part); src must not change meanwhile, as an upload's spool does not. It is
 // what encryptStream yields for the same key and nonce, byte for byte.
 type sealedObject struct {
@@ -326,15 +326,16 @@ type sealedObject struct {
 	aead   cipher.AEAD
 	nonce  [12]byte
 
-	mu    sync.Mutex
-	kept  [4]keptPackage // the packages sealed for parts of reads, least recently used first
-	clock int
+	kept [8]keptPackage // packages sealed for parts of reads: package n in slot n mod 8
 }
 
+// keptPackage is one package sealed for reads that take part of it; its lock lets reads of
+// packages in other slots (another part of an upload) seal at the same time.
 type keptPackage struct {
-	pkg  int64
-	used int // clock of its last use; 0: empty
-	buf  []byte
+	mu    sync.Mutex
+	pkg   int64
+	valid bool
+	buf   []byte
 }
 
 func newSealedObject(head []byte, src io.ReaderAt, size int64, key []byte, nonce [12]byte) (*sealedObject, error) {
@@ -417,31 +418,22 @@ func (o *sealedObject) seal(dst []byte, pkg int64) (int, error) {
 	return o.packageLen(pkg), nil
 }
 
-// part copies package pkg from byte within on into dst: from the kept packages, or sealed now
-// into the least recently used slot.
+// part copies package pkg from byte within on into dst: from its slot, sealed there first
+// unless the slot holds it already.
 func (o *sealedObject) part(dst []byte, pkg int64, within int) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.clock++
-	slot := &o.kept[0]
-	for i := range o.kept {
-		k := &o.kept[i]
-		if k.used > 0 && k.pkg == pkg {
-			k.used = o.clock
-			return copy(dst, k.buf[within:]), nil
+	k := &o.kept[pkg%int64(len(o.kept))]
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.valid || k.pkg != pkg {
+		if k.buf == nil {
+			k.buf = make([]byte, darePackage)
 		}
-		if k.used < slot.used {
-			slot = k
+		k.valid = false
+		n, err := o.seal(k.buf[:cap(k.buf)], pkg)
+		if err != nil {
+			return 0, err
 		}
+		k.pkg, k.valid, k.buf = pkg, true, k.buf[:n]
 	}
-	if slot.buf == nil {
-		slot.buf = make([]byte, darePackage)
-	}
-	n, err := o.seal(slot.buf[:cap(slot.buf)], pkg)
-	if err != nil {
-		slot.used = 0
-		return 0, err
-	}
-	slot.pkg, slot.used, slot.buf = pkg, o.clock, slot.buf[:n]
-	return copy(dst, slot.buf[within:]), nil
+	return copy(dst, k.buf[within:]), nil
 }
