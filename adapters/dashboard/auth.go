@@ -195,24 +195,30 @@ func (h *Handler) noWorkspace(c *gin.Context) {
 	}})
 }
 
-type setupData struct{ Token string }
+// tokenData is the data of a page reached through a one-time link (setup, password reset): the
+// link's token, posted back with the form.
+type tokenData struct{ Token string }
 
-func (h *Handler) setupPage(c *gin.Context) {
+// tokenPage renders the page of a one-time link; a link without its token is not found, and
+// the page (which carries the token) is never cached.
+func (h *Handler) tokenPage(c *gin.Context, page, title string) {
 	token := c.Query("token")
 	if token == "" {
 		h.fail(c, domain.ErrNotFound)
 		return
 	}
 	noStore(c)
-	h.render(c, http.StatusOK, "setup", &view{Title: "Set up Formward", Data: setupData{Token: token}})
+	h.render(c, http.StatusOK, page, &view{Title: title, Data: tokenData{Token: token}})
 }
+
+func (h *Handler) setupPage(c *gin.Context) { h.tokenPage(c, "setup", "Set up Formward") }
 
 func (h *Handler) setup(c *gin.Context) {
 	cmd := application.SetupFirstOwner{Token: c.PostForm("token"), Email: strings.TrimSpace(c.PostForm("email")), Name: strings.TrimSpace(c.PostForm("name")),
 		Password: c.PostForm("password"), WorkspaceName: strings.TrimSpace(c.PostForm("workspace_name")), IP: h.clientIP(c.Request)}
 	res, err := h.app.Commands.SetupFirstOwner.Handle(c.Request.Context(), cmd)
 	if err != nil {
-		v := &view{Title: "Set up Formward", Data: setupData{Token: cmd.Token},
+		v := &view{Title: "Set up Formward", Data: tokenData{Token: cmd.Token},
 			Form: map[string]string{"email": cmd.Email, "name": cmd.Name, "workspace_name": cmd.WorkspaceName}}
 		b := problem(err)
 		if b.Status == http.StatusUnprocessableEntity {
@@ -268,24 +274,14 @@ func (h *Handler) forgot(c *gin.Context) {
 	h.render(c, http.StatusOK, "forgot", &view{Title: "Check your email", Data: forgotData{Sent: true}})
 }
 
-type resetData struct{ Token string }
-
-func (h *Handler) resetPage(c *gin.Context) {
-	token := c.Query("token")
-	if token == "" {
-		h.fail(c, domain.ErrNotFound)
-		return
-	}
-	noStore(c)
-	h.render(c, http.StatusOK, "reset", &view{Title: "Choose a new password", Data: resetData{Token: token}})
-}
+func (h *Handler) resetPage(c *gin.Context) { h.tokenPage(c, "reset", "Choose a new password") }
 
 func (h *Handler) reset(c *gin.Context) {
 	token := c.PostForm("token")
 	err := h.app.Commands.ResetPassword.Handle(c.Request.Context(), application.ResetPassword{Token: token, Password: c.PostForm("password")})
 	if err != nil {
 		b := problem(err)
-		v := &view{Title: "Choose a new password", Data: resetData{Token: token}}
+		v := &view{Title: "Choose a new password", Data: tokenData{Token: token}}
 		if b.Status == http.StatusUnprocessableEntity {
 			v.Errors, v.Error = fieldErrors(b, map[string]string{"password": "password", "new": "password"})
 			noStore(c)

@@ -99,12 +99,8 @@ func TestEmailIndexFollowsSubmissions(t *testing.T) {
 		if got := find(w.ID(), "grace@example.com"); len(got) != 0 {
 			t.Errorf("a deleted form's submission is still indexed: %v", got)
 		}
-		var rows int64
-		err = r.db.SQL().QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM submission_email_index)
-			+ (SELECT COUNT(*) FROM submissions WHERE email_hash IS NOT NULL)`).Scan(&rows)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rows := count(t, r.db, `SELECT (SELECT COUNT(*) FROM submission_email_index)
+			+ (SELECT COUNT(*) FROM submissions WHERE email_hash IS NOT NULL)`)
 		if rows != 1 {
 			t.Errorf("%d index entries left, want 1 (the other workspace's)", rows)
 		}
@@ -204,11 +200,7 @@ func TestDeleteDeliveriesOfSubmissions(t *testing.T) {
 		if err != nil || n != 3 {
 			t.Fatalf("deleted %d (%v), want 3", n, err)
 		}
-		var left int64
-		if err := r.db.SQL().QueryRowContext(ctx, "SELECT COUNT(*) FROM deliveries").Scan(&left); err != nil {
-			t.Fatal(err)
-		}
-		if left != 1197 {
+		if left := count(t, r.db, "SELECT COUNT(*) FROM deliveries"); left != 1197 {
 			t.Errorf("%d deliveries left, want 1197", left)
 		}
 	})
