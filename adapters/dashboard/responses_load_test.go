@@ -19,7 +19,6 @@ import (
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/form"
-	"github.com/formward/formward/domain/submission"
 )
 
 // responsesLoadPage is the page the responses load test compares with the first one.
@@ -52,12 +51,8 @@ func TestResponsesTableLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		sys := application.WithPrincipal(ctx, application.SystemPrincipal(ws.ID()))
-		specs := make([]form.FieldSpec, 10)
-		for i := range specs {
-			specs[i] = form.FieldSpec{Label: fmt.Sprintf("Question %d", i+1), Type: string(form.TypeText)}
-		}
-		specs[3] = form.FieldSpec{Label: "Sessions", Type: string(form.TypeCheckbox), Options: []string{"Keynote", "Workshops", "Dinner"}}
-		fv, err := h.app.Commands.CreateForm.Handle(sys, application.CreateForm{WorkspaceID: ws.ID(), Draft: form.Draft{Name: "Big form", Fields: specs}})
+		fv, err := h.app.Commands.CreateForm.Handle(sys, application.CreateForm{WorkspaceID: ws.ID(),
+			Draft: form.Draft{Name: "Big form", Fields: persistencetest.TypicalFields()}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,31 +61,9 @@ func TestResponsesTableLoad(t *testing.T) {
 		// Submission i is received at at+i ms with ID id(i): newest first, page p (from 1) shows
 		// submissions n-1-(p-1)·25 down to n-(p)·25.
 		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		id := func(i int) string { return fmt.Sprintf("sub_%026d", i) }
+		id := persistencetest.TypicalID
 		seedStart := time.Now()
-		const chunk = 10_000
-		batch := make([]*submission.Submission, 0, chunk)
-		for i := 0; i < n; i++ {
-			data := make(map[string]submission.Value, 10)
-			for j, fl := range f.Fields() {
-				if fl.Type == form.TypeCheckbox {
-					data[fl.ID] = submission.List([]string{"Keynote", "Dinner"})
-					continue
-				}
-				data[fl.ID] = submission.Single(fmt.Sprintf("Answer %d to question %d, of typical length", i, j+1))
-			}
-			ref := "https://example.com/landing"
-			batch = append(batch, submission.UnmarshalFromDatabase(id(i), ws.ID(), f.ID(), data,
-				submission.Metadata{Source: submission.SourceForm, Referrer: &ref, UTM: map[string]string{"utm_source": "newsletter"}},
-				at.Add(time.Duration(i)*time.Millisecond), at))
-			if len(batch) == chunk || i == n-1 {
-				if err := subs.Import(ctx, batch...); err != nil {
-					t.Fatal(err)
-				}
-				batch = batch[:0]
-			}
-		}
-		batch = nil
+		persistencetest.ImportTypical(t, subs, f, at, n)
 		fmt.Printf("responses table load, %s: seeded %d submissions in %s\n", dialect(t), n, time.Since(seedStart).Round(time.Second))
 
 		// The cursor of page p is the position of the last row of page p-1.

@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,7 +23,6 @@ import (
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/form"
-	"github.com/formward/formward/domain/submission"
 )
 
 // BenchmarkExportCSV exports every submission of one 10-field form to CSV through the real
@@ -66,42 +64,15 @@ func benchmarkExportCSV(b *testing.B, db *persistence.DB, rows int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	specs := make([]form.FieldSpec, 10)
-	for i := range specs {
-		specs[i] = form.FieldSpec{Label: fmt.Sprintf("Question %d", i+1), Type: string(form.TypeText)}
-	}
-	specs[3] = form.FieldSpec{Label: "Sessions", Type: string(form.TypeCheckbox), Options: []string{"Keynote", "Workshops", "Dinner"}}
-	v, err := app.Commands.CreateForm.Handle(owner, application.CreateForm{WorkspaceID: ws.ID(), Draft: form.Draft{Name: "Bench", Fields: specs}})
+	v, err := app.Commands.CreateForm.Handle(owner, application.CreateForm{WorkspaceID: ws.ID(),
+		Draft: form.Draft{Name: "Bench", Fields: persistencetest.TypicalFields()}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	f := v.Form
 
 	seedStart := time.Now()
-	const chunk = 10_000
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	batch := make([]*submission.Submission, 0, chunk)
-	for i := 0; i < rows; i++ {
-		data := make(map[string]submission.Value, 10)
-		for j, fl := range f.Fields() {
-			if fl.Type == form.TypeCheckbox {
-				data[fl.ID] = submission.List([]string{"Keynote", "Dinner"})
-				continue
-			}
-			data[fl.ID] = submission.Single(fmt.Sprintf("Answer %d to question %d, of typical length", i, j+1))
-		}
-		ref := "https://example.com/landing"
-		s := submission.UnmarshalFromDatabase(fmt.Sprintf("sub_%026d", i), ws.ID(), f.ID(), data,
-			submission.Metadata{Source: submission.SourceForm, Referrer: &ref, UTM: map[string]string{"utm_source": "newsletter"}},
-			at.Add(time.Duration(i)*time.Millisecond), at)
-		batch = append(batch, s)
-		if len(batch) == chunk || i == rows-1 {
-			if err := subs.Import(ctx, batch...); err != nil {
-				b.Fatal(err)
-			}
-			batch = batch[:0]
-		}
-	}
+	persistencetest.ImportTypical(b, subs, f, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), rows)
 	if db.Dialect() == persistence.DialectPostgres {
 		// A table at rest, as exports meet it: without this, autovacuum's pass over the rows
 		// just imported (and the first reads' hint-bit writes) run during the export and
@@ -111,7 +82,6 @@ func benchmarkExportCSV(b *testing.B, db *persistence.DB, rows int) {
 		}
 	}
 	b.Logf("%s: seeded %d submissions in %s", db.Dialect(), rows, time.Since(seedStart).Round(time.Second))
-	batch = nil
 
 	router := httpapi.NewRouter(httpapi.Deps{App: app, Clock: system.Clock{}, Logger: zap.NewNop(), Ready: db.Ping},
 		httpapi.Options{SigningKey: []byte("bench")})
