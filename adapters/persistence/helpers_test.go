@@ -121,6 +121,7 @@ func fieldIDs(f *form.Form) (name, email, topics string) {
 
 type subOpts struct {
 	name      string
+	email     string // "ada@example.com" when empty
 	userAgent string
 	referrer  string
 }
@@ -130,6 +131,9 @@ func buildSubmission(t testing.TB, f *form.Form, at time.Time, o subOpts) (*subm
 	nameID, emailID, topicsID := fieldIDs(f)
 	if o.name == "" {
 		o.name = "Ada Lovelace"
+	}
+	if o.email == "" {
+		o.email = "ada@example.com"
 	}
 	meta := submission.Metadata{Source: submission.SourceAPI}
 	if o.userAgent != "" || o.referrer != "" {
@@ -142,7 +146,7 @@ func buildSubmission(t testing.TB, f *form.Form, at time.Time, o subOpts) (*subm
 	}
 	s, err := submission.New(newID("sub"), f, map[string]submission.Input{
 		nameID:   o.name,
-		emailID:  "ada@example.com",
+		emailID:  o.email,
 		topicsID: []any{"sales", "press"},
 	}, meta, at)
 	if err != nil {

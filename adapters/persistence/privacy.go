@@ -60,19 +60,22 @@ func (p *PrivacyIndex) Export(ctx context.Context, workspaceID string, hash []by
 	return openRows(ctx, p.cipher, rows)
 }
 
+// findByEmailSQL finds a workspace's submissions by email hash (args: hash, workspace, hash,
+// workspace). The first email answer's hash is in the submission's row, any further ones in
+// submission_email_index; a submission is in one part or the other, never both. On SQLite the
+// first part reads submissions_email_scan_idx (ID order, see migration 00130) from end to end.
+const findByEmailSQL = `SELECT id, workspace_id, form_id, submitted_at, updated_at, sealed FROM (
+		SELECT s.id, s.workspace_id, s.form_id, s.submitted_at, s.updated_at, s.sealed
+		FROM submissions s WHERE s.email_hash = ? AND s.workspace_id = ?
+		UNION
+		SELECT s.id, s.workspace_id, s.form_id, s.submitted_at, s.updated_at, s.sealed
+		FROM submission_email_index i JOIN submissions s ON s.id = i.submission_id
+		WHERE i.hash = ? AND s.workspace_id = ?
+	) found ORDER BY submitted_at, id`
+
 func findByEmail(db *gorm.DB, workspaceID string, hash []byte) ([]submissionRow, error) {
 	var rows []submissionRow
-	// The first email answer's hash is in the submission's row, any further ones in
-	// submission_email_index; a submission is in one part or the other, never both.
-	err := db.Raw(`SELECT id, workspace_id, form_id, submitted_at, updated_at, sealed FROM (
-			SELECT s.id, s.workspace_id, s.form_id, s.submitted_at, s.updated_at, s.sealed
-			FROM submissions s WHERE s.email_hash = ? AND s.workspace_id = ?
-			UNION
-			SELECT s.id, s.workspace_id, s.form_id, s.submitted_at, s.updated_at, s.sealed
-			FROM submission_email_index i JOIN submissions s ON s.id = i.submission_id
-			WHERE i.hash = ? AND s.workspace_id = ?
-		) found ORDER BY submitted_at, id`, hash, workspaceID, hash, workspaceID).Scan(&rows).Error
-	if err != nil {
+	if err := db.Raw(findByEmailSQL, hash, workspaceID, hash, workspaceID).Scan(&rows).Error; err != nil {
 		return nil, mapErr("find submissions by email", err)
 	}
 	return rows, nil

@@ -2,6 +2,7 @@ package persistence_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -38,7 +39,8 @@ func seedExpired(b *testing.B, r repos, now time.Time, n int) *workspace.Workspa
 	return w
 }
 
-// addMany captures n submissions of f from 64 goroutines, received from `from` on, and
+// addMany captures n submissions of f from 64 goroutines, received from `from` on, each from
+// its own respondent (so their email hashes spread over the blind index as real ones do), and
 // returns how many were stored and how many failed.
 func addMany(b *testing.B, r repos, f *form.Form, from time.Time, n int) (added int64, failed int64) {
 	b.Helper()
@@ -51,7 +53,7 @@ func addMany(b *testing.B, r repos, f *form.Form, from time.Time, n int) (added 
 				if i >= int64(n) {
 					return
 				}
-				s, e := buildSubmission(b, f, from.Add(time.Duration(i)*time.Millisecond), subOpts{})
+				s, e := buildSubmission(b, f, from.Add(time.Duration(i)*time.Millisecond), subOpts{email: fmt.Sprintf("respondent%d@example.com", i)})
 				if err := r.submissions.Add(context.Background(), s, e); err != nil {
 					bad.Add(1)
 					continue
