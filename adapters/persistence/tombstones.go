@@ -120,12 +120,13 @@ func (r *TombstoneRepository) Pending(ctx context.Context, limit int) ([]ports.P
 	return out, nil
 }
 
-// Shipped removes tombstones the log now holds.
+// Shipped removes tombstones the log now holds, in one transaction (one commit, however many
+// chunks).
 func (r *TombstoneRepository) Shipped(ctx context.Context, seqs []int64) error {
 	if len(seqs) == 0 {
 		return nil
 	}
-	return r.db.write(ctx, func(db *gorm.DB) error {
+	return r.db.tx(ctx, func(db *gorm.DB) error {
 		for chunk := range slices.Chunk(seqs, 500) {
 			if err := db.Exec("DELETE FROM tombstones WHERE seq IN ?", chunk).Error; err != nil {
 				return mapErr("remove shipped tombstones", err)
