@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -144,22 +145,19 @@ func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.Sub
 		deleted = 0
 		counts := map[string]int64{}
 		for ws, ids := range byWorkspace {
-			if err := tx.Exec("DELETE FROM runs WHERE submission_id IN ? AND workspace_id = ?", ids, ws).Error; err != nil {
+			list := jsonIDs(ids)
+			if err := tx.Exec("DELETE FROM runs WHERE submission_id IN ("+idList(tx)+") AND workspace_id = ?", list, ws).Error; err != nil {
 				return mapErr("delete runs of submissions", err)
 			}
-			var gone []struct {
-				ID     string `gorm:"column:id"`
-				FormID string `gorm:"column:form_id"`
-			}
-			if err := tx.Raw("DELETE FROM submissions WHERE id IN ? AND workspace_id = ? RETURNING id, form_id", ids, ws).Scan(&gone).Error; err != nil {
+			rows, err := tx.Raw("DELETE FROM submissions WHERE id IN ("+idList(tx)+") AND workspace_id = ? RETURNING id, form_id", list, ws).Rows()
+			if err != nil {
 				return mapErr("delete submissions", err)
 			}
-			ts := make([]ports.Tombstone, len(gone))
-			for i, g := range gone {
-				counts[g.FormID]--
-				ts[i] = ports.Tombstone{Kind: ports.TombstoneSubmission, ID: g.ID, WorkspaceID: ws}
+			gone, err := scanDeleted(rows, counts)
+			if err != nil {
+				return err
 			}
-			if err := writeTombstones(tx, ts); err != nil {
+			if err := writeTombstoneList(tx, ports.TombstoneSubmission, ws, gone); err != nil {
 				return err
 			}
 			deleted += int64(len(gone))
@@ -180,6 +178,22 @@ func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.Sub
 		return 0, err
 	}
 	return deleted, nil
+}
+
+// scanDeleted reads the (id, form_id) rows a deletion returned, counting one less for each
+// form in counts, and returns the IDs.
+func scanDeleted(rows *sql.Rows, counts map[string]int64) ([]string, error) {
+	defer func() { _ = rows.Close() }()
+	var gone []string
+	for rows.Next() {
+		var id, formID string
+		if err := rows.Scan(&id, &formID); err != nil {
+			return nil, mapErr("delete submissions", err)
+		}
+		counts[formID]--
+		gone = append(gone, id)
+	}
+	return gone, mapErr("delete submissions", rows.Err())
 }
 
 // PurgeExpiredLogs deletes up to limit webhook deliveries of the form created before the time.

@@ -78,6 +78,18 @@ func writeTombstones(tx *gorm.DB, ts []ports.Tombstone) error {
 	return nil
 }
 
+// writeTombstoneList is writeTombstones for many IDs of one kind and workspace, deleted now,
+// passed as one argument (see idList) rather than four parameters a row.
+func writeTombstoneList(tx *gorm.DB, kind ports.TombstoneKind, workspaceID string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	markTombstones(tx)
+	err := tx.Exec("INSERT INTO tombstones (kind, id, workspace_id, deleted_at) SELECT ?, v.id, ?, ? FROM ("+idList(tx)+") v",
+		string(kind), workspaceID, toMillis(time.Now()), jsonIDs(ids)).Error
+	return mapErr("write tombstones", err)
+}
+
 // writeSubmissionTombstones records a tombstone for every submission of the form still in the
 // database, in the caller's transaction (before the form's deletion cascades to them).
 func writeSubmissionTombstones(tx *gorm.DB, workspaceID, formID string, at time.Time) error {
