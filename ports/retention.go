@@ -50,7 +50,11 @@ type RetentionStore interface {
 	// DeleteSubmissions deletes the submissions with everything kept about each of them (their
 	// email index, workflow runs, one-per-email keys) and adjusts the forms' counts, together
 	// with the audit events made by events (may be nil), in one transaction. It returns how
-	// many submissions it deleted; missing ones are skipped.
+	// many submissions it deleted; missing ones are skipped. A call without events may commit
+	// without waiting for the disk (a crash may undo it, with its tombstones, and the caller
+	// then finds the same submissions again); a call with events commits durably, and so do
+	// all the calls before it. A caller therefore reports its work done only after the call
+	// that records it.
 	DeleteSubmissions(ctx context.Context, refs []SubmissionRef, events DeletionAudit) (int64, error)
 	// CaptureWrites is a count that moves whenever captures are written, so that a paced job
 	// rests only while captures compete for the database; ok is false when the store cannot

@@ -7,6 +7,7 @@ package persistence
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -285,12 +286,53 @@ func (d *DB) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 		return err
 	}
 	defer release()
+	return d.inTx(ctx, d.gorm, fn)
+}
+
+func (d *DB) inTx(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
 	wrote := new(atomic.Bool)
-	err = d.noteWrite(unavailable(d.gorm.WithContext(context.WithValue(ctx, tombstonesWritten{}, wrote)).Transaction(fn)))
+	err := d.noteWrite(unavailable(db.WithContext(context.WithValue(ctx, tombstonesWritten{}, wrote)).Transaction(fn)))
 	if err == nil && wrote.Load() {
 		d.noteTombstones()
 	}
 	return err
+}
+
+// redoableTx is tx for work that nobody waits on and that is simply done again if a crash
+// loses it (the retention job's deletions: the next pass finds the same expired rows). Its
+// commit does not wait for the disk: synchronous=NORMAL on SQLite's connection for the
+// transaction, synchronous_commit off on PostgreSQL. Both logs are written in order, so the
+// next durable commit (any capture) makes it durable too, and a crash can lose it only with
+// nothing acknowledged after it; the tombstones it writes go or stay with it. The capture
+// path's commits keep waiting for the disk.
+func (d *DB) redoableTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	if d.dialect == DialectPostgres {
+		return d.tx(ctx, func(tx *gorm.DB) error {
+			if err := tx.Exec("SET LOCAL synchronous_commit = off").Error; err != nil {
+				return mapErr("relax commit", err)
+			}
+			return fn(tx)
+		})
+	}
+	release, err := d.acquireWrite(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return d.gorm.WithContext(ctx).Connection(func(conn *gorm.DB) error {
+		if err := conn.Exec("PRAGMA synchronous = NORMAL").Error; err != nil {
+			return unavailable(mapErr("relax commit", err))
+		}
+		defer func() {
+			if conn.Exec("PRAGMA synchronous = FULL").Error != nil {
+				// Never hand a relaxed connection back to the pool: close it instead.
+				if c, ok := conn.Statement.ConnPool.(*sql.Conn); ok {
+					_ = c.Raw(func(any) error { return driver.ErrBadConn })
+				}
+			}
+		}()
+		return d.inTx(ctx, conn, fn)
+	})
 }
 
 // read returns a session for queries.

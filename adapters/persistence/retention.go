@@ -134,14 +134,21 @@ func (s *RetentionStore) CaptureWrites() (n uint64, ok bool) {
 // runs (which hold copies of their answers) and, through the foreign keys, their email index
 // and one-per-email keys; it adjusts the forms' counts and writes a tombstone for each deleted
 // submission (so a backup restore does not bring it back) and the audit events, all in one
-// transaction.
+// transaction (see the port for when its commit waits for the disk).
 func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.SubmissionRef, events ports.DeletionAudit) (int64, error) {
 	byWorkspace := map[string][]string{}
 	for _, r := range refs {
 		byWorkspace[r.WorkspaceID] = append(byWorkspace[r.WorkspaceID], r.ID)
 	}
 	var deleted int64
-	err := s.db.tx(ctx, func(tx *gorm.DB) error {
+	// A batch without audit events is redone by the next pass if a crash loses it, so its
+	// commit need not wait for the disk; the one with the events (a pass's or an erasure's
+	// last) waits, and makes the earlier ones durable with it (the log is written in order).
+	run := s.db.redoableTx
+	if events != nil {
+		run = s.db.tx
+	}
+	err := run(ctx, func(tx *gorm.DB) error {
 		deleted = 0
 		counts := map[string]int64{}
 		for ws, ids := range byWorkspace {
