@@ -196,6 +196,9 @@ func idList(db *gorm.DB) string {
 
 // jsonIDs is the argument of idList.
 func jsonIDs(ids []string) string {
+	if len(ids) == 0 {
+		return "[]"
+	}
 	b, _ := json.Marshal(ids) // strings always marshal
 	return string(b)
 }

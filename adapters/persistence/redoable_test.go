@@ -8,7 +8,8 @@ import (
 )
 
 // A redoable transaction relaxes only its own connection, and only while it runs: every
-// connection of the pool commits with synchronous=FULL (2) afterwards, as captures must.
+// connection of the pool commits with synchronous=FULL (2) and enforces foreign keys
+// afterwards, as captures and every other deletion must.
 func TestRedoableTxRelaxesOnlyItsOwnCommit(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, Config{DataDir: t.TempDir(), MaxConns: 4})
@@ -19,9 +20,12 @@ func TestRedoableTxRelaxesOnlyItsOwnCommit(t *testing.T) {
 	if err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var inside int
+	var inside, fkInside int
 	err = db.redoableTx(ctx, func(tx *gorm.DB) error {
 		if err := tx.Raw("PRAGMA synchronous").Scan(&inside).Error; err != nil {
+			return err
+		}
+		if err := tx.Raw("PRAGMA foreign_keys").Scan(&fkInside).Error; err != nil {
 			return err
 		}
 		return tx.Exec("INSERT INTO tombstones (kind, id, workspace_id, deleted_at) VALUES ('submission', 'sub_x', 'wsp_x', 1)").Error
@@ -29,8 +33,8 @@ func TestRedoableTxRelaxesOnlyItsOwnCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inside != 1 {
-		t.Errorf("synchronous inside the transaction = %d, want 1 (NORMAL)", inside)
+	if inside != 1 || fkInside != 0 {
+		t.Errorf("inside the transaction: synchronous = %d, foreign_keys = %d, want 1 (NORMAL) and 0", inside, fkInside)
 	}
 	var n int64
 	if err := db.read(ctx).Raw("SELECT COUNT(*) FROM tombstones").Scan(&n).Error; err != nil || n != 1 {
@@ -43,15 +47,16 @@ func TestRedoableTxRelaxesOnlyItsOwnCommit(t *testing.T) {
 		got := make(chan int, 1)
 		go func() {
 			_ = db.gorm.WithContext(ctx).Connection(func(c *gorm.DB) error {
-				var v int
+				var v, fk int
 				_ = c.Raw("PRAGMA synchronous").Scan(&v).Error
-				got <- v
+				_ = c.Raw("PRAGMA foreign_keys").Scan(&fk).Error
+				got <- v*10 + fk
 				<-done
 				return nil
 			})
 		}()
-		if v := <-got; v != 2 {
-			t.Errorf("a pooled connection has synchronous = %d, want 2 (FULL)", v)
+		if v := <-got; v != 21 {
+			t.Errorf("a pooled connection has synchronous = %d and foreign_keys = %d, want 2 (FULL) and 1", v/10, v%10)
 		}
 	}
 }

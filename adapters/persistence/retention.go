@@ -131,8 +131,7 @@ func (s *RetentionStore) CaptureWrites() (n uint64, ok bool) {
 }
 
 // DeleteSubmissions deletes the submissions of each workspace named in refs, their workflow
-// runs (which hold copies of their answers) and, through the foreign keys, their email index
-// and one-per-email keys; it adjusts the forms' counts and writes a tombstone for each deleted
+// runs (which hold copies of their answers), their email index and one-per-email keys; it adjusts the forms' counts and writes a tombstone for each deleted
 // submission (so a backup restore does not bring it back) and the audit events, all in one
 // transaction (see the port for when its commit waits for the disk).
 func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.SubmissionRef, events ports.DeletionAudit) (int64, error) {
@@ -163,6 +162,13 @@ func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.Sub
 			gone, err := scanDeleted(rows, counts)
 			if err != nil {
 				return err
+			}
+			// What the foreign keys cascade to, which a redoable transaction on SQLite does
+			// not enforce (see DB.redoableTx); elsewhere the cascade has already done it.
+			for _, table := range []string{"submission_email_index", "form_email_keys"} {
+				if err := tx.Exec("DELETE FROM "+table+" WHERE submission_id IN ("+idList(tx)+")", jsonIDs(gone)).Error; err != nil {
+					return mapErr("delete "+table+" of submissions", err)
+				}
 			}
 			if err := writeTombstoneList(tx, ports.TombstoneSubmission, ws, gone); err != nil {
 				return err
