@@ -79,12 +79,13 @@ func (h RunRetentionHandler) Handle(ctx context.Context, cmd RunRetention) (Rete
 	if err != nil {
 		return total, err
 	}
+	pace := &pacer{store: h.store, rest: cmd.Rest}
 	var errs []error
 	for _, w := range all {
 		if err := ctx.Err(); err != nil {
 			return total, err
 		}
-		r, err := h.workspace(ctx, w, now, cmd.Rest)
+		r, err := h.workspace(ctx, w, now, pace)
 		total.SubmissionsDeleted += r.SubmissionsDeleted
 		total.FilesDeleted += r.FilesDeleted
 		total.WorkspacesDeleted += r.WorkspacesDeleted
@@ -111,8 +112,8 @@ func (h RunRetentionHandler) Handle(ctx context.Context, cmd RunRetention) (Rete
 	return total, errors.Join(errs...)
 }
 
-func (h RunRetentionHandler) workspace(ctx context.Context, w *workspace.Workspace, now time.Time, rest float64) (RetentionResult, error) {
-	d := &deletion{h: h, workspaceID: w.ID(), now: now, rest: rest}
+func (h RunRetentionHandler) workspace(ctx context.Context, w *workspace.Workspace, now time.Time, pace *pacer) (RetentionResult, error) {
+	d := &deletion{h: h, workspaceID: w.ID(), now: now, pace: pace}
 	if w.DueForDeletion(now) {
 		return h.purgeWorkspace(ctx, d, w)
 	}
@@ -193,11 +194,8 @@ type deletion struct {
 	h           RunRetentionHandler
 	workspaceID string
 	now         time.Time
-	rest        float64
+	pace        *pacer
 	formIDs     []string
-
-	// captures is the store's CaptureWrites when the pass last looked (see flush).
-	captures uint64
 
 	held        []ports.SubmissionRef
 	heldFiles   int64
@@ -345,37 +343,67 @@ func (d *deletion) flush(ctx context.Context, events func(int64, map[string]any)
 	if events != nil {
 		record = func(deleted int64) ([]audit.Event, error) { return events(deleted, nil) }
 	}
+	if err := d.pace.wait(ctx); err != nil {
+		return err
+	}
 	start := time.Now()
 	n, err := d.h.store.DeleteSubmissions(ctx, d.held, record)
 	if err != nil {
 		return err
 	}
-	if d.rest > 0 && d.competing() {
-		// Wall time, not the clock port: this paces the database, whatever time the job applies.
-		t := time.NewTimer(time.Duration(d.rest * float64(time.Since(start))))
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		}
-	}
+	d.pace.rested(start)
 	d.submissions += n
 	d.files += d.heldFiles
 	d.held, d.heldFiles = nil, 0
 	return nil
 }
 
+// pacer spaces a pass's deletion transactions (see RunRetention.Rest): after one during which
+// captures were written, the next starts only once Rest times its duration has passed. The
+// pass meanwhile reads its next batch and deletes that batch's files, which need no writer.
+type pacer struct {
+	store ports.RetentionStore
+	rest  float64
+	// captures is the store's CaptureWrites when the pass last looked.
+	captures uint64
+	// next is the earliest start of the next deletion transaction.
+	next time.Time
+}
+
+// wait waits until the next deletion transaction may start.
+func (p *pacer) wait(ctx context.Context) error {
+	d := time.Until(p.next) // wall time, not the clock port: this paces the database, whatever time the job applies
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// rested sets the rest after a deletion transaction that started at start.
+func (p *pacer) rested(start time.Time) {
+	if p.rest > 0 && p.competing() {
+		took := time.Since(start)
+		p.next = time.Now().Add(time.Duration(p.rest * float64(took)))
+	}
+}
+
 // competing reports whether captures were written since the pass last looked (during the
 // transaction just made, or the rest before it); captures written during a rest count at the
 // next look. It is always true when the store cannot tell.
-func (d *deletion) competing() bool {
-	n, ok := d.h.store.CaptureWrites()
+func (p *pacer) competing() bool {
+	n, ok := p.store.CaptureWrites()
 	if !ok {
 		return true
 	}
-	moved := n != d.captures
-	d.captures = n
+	moved := n != p.captures
+	p.captures = n
 	return moved
 }
 

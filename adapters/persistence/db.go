@@ -78,6 +78,8 @@ type DB struct {
 	groupCommits  atomic.Uint64                  // group commits of captures so far; see CaptureWrites
 
 	tombstoned chan struct{} // see TombstonesRecorded
+
+	checkpoints *checkpointer // SQLite's background checkpoints (see checkpoint.go); nil on PostgreSQL
 }
 
 // Open connects, configures durability and starts the group committers. It does not migrate.
@@ -109,7 +111,8 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			return nil, err
 		}
 		dialect = DialectSQLite
-		dialector = sqlite.Open(dsn)
+		registerSQLiteDriver()
+		dialector = sqlite.New(sqlite.Config{DriverName: sqliteDriver, DSN: dsn})
 		gcfg.PrepareStmt = true
 		if maxConns <= 0 {
 			maxConns = max(8, runtime.GOMAXPROCS(0))
@@ -143,6 +146,8 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	committers := 1
 	if dialect == DialectSQLite {
 		d.writeSlot = make(chan struct{}, 1)
+		d.checkpoints = newCheckpointer()
+		go d.checkpoints.loop(d)
 	} else {
 		committers = cfg.Committers
 		if committers <= 0 {
@@ -218,6 +223,9 @@ func (d *DB) Close() error {
 	close(d.adds)
 	d.closeMu.Unlock()
 	d.committers.Wait()
+	if d.checkpoints != nil {
+		d.checkpoints.close()
+	}
 	d.closeHot()
 	return d.sqlDB.Close()
 }
@@ -263,7 +271,10 @@ func (d *DB) acquireWrite(ctx context.Context) (release func(), err error) {
 	}
 	select {
 	case d.writeSlot <- struct{}{}:
-		return func() { <-d.writeSlot }, nil
+		return func() {
+			<-d.writeSlot
+			d.checkpoints.noteWrite()
+		}, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -308,7 +319,12 @@ func (d *DB) inTx(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) 
 //
 // On SQLite the connection also leaves foreign keys unenforced for the transaction: running
 // a cascade's program once per deleted row was half of what a retention batch cost, so fn
-// deletes the dependent rows itself, one statement per table for the whole batch.
+// deletes the dependent rows itself, one statement per table for the whole batch. Once the
+// write slot is taken, the transaction's statements no longer follow ctx's cancellation: the
+// go-sqlite3 driver runs every statement, and every row it returns, of a cancellable context
+// on a goroutine of its own, and while the capture path kept both cores busy, waiting for
+// those goroutines to be scheduled had doubled how long a retention batch held the writer. A
+// batch is bounded (milliseconds of work) and a cancelled ctx is checked before it starts.
 func (d *DB) redoableTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	if d.dialect == DialectPostgres {
 		return d.tx(ctx, func(tx *gorm.DB) error {
@@ -338,7 +354,10 @@ func (d *DB) redoableTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 		if err := conn.Exec("PRAGMA foreign_keys = OFF").Error; err != nil {
 			return unavailable(mapErr("relax foreign keys", err))
 		}
-		return d.inTx(ctx, conn, fn)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return d.inTx(context.WithoutCancel(ctx), conn, fn)
 	})
 }
 
