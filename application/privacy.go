@@ -165,11 +165,11 @@ func (h PrivacyEraseHandler) Handle(ctx context.Context, cmd PrivacyErase) (Priv
 				return []audit.Event{e}, err
 			}
 		}
-		d, err := h.store.DeleteSubmissions(ctx, batch, record)
+		r, err := h.store.DeleteSubmissions(ctx, batch, record)
 		if err != nil {
 			return PrivacyEraseResult{SubmissionsDeleted: deleted}, err
 		}
-		deleted += d
+		deleted += r.Deleted
 		refs = refs[n:]
 		if last {
 			return PrivacyEraseResult{SubmissionsDeleted: deleted}, nil

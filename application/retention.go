@@ -20,8 +20,9 @@ const DefaultRetentionBatch = 1000
 // RunRetention is one pass of the retention job over every workspace.
 type RunRetention struct {
 	// Rest paces the pass: after a deletion transaction during which captures were written
-	// (or since the last rest), it waits Rest times as long as the transaction took, leaving
-	// the database to the capture path; with no capture about, it goes on at full speed.
+	// (or since the last rest), the next one waits Rest times as long as the last held the
+	// writer, leaving the database to the capture path; with no capture about, it goes on at
+	// full speed.
 	// Serve paces it; 0 always runs at full speed, as `formward retention run` does.
 	Rest float64
 	// Batch is how many submissions one deletion transaction takes (0: the handler's own,
@@ -346,13 +347,12 @@ func (d *deletion) flush(ctx context.Context, events func(int64, map[string]any)
 	if err := d.pace.wait(ctx); err != nil {
 		return err
 	}
-	start := time.Now()
-	n, err := d.h.store.DeleteSubmissions(ctx, d.held, record)
+	r, err := d.h.store.DeleteSubmissions(ctx, d.held, record)
 	if err != nil {
 		return err
 	}
-	d.pace.rested(start)
-	d.submissions += n
+	d.pace.rested(r.Held)
+	d.submissions += r.Deleted
 	d.files += d.heldFiles
 	d.held, d.heldFiles = nil, 0
 	return nil
@@ -386,11 +386,10 @@ func (p *pacer) wait(ctx context.Context) error {
 	}
 }
 
-// rested sets the rest after a deletion transaction that started at start.
-func (p *pacer) rested(start time.Time) {
+// rested sets the rest after a deletion transaction that held the writer for held.
+func (p *pacer) rested(held time.Duration) {
 	if p.rest > 0 && p.competing() {
-		took := time.Since(start)
-		p.next = time.Now().Add(time.Duration(p.rest * float64(took)))
+		p.next = time.Now().Add(time.Duration(p.rest * float64(held)))
 	}
 }
 

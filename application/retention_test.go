@@ -548,9 +548,12 @@ type pacedStore struct {
 	busy     bool // every look sees new captures
 }
 
-func (p *pacedStore) DeleteSubmissions(ctx context.Context, refs []ports.SubmissionRef, events ports.DeletionAudit) (int64, error) {
+// DeleteSubmissions reports the delay as time the writer was held.
+func (p *pacedStore) DeleteSubmissions(ctx context.Context, refs []ports.SubmissionRef, events ports.DeletionAudit) (ports.SubmissionDeletion, error) {
 	time.Sleep(p.delay)
-	return p.RetentionStore.DeleteSubmissions(ctx, refs, events)
+	r, err := p.RetentionStore.DeleteSubmissions(ctx, refs, events)
+	r.Held += p.delay
+	return r, err
 }
 
 func (p *pacedStore) CaptureWrites() (uint64, bool) {

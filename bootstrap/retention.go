@@ -15,9 +15,9 @@ import (
 )
 
 // serveRetentionRest paces serve's passes: after a deletion transaction during which captures
-// were written, the job rests three times as long as it took, so captures have the database at
-// least three quarters of the time (as backups are paced); with no capture about it runs at
-// full speed.
+// were written, the next waits three times as long as the last held the writer, so captures
+// have the writer at least three quarters of the time (as backups are paced); with no capture
+// about it runs at full speed.
 const serveRetentionRest = 3.0
 
 // serveRetentionBatch is how many submissions one of serve's deletion transactions takes.

@@ -28,6 +28,15 @@ type SubmissionRef struct {
 // actually deleted (another request may have deleted some first).
 type DeletionAudit func(deleted int64) ([]audit.Event, error)
 
+// SubmissionDeletion is what one DeleteSubmissions call did.
+type SubmissionDeletion struct {
+	// Deleted is how many submissions it deleted.
+	Deleted int64
+	// Held is how long its transaction held the database's writer, not counting the wait for
+	// it: what the capture path waited for meanwhile, which a paced caller rests after.
+	Held time.Duration
+}
+
 // WorkspacePurge counts what PurgeWorkspaceData deleted.
 type WorkspacePurge struct {
 	Forms, Webhooks, Workflows, Deliveries, Runs, Events int64
@@ -50,12 +59,13 @@ type RetentionStore interface {
 	// DeleteSubmissions deletes the submissions with everything kept about each of them (their
 	// email index, workflow runs, one-per-email keys) and adjusts the forms' counts, together
 	// with the audit events made by events (may be nil), in one transaction. It returns how
-	// many submissions it deleted; missing ones are skipped. A call without events may commit
+	// many submissions it deleted (missing ones are skipped) and how long it held the writer.
+	// A call without events may commit
 	// without waiting for the disk (a crash may undo it, with its tombstones, and the caller
 	// then finds the same submissions again); a call with events commits durably, and so do
 	// all the calls before it. A caller therefore reports its work done only after the call
 	// that records it.
-	DeleteSubmissions(ctx context.Context, refs []SubmissionRef, events DeletionAudit) (int64, error)
+	DeleteSubmissions(ctx context.Context, refs []SubmissionRef, events DeletionAudit) (SubmissionDeletion, error)
 	// CaptureWrites is a count that moves whenever captures are written, so that a paced job
 	// rests only while captures compete for the database; ok is false when the store cannot
 	// see every capture (other processes write too), and a paced job then always rests.

@@ -334,11 +334,6 @@ func (d *DB) redoableTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 			return fn(tx)
 		})
 	}
-	release, err := d.acquireWrite(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
 	return d.gorm.WithContext(ctx).Connection(func(conn *gorm.DB) error {
 		defer func() {
 			if conn.Exec("PRAGMA synchronous = FULL").Error != nil || conn.Exec("PRAGMA foreign_keys = ON").Error != nil {
@@ -354,6 +349,12 @@ func (d *DB) redoableTx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 		if err := conn.Exec("PRAGMA foreign_keys = OFF").Error; err != nil {
 			return unavailable(mapErr("relax foreign keys", err))
 		}
+		// The write slot only now: setting the connection up, and back, needs no writer.
+		release, err := d.acquireWrite(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
 		if err := ctx.Err(); err != nil {
 			return err
 		}

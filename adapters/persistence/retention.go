@@ -134,7 +134,7 @@ func (s *RetentionStore) CaptureWrites() (n uint64, ok bool) {
 // runs (which hold copies of their answers), their email index and one-per-email keys; it adjusts the forms' counts and writes a tombstone for each deleted
 // submission (so a backup restore does not bring it back) and the audit events, all in one
 // transaction (see the port for when its commit waits for the disk).
-func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.SubmissionRef, events ports.DeletionAudit) (int64, error) {
+func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.SubmissionRef, events ports.DeletionAudit) (ports.SubmissionDeletion, error) {
 	byWorkspace := map[string][]string{}
 	for _, r := range refs {
 		byWorkspace[r.WorkspaceID] = append(byWorkspace[r.WorkspaceID], r.ID)
@@ -147,7 +147,11 @@ func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.Sub
 	if events != nil {
 		run = s.db.tx
 	}
+	var began time.Time // when the transaction had the writer (fn may run again after a retry)
 	err := run(ctx, func(tx *gorm.DB) error {
+		if began.IsZero() {
+			began = time.Now()
+		}
 		deleted = 0
 		counts := map[string]int64{}
 		for ws, ids := range byWorkspace {
@@ -188,9 +192,9 @@ func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.Sub
 		return writeAudit(tx, evs)
 	})
 	if err != nil {
-		return 0, err
+		return ports.SubmissionDeletion{}, err
 	}
-	return deleted, nil
+	return ports.SubmissionDeletion{Deleted: deleted, Held: time.Since(began)}, nil
 }
 
 // scanDeleted reads the (id, form_id) rows a deletion returned, counting one less for each
