@@ -72,6 +72,12 @@ func (c *checkpointer) noteWrite() {
 	}
 }
 
+// close stops the loop and waits for it.
+func (c *checkpointer) close() {
+	close(c.stop)
+	<-c.done
+}
+
 // loop checkpoints after writes, at most once per checkpointGap, until close; a last
 // checkpoint is left to SQLite, which makes one when the last connection closes.
 func (c *checkpointer) loop(d *DB) {
@@ -114,11 +120,6 @@ func (d *DB) checkpointPass() {
 		}
 		log = next
 	}
-}
-
-func (c *checkpointer) close() {
-	close(c.stop)
-	<-c.done
 }
 
 // checkpoint runs one PASSIVE checkpoint, inside the write slot when exclusive, and returns
