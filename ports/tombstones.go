@@ -59,7 +59,9 @@ type TombstoneRepository interface {
 	// Record stores tombstones in their own transaction (for deletions that happen outside
 	// the database, or in tests); deletions in the database write them in their transaction.
 	Record(ctx context.Context, ts []Tombstone) error
-	// Pending returns up to limit tombstones not yet copied to the log, oldest first.
+	// Pending returns the oldest tombstones not yet copied to the log, oldest first: limit of
+	// them, or a few more where the last ones were recorded together (they share a Seq), or
+	// all there are when fewer.
 	Pending(ctx context.Context, limit int) ([]PendingTombstone, error)
 	// Shipped removes tombstones the log now holds.
 	Shipped(ctx context.Context, seqs []int64) error

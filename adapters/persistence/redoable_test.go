@@ -28,7 +28,7 @@ func TestRedoableTxRelaxesOnlyItsOwnCommit(t *testing.T) {
 		if err := tx.Raw("PRAGMA foreign_keys").Scan(&fkInside).Error; err != nil {
 			return err
 		}
-		return tx.Exec("INSERT INTO tombstones (kind, id, workspace_id, deleted_at) VALUES ('submission', 'sub_x', 'wsp_x', 1)").Error
+		return tx.Exec("INSERT INTO tombstones (kind, ids, workspace_id, deleted_at) VALUES ('submission', '[\"sub_x\"]', 'wsp_x', 1)").Error
 	})
 	if err != nil {
 		t.Fatal(err)

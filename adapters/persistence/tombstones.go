@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,10 +24,12 @@ var _ ports.TombstoneRepository = (*TombstoneRepository)(nil)
 // NewTombstoneRepository returns the repository.
 func NewTombstoneRepository(db *DB) *TombstoneRepository { return &TombstoneRepository{db: db} }
 
+// A tombstone row names one or more things of one kind and workspace deleted at the same time:
+// ids is the JSON array of their IDs (a retention batch writes one row, not a row a submission).
 type tombstoneRow struct {
 	Seq         int64  `gorm:"column:seq"`
 	Kind        string `gorm:"column:kind"`
-	ID          string `gorm:"column:id"`
+	IDs         string `gorm:"column:ids"`
 	WorkspaceID string `gorm:"column:workspace_id"`
 	DeletedAt   int64  `gorm:"column:deleted_at"`
 }
@@ -58,7 +61,7 @@ func writeTombstones(tx *gorm.DB, ts []ports.Tombstone) error {
 	now := time.Now()
 	for chunk := range slices.Chunk(ts, 200) {
 		var sb strings.Builder
-		sb.WriteString("INSERT INTO tombstones (kind, id, workspace_id, deleted_at) VALUES ")
+		sb.WriteString("INSERT INTO tombstones (kind, ids, workspace_id, deleted_at) VALUES ")
 		args := make([]any, 0, len(chunk)*4)
 		for i, t := range chunk {
 			if i > 0 {
@@ -69,7 +72,7 @@ func writeTombstones(tx *gorm.DB, ts []ports.Tombstone) error {
 			if at.IsZero() {
 				at = now
 			}
-			args = append(args, string(t.Kind), t.ID, t.WorkspaceID, toMillis(at))
+			args = append(args, string(t.Kind), jsonIDs([]string{t.ID}), t.WorkspaceID, toMillis(at))
 		}
 		if err := tx.Exec(sb.String(), args...).Error; err != nil {
 			return mapErr("write tombstones", err)
@@ -78,24 +81,29 @@ func writeTombstones(tx *gorm.DB, ts []ports.Tombstone) error {
 	return nil
 }
 
-// writeTombstoneList is writeTombstones for many IDs of one kind and workspace, deleted now,
-// passed as one argument (see idList) rather than four parameters a row.
+// writeTombstoneList is writeTombstones for many IDs of one kind and workspace, deleted now: one
+// row naming them all.
 func writeTombstoneList(tx *gorm.DB, kind ports.TombstoneKind, workspaceID string, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	markTombstones(tx)
-	err := tx.Exec("INSERT INTO tombstones (kind, id, workspace_id, deleted_at) SELECT ?, v.id, ?, ? FROM ("+idList(tx)+") v",
-		string(kind), workspaceID, toMillis(time.Now()), jsonIDs(ids)).Error
+	err := tx.Exec("INSERT INTO tombstones (kind, ids, workspace_id, deleted_at) VALUES (?, ?, ?, ?)",
+		string(kind), jsonIDs(ids), workspaceID, toMillis(time.Now())).Error
 	return mapErr("write tombstones", err)
 }
 
 // writeSubmissionTombstones records a tombstone for every submission of the form still in the
-// database, in the caller's transaction (before the form's deletion cascades to them).
+// database, in the caller's transaction (before the form's deletion cascades to them): a row
+// each, since a form may hold any number.
 func writeSubmissionTombstones(tx *gorm.DB, workspaceID, formID string, at time.Time) error {
 	markTombstones(tx)
-	err := tx.Exec(`INSERT INTO tombstones (kind, id, workspace_id, deleted_at)
-		SELECT ?, id, workspace_id, ? FROM submissions WHERE workspace_id = ? AND form_id = ?`,
+	list := "json_array(id)"
+	if tx.Dialector.Name() == DialectPostgres {
+		list = "json_build_array(id)::text"
+	}
+	err := tx.Exec(`INSERT INTO tombstones (kind, ids, workspace_id, deleted_at)
+		SELECT ?, `+list+`, workspace_id, ? FROM submissions WHERE workspace_id = ? AND form_id = ?`,
 		string(ports.TombstoneSubmission), toMillis(at), workspaceID, formID).Error
 	return mapErr("write submission tombstones", err)
 }
@@ -116,20 +124,33 @@ func (r *TombstoneRepository) Record(ctx context.Context, ts []ports.Tombstone) 
 	return r.db.tx(ctx, func(tx *gorm.DB) error { return writeTombstones(tx, ts) })
 }
 
-// Pending returns up to limit tombstones not yet copied to the log, oldest first.
+// Pending returns the tombstones not yet copied to the log, oldest first: those of the oldest
+// rows, row by row, until at least limit (or all there are).
 func (r *TombstoneRepository) Pending(ctx context.Context, limit int) ([]ports.PendingTombstone, error) {
-	var rows []tombstoneRow
-	err := r.db.read(ctx).Raw("SELECT seq, kind, id, workspace_id, deleted_at FROM tombstones ORDER BY seq LIMIT ?", limit).
-		Scan(&rows).Error
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := r.db.read(ctx).Raw("SELECT seq, kind, ids, workspace_id, deleted_at FROM tombstones ORDER BY seq LIMIT ?", limit).Rows()
 	if err != nil {
 		return nil, mapErr("read tombstones", err)
 	}
-	out := make([]ports.PendingTombstone, len(rows))
-	for i, row := range rows {
-		out[i] = ports.PendingTombstone{Seq: row.Seq, Tombstone: ports.Tombstone{
-			Kind: ports.TombstoneKind(row.Kind), ID: row.ID, WorkspaceID: row.WorkspaceID, DeletedAt: fromMillis(row.DeletedAt)}}
+	defer func() { _ = rows.Close() }()
+	var out []ports.PendingTombstone
+	for len(out) < limit && rows.Next() {
+		var row tombstoneRow
+		if err := rows.Scan(&row.Seq, &row.Kind, &row.IDs, &row.WorkspaceID, &row.DeletedAt); err != nil {
+			return nil, mapErr("read tombstones", err)
+		}
+		var ids []string
+		if err := json.Unmarshal([]byte(row.IDs), &ids); err != nil {
+			return nil, fmt.Errorf("read tombstones: row %d: %w", row.Seq, err)
+		}
+		for _, id := range ids {
+			out = append(out, ports.PendingTombstone{Seq: row.Seq, Tombstone: ports.Tombstone{
+				Kind: ports.TombstoneKind(row.Kind), ID: id, WorkspaceID: row.WorkspaceID, DeletedAt: fromMillis(row.DeletedAt)}})
+		}
 	}
-	return out, nil
+	return out, mapErr("read tombstones", rows.Err())
 }
 
 // Shipped removes tombstones the log now holds, in one transaction (one commit, however many
@@ -138,6 +159,7 @@ func (r *TombstoneRepository) Shipped(ctx context.Context, seqs []int64) error {
 	if len(seqs) == 0 {
 		return nil
 	}
+	seqs = slices.Compact(slices.Sorted(slices.Values(seqs))) // a row's tombstones share its seq
 	return r.db.tx(ctx, func(db *gorm.DB) error {
 		for chunk := range slices.Chunk(seqs, 500) {
 			if err := db.Exec("DELETE FROM tombstones WHERE seq IN ?", chunk).Error; err != nil {

@@ -2,11 +2,16 @@ package persistence_test
 
 import (
 	"context"
+	"io/fs"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/pressly/goose/v3"
+
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/migrations"
 	"github.com/formward/formward/ports"
 )
 
@@ -149,5 +154,64 @@ func TestApplyTombstonesDeletesWhatIsStillThere(t *testing.T) {
 			!pending[0].DeletedAt.Equal(base.Truncate(time.Millisecond)) {
 			t.Fatalf("recorded %+v", pending)
 		}
+	})
+}
+
+// Migration 00140 turns each tombstone row into a list of one; its way down gives every ID of
+// a list a row of its own again. Neither loses a tombstone, and new rows come after the old.
+func TestTombstoneListMigration(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		dialect := goose.DialectSQLite3
+		if r.db.Dialect() == persistence.DialectPostgres {
+			dialect = goose.DialectPostgres
+		}
+		dir, err := fs.Sub(migrations.FS, r.db.Dialect())
+		noErr(t, err)
+		p, err := goose.NewProvider(dialect, r.db.SQL(), dir)
+		noErr(t, err)
+		_, err = p.DownTo(ctx, 130)
+		noErr(t, err)
+		for _, id := range []string{"sub_a", "sub_b"} {
+			_, err := r.db.SQL().ExecContext(ctx, "INSERT INTO tombstones (kind, id, workspace_id, deleted_at) VALUES ('submission', $1, 'wsp_x', 1000)", id)
+			noErr(t, err)
+		}
+		_, err = p.Up(ctx)
+		noErr(t, err)
+		tombs := persistence.NewTombstoneRepository(r.db)
+		noErr(t, tombs.Record(ctx, []ports.Tombstone{{Kind: ports.TombstoneForm, ID: "frm_c", WorkspaceID: "wsp_x", DeletedAt: time.UnixMilli(2000)}}))
+		pending, err := tombs.Pending(ctx, 10)
+		noErr(t, err)
+		var got []string
+		for _, p := range pending {
+			got = append(got, string(p.Kind)+" "+p.ID+" "+p.WorkspaceID+" "+p.DeletedAt.UTC().Format(time.RFC3339Nano))
+		}
+		want := []string{"submission sub_a wsp_x 1970-01-01T00:00:01Z", "submission sub_b wsp_x 1970-01-01T00:00:01Z", "form frm_c wsp_x 1970-01-01T00:00:02Z"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("after 00140 up: %q, want %q", got, want)
+		}
+		if pending[2].Seq <= pending[1].Seq {
+			t.Errorf("a new row's seq %d is not after the migrated ones' %d", pending[2].Seq, pending[1].Seq)
+		}
+
+		_, err = r.db.SQL().ExecContext(ctx, `INSERT INTO tombstones (kind, ids, workspace_id, deleted_at) VALUES ('submission', '["sub_d","sub_e","sub_f"]', 'wsp_y', 3000)`)
+		noErr(t, err)
+		_, err = p.DownTo(ctx, 130)
+		noErr(t, err)
+		rows, err := r.db.SQL().QueryContext(ctx, "SELECT kind, id, workspace_id FROM tombstones ORDER BY seq")
+		noErr(t, err)
+		got = nil
+		for rows.Next() {
+			var kind, id, ws string
+			noErr(t, rows.Scan(&kind, &id, &ws))
+			got = append(got, kind+" "+id+" "+ws)
+		}
+		noErr(t, rows.Close())
+		want = []string{"submission sub_a wsp_x", "submission sub_b wsp_x", "form frm_c wsp_x", "submission sub_d wsp_y", "submission sub_e wsp_y", "submission sub_f wsp_y"}
+		if !slices.Equal(got, want) {
+			t.Errorf("after 00140 down: %q, want %q", got, want)
+		}
+		_, err = p.Up(ctx)
+		noErr(t, err)
 	})
 }

@@ -1,0 +1,62 @@
+package persistence
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// On SQLite a form's submissions are indexed by time in ascending order (migration 00150:
+// captures append to it), and every query that walks them in time order, either way, reads
+// that index without sorting.
+func TestSubmissionTimeQueriesReadTheAscendingIndexOnSQLite(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var cols []struct {
+		Name string `gorm:"column:name"`
+		Desc int    `gorm:"column:desc"`
+		Key  int    `gorm:"column:key"`
+	}
+	if err := db.read(ctx).Raw("PRAGMA index_xinfo('submissions_form_submitted_idx')").Scan(&cols).Error; err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, c := range cols {
+		if c.Key == 1 {
+			keys = append(keys, c.Name)
+			if c.Desc != 0 {
+				t.Errorf("column %s of submissions_form_submitted_idx is descending", c.Name)
+			}
+		}
+	}
+	if strings.Join(keys, ",") != "form_id,submitted_at,id" {
+		t.Errorf("submissions_form_submitted_idx is on %v", keys)
+	}
+	for name, q := range map[string]string{
+		"newest first, after a position": "SELECT * FROM submissions WHERE workspace_id = 'w' AND form_id = 'f' AND (submitted_at, id) < (1, 'x') ORDER BY submitted_at DESC, id DESC LIMIT 50",
+		"the count rule's edge":          "SELECT submitted_at, id FROM submissions WHERE form_id = 'f' AND workspace_id = 'w' ORDER BY submitted_at DESC, id DESC LIMIT 1 OFFSET 99",
+		"expired, oldest first":          "SELECT id, submitted_at FROM submissions WHERE form_id = 'f' AND workspace_id = 'w' AND submitted_at < 5 ORDER BY submitted_at, id LIMIT 1001",
+	} {
+		var plan []struct {
+			Detail string `gorm:"column:detail"`
+		}
+		if err := db.read(ctx).Raw("EXPLAIN QUERY PLAN " + q).Scan(&plan).Error; err != nil {
+			t.Fatal(err)
+		}
+		var details []string
+		for _, p := range plan {
+			details = append(details, p.Detail)
+		}
+		all := strings.Join(details, "\n")
+		if !strings.Contains(all, "USING INDEX submissions_form_submitted_idx") || strings.Contains(all, "TEMP B-TREE") {
+			t.Errorf("%s: not read in the index's order; plan:\n%s", name, all)
+		}
+	}
+}
