@@ -56,7 +56,8 @@ type RetentionStore interface {
 	Expired(ctx context.Context, workspaceID, formID string, x Expiry, limit int) ([]*submission.Submission, error)
 	// ExpiredRefs is Expired without opening the submissions, for a form with no stored files.
 	ExpiredRefs(ctx context.Context, workspaceID, formID string, x Expiry, limit int) ([]SubmissionRef, error)
-	// DeleteSubmissions deletes the submissions with everything kept about each of them (their
+	// DeleteSubmissions deletes the submissions, each only where its ref says it is (workspace
+	// and form), with everything kept about each of them (their
 	// email index, workflow runs, one-per-email keys) and adjusts the forms' counts, together
 	// with the audit events made by events (may be nil), in one transaction. It returns how
 	// many submissions it deleted (missing ones are skipped) and how long it held the writer.

@@ -74,6 +74,10 @@ func TestRetentionBatchTakesDependentRows(t *testing.T) {
 			}
 			refs = append(refs, ports.SubmissionRef{WorkspaceID: w.ID(), FormID: f.ID(), ID: s.ID(), SubmittedAt: base})
 		}
+		// Nor does a ref naming a submission of the workspace under another of its forms.
+		elsewhere := mustForm(t, r, w.ID(), base)
+		misplaced := mustAdd(t, r, elsewhere, base, subOpts{})
+		refs = append(refs, ports.SubmissionRef{WorkspaceID: w.ID(), FormID: f.ID(), ID: misplaced.ID(), SubmittedAt: base})
 		kept := mustForm(t, r, other.ID(), base)
 		s, _ := buildSubmission(t, kept, base, subOpts{})
 		noErr(t, r.submissions.Add(ctx, s, event.ForSubmission(newID("evt"), event.SubmissionCreated, s, base)))
@@ -86,7 +90,12 @@ func TestRetentionBatchTakesDependentRows(t *testing.T) {
 		if res.Deleted != 3 || res.Held <= 0 {
 			t.Errorf("deleted %d, held the writer %s, want 3 and some time", res.Deleted, res.Held)
 		}
-		for table, want := range map[string]int64{"submission_email_index": 1, "form_email_keys": 1, "submissions": 2, "runs": 2} {
+		counts, err := r.forms.SubmissionCounts(ctx, w.ID(), []string{f.ID(), elsewhere.ID()})
+		noErr(t, err)
+		if counts[f.ID()] != 1 || counts[elsewhere.ID()] != 1 {
+			t.Errorf("form counts %v, want 1 left in each", counts)
+		}
+		for table, want := range map[string]int64{"submission_email_index": 1, "form_email_keys": 1, "submissions": 3, "runs": 2} {
 			if got := count(t, r.db, "SELECT COUNT(*) FROM "+table); got != want {
 				t.Errorf("%d rows left in %s, want %d", got, table, want)
 			}
