@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pressly/goose/v3"
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
@@ -16,6 +19,7 @@ import (
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workspace"
+	"github.com/formward/formward/migrations"
 	"github.com/formward/formward/ports"
 )
 
@@ -201,4 +205,19 @@ func countWhere(t testing.TB, db *persistence.DB, table, column, value string) i
 		t.Fatalf("count %s: %v", table, err)
 	}
 	return n
+}
+
+// migrationsOf returns a goose provider of the test database's own migration set, to move its
+// schema down and up in migration tests.
+func migrationsOf(t testing.TB, db *persistence.DB) *goose.Provider {
+	t.Helper()
+	dialect := goose.DialectSQLite3
+	if db.Dialect() == persistence.DialectPostgres {
+		dialect = goose.DialectPostgres
+	}
+	dir, err := fs.Sub(migrations.FS, db.Dialect())
+	noErr(t, err)
+	p, err := goose.NewProvider(dialect, db.SQL(), dir)
+	noErr(t, err)
+	return p
 }

@@ -2,11 +2,8 @@ package persistence_test
 
 import (
 	"context"
-	"io/fs"
 	"testing"
 	"time"
-
-	"github.com/pressly/goose/v3"
 
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/persistence"
@@ -15,7 +12,6 @@ import (
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/webhook"
-	"github.com/formward/formward/migrations"
 	"github.com/formward/formward/ports"
 )
 
@@ -267,15 +263,8 @@ func TestEmailHashMigration(t *testing.T) {
 		f := mustForm(t, r, w.ID(), base)
 		a := mustAdd(t, r, f, base, subOpts{})
 		b := mustAdd(t, r, f, base.Add(time.Second), subOpts{})
-		dialect := goose.DialectSQLite3
-		if r.db.Dialect() == persistence.DialectPostgres {
-			dialect = goose.DialectPostgres
-		}
-		dir, err := fs.Sub(migrations.FS, r.db.Dialect())
-		noErr(t, err)
-		p, err := goose.NewProvider(dialect, r.db.SQL(), dir)
-		noErr(t, err)
-		_, err = p.DownTo(ctx, 100)
+		p := migrationsOf(t, r.db)
+		_, err := p.DownTo(ctx, 100)
 		noErr(t, err)
 		if n := count(t, r.db, "SELECT COUNT(*) FROM submission_email_index"); n != 2 {
 			t.Fatalf("after 00110 down, %d index rows, want 2", n)

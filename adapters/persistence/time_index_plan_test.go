@@ -11,21 +11,13 @@ import (
 // that index without sorting. A retention batch's delete, which names the form too, seeks its
 // IDs instead of walking the form.
 func TestSubmissionTimeQueriesReadTheAscendingIndexOnSQLite(t *testing.T) {
-	ctx := context.Background()
-	db, err := Open(ctx, Config{DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedSQLite(t)
 	var cols []struct {
 		Name string `gorm:"column:name"`
 		Desc int    `gorm:"column:desc"`
 		Key  int    `gorm:"column:key"`
 	}
-	if err := db.read(ctx).Raw("PRAGMA index_xinfo('submissions_form_submitted_idx')").Scan(&cols).Error; err != nil {
+	if err := db.read(context.Background()).Raw("PRAGMA index_xinfo('submissions_form_submitted_idx')").Scan(&cols).Error; err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
@@ -40,32 +32,16 @@ func TestSubmissionTimeQueriesReadTheAscendingIndexOnSQLite(t *testing.T) {
 	if strings.Join(keys, ",") != "form_id,submitted_at,id" {
 		t.Errorf("submissions_form_submitted_idx is on %v", keys)
 	}
-	var plan []struct {
-		Detail string `gorm:"column:detail"`
-	}
-	q := strings.NewReplacer("?", "'x'", "json_each('x')", `json_each('["a"]')`).Replace(deleteSubmissionsSQL(db.gorm))
-	if err := db.read(ctx).Raw("EXPLAIN QUERY PLAN " + q).Scan(&plan).Error; err != nil {
-		t.Fatal(err)
-	}
-	if len(plan) == 0 || !strings.Contains(plan[0].Detail, "USING INDEX sqlite_autoindex_submissions_1 (id=?)") {
-		t.Errorf("a retention batch's delete does not seek its IDs; plan: %+v", plan)
+	del := strings.NewReplacer("?", "'x'", "json_each('x')", `json_each('["a"]')`).Replace(deleteSubmissionsSQL(db.gorm))
+	if plan := queryPlan(t, db, del); len(plan) == 0 || !strings.Contains(plan[0], "USING INDEX sqlite_autoindex_submissions_1 (id=?)") {
+		t.Errorf("a retention batch's delete does not seek its IDs; plan: %q", plan)
 	}
 	for name, q := range map[string]string{
 		"newest first, after a position": "SELECT * FROM submissions WHERE workspace_id = 'w' AND form_id = 'f' AND (submitted_at, id) < (1, 'x') ORDER BY submitted_at DESC, id DESC LIMIT 50",
 		"the count rule's edge":          "SELECT submitted_at, id FROM submissions WHERE form_id = 'f' AND workspace_id = 'w' ORDER BY submitted_at DESC, id DESC LIMIT 1 OFFSET 99",
 		"expired, oldest first":          "SELECT id, submitted_at FROM submissions WHERE form_id = 'f' AND workspace_id = 'w' AND submitted_at < 5 ORDER BY submitted_at, id LIMIT 1001",
 	} {
-		var plan []struct {
-			Detail string `gorm:"column:detail"`
-		}
-		if err := db.read(ctx).Raw("EXPLAIN QUERY PLAN " + q).Scan(&plan).Error; err != nil {
-			t.Fatal(err)
-		}
-		var details []string
-		for _, p := range plan {
-			details = append(details, p.Detail)
-		}
-		all := strings.Join(details, "\n")
+		all := strings.Join(queryPlan(t, db, q), "\n")
 		if !strings.Contains(all, "USING INDEX submissions_form_submitted_idx") || strings.Contains(all, "TEMP B-TREE") {
 			t.Errorf("%s: not read in the index's order; plan:\n%s", name, all)
 		}

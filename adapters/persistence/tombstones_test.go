@@ -2,16 +2,12 @@ package persistence_test
 
 import (
 	"context"
-	"io/fs"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/pressly/goose/v3"
-
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/domain"
-	"github.com/formward/formward/migrations"
 	"github.com/formward/formward/ports"
 )
 
@@ -162,15 +158,8 @@ func TestApplyTombstonesDeletesWhatIsStillThere(t *testing.T) {
 func TestTombstoneListMigration(t *testing.T) {
 	each(t, func(t *testing.T, r repos) {
 		ctx := context.Background()
-		dialect := goose.DialectSQLite3
-		if r.db.Dialect() == persistence.DialectPostgres {
-			dialect = goose.DialectPostgres
-		}
-		dir, err := fs.Sub(migrations.FS, r.db.Dialect())
-		noErr(t, err)
-		p, err := goose.NewProvider(dialect, r.db.SQL(), dir)
-		noErr(t, err)
-		_, err = p.DownTo(ctx, 130)
+		p := migrationsOf(t, r.db)
+		_, err := p.DownTo(ctx, 130)
 		noErr(t, err)
 		for _, id := range []string{"sub_a", "sub_b"} {
 			_, err := r.db.SQL().ExecContext(ctx, "INSERT INTO tombstones (kind, id, workspace_id, deleted_at) VALUES ('submission', $1, 'wsp_x', 1000)", id)
