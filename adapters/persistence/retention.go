@@ -243,9 +243,9 @@ func deletedOf(tx *gorm.DB, ids []string, list string, n int64) ([]string, strin
 // deleteDependents deletes the rows of table whose submission_id is one of ids (list is their
 // jsonIDs), with the further condition cond (its arguments args). Most batches have no such
 // rows at all (runs, further email answers and one-per-email keys are kept for some forms
-// only), and looking each ID up costs as much as a third of deleting the submissions
-// themselves; so one probe of the table's submission_id index, over the range the IDs span,
-// first says whether any row can match. (On SQLite, whose text comparison is the bytes' order,
+// only), yet looking each ID up in the three tables took a third of a batch's hold on the
+// writer; so one probe of the table's submission_id index, over the range the IDs span, first
+// says whether any row can match. (On SQLite, whose text comparison is the bytes' order,
 // as Go's is; PostgreSQL's depends on the database's collation, and its look-ups cost less.)
 func deleteDependents(tx *gorm.DB, table string, ids []string, list, cond string, args ...any) error {
 	if len(ids) == 0 {
