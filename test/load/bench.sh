@@ -17,7 +17,8 @@
 # BENCH_RETENTION (0; N > 0 stores N submissions received 13 months ago in a Starter workspace
 # before serve starts, so that serve's first retention pass, paced as always, deletes them
 # while the load runs: capture under the retention job; how many it deleted during each load
-# run, and at what rate, is printed),
+# run, and at what rate, is printed; take enough that the pass outlasts the load, or the rate
+# printed is too low and the script warns: 400000 where it deletes 20,000/s),
 # BENCH_POSTGRES_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable).
 set -euo pipefail
 
