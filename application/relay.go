@@ -233,12 +233,5 @@ func (r *Relay) backoff(ctx context.Context, step string, err error, attempt int
 	}
 	wait = min(wait, r.cfg.MaxBackoff)
 	r.observer.Failed(step, err, attempt, wait)
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return sleep(ctx, wait)
 }

@@ -359,7 +359,8 @@ func (d *deletion) flush(ctx context.Context, events func(int64, map[string]any)
 }
 
 // pacer spaces a pass's deletion transactions (see RunRetention.Rest): after one during which
-// captures were written, the next starts only once Rest times its duration has passed. The
+// captures were written, the next starts only once Rest times as long as it held the writer
+// has passed. The
 // pass meanwhile reads its next batch and deletes that batch's files, which need no writer.
 type pacer struct {
 	store ports.RetentionStore
@@ -373,17 +374,10 @@ type pacer struct {
 // wait waits until the next deletion transaction may start.
 func (p *pacer) wait(ctx context.Context) error {
 	d := time.Until(p.next) // wall time, not the clock port: this paces the database, whatever time the job applies
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	if d > 0 && !sleep(ctx, d) {
 		return ctx.Err()
 	}
+	return nil
 }
 
 // rested sets the rest after a deletion transaction that held the writer for held.

@@ -27,11 +27,11 @@ func NewTombstoneRepository(db *DB) *TombstoneRepository { return &TombstoneRepo
 // A tombstone row names one or more things of one kind and workspace deleted at the same time:
 // ids is the JSON array of their IDs (a retention batch writes one row, not a row a submission).
 type tombstoneRow struct {
-	Seq         int64  `gorm:"column:seq"`
-	Kind        string `gorm:"column:kind"`
-	IDs         string `gorm:"column:ids"`
-	WorkspaceID string `gorm:"column:workspace_id"`
-	DeletedAt   int64  `gorm:"column:deleted_at"`
+	Seq         int64
+	Kind        string
+	IDs         string
+	WorkspaceID string
+	DeletedAt   int64
 }
 
 // tombstonesWritten is the context key of the flag a transaction run by DB.tx raises when it
