@@ -21,5 +21,6 @@ func (rt *Runtime) MountDashboard(cfg Config, r *httpapi.Router) error {
 		return err
 	}
 	h.Mount(r.Engine)
+	r.Fallback("/app", h.NotFound)
 	return nil
 }

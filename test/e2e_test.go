@@ -148,6 +148,7 @@ func walkQuickstart(t *testing.T, in *instance) quickstart {
 	if _, ok := r.obj["paths"].(map[string]any); !ok {
 		t.Fatalf("openapi.json has no paths object")
 	}
+	assertUnknownPathsAnswerInKind(t, in)
 	in.do("GET", "/v1/forms", "", nil).expectError(t, http.StatusUnauthorized, "unauthorized")
 	in.do("GET", "/v1/forms", "fwk_not-a-real-key", nil).expectError(t, http.StatusUnauthorized, "unauthorized")
 
@@ -805,4 +806,25 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// assertUnknownPathsAnswerInKind: an unknown dashboard path is the dashboard's own 404 page,
+// with its security headers; an unknown API path stays the API's JSON error.
+func assertUnknownPathsAnswerInKind(t *testing.T, in *instance) {
+	t.Helper()
+	for _, path := range []string{"/app/no-such-page", "/app/forms/frm_x/no-such-tab"} {
+		resp, err := in.client.Get(in.baseURL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+			resp.Header.Get("Content-Security-Policy") == "" || resp.Header.Get("X-Frame-Options") != "DENY" ||
+			!strings.Contains(string(body), "Not found") {
+			t.Fatalf("GET %s: %d %q, CSP %q, framing %q\n%s", path, resp.StatusCode, resp.Header.Get("Content-Type"),
+				resp.Header.Get("Content-Security-Policy"), resp.Header.Get("X-Frame-Options"), body)
+		}
+	}
+	in.do("GET", "/v1/no-such-thing", "", nil).expectError(t, http.StatusNotFound, "not_found")
 }

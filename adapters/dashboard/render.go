@@ -298,6 +298,13 @@ func plural(n int, unit string) string {
 	return fmt.Sprintf("%d %ss", n, unit)
 }
 
+// NotFound answers a dashboard path that no route matches (and a method a page does not
+// take) with the dashboard's own 404 page and security headers, not the API's JSON.
+func (h *Handler) NotFound(c *gin.Context) {
+	h.headers(c)
+	h.notFound(c)
+}
+
 // notFound is the dashboard's 404 page.
 func (h *Handler) notFound(c *gin.Context) {
 	h.fail(c, fmt.Errorf("dashboard page: %w", domain.ErrNotFound))

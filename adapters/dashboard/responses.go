@@ -336,9 +336,8 @@ func (h *Handler) deleteResponsesConfirm(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	ids, err := deleteIDs(c.QueryArray("id"))
-	if err != nil {
-		h.fail(c, err)
+	ids, ok := h.deleteIDsOrBack(c, c.QueryArray("id"))
+	if !ok {
 		return
 	}
 	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
@@ -363,23 +362,66 @@ func (h *Handler) deleteResponsesConfirm(c *gin.Context) {
 		Cancel: back, Danger: true, Hidden: hidden}})
 }
 
-// deleteResponses deletes the confirmed responses, one use case call each.
+// deleteResponses deletes the confirmed responses, one use case call each, and says how many
+// went: a response of another form or workspace, or one already deleted, is not counted.
 func (h *Handler) deleteResponses(c *gin.Context) {
 	p := principal(c)
-	ids, err := deleteIDs(c.PostFormArray("id"))
-	if err != nil {
+	if err := p.Require(access.Write); err != nil {
 		h.fail(c, err)
 		return
 	}
+	ids, ok := h.deleteIDsOrBack(c, c.PostFormArray("id"))
+	if !ok {
+		return
+	}
 	formID := c.Param("id")
+	deleted := 0
 	for _, id := range ids {
 		err := h.app.Commands.DeleteSubmission.Handle(c.Request.Context(), application.DeleteSubmission{WorkspaceID: p.WorkspaceID, FormID: formID, ID: id})
-		if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		switch {
+		case err == nil:
+			deleted++
+		case !errors.Is(err, domain.ErrNotFound):
 			h.fail(c, err)
 			return
 		}
 	}
-	h.redirect(c, "/app/forms/"+formID+"/responses", plural(len(ids), "response")+" deleted.")
+	h.redirect(c, "/app/forms/"+formID+"/responses", deletedNotice(deleted, len(ids)-deleted))
+}
+
+// deletedNotice says how many of the chosen responses were deleted and how many were not found.
+func deletedNotice(deleted, missing int) string {
+	switch {
+	case missing == 0:
+		return plural(deleted, "response") + " deleted."
+	case deleted == 0:
+		return "No response was deleted: the chosen responses are not in this form (already deleted, or never here)."
+	}
+	return plural(deleted, "response") + " deleted; " + plural(missing, "other") + " could not be found in this form (already deleted, or never here)."
+}
+
+// deleteIDsOrBack reads the chosen responses; with none chosen it goes back to the table with
+// a notice instead of an error page ("Delete selected" pressed with nothing ticked).
+func (h *Handler) deleteIDsOrBack(c *gin.Context, raw []string) ([]string, bool) {
+	ids, err := deleteIDs(raw)
+	if err == nil {
+		return ids, true
+	}
+	if len(ids) == 0 && !hasID(raw) {
+		h.redirect(c, "/app/forms/"+c.Param("id")+"/responses", "Select at least one response to delete.")
+		return nil, false
+	}
+	h.fail(c, err)
+	return nil, false
+}
+
+func hasID(raw []string) bool {
+	for _, id := range raw {
+		if strings.TrimSpace(id) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // export streams the form's responses as a download (CSV, XLSX or NDJSON), through the

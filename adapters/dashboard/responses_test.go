@@ -188,7 +188,44 @@ func TestDeleteResponses(t *testing.T) {
 		if len(left) != 2 {
 			t.Fatalf("%d rows left, want 2", len(left))
 		}
-		owner.post(base+"/delete", url.Values{}).expect(t, http.StatusBadRequest)
+
+		// Nothing ticked: back to the table with a notice, not an error page.
+		owner.get(base+"/delete").redirectsTo(t, base)
+		if got := text(owner.get(base).expect(t, http.StatusOK).body); !strings.Contains(got, "Select at least one response to delete.") {
+			t.Fatalf("no notice after an empty selection: %s", got)
+		}
+		owner.post(base+"/delete", url.Values{}).redirectsTo(t, base)
+		owner.get(base) // takes the notice
+
+		// Another workspace's response, named from this form's page, is not deleted and
+		// not counted; nor is one already gone.
+		ctx := context.Background()
+		other, err := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Elsewhere"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		osys := application.WithPrincipal(ctx, application.SystemPrincipal(other.ID()))
+		ofv, err := h.app.Commands.CreateForm.Handle(osys, application.CreateForm{WorkspaceID: other.ID(), Draft: form.Draft{Name: "Theirs",
+			Fields: []form.FieldSpec{{Label: "Name", Type: "text"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := h.app.Commands.CaptureSubmission.Handle(osys, application.CaptureSubmission{WorkspaceID: other.ID(), FormID: ofv.Form.ID(),
+			Source: submission.SourceAPI, Data: map[string]submission.Input{ofv.Form.Fields()[0].ID: "Not yours"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner.post(base+"/delete", url.Values{"id": {theirs.ID()}}).redirectsTo(t, base)
+		if got := text(owner.get(base).body); !strings.Contains(got, "No response was deleted") || strings.Contains(got, "1 response deleted") {
+			t.Fatalf("deleting another workspace's response: %s", got)
+		}
+		owner.post(base+"/delete", url.Values{"id": {ids[2], ids[0], theirs.ID()}}).redirectsTo(t, base)
+		if got := text(owner.get(base).body); !strings.Contains(got, "1 response deleted; 2 others could not be found") {
+			t.Fatalf("a mixed deletion: %s", got)
+		}
+		if _, err := h.app.Queries.GetSubmission.Handle(osys, application.GetSubmission{WorkspaceID: other.ID(), FormID: ofv.Form.ID(), ID: theirs.ID()}); err != nil {
+			t.Fatalf("the other workspace's response is gone: %v", err)
+		}
 	})
 }
 

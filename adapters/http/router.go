@@ -4,6 +4,7 @@ package httpapi
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
@@ -63,8 +64,17 @@ func NewRouter(d Deps, o Options) *Router {
 	r.ContextWithFallback = true
 	r.Use(o.Middleware...)
 	r.Use(requestID(), accessLog(d.Logger), recovery(d.Logger))
-	r.NoRoute(func(c *gin.Context) { fail(c, d.Logger, errRouteNotFound) })
-	r.NoMethod(func(c *gin.Context) { fail(c, d.Logger, errMethodNotFound) })
+	rt := &Router{Engine: r}
+	r.NoRoute(func(c *gin.Context) {
+		if !rt.fellBack(c) {
+			fail(c, d.Logger, errRouteNotFound)
+		}
+	})
+	r.NoMethod(func(c *gin.Context) {
+		if !rt.fellBack(c) {
+			fail(c, d.Logger, errMethodNotFound)
+		}
+	})
 
 	r.GET("/healthz", func(c *gin.Context) { c.JSON(200, gin.H{"status": "ok"}) })
 	r.GET("/readyz", func(c *gin.Context) {
@@ -129,10 +139,37 @@ func NewRouter(d Deps, o Options) *Router {
 	account.GET("/audit-events", a.listAuditEvents)
 	account.POST("/privacy/export", a.privacyExport)
 	account.POST("/privacy/erase", a.privacyErase)
-	return &Router{Engine: r}
+	return rt
 }
 
 // Router is the API's http.Handler.
-type Router struct{ *gin.Engine }
+type Router struct {
+	*gin.Engine
+	fallbacks []fallback
+}
+
+// fallback answers the requests that no route matched below a prefix that is not the API's.
+type fallback struct {
+	prefix string
+	handle gin.HandlerFunc
+}
+
+// Fallback makes handle answer every unmatched request at prefix or below it (a page's own
+// 404 with its own headers) instead of the API's JSON error. Call it while mounting, before
+// serving.
+func (r *Router) Fallback(prefix string, handle gin.HandlerFunc) {
+	r.fallbacks = append(r.fallbacks, fallback{prefix: strings.TrimSuffix(prefix, "/"), handle: handle})
+}
+
+func (r *Router) fellBack(c *gin.Context) bool {
+	path := c.Request.URL.Path
+	for _, f := range r.fallbacks {
+		if path == f.prefix || strings.HasPrefix(path, f.prefix+"/") {
+			f.handle(c)
+			return true
+		}
+	}
+	return false
+}
 
 func itoa(n int) string { return strconv.Itoa(n) }
