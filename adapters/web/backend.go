@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 )
 
@@ -97,19 +98,19 @@ func sameHost(u *url.URL, host string) bool {
 	return u.Host == h
 }
 
-// closedPage shows the owner's message of a form closed by its closing rules.
-func (h *Handler) closedPage(c *gin.Context, s *form.Settings, closed *form.ClosedError) {
-	b := httperr.Problem(closed)
-	m := errorPages[b.Code]
+// closedPage shows the owner's message of a form closed by its closing rules, in status.
+func (h *Handler) closedPage(c *gin.Context, status int, s *form.Settings, closed *form.ClosedError) {
+	m := errorPages[httperr.Problem(closed).Code]
 	msg := m.Message
 	if closed.Message != "" {
 		msg = closed.Message
 	}
-	h.message(c, b.Status, s, m.Title, m.Heading, msg)
+	h.message(c, status, s, m.Title, m.Heading, msg)
 }
 
 // openOrClosed answers the page of a form that does not take responses now; it reports
-// whether the form is open.
+// whether the form is open. A closed form's page (archived, or closed by a closing rule) is
+// a page like any other and answers 200: only posts to it are refused (409 form_closed).
 func (h *Handler) openOrClosed(c *gin.Context, f *form.Form) bool {
 	err := h.submit.Open(c.Request.Context(), f)
 	if err == nil {
@@ -118,12 +119,15 @@ func (h *Handler) openOrClosed(c *gin.Context, f *form.Form) bool {
 	s := f.Settings()
 	var closed *form.ClosedError
 	if errors.As(err, &closed) {
-		h.closedPage(c, &s, closed)
+		h.closedPage(c, http.StatusOK, &s, closed)
 		return false
 	}
 	b := httperr.Problem(err)
 	if b.Status >= 500 {
 		h.d.Logger.Error("load public form", zap.Error(err))
+	}
+	if errors.Is(err, domain.ErrFormClosed) {
+		b.Status = http.StatusOK
 	}
 	h.errorPage(c, &s, b)
 	return false

@@ -375,8 +375,8 @@ func (h *Handler) lookup(c *gin.Context) (*form.Form, error) {
 	return f, nil
 }
 
-// page renders a published form; archived forms show the closed page (410), drafts and
-// unknown IDs the not-found page (404).
+// page renders a published form; archived forms and forms their closing rules close show the
+// closed page (200), drafts and unknown IDs the not-found page (404).
 func (h *Handler) page(c *gin.Context) {
 	f, err := h.lookup(c)
 	if err != nil {
