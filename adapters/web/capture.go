@@ -218,7 +218,7 @@ func (h *Handler) capture(c *gin.Context) {
 		h.refuse(c, f, p, err)
 		return
 	}
-	if next, ok := f.Settings().NextURL(p.next); ok && !p.json && cmd.Origin != "" {
+	if next, ok := f.Settings().NextURL(p.next); ok && !p.json && !cmd.Origin.IsZero() {
 		// A form-backend post goes back to the owner's site, where _next says.
 		c.Redirect(http.StatusSeeOther, next)
 		return

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/submission"
 )
 
@@ -242,8 +244,8 @@ func prefill(f *form.Form, q url.Values) map[string][]string {
 }
 
 // securityHeaders sets the CSP and framing rules of one form's pages. Owner settings reach
-// the header only as origins parsed and written out again here (scheme://host[:port]);
-// anything that does not parse as one is dropped, so no owner text can add a directive.
+// the header only as origin.Origin values written out in canonical form (scheme://host[:port]),
+// so no owner text can add a directive.
 func securityHeaders(c *gin.Context, s *form.Settings) {
 	scripts := []string{"'self'"}
 	frames := []string{}
@@ -257,15 +259,11 @@ func securityHeaders(c *gin.Context, s *form.Settings) {
 			}
 		}
 		if s.RedirectURL != nil {
-			if o, ok := origin(*s.RedirectURL, false); ok {
-				actions = append(actions, o)
+			if r, err := form.ParseRedirectURL(*s.RedirectURL); err == nil {
+				actions = append(actions, r.Origin.String())
 			}
 		}
-		for _, a := range s.Embed.FrameAncestors {
-			if o, ok := origin(a, true); ok {
-				ancestors = append(ancestors, o)
-			}
-		}
+		ancestors = form.OriginStrings(s.Embed.FrameAncestors)
 	}
 	framing := "'none'"
 	if len(ancestors) > 0 {
@@ -286,61 +284,17 @@ func securityHeaders(c *gin.Context, s *form.Settings) {
 	hd.Set("Cache-Control", "no-store")
 }
 
-// origin parses s as an http(s) URL and returns its origin as this server writes it:
-// lowercase scheme and host, the port when there is one, nothing else. bare requires s to be
-// an origin already (no path, query, fragment or user info), as frame ancestors and CORS
-// origins are; a redirect URL may have a path. Wildcard hosts ("https://*.example.com") are
-// kept for frame ancestors, where CSP allows them.
-func origin(s string, bare bool) (string, bool) {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Opaque != "" || u.User != nil || u.Host == "" {
-		return "", false
-	}
-	if bare && (strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(s, "?#")) {
-		return "", false
-	}
-	host := strings.ToLower(u.Hostname())
-	if host == "" {
-		return "", false
-	}
-	wildcard := bare && strings.HasPrefix(host, "*.")
-	check := host
-	if wildcard {
-		check = host[2:]
-	}
-	if strings.HasPrefix(check, "[") || strings.Contains(u.Host, "[") {
-		return "", false // IPv6 literals: not worth a header's risk
-	}
-	for _, r := range check {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
-			return "", false
-		}
-	}
-	out := strings.ToLower(u.Scheme) + "://" + host
-	if p := u.Port(); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 65535 {
-			return "", false
-		}
-		out += ":" + strconv.Itoa(n)
-	}
-	return out, true
-}
-
-// redirectTarget is the form's redirect URL, written out again after a strict parse; a value
-// that does not parse as an absolute http(s) URL is not followed (the thank-you page shows).
+// redirectTarget is the form's redirect URL, written out again after the domain's strict
+// parse; a value that does not parse is not followed (the thank-you page shows).
 func redirectTarget(s form.Settings) (string, bool) {
 	if s.RedirectURL == nil {
 		return "", false
 	}
-	if _, ok := origin(*s.RedirectURL, false); !ok {
-		return "", false
-	}
-	u, err := url.Parse(*s.RedirectURL)
+	r, err := form.ParseRedirectURL(*s.RedirectURL)
 	if err != nil {
 		return "", false
 	}
-	return u.String(), true
+	return r.URL, true
 }
 
 func (h *Handler) render(c *gin.Context, status int, name string, data any) {
@@ -653,24 +607,22 @@ func (h *Handler) jsonFail(c *gin.Context, err error) {
 	httperr.Write(c, b)
 }
 
-// cors allows the form's configured origins to call it from the owner's own site.
+// cors allows the form's configured origins to call it from the owner's own site: the
+// request's Origin is parsed as the settings' origins are, so equal origins match whatever
+// their spelling (case, default port, IPv6 literal), and the header carries its canonical form.
 func cors(c *gin.Context, s form.Settings) bool {
 	from := c.GetHeader("Origin")
 	if from == "" {
 		return false
 	}
 	c.Writer.Header().Add("Vary", "Origin")
-	sent, ok := origin(from, true)
-	if !ok || strings.Contains(sent, "*") {
+	sent, err := origin.Parse(from)
+	if err != nil {
 		return false
 	}
-	for _, o := range s.PostOrigins() {
-		// Only an allowed origin that parses is compared, and the header carries the parsed
-		// form of the request's origin, never the stored text.
-		if allowed, ok := origin(o, true); ok && allowed == sent {
-			c.Header("Access-Control-Allow-Origin", sent)
-			return true
-		}
+	if slices.Contains(s.PostOrigins(), sent) {
+		c.Header("Access-Control-Allow-Origin", sent.String())
+		return true
 	}
 	return false
 }
