@@ -66,6 +66,12 @@ type pageData struct {
 	Carry []utmValue
 	// Steps is set on a form with several pages: which one this is, of how many.
 	Steps *stepView
+	// Notice says why a post that broke no rule of the form was not accepted (it was sent too
+	// soon after the page opened, or the page had been open too long).
+	Notice string
+	// Wait is how many seconds the page's script holds the final post so that it meets the
+	// minimum fill time (the form's min_fill_seconds on a first view).
+	Wait int
 }
 
 // stepView is the position of a multi-page form's page.
@@ -349,7 +355,7 @@ func (h *Handler) page(c *gin.Context) {
 		}
 	}
 	if values := prefill(f, c.Request.URL.Query()); values != nil {
-		h.showForm(c, http.StatusOK, f, values, nil, utm, h.d.Clock.Now(), "")
+		h.showForm(c, http.StatusOK, f, view{values: values, utm: utm, issued: h.d.Clock.Now()})
 		return
 	}
 	h.showCleanForm(c, f, utm, h.d.Clock.Now())
@@ -365,7 +371,7 @@ func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]str
 		var err error
 		if p, err = h.buildPage(data); err != nil {
 			h.d.Logger.Error("cache public form page", zap.Error(err))
-			h.showForm(c, http.StatusOK, f, nil, nil, utm, issued, "")
+			h.showForm(c, http.StatusOK, f, view{utm: utm, issued: issued})
 			return
 		}
 		h.pages.put(key, p)
@@ -390,39 +396,64 @@ func (h *Handler) lookupFailed(c *gin.Context, err error) {
 	h.errorPage(c, nil, b)
 }
 
-// showForm draws the form; issued is the render token's time (kept across re-renders so the
-// timing rule measures from the first view).
-// On a form with several pages it shows the page of the first error (the last page for an
-// error of the whole post), else the first page.
-func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, values map[string][]string, errs map[string]string, utm map[string]string, issued time.Time, formError string) {
-	page := 0
-	if len(errs) == 0 && formError != "" {
-		page = math.MaxInt // a problem of the whole post (its files): the last page
+// view is what one drawing of the form shows besides the form itself.
+type view struct {
+	values map[string][]string
+	errs   map[string]string
+	utm    map[string]string
+	// issued is the render token's time, kept across drawings so that the fill time counts
+	// from the first view.
+	issued    time.Time
+	formError string
+	// notice tells why a post was not accepted although nothing in it was wrong.
+	notice string
+	// page is the page of a multi-page form to draw (0: the first step).
+	page int
+}
+
+// showForm draws the form. On a form with several pages it shows the page of the first error
+// (the last page for an error of the whole post), else the first page.
+func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, v view) {
+	v.page = 0
+	if len(v.errs) == 0 && v.formError != "" {
+		v.page = math.MaxInt // a problem of the whole post (its files): the last page
 	}
-	if len(errs) > 0 {
+	if len(v.errs) > 0 {
 		for _, fl := range f.Fields() {
-			if _, bad := errs[fl.ID]; bad && !fl.Hidden {
-				page = fl.Page
+			if _, bad := v.errs[fl.ID]; bad && !fl.Hidden {
+				v.page = fl.Page
 				break
 			}
 		}
 	}
-	h.showPage(c, status, f, values, errs, utm, issued, formError, page)
+	h.showPage(c, status, f, v)
 }
 
-// showPage draws page of the form (0: the first step).
-func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, values map[string][]string, errs map[string]string, utm map[string]string, issued time.Time, formError string, page int) {
-	data := formData(f, values, errs, formError, page)
-	tok, challenge, err := h.issue(f, issued)
+// showPage draws v.page of the form.
+func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, v view) {
+	data := formData(f, v.values, v.errs, v.formError, v.page)
+	tok, challenge, err := h.issue(f, v.issued)
 	if err != nil {
 		h.lookupFailed(c, err)
 		return
 	}
 	data.Token, data.Challenge = tok, challenge
-	data.UTM = utmValues(utm)
+	data.UTM = utmValues(v.utm)
+	data.Notice = v.notice
+	data.Wait = waitSeconds(f.Settings().Spam.MinFillSeconds, v.issued, h.d.Clock.Now())
 	s := f.Settings()
 	securityHeaders(c, &s)
 	h.render(c, status, "form.html", data)
+}
+
+// waitSeconds is how long the page's script holds a post so that it meets the minimum fill
+// time of a token issued at issued (whole seconds, as the token keeps it), counted from now.
+func waitSeconds(minFill int, issued, now time.Time) int {
+	left := time.Duration(minFill)*time.Second - now.Sub(time.Unix(issued.Unix(), 0))
+	if left <= 0 {
+		return 0
+	}
+	return int((left + time.Second - 1) / time.Second)
 }
 
 // formData is everything the form template draws except the per-view parts (the render
@@ -442,7 +473,7 @@ func formData(f *form.Form, values map[string][]string, errs map[string]string, 
 	}
 	fields, links, carry := views(f, all, values, errs, page)
 	data := pageData{Title: f.Name(), Action: "/f/" + f.ID(), Multipart: f.HasFileFields(), Fields: fields, Errors: links,
-		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError, Carry: carry, Steps: steps}
+		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError, Carry: carry, Steps: steps, Wait: s.Spam.MinFillSeconds}
 	if f.Description() != nil {
 		data.Description = *f.Description()
 	}
@@ -513,12 +544,12 @@ func (h *Handler) step(c *gin.Context) {
 				prev = s
 			}
 		}
-		h.showPage(c, http.StatusOK, f, p.values, nil, p.cmd.UTM, issued, "", prev)
+		h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: prev})
 		return
 	}
 	if err := submission.CheckPage(f, p.cmd.Data, page); err != nil {
 		errs, formError := fieldErrors(httperr.Problem(err))
-		h.showPage(c, http.StatusUnprocessableEntity, f, p.values, errs, p.cmd.UTM, issued, formError, page)
+		h.showPage(c, http.StatusUnprocessableEntity, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, page: page})
 		return
 	}
 	next := steps[len(steps)-1]
@@ -527,7 +558,7 @@ func (h *Handler) step(c *gin.Context) {
 			next = steps[i]
 		}
 	}
-	h.showPage(c, http.StatusOK, f, p.values, nil, p.cmd.UTM, issued, "", next)
+	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: next})
 }
 
 // issue makes a view's render token and, when the form asks for proof of work, its challenge
