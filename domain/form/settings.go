@@ -73,8 +73,9 @@ const (
 	maxCaptchaKey  = 500
 )
 
-// checkSettings validates settings and returns them with URLs and origins in canonical form;
-// violation fields are JSON paths under "settings".
+// checkSettings validates settings and returns them with the redirect URL in canonical form
+// (origins are origin.Origin values, canonical already); violation fields are JSON paths
+// under "settings".
 func checkSettings(s Settings) (Settings, error) {
 	var vs domain.Violations
 	if s.RedirectURL != nil {
