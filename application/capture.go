@@ -11,6 +11,7 @@ import (
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/spam"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workspace"
@@ -33,10 +34,9 @@ type SubmitPublicForm struct {
 	UserAgent *string
 	Referrer  *string
 	UTM       map[string]string
-	// Origin is the origin (scheme://host[:port]) of the page the post came from, from its
-	// Origin header or else its Referer; empty when the post named none, or when it is this
-	// server's own page.
-	Origin string
+	// Origin is the origin of the page the post came from, from its Origin header or else its
+	// Referer; zero when the post named none, or when it is this server's own page.
+	Origin origin.Origin
 	// ReplyTo and Subject are a form-backend post's _replyto and _subject, kept with the
 	// submission for the owner's notification.
 	ReplyTo, Subject *string
@@ -220,7 +220,7 @@ func closed(f *form.Form, reason form.ClosedReason) error {
 // is a form-backend post (true); a post from another site that the form allows neither for
 // form-backend posts nor for its embedding scripts is refused when the list is not empty.
 func fromOtherSite(s form.Settings, cmd SubmitPublicForm) (bool, error) {
-	if cmd.Origin == "" {
+	if cmd.Origin.IsZero() {
 		return false, nil
 	}
 	if s.AllowsPostsFrom(cmd.Origin) {

@@ -7,6 +7,7 @@ import (
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/spam"
 	"github.com/formward/formward/domain/workspace"
 )
@@ -26,20 +27,32 @@ func (c *captureFixture) withSettings(t *testing.T, change func(*form.Settings))
 func TestSubmitPublicFormFromOtherSites(t *testing.T) {
 	all := form.Spam{Honeypot: true, MinFillSeconds: 3, ProofOfWork: true}
 	const site = "https://www.example.com"
+	at := func(raw ...string) []origin.Origin {
+		out := make([]origin.Origin, len(raw))
+		for i, r := range raw {
+			o, err := origin.Parse(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = o
+		}
+		return out
+	}
+	from := func(raw string) origin.Origin { return at(raw)[0] }
 	cases := []struct {
 		name    string
-		allowed []string
-		cors    []string
+		allowed []origin.Origin
+		cors    []origin.Origin
 		cmd     application.SubmitPublicForm
 		reason  spam.Reason // "" stored
 	}{
-		{"form-backend post skips token, fill time and proof of work", []string{site}, nil, application.SubmitPublicForm{Origin: site}, ""},
-		{"form-backend post still meets the honeypot", []string{site}, nil, application.SubmitPublicForm{Origin: site, Honeypot: "x"}, spam.ReasonHoneypot},
-		{"a token from an allowed site is checked as usual", []string{site}, nil, application.SubmitPublicForm{Origin: site, Token: "ok:n1:1"}, spam.ReasonTooFast},
-		{"another site is refused", []string{site}, nil, application.SubmitPublicForm{Origin: "https://evil.example"}, application.ReasonOriginNotAllowed},
-		{"an embedding site keeps its token rules", []string{site}, []string{"https://app.example.com"}, application.SubmitPublicForm{Origin: "https://app.example.com"}, spam.ReasonTokenMissing},
-		{"without allowed origins nothing changes", nil, nil, application.SubmitPublicForm{Origin: site}, spam.ReasonTokenMissing},
-		{"own page (no origin) needs its token", []string{site}, nil, application.SubmitPublicForm{}, spam.ReasonTokenMissing},
+		{"form-backend post skips token, fill time and proof of work", at(site), nil, application.SubmitPublicForm{Origin: from(site)}, ""},
+		{"form-backend post still meets the honeypot", at(site), nil, application.SubmitPublicForm{Origin: from(site), Honeypot: "x"}, spam.ReasonHoneypot},
+		{"a token from an allowed site is checked as usual", at(site), nil, application.SubmitPublicForm{Origin: from(site), Token: "ok:n1:1"}, spam.ReasonTooFast},
+		{"another site is refused", at(site), nil, application.SubmitPublicForm{Origin: from("https://evil.example")}, application.ReasonOriginNotAllowed},
+		{"an embedding site keeps its token rules", at(site), at("https://app.example.com"), application.SubmitPublicForm{Origin: from("https://app.example.com")}, spam.ReasonTokenMissing},
+		{"without allowed origins nothing changes", nil, nil, application.SubmitPublicForm{Origin: from(site)}, spam.ReasonTokenMissing},
+		{"own page (no origin) needs its token", at(site), nil, application.SubmitPublicForm{}, spam.ReasonTokenMissing},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/submission"
 )
 
@@ -45,7 +46,9 @@ func TestBackupsHoldNoPlaintext(t *testing.T) {
 		noErr(t, err)
 		// Posts come from the owner's site (a form-backend post): no render token to forge.
 		published, settings := string(form.StatusPublished), f.Settings()
-		settings.AllowedOrigins = []string{"https://owner.example"}
+		owner, err := origin.Parse("https://owner.example")
+		noErr(t, err)
+		settings.AllowedOrigins = []origin.Origin{owner}
 		_, err = f.Apply(form.Patch{Status: &published, Settings: &settings}, func() string { return ids.New("fld") }, form.DefaultLimits, clock.Now())
 		noErr(t, err)
 		noErr(t, a.forms.Create(ctx, f))
@@ -59,7 +62,7 @@ func TestBackupsHoldNoPlaintext(t *testing.T) {
 		content := "Passport of " + marker + ", number 123456789"
 		var subs []*submission.Submission
 		for i := range 4 {
-			res, err := capture.Handle(ctx, application.SubmitPublicForm{FormID: f.ID(), IP: "203.0.113.9", Origin: "https://owner.example",
+			res, err := capture.Handle(ctx, application.SubmitPublicForm{FormID: f.ID(), IP: "203.0.113.9", Origin: owner,
 				Data: map[string]submission.Input{f.Fields()[0].ID: marker + " respondent " + label(i), f.Fields()[1].ID: marker + "@example.org"},
 				Uploads: map[string][]application.Upload{f.Fields()[2].ID: {{
 					Info: submission.FileInfo{Name: marker + "_passport.txt", Size: int64(len(content)), Declared: "text/plain", Sniffed: "text/plain"},

@@ -23,6 +23,7 @@ import (
 
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/ports"
 )
 
@@ -87,9 +88,12 @@ func New(d Deps, o Options) (*Handler, error) {
 	}
 	cop := http.NewCrossOriginProtection()
 	if o.PublicURL != "" {
-		if u, err := url.Parse(o.PublicURL); err == nil && u.Host != "" {
-			// The public origin is trusted even when a proxy rewrites Host.
-			_ = cop.AddTrustedOrigin(u.Scheme + "://" + u.Host)
+		if u, err := url.Parse(o.PublicURL); err == nil {
+			// The public origin is trusted even when a proxy rewrites Host; in canonical form,
+			// as browsers send their Origin (HTTPS://Forms.Example:443 is https://forms.example).
+			if pub, err := origin.Of(u); err == nil {
+				_ = cop.AddTrustedOrigin(pub.String())
+			}
 		}
 	}
 	h := &Handler{app: d.App, clock: d.Clock, log: d.Logger, opts: o, pages: pages, secure: secure, cookies: box, origin: cop, fileURL: d.FileURL}

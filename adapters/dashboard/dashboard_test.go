@@ -94,6 +94,21 @@ func TestWrongPasswordAndUnknownEmailGetOneAnswer(t *testing.T) {
 	b.post("/app/login", url.Values{"email": {ownerEmail}, "password": {ownerPassword}}).expect(t, http.StatusTooManyRequests)
 }
 
+// TestPublicOriginIsTrustedInCanonicalForm: behind a proxy that rewrites Host, a post from the
+// configured public URL's origin is accepted however FORMWARD_PUBLIC_URL spells it (the
+// browser sends the canonical origin); another port of the same host is another site.
+func TestPublicOriginIsTrustedInCanonicalForm(t *testing.T) {
+	h := newHarness(t, persistencetest.SQLite(t, nil), "HTTP://Forms.Example:80/")
+	owner := h.owner()
+	created := owner.post("/app/settings/api-keys", url.Values{"name": {"CI"}, "scope": {"read-write"}}).expect(t, http.StatusCreated)
+	id := keyID.FindStringSubmatch(created.body)
+	if id == nil {
+		t.Fatalf("no revoke link for the new key: %s", text(created.body))
+	}
+	owner.post("/app/settings/api-keys/"+id[1]+"/revoke", url.Values{}, "Origin", "http://forms.example:8080").expect(t, http.StatusForbidden)
+	owner.post("/app/settings/api-keys/"+id[1]+"/revoke", url.Values{}, "Origin", "http://forms.example").redirectsTo(t, "/app/settings/api-keys")
+}
+
 // TestCrossOriginPostsAreRefused: a state-changing request from another site does nothing.
 func TestCrossOriginPostsAreRefused(t *testing.T) {
 	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -355,8 +356,8 @@ type settingsForm struct {
 func settingsFormOf(f *form.Form) settingsForm {
 	s := f.Settings()
 	return settingsForm{Name: f.Name(), ThankYou: deref(s.ThankYouMessage), Redirect: deref(s.RedirectURL), MinFill: strconv.Itoa(s.Spam.MinFillSeconds),
-		Honeypot: s.Spam.Honeypot, ProofOfWork: s.Spam.ProofOfWork, FrameAncestors: strings.Join(s.Embed.FrameAncestors, "\n"),
-		CORSOrigins: strings.Join(s.Embed.CORSOrigins, "\n"), AllowedOrigins: strings.Join(s.AllowedOrigins, "\n")}
+		Honeypot: s.Spam.Honeypot, ProofOfWork: s.Spam.ProofOfWork, FrameAncestors: strings.Join(form.OriginStrings(s.Embed.FrameAncestors), "\n"),
+		CORSOrigins: strings.Join(form.OriginStrings(s.Embed.CORSOrigins), "\n"), AllowedOrigins: strings.Join(form.OriginStrings(s.AllowedOrigins), "\n")}
 }
 
 func deref(s *string) string {
@@ -700,11 +701,23 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 		n = -1 // the domain names the range
 	}
 	s.Spam.MinFillSeconds = n
-	s.Embed.FrameAncestors, s.Embed.CORSOrigins, s.AllowedOrigins = lines(sf.FrameAncestors), lines(sf.CORSOrigins), lines(sf.AllowedOrigins)
+	// Origins are read as the API reads them (origin.Parse); a list that does not parse is
+	// answered like the domain's own refusals, next to its control.
+	var vs domain.Violations
+	s.Embed.FrameAncestors = form.ParseOrigins(&vs, "settings.embed.frame_ancestors", lines(sf.FrameAncestors))
+	s.Embed.CORSOrigins = form.ParseOrigins(&vs, "settings.embed.cors_origins", lines(sf.CORSOrigins))
+	s.AllowedOrigins = form.ParseOrigins(&vs, "settings.allowed_origins", lines(sf.AllowedOrigins))
 	name := sf.Name
 	p := principal(c)
-	_, err = h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: f.ID(),
-		Patch: form.Patch{Name: &name, Settings: &s}})
+	var ve *domain.ValidationError
+	if len(vs) > 0 && errors.As(form.CheckSettings(s), &ve) {
+		vs = append(vs, ve.Violations...) // the other settings' problems, shown in the same answer
+	}
+	err = vs.Err()
+	if err == nil {
+		_, err = h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: f.ID(),
+			Patch: form.Patch{Name: &name, Settings: &s}})
+	}
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity {

@@ -119,8 +119,19 @@ func TestFormsBuilderBuildsAndPublishes(t *testing.T) {
 		if !regexp.MustCompile(`id="s-frame-error">[^<]+</span>`).MatchString(p.body) {
 			t.Fatalf("no error next to the framing origins: %s", text(p.body))
 		}
+		// Origins are read by the one origin parser: a wildcard is refused next to its
+		// textarea, with the other settings' problems in the same answer.
+		p = b.post("/app/forms/"+id+"/settings", url.Values{"name": {"Event registration"}, "allowed_origins": {"https://*.example.com"},
+			"min_fill_seconds": {"-1"}}).expect(t, http.StatusUnprocessableEntity)
+		if !regexp.MustCompile(`id="s-allowed-error">[^<]+</span>`).MatchString(p.body) || !regexp.MustCompile(`id="s-minfill-error">[^<]+</span>`).MatchString(p.body) {
+			t.Fatalf("no errors next to the allowed origins and the fill time: %s", text(p.body))
+		}
 		b.post("/app/forms/"+id+"/settings", url.Values{"name": {"Event registration 2026"}, "thank_you_message": {"See you there!"},
-			"frame_ancestors": {"https://www.example.com"}, "min_fill_seconds": {"3"}, "honeypot": {"1"}}).redirectsTo(t, "/app/forms/"+id)
+			"frame_ancestors": {"https://www.example.com"}, "allowed_origins": {"HTTP://[0:0::1]:8080\r\nhttps://www.example.com:443"},
+			"min_fill_seconds": {"3"}, "honeypot": {"1"}}).redirectsTo(t, "/app/forms/"+id)
+		if _, body := fieldsOf(t, b, id); !strings.Contains(body, ">http://[::1]:8080\nhttps://www.example.com</textarea>") {
+			t.Fatalf("allowed origins not kept in canonical form: %s", body)
+		}
 
 		// Remove a field.
 		b.post("/app/forms/"+id+"/fields/"+ids[0]+"/remove", nil).redirectsTo(t, "/app/forms/"+id)

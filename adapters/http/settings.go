@@ -2,8 +2,11 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/origin"
 )
 
 var (
@@ -48,6 +51,7 @@ func formSettings(o object) *form.Settings {
 	}
 	so.allow(settingsProps, nil)
 	s := form.DefaultSettings()
+	var bad domain.Violations
 	s.RedirectURL, _ = so.nullableStr("redirect_url")
 	s.ThankYouMessage, _ = so.nullableStr("thank_you_message")
 	if sp, ok := so.child("spam"); ok {
@@ -73,13 +77,35 @@ func formSettings(o object) *form.Settings {
 	}
 	if em, ok := so.child("embed"); ok {
 		em.allow(embedProps, nil)
-		s.Embed.FrameAncestors, _ = em.strings("frame_ancestors")
-		s.Embed.CORSOrigins, _ = em.strings("cors_origins")
+		s.Embed.FrameAncestors = em.origins("frame_ancestors", &bad)
+		s.Embed.CORSOrigins = em.origins("cors_origins", &bad)
 	}
 	s.Notifications = notificationSettings(so)
 	s.Closing = closingSettings(so)
-	s.AllowedOrigins, _ = so.strings("allowed_origins")
+	s.AllowedOrigins = so.origins("allowed_origins", &bad)
+	if len(bad) > 0 {
+		// The use case will not see these settings: the answer names the other settings'
+		// problems too, as the domain's check of the whole would.
+		*so.vs = append(*so.vs, bad...)
+		chk := s
+		if c := chk.Spam.Captcha; c != nil && c.Secret == "" {
+			kept := *c
+			kept.Secret = "kept" // a captcha without secret keeps the stored one: not a problem
+			chk.Spam.Captcha = &kept
+		}
+		var ve *domain.ValidationError
+		if errors.As(form.CheckSettings(chk), &ve) {
+			*so.vs = append(*so.vs, ve.Violations...)
+		}
+	}
 	return &s
+}
+
+// origins reads a list of origins (origin.Parse), adding to bad an invalid_origin violation
+// per entry that is not one.
+func (o object) origins(name string, bad *domain.Violations) []origin.Origin {
+	raw, _ := o.strings(name)
+	return form.ParseOrigins(bad, o.at(name), raw)
 }
 
 type captchaJSON struct {
@@ -115,13 +141,13 @@ type settingsJSON struct {
 func presentSettings(s form.Settings) *settingsJSON {
 	out := &settingsJSON{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage,
 		Spam:  spamJSON{Honeypot: s.Spam.Honeypot, MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork},
-		Embed: embedJSON{FrameAncestors: s.Embed.FrameAncestors, CORSOrigins: s.Embed.CORSOrigins}}
+		Embed: embedJSON{FrameAncestors: form.OriginStrings(s.Embed.FrameAncestors), CORSOrigins: form.OriginStrings(s.Embed.CORSOrigins)}}
 	out.Notifications = presentNotifications(s.Notifications)
 	if out.Embed.FrameAncestors == nil {
 		out.Embed.FrameAncestors = []string{}
 	}
 	out.Closing = presentClosing(s.Closing)
-	out.AllowedOrigins = s.AllowedOrigins
+	out.AllowedOrigins = form.OriginStrings(s.AllowedOrigins)
 	if out.AllowedOrigins == nil {
 		out.AllowedOrigins = []string{}
 	}

@@ -74,5 +74,38 @@ func TestFormSettings(t *testing.T) {
 		if !strings.Contains(r.Body.String(), "settings.extra") {
 			t.Errorf("unknown property not reported: %s", r.Body.String())
 		}
+
+		// Origins: one parser (domain/origin) for allowed_origins, CORS and framing. IPv6
+		// literals are kept in canonical form, wildcards refused everywhere; a captcha sent
+		// without its secret (kept from storage) is no problem next to a refused origin.
+		r = h.do("PATCH", "/v1/forms/"+id, key, map[string]any{"settings": map[string]any{
+			"allowed_origins": []string{"HTTP://[0:0::1]:8080"},
+			"embed":           map[string]any{"frame_ancestors": []string{"https://[2001:DB8::1]:443"}, "cors_origins": []string{"http://[::1]:8081"}}}})
+		h.expect(r, 200, "")
+		s = r.json["settings"].(map[string]any)
+		em := s["embed"].(map[string]any)
+		if got := s["allowed_origins"].([]any); len(got) != 1 || got[0] != "http://[::1]:8080" ||
+			em["frame_ancestors"].([]any)[0] != "https://[2001:db8::1]" || em["cors_origins"].([]any)[0] != "http://[::1]:8081" {
+			t.Fatalf("origins read back %v", s)
+		}
+		r = h.do("PATCH", "/v1/forms/"+id, key, map[string]any{"settings": map[string]any{
+			"allowed_origins": []string{"https://*.example.com"}, "spam": map[string]any{"min_fill_seconds": -1,
+				"captcha": map[string]any{"provider": "turnstile", "site_key": "0x4BBB"}},
+			"embed": map[string]any{"frame_ancestors": []string{"https://ok.example", "https://*.example.org"}, "cors_origins": []string{"*"}}}})
+		h.expect(r, 422, "validation_failed")
+		fields = map[string]bool{}
+		for _, d := range r.json["error"].(map[string]any)["details"].([]any) {
+			fields[d.(map[string]any)["field"].(string)] = true
+		}
+		want := map[string]bool{"settings.allowed_origins[0]": true, "settings.embed.frame_ancestors[1]": true,
+			"settings.embed.cors_origins[0]": true, "settings.spam.min_fill_seconds": true}
+		if len(fields) != len(want) {
+			t.Errorf("violations %v, want %v", fields, want)
+		}
+		for f := range want {
+			if !fields[f] {
+				t.Errorf("no violation for %s in %v", f, fields)
+			}
+		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
 )
@@ -40,8 +41,8 @@ func encodeSettings(ctx context.Context, cipher ports.Cipher, f *form.Form) (str
 	s := f.Settings()
 	out := settingsJSON{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage, Honeypot: s.Spam.Honeypot,
 		MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork,
-		FrameAncestors: s.Embed.FrameAncestors, CORSOrigins: s.Embed.CORSOrigins,
-		Closing: encodeClosing(s.Closing), AllowedOrigins: s.AllowedOrigins}
+		FrameAncestors: form.OriginStrings(s.Embed.FrameAncestors), CORSOrigins: form.OriginStrings(s.Embed.CORSOrigins),
+		Closing: encodeClosing(s.Closing), AllowedOrigins: form.OriginStrings(s.AllowedOrigins)}
 	out.Notifications = encodeNotifications(s.Notifications)
 	if c := s.Spam.Captcha; c != nil {
 		sealed, err := cipher.Seal(ctx, f.WorkspaceID(), []byte(c.Secret), settingsAAD(f.ID()))
@@ -68,8 +69,17 @@ func decodeSettings(ctx context.Context, cipher ports.Cipher, workspaceID, formI
 	}
 	s := form.Settings{RedirectURL: in.RedirectURL, ThankYouMessage: in.ThankYouMessage,
 		Spam:    form.Spam{Honeypot: in.Honeypot, MinFillSeconds: in.MinFillSeconds, ProofOfWork: in.ProofOfWork},
-		Embed:   form.Embed{FrameAncestors: in.FrameAncestors, CORSOrigins: in.CORSOrigins},
-		Closing: in.Closing.decode(), AllowedOrigins: in.AllowedOrigins}
+		Closing: in.Closing.decode()}
+	// Stored origins were written in canonical form; one that no longer parses is an error,
+	// never dropped: an allowed_origins list emptied that way would let every site post.
+	var vs domain.Violations
+	s.Embed.FrameAncestors = form.ParseOrigins(&vs, "frame_ancestors", in.FrameAncestors)
+	s.Embed.CORSOrigins = form.ParseOrigins(&vs, "cors_origins", in.CORSOrigins)
+	s.AllowedOrigins = form.ParseOrigins(&vs, "allowed_origins", in.AllowedOrigins)
+	if err := vs.Err(); err != nil {
+		// %v: a broken row is a storage fault (500), not the caller's invalid input (422).
+		return form.Settings{}, fmt.Errorf("decode origins of form %s: %v", formID, err)
+	}
 	s.Notifications = decodeNotifications(in.Notifications)
 	if c := in.Captcha; c != nil {
 		sealed, err := base64.StdEncoding.DecodeString(c.SealedSecret)

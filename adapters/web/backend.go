@@ -11,7 +11,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/origin"
 )
 
 // Form-backend mode: a plain HTML form on the owner's own site posts here. Its special names
@@ -60,56 +62,55 @@ func acceptsJSON(c *gin.Context) bool {
 }
 
 // postOrigin is the origin of the page a post came from: its Origin header, or lacking one
-// its Referer's origin, in canonical form; empty when neither names a web origin or when it
-// is this server itself (the host the request was sent to).
-func postOrigin(r *http.Request) string {
-	raw := r.Header.Get("Origin")
-	if raw == "" || raw == "null" {
-		ref, err := url.Parse(r.Header.Get("Referer"))
-		if err != nil || ref.Scheme == "" || ref.Host == "" {
-			return ""
+// its Referer's origin; zero when neither names a web origin or when it is this server itself
+// (the host the request was sent to).
+func postOrigin(r *http.Request) origin.Origin {
+	var o origin.Origin
+	var err error
+	if raw := r.Header.Get("Origin"); raw != "" && raw != "null" {
+		o, err = origin.Parse(raw)
+	} else {
+		var ref *url.URL
+		if ref, err = url.Parse(r.Header.Get("Referer")); err == nil {
+			o, err = origin.Of(ref)
 		}
-		raw = ref.Scheme + "://" + ref.Host
 	}
-	o, err := form.ParseOrigin(raw)
 	if err != nil {
-		return ""
+		return origin.Origin{}
 	}
 	// This server's own page posts with the host the browser sent the request to; behind a
 	// proxy that rewrites Host, X-Forwarded-Host names it. Taking either as "own" is safe
 	// whoever sets them: an own-page post must pass every rule of the hosted page.
 	fwd, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Host"), ",")
-	if u, err := url.Parse(o); err == nil && (sameHost(u, r.Host) || sameHost(u, strings.TrimSpace(fwd))) {
-		return ""
+	if sameHost(o, r.Host) || sameHost(o, strings.TrimSpace(fwd)) {
+		return origin.Origin{}
 	}
 	return o
 }
 
-// sameHost compares an origin's host[:port] with the request's Host, default ports aside.
-func sameHost(u *url.URL, host string) bool {
+// sameHost reports whether host (a Host header: host[:port]) names o's host, read with o's
+// scheme so that default ports and spelling compare as origins do.
+func sameHost(o origin.Origin, host string) bool {
 	if host == "" {
 		return false
 	}
-	h := strings.ToLower(host)
-	for _, p := range []string{":80", ":443"} {
-		h = strings.TrimSuffix(h, p)
-	}
-	return u.Host == h
+	h, err := origin.Parse(o.Scheme() + "://" + host)
+	return err == nil && h == o
 }
 
-// closedPage shows the owner's message of a form closed by its closing rules.
-func (h *Handler) closedPage(c *gin.Context, s *form.Settings, closed *form.ClosedError) {
-	b := httperr.Problem(closed)
-	m := errorPages[b.Code]
+// closedPage shows the owner's message of a form closed by its closing rules, in status.
+func (h *Handler) closedPage(c *gin.Context, status int, s *form.Settings, closed *form.ClosedError) {
+	m := errorPages[httperr.Problem(closed).Code]
 	msg := m.Message
 	if closed.Message != "" {
 		msg = closed.Message
 	}
-	h.message(c, b.Status, s, m.Title, m.Heading, msg)
+	h.message(c, status, s, m.Title, m.Heading, msg)
 }
 
 // openOrClosed answers the page of a form that does not take responses now; it reports
-// whether the form is open.
+// whether the form is open. A closed form's page (archived, or closed by a closing rule) is
+// a page like any other and answers 200: only posts to it are refused (409 form_closed).
 func (h *Handler) openOrClosed(c *gin.Context, f *form.Form) bool {
 	err := h.submit.Open(c.Request.Context(), f)
 	if err == nil {
@@ -118,12 +119,15 @@ func (h *Handler) openOrClosed(c *gin.Context, f *form.Form) bool {
 	s := f.Settings()
 	var closed *form.ClosedError
 	if errors.As(err, &closed) {
-		h.closedPage(c, &s, closed)
+		h.closedPage(c, http.StatusOK, &s, closed)
 		return false
 	}
 	b := httperr.Problem(err)
 	if b.Status >= 500 {
 		h.d.Logger.Error("load public form", zap.Error(err))
+	}
+	if errors.Is(err, domain.ErrFormClosed) {
+		b.Status = http.StatusOK
 	}
 	h.errorPage(c, &s, b)
 	return false

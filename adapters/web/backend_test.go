@@ -14,7 +14,7 @@ const site = "http://127.0.0.2:8081"
 // honeypot) that allows posts from site.
 func backendForm(h *harness, mod ...func(*form.Settings)) *form.Form {
 	s := form.DefaultSettings()
-	s.AllowedOrigins = []string{site}
+	s.AllowedOrigins = origins(h.t, site)
 	for _, m := range mod {
 		m(&s)
 	}

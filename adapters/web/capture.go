@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
@@ -28,8 +29,19 @@ type post struct {
 	json    bool
 	cmd     application.SubmitPublicForm
 	values  map[string][]string // as typed, to draw the page again
+	page    int                 // the page of a multi-page form it was sent from (_page)
 	next    string              // a form-backend post's _next, as sent
 	cleanup func()
+}
+
+// files reports whether the post carried a file: a page drawn again cannot show it.
+func (p *post) files() bool {
+	for _, ups := range p.cmd.Uploads {
+		if len(ups) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 var errBadBody = httperr.BadRequest("The response could not be read. Please try again.")
@@ -86,6 +98,7 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 		cmd.Honeypot = pf.Get(backendHoneypot)
 	}
 	readBackendFields(pf, p)
+	p.page, _ = strconv.Atoi(pf.Get("_page"))
 	if cp := f.Settings().Spam.Captcha; cp != nil {
 		cmd.Captcha = pf.Get(captchaProviders[cp.Provider].Response)
 	}
@@ -218,7 +231,7 @@ func (h *Handler) capture(c *gin.Context) {
 		h.refuse(c, f, p, err)
 		return
 	}
-	if next, ok := f.Settings().NextURL(p.next); ok && !p.json && cmd.Origin != "" {
+	if next, ok := f.Settings().NextURL(p.next); ok && !p.json && !cmd.Origin.IsZero() {
 		// A form-backend post goes back to the owner's site, where _next says.
 		c.Redirect(http.StatusSeeOther, next)
 		return
@@ -241,12 +254,16 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 	case errors.As(err, &closed) && !p.json && closed.Message != "":
 		// The owner's own words for a form their closing rules closed.
 		s := f.Settings()
-		h.closedPage(c, &s, closed)
+		h.closedPage(c, http.StatusConflict, &s, closed)
 		return
 	case errors.As(err, &rej):
 		h.spam(f, string(rej.Reason))
 		if rej.Silent {
 			h.thank(c, f, p.json, fakeSubmissionID)
+			return
+		}
+		if notice, timed := timedOut[rej.Reason]; timed && !p.json && f != nil {
+			h.again(c, f, p, notice)
 			return
 		}
 	case errors.As(err, &rl) && f != nil:
@@ -279,10 +296,41 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 			issued = tok.Issued
 		}
 		httperr.SetRetryAfter(c, b)
-		h.showForm(c, b.Status, f, p.values, errs, p.cmd.UTM, issued, formError)
+		h.showForm(c, b.Status, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError})
 		return
 	}
 	h.errorPage(c, s, b)
+}
+
+// timedOut are the spam rules that refuse a post for when it was sent, not for what it holds,
+// with the notice a respondent reads on the form drawn again.
+var timedOut = map[spam.Reason]string{
+	spam.ReasonTooFast: "This form was sent faster than a person usually fills it in, so it was not accepted yet. " +
+		"Your answers are kept: check them and send the form again.",
+	spam.ReasonTokenExpired: "This page was open for a long time, so it was renewed and the form was not accepted yet. " +
+		"Your answers are kept: check them and send the form again.",
+}
+
+// filesNotKept ends the notice of a post that carried files, which a page cannot show again.
+const filesNotKept = " Files cannot be kept: please attach them again."
+
+// again answers a browser's post refused by a rule that timed it (the minimum fill time, an
+// expired render token): the same page of the form once more, with every answer kept, the
+// notice, and a render token the next post passes with. The fill time still counts from the
+// first view of the form (a bot gains nothing by posting early); after an expired token the
+// page was shown long ago, so the new token counts as shown min_fill_seconds ago. Every other
+// rule (honeypot, proof of work, captcha, rate limit, replay) applies to the next post as ever.
+// The status stays 403, the spam rules' refusal.
+func (h *Handler) again(c *gin.Context, f *form.Form, p *post, notice string) {
+	now := h.d.Clock.Now()
+	issued := now.Add(-time.Duration(f.Settings().Spam.MinFillSeconds) * time.Second)
+	if tok, err := h.tokens.Verify(f.ID(), p.cmd.Token, now); err == nil {
+		issued = tok.Issued
+	}
+	if p.files() {
+		notice += filesNotKept
+	}
+	h.showPage(c, http.StatusForbidden, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, notice: notice, page: p.page})
 }
 
 // fieldErrors are the messages of a 422 by field ID (the first per field) and the message of

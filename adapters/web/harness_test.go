@@ -26,6 +26,7 @@ import (
 	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
 )
@@ -123,6 +124,20 @@ func (h *harness) form(status form.Status, settings *form.Settings, fields ...fo
 		}
 	}
 	return v.Form
+}
+
+// origins parses origins for a test's settings.
+func origins(t *testing.T, raw ...string) []origin.Origin {
+	t.Helper()
+	out := make([]origin.Origin, len(raw))
+	for i, r := range raw {
+		o, err := origin.Parse(r)
+		if err != nil {
+			t.Fatalf("origin %q: %v", r, err)
+		}
+		out[i] = o
+	}
+	return out
 }
 
 // guarded turns every spam rule on: the defaults plus proof of work.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/submission"
 )
 
@@ -64,6 +66,12 @@ type pageData struct {
 	Carry []utmValue
 	// Steps is set on a form with several pages: which one this is, of how many.
 	Steps *stepView
+	// Notice says why a post that broke no rule of the form was not accepted (it was sent too
+	// soon after the page opened, or the page had been open too long).
+	Notice string
+	// Wait is how many seconds the page's script holds the final post so that it meets the
+	// minimum fill time (the form's min_fill_seconds on a first view).
+	Wait int
 }
 
 // stepView is the position of a multi-page form's page.
@@ -242,8 +250,8 @@ func prefill(f *form.Form, q url.Values) map[string][]string {
 }
 
 // securityHeaders sets the CSP and framing rules of one form's pages. Owner settings reach
-// the header only as origins parsed and written out again here (scheme://host[:port]);
-// anything that does not parse as one is dropped, so no owner text can add a directive.
+// the header only as origin.Origin values written out in canonical form (scheme://host[:port]),
+// so no owner text can add a directive.
 func securityHeaders(c *gin.Context, s *form.Settings) {
 	scripts := []string{"'self'"}
 	frames := []string{}
@@ -257,15 +265,11 @@ func securityHeaders(c *gin.Context, s *form.Settings) {
 			}
 		}
 		if s.RedirectURL != nil {
-			if o, ok := origin(*s.RedirectURL, false); ok {
-				actions = append(actions, o)
+			if r, err := form.ParseRedirectURL(*s.RedirectURL); err == nil {
+				actions = append(actions, r.Origin.String())
 			}
 		}
-		for _, a := range s.Embed.FrameAncestors {
-			if o, ok := origin(a, true); ok {
-				ancestors = append(ancestors, o)
-			}
-		}
+		ancestors = form.OriginStrings(s.Embed.FrameAncestors)
 	}
 	framing := "'none'"
 	if len(ancestors) > 0 {
@@ -286,61 +290,17 @@ func securityHeaders(c *gin.Context, s *form.Settings) {
 	hd.Set("Cache-Control", "no-store")
 }
 
-// origin parses s as an http(s) URL and returns its origin as this server writes it:
-// lowercase scheme and host, the port when there is one, nothing else. bare requires s to be
-// an origin already (no path, query, fragment or user info), as frame ancestors and CORS
-// origins are; a redirect URL may have a path. Wildcard hosts ("https://*.example.com") are
-// kept for frame ancestors, where CSP allows them.
-func origin(s string, bare bool) (string, bool) {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Opaque != "" || u.User != nil || u.Host == "" {
-		return "", false
-	}
-	if bare && (strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(s, "?#")) {
-		return "", false
-	}
-	host := strings.ToLower(u.Hostname())
-	if host == "" {
-		return "", false
-	}
-	wildcard := bare && strings.HasPrefix(host, "*.")
-	check := host
-	if wildcard {
-		check = host[2:]
-	}
-	if strings.HasPrefix(check, "[") || strings.Contains(u.Host, "[") {
-		return "", false // IPv6 literals: not worth a header's risk
-	}
-	for _, r := range check {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
-			return "", false
-		}
-	}
-	out := strings.ToLower(u.Scheme) + "://" + host
-	if p := u.Port(); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 65535 {
-			return "", false
-		}
-		out += ":" + strconv.Itoa(n)
-	}
-	return out, true
-}
-
-// redirectTarget is the form's redirect URL, written out again after a strict parse; a value
-// that does not parse as an absolute http(s) URL is not followed (the thank-you page shows).
+// redirectTarget is the form's redirect URL, written out again after the domain's strict
+// parse; a value that does not parse is not followed (the thank-you page shows).
 func redirectTarget(s form.Settings) (string, bool) {
 	if s.RedirectURL == nil {
 		return "", false
 	}
-	if _, ok := origin(*s.RedirectURL, false); !ok {
-		return "", false
-	}
-	u, err := url.Parse(*s.RedirectURL)
+	r, err := form.ParseRedirectURL(*s.RedirectURL)
 	if err != nil {
 		return "", false
 	}
-	return u.String(), true
+	return r.URL, true
 }
 
 func (h *Handler) render(c *gin.Context, status int, name string, data any) {
@@ -375,8 +335,8 @@ func (h *Handler) lookup(c *gin.Context) (*form.Form, error) {
 	return f, nil
 }
 
-// page renders a published form; archived forms show the closed page (410), drafts and
-// unknown IDs the not-found page (404).
+// page renders a published form; archived forms and forms their closing rules close show the
+// closed page (200), drafts and unknown IDs the not-found page (404).
 func (h *Handler) page(c *gin.Context) {
 	f, err := h.lookup(c)
 	if err != nil {
@@ -395,7 +355,7 @@ func (h *Handler) page(c *gin.Context) {
 		}
 	}
 	if values := prefill(f, c.Request.URL.Query()); values != nil {
-		h.showForm(c, http.StatusOK, f, values, nil, utm, h.d.Clock.Now(), "")
+		h.showForm(c, http.StatusOK, f, view{values: values, utm: utm, issued: h.d.Clock.Now()})
 		return
 	}
 	h.showCleanForm(c, f, utm, h.d.Clock.Now())
@@ -411,7 +371,7 @@ func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]str
 		var err error
 		if p, err = h.buildPage(data); err != nil {
 			h.d.Logger.Error("cache public form page", zap.Error(err))
-			h.showForm(c, http.StatusOK, f, nil, nil, utm, issued, "")
+			h.showForm(c, http.StatusOK, f, view{utm: utm, issued: issued})
 			return
 		}
 		h.pages.put(key, p)
@@ -436,39 +396,64 @@ func (h *Handler) lookupFailed(c *gin.Context, err error) {
 	h.errorPage(c, nil, b)
 }
 
-// showForm draws the form; issued is the render token's time (kept across re-renders so the
-// timing rule measures from the first view).
-// On a form with several pages it shows the page of the first error (the last page for an
-// error of the whole post), else the first page.
-func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, values map[string][]string, errs map[string]string, utm map[string]string, issued time.Time, formError string) {
-	page := 0
-	if len(errs) == 0 && formError != "" {
-		page = math.MaxInt // a problem of the whole post (its files): the last page
+// view is what one drawing of the form shows besides the form itself.
+type view struct {
+	values map[string][]string
+	errs   map[string]string
+	utm    map[string]string
+	// issued is the render token's time, kept across drawings so that the fill time counts
+	// from the first view.
+	issued    time.Time
+	formError string
+	// notice tells why a post was not accepted although nothing in it was wrong.
+	notice string
+	// page is the page of a multi-page form to draw (0: the first step).
+	page int
+}
+
+// showForm draws the form. On a form with several pages it shows the page of the first error
+// (the last page for an error of the whole post), else the first page.
+func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, v view) {
+	v.page = 0
+	if len(v.errs) == 0 && v.formError != "" {
+		v.page = math.MaxInt // a problem of the whole post (its files): the last page
 	}
-	if len(errs) > 0 {
+	if len(v.errs) > 0 {
 		for _, fl := range f.Fields() {
-			if _, bad := errs[fl.ID]; bad && !fl.Hidden {
-				page = fl.Page
+			if _, bad := v.errs[fl.ID]; bad && !fl.Hidden {
+				v.page = fl.Page
 				break
 			}
 		}
 	}
-	h.showPage(c, status, f, values, errs, utm, issued, formError, page)
+	h.showPage(c, status, f, v)
 }
 
-// showPage draws page of the form (0: the first step).
-func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, values map[string][]string, errs map[string]string, utm map[string]string, issued time.Time, formError string, page int) {
-	data := formData(f, values, errs, formError, page)
-	tok, challenge, err := h.issue(f, issued)
+// showPage draws v.page of the form.
+func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, v view) {
+	data := formData(f, v.values, v.errs, v.formError, v.page)
+	tok, challenge, err := h.issue(f, v.issued)
 	if err != nil {
 		h.lookupFailed(c, err)
 		return
 	}
 	data.Token, data.Challenge = tok, challenge
-	data.UTM = utmValues(utm)
+	data.UTM = utmValues(v.utm)
+	data.Notice = v.notice
+	data.Wait = waitSeconds(f.Settings().Spam.MinFillSeconds, v.issued, h.d.Clock.Now())
 	s := f.Settings()
 	securityHeaders(c, &s)
 	h.render(c, status, "form.html", data)
+}
+
+// waitSeconds is how long the page's script holds a post so that it meets the minimum fill
+// time of a token issued at issued (whole seconds, as the token keeps it), counted from now.
+func waitSeconds(minFill int, issued, now time.Time) int {
+	left := time.Duration(minFill)*time.Second - now.Sub(time.Unix(issued.Unix(), 0))
+	if left <= 0 {
+		return 0
+	}
+	return int((left + time.Second - 1) / time.Second)
 }
 
 // formData is everything the form template draws except the per-view parts (the render
@@ -488,7 +473,7 @@ func formData(f *form.Form, values map[string][]string, errs map[string]string, 
 	}
 	fields, links, carry := views(f, all, values, errs, page)
 	data := pageData{Title: f.Name(), Action: "/f/" + f.ID(), Multipart: f.HasFileFields(), Fields: fields, Errors: links,
-		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError, Carry: carry, Steps: steps}
+		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError, Carry: carry, Steps: steps, Wait: s.Spam.MinFillSeconds}
 	if f.Description() != nil {
 		data.Description = *f.Description()
 	}
@@ -559,12 +544,12 @@ func (h *Handler) step(c *gin.Context) {
 				prev = s
 			}
 		}
-		h.showPage(c, http.StatusOK, f, p.values, nil, p.cmd.UTM, issued, "", prev)
+		h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: prev})
 		return
 	}
 	if err := submission.CheckPage(f, p.cmd.Data, page); err != nil {
 		errs, formError := fieldErrors(httperr.Problem(err))
-		h.showPage(c, http.StatusUnprocessableEntity, f, p.values, errs, p.cmd.UTM, issued, formError, page)
+		h.showPage(c, http.StatusUnprocessableEntity, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, page: page})
 		return
 	}
 	next := steps[len(steps)-1]
@@ -573,7 +558,7 @@ func (h *Handler) step(c *gin.Context) {
 			next = steps[i]
 		}
 	}
-	h.showPage(c, http.StatusOK, f, p.values, nil, p.cmd.UTM, issued, "", next)
+	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: next})
 }
 
 // issue makes a view's render token and, when the form asks for proof of work, its challenge
@@ -653,24 +638,22 @@ func (h *Handler) jsonFail(c *gin.Context, err error) {
 	httperr.Write(c, b)
 }
 
-// cors allows the form's configured origins to call it from the owner's own site.
+// cors allows the form's configured origins to call it from the owner's own site: the
+// request's Origin is parsed as the settings' origins are, so equal origins match whatever
+// their spelling (case, default port, IPv6 literal), and the header carries its canonical form.
 func cors(c *gin.Context, s form.Settings) bool {
 	from := c.GetHeader("Origin")
 	if from == "" {
 		return false
 	}
 	c.Writer.Header().Add("Vary", "Origin")
-	sent, ok := origin(from, true)
-	if !ok || strings.Contains(sent, "*") {
+	sent, err := origin.Parse(from)
+	if err != nil {
 		return false
 	}
-	for _, o := range s.PostOrigins() {
-		// Only an allowed origin that parses is compared, and the header carries the parsed
-		// form of the request's origin, never the stored text.
-		if allowed, ok := origin(o, true); ok && allowed == sent {
-			c.Header("Access-Control-Allow-Origin", sent)
-			return true
-		}
+	if slices.Contains(s.PostOrigins(), sent) {
+		c.Header("Access-Control-Allow-Origin", sent.String())
+		return true
 	}
 	return false
 }

@@ -125,6 +125,8 @@ func pageKey(f *form.Form, d *pageData) string {
 		fp.str(e.Label)
 		fp.str(e.Message)
 	}
+	fp.str(d.Notice)
+	fp.num(d.Wait)
 	fp.flag(d.Captcha != nil)
 	if d.Captcha != nil {
 		fp.str(d.Captcha.Script)

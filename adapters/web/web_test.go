@@ -114,13 +114,13 @@ func TestFileInputFiltersByTheFieldsTypes(t *testing.T) {
 func TestPageFramingAndCaptchaOrigins(t *testing.T) {
 	h := newHarness(t)
 	s := lenient()
-	s.Embed.FrameAncestors = []string{"https://owner.example"}
+	s.Embed.FrameAncestors = origins(t, "https://owner.example", "http://[::1]:8080")
 	s.RedirectURL = ptr("https://owner.example/thanks")
 	s.Spam.Captcha = &form.Captcha{Provider: form.CaptchaTurnstile, SiteKey: "site-key", Secret: "secret"}
 	f := h.form(form.StatusPublished, s, form.FieldSpec{Label: "Name", Type: "text"})
 	rec := h.get("/f/" + f.ID())
 	csp := rec.Header().Get("Content-Security-Policy")
-	for _, want := range []string{"frame-ancestors https://owner.example", "script-src 'self' https://challenges.cloudflare.com", "form-action 'self' https://owner.example"} {
+	for _, want := range []string{"frame-ancestors https://owner.example http://[::1]:8080;", "script-src 'self' https://challenges.cloudflare.com", "form-action 'self' https://owner.example"} {
 		if !strings.Contains(csp, want) {
 			t.Errorf("CSP %q lacks %q", csp, want)
 		}
@@ -144,7 +144,7 @@ func TestStatusPages(t *testing.T) {
 		t.Errorf("unknown: %d", rec.Code)
 	}
 	rec := h.get("/f/" + archived.ID())
-	if rec.Code != 409 || !strings.Contains(body(rec), "This form is closed") {
+	if rec.Code != 200 || !strings.Contains(body(rec), "This form is closed") {
 		t.Errorf("archived: %d %s", rec.Code, body(rec))
 	}
 	if rec := h.postForm("/f/"+archived.ID(), url.Values{}); rec.Code != 409 {
@@ -293,7 +293,7 @@ func TestMultipartCapture(t *testing.T) {
 func TestJSONCaptureWithCORS(t *testing.T) {
 	h := newHarness(t)
 	s := lenient()
-	s.Embed.CORSOrigins = []string{"https://owner.example"}
+	s.Embed.CORSOrigins = origins(t, "https://owner.example")
 	f := h.form(form.StatusPublished, s, form.FieldSpec{Label: "Email", Type: "email", Required: true}, form.FieldSpec{Label: "Age", Type: "number"})
 	pre := httptest.NewRequest("OPTIONS", "/f/"+f.ID(), nil)
 	pre.Header.Set("Origin", "https://owner.example")

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/text"
 )
 
@@ -146,21 +148,16 @@ func checkClosingField(vs *domain.Violations, c Closing, fields []Field) {
 	vs.Add("settings.closing.one_per_email_field", "invalid_value", "one_per_email_field must be the ID of an email field of this form")
 }
 
-// AllowsPostsFrom reports whether a page on origin (canonical scheme://host[:port]) may post
-// to the form without a render token (form-backend mode).
-func (s Settings) AllowsPostsFrom(origin string) bool {
-	for _, o := range s.AllowedOrigins {
-		if o == origin {
-			return true
-		}
-	}
-	return false
+// AllowsPostsFrom reports whether a page on o may post to the form without a render token
+// (form-backend mode).
+func (s Settings) AllowsPostsFrom(o origin.Origin) bool {
+	return !o.IsZero() && slices.Contains(s.AllowedOrigins, o)
 }
 
 // PostOrigins are the origins whose scripts may call the form (CORS): the embed's
 // cors_origins and the form-backend mode's allowed_origins.
-func (s Settings) PostOrigins() []string {
-	out := make([]string, 0, len(s.Embed.CORSOrigins)+len(s.AllowedOrigins))
+func (s Settings) PostOrigins() []origin.Origin {
+	out := make([]origin.Origin, 0, len(s.Embed.CORSOrigins)+len(s.AllowedOrigins))
 	out = append(out, s.Embed.CORSOrigins...)
 	return append(out, s.AllowedOrigins...)
 }
@@ -173,14 +170,14 @@ func (s Settings) NextURL(raw string) (string, bool) {
 		return "", false
 	}
 	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Opaque != "" || u.Host == "" || u.User != nil || (u.Scheme != "https" && u.Scheme != "http") {
+	if err != nil || !u.IsAbs() {
 		return "", false
 	}
-	host, err := canonicalHost(u)
-	if err != nil || !s.AllowsPostsFrom(u.Scheme+"://"+host) {
+	o, err := origin.Of(u)
+	if err != nil || !s.AllowsPostsFrom(o) {
 		return "", false
 	}
-	u.Host = host
+	u.Scheme, u.Host = o.Scheme(), o.Host()
 	out := u.String()
 	if plainURLText(out) != nil {
 		return "", false

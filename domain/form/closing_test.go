@@ -8,6 +8,7 @@ import (
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/origin"
 )
 
 func closingForm(t *testing.T, c form.Closing) (*form.Form, error) {
@@ -142,23 +143,27 @@ func TestEmailIdentity(t *testing.T) {
 
 func TestAllowedOriginsAndNext(t *testing.T) {
 	s := form.DefaultSettings()
-	s.AllowedOrigins = []string{"https://Example.com:443", "http://127.0.0.2:8080"}
-	s.Embed.CORSOrigins = []string{"https://app.example.com"}
+	s.AllowedOrigins = origins(t, "https://Example.com:443", "http://127.0.0.2:8080", "http://[::1]:8080")
+	s.Embed.CORSOrigins = origins(t, "https://app.example.com")
 	f, err := form.New("frm_1", "ws_1", form.Draft{Name: "x", Settings: &s}, nil, form.DefaultLimits, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := f.Settings()
-	if got.AllowedOrigins[0] != "https://example.com" || !got.AllowsPostsFrom("http://127.0.0.2:8080") || got.AllowsPostsFrom("https://app.example.com") {
+	if got.AllowedOrigins[0].String() != "https://example.com" || !got.AllowsPostsFrom(origins(t, "http://127.0.0.2:8080")[0]) ||
+		!got.AllowsPostsFrom(origins(t, "http://[0:0::1]:8080")[0]) || got.AllowsPostsFrom(origins(t, "https://app.example.com")[0]) ||
+		got.AllowsPostsFrom(origin.Origin{}) {
 		t.Fatalf("allowed origins = %v", got.AllowedOrigins)
 	}
-	if len(got.PostOrigins()) != 3 {
+	if len(got.PostOrigins()) != 4 {
 		t.Fatalf("post origins = %v", got.PostOrigins())
 	}
 	for raw, want := range map[string]string{
 		"https://example.com/thanks?x=1":     "https://example.com/thanks?x=1",
 		"https://EXAMPLE.com:443/thanks":     "https://example.com/thanks",
 		"http://127.0.0.2:8080/done.html":    "http://127.0.0.2:8080/done.html",
+		"http://[::1]:8080/done":             "http://[::1]:8080/done",
+		"http://[::1]:8081/done":             "",
 		"https://evil.example/thanks":        "",
 		"https://example.com.evil.example/":  "",
 		"javascript:alert(1)":                "",
@@ -175,10 +180,25 @@ func TestAllowedOriginsAndNext(t *testing.T) {
 		}
 	}
 
-	s.AllowedOrigins = []string{"https://example.com/path"}
+	// A list that is not all origins (only the adapters can put a zero Origin there) is refused.
+	s.AllowedOrigins = []origin.Origin{{}}
 	_, err = form.New("frm_1", "ws_1", form.Draft{Name: "x", Settings: &s}, nil, form.DefaultLimits, time.Now())
 	var ve *domain.ValidationError
-	if !errors.As(err, &ve) || ve.Violations[0].Field != "settings.allowed_origins[0]" {
-		t.Fatalf("origin with a path: %v", err)
+	if !errors.As(err, &ve) || ve.Violations[0].Field != "settings.allowed_origins[0]" || ve.Violations[0].Code != "invalid_origin" {
+		t.Fatalf("zero origin: %v", err)
 	}
+}
+
+// origins parses origins for a test.
+func origins(t *testing.T, raw ...string) []origin.Origin {
+	t.Helper()
+	out := make([]origin.Origin, len(raw))
+	for i, r := range raw {
+		o, err := origin.Parse(r)
+		if err != nil {
+			t.Fatalf("origin %q: %v", r, err)
+		}
+		out[i] = o
+	}
+	return out
 }

@@ -3,14 +3,13 @@ package form
 import (
 	"errors"
 	"fmt"
-	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/text"
 )
 
@@ -41,8 +40,8 @@ type Spam struct {
 
 // Embed says where the public form may be framed and which sites may post JSON to it.
 type Embed struct {
-	FrameAncestors []string
-	CORSOrigins    []string
+	FrameAncestors []origin.Origin
+	CORSOrigins    []origin.Origin
 }
 
 // Settings are how the public form behaves.
@@ -56,7 +55,7 @@ type Settings struct {
 	// per email answer.
 	Closing Closing
 	// AllowedOrigins are the sites whose plain HTML forms may post here (form-backend mode).
-	AllowedOrigins []string
+	AllowedOrigins []origin.Origin
 }
 
 // DefaultSettings turn on every spam rule a respondent without JavaScript can pass (honeypot,
@@ -74,8 +73,9 @@ const (
 	maxCaptchaKey  = 500
 )
 
-// checkSettings validates settings and returns them with URLs and origins in canonical form;
-// violation fields are JSON paths under "settings".
+// checkSettings validates settings and returns them with the redirect URL in canonical form
+// (origins are origin.Origin values, canonical already); violation fields are JSON paths
+// under "settings".
 func checkSettings(s Settings) (Settings, error) {
 	var vs domain.Violations
 	if s.RedirectURL != nil {
@@ -111,11 +111,11 @@ func checkSettings(s Settings) (Settings, error) {
 			text.Field(&vs, "settings.spam.captcha.secret", c.Secret)
 		}
 	}
-	s.Embed.FrameAncestors = checkOrigins(&vs, "settings.embed.frame_ancestors", s.Embed.FrameAncestors)
-	s.Embed.CORSOrigins = checkOrigins(&vs, "settings.embed.cors_origins", s.Embed.CORSOrigins)
+	checkOrigins(&vs, "settings.embed.frame_ancestors", s.Embed.FrameAncestors)
+	checkOrigins(&vs, "settings.embed.cors_origins", s.Embed.CORSOrigins)
 	s.Notifications = checkNotifications(&vs, s.Notifications)
 	s.Closing = checkClosing(&vs, s.Closing)
-	s.AllowedOrigins = checkOrigins(&vs, "settings.allowed_origins", s.AllowedOrigins)
+	checkOrigins(&vs, "settings.allowed_origins", s.AllowedOrigins)
 	return s, vs.Err()
 }
 
@@ -125,38 +125,54 @@ func CheckSettings(s Settings) error {
 	return err
 }
 
-// checkOrigins accepts scheme://host[:port] origins only (no paths, no wildcards, no keywords)
-// and returns them in canonical form.
-func checkOrigins(vs *domain.Violations, path string, origins []string) []string {
+// checkOrigins bounds a list of origins; each is an origin.Origin, parsed where it was read.
+func checkOrigins(vs *domain.Violations, path string, origins []origin.Origin) {
 	if len(origins) > maxOrigins {
 		vs.Add(path, "too_many", fmt.Sprintf("at most %d origins", maxOrigins))
-		return origins
 	}
-	if origins == nil {
+	for i, o := range origins {
+		if o.IsZero() {
+			vs.Add(fmt.Sprintf("%s[%d]", path, i), "invalid_origin", "an origin is required")
+		}
+	}
+}
+
+// ParseOrigins reads a settings list of origins (path is its JSON path, such as
+// "settings.allowed_origins"), adding an invalid_origin violation at path[i] for each entry
+// that is not one. nil stays nil.
+func ParseOrigins(vs *domain.Violations, path string, raw []string) []origin.Origin {
+	if raw == nil {
 		return nil
 	}
-	out := make([]string, 0, len(origins))
-	for i, o := range origins {
-		canonical, err := ParseOrigin(o)
+	out := make([]origin.Origin, 0, len(raw))
+	for i, r := range raw {
+		o, err := origin.Parse(r)
 		if err != nil {
 			vs.Add(fmt.Sprintf("%s[%d]", path, i), "invalid_origin", err.Error())
+			continue
 		}
-		out = append(out, canonical)
+		out = append(out, o)
 	}
 	return out
 }
 
-// IsOrigin reports whether s is a plain web origin such as https://example.com:8443.
-func IsOrigin(s string) bool {
-	_, err := ParseOrigin(s)
-	return err == nil
+// OriginStrings writes origins out in canonical form.
+func OriginStrings(origins []origin.Origin) []string {
+	if origins == nil {
+		return nil
+	}
+	out := make([]string, len(origins))
+	for i, o := range origins {
+		out[i] = o.String()
+	}
+	return out
 }
 
 // RedirectURL is a parsed redirect target: URL in canonical form, safe for a Location header,
-// and Origin (scheme://host[:port]), safe as a source in a Content-Security-Policy.
+// and its Origin, safe as a source in a Content-Security-Policy.
 type RedirectURL struct {
 	URL    string
-	Origin string
+	Origin origin.Origin
 }
 
 // unsafeInURL are the characters that could end a header value, a CSP directive or source
@@ -183,35 +199,16 @@ func ParseRedirectURL(raw string) (RedirectURL, error) {
 	if u.User != nil {
 		return RedirectURL{}, errors.New("redirect_url must not carry a user name or password")
 	}
-	host, err := canonicalHost(u)
+	o, err := origin.Of(u)
 	if err != nil {
 		return RedirectURL{}, fmt.Errorf("redirect_url: %w", err)
 	}
-	u.Host = host
+	u.Scheme, u.Host = o.Scheme(), o.Host()
 	canonical := u.String()
 	if err := plainURLText(canonical); err != nil { // String re-escapes; the result must stay plain too
 		return RedirectURL{}, err
 	}
-	return RedirectURL{URL: canonical, Origin: u.Scheme + "://" + host}, nil
-}
-
-// ParseOrigin accepts a web origin, scheme://host[:port] with scheme http or https and nothing
-// else, and returns it in canonical form (lower case, no default port).
-func ParseOrigin(raw string) (string, error) {
-	const msg = "an origin is https://host or http://host[:port], without a path"
-	if len(raw) > maxRedirectURL || plainURLText(raw) != nil {
-		return "", errors.New(msg)
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Opaque != "" ||
-		u.User != nil || !strings.EqualFold(raw, u.Scheme+"://"+u.Host) {
-		return "", errors.New(msg)
-	}
-	host, err := canonicalHost(u)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", msg, err)
-	}
-	return u.Scheme + "://" + host, nil
+	return RedirectURL{URL: canonical, Origin: o}, nil
 }
 
 // plainURLText refuses text that is not valid, contains whitespace, or contains one of unsafeInURL.
@@ -230,52 +227,12 @@ func plainURLText(s string) error {
 	return nil
 }
 
-// canonicalHost checks the host (an ASCII name of letters, digits, hyphens and dots, or an IP
-// literal) and the port (1-65535), and returns host[:port] in lower case without the
-// scheme's default port.
-func canonicalHost(u *url.URL) (string, error) {
-	name, port := strings.ToLower(u.Hostname()), u.Port()
-	if name == "" {
-		return "", errors.New("a host is required")
-	}
-	if strings.Contains(name, ":") { // an IPv6 literal
-		ip, err := netip.ParseAddr(name)
-		if err != nil || ip.Zone() != "" || !strings.HasPrefix(u.Host, "[") {
-			return "", errors.New("the host is not a valid IPv6 address")
-		}
-		name = "[" + ip.String() + "]"
-	} else {
-		for _, r := range name {
-			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
-				return "", errors.New("the host must be an ASCII name (use the xn-- form of international names) or an IP address")
-			}
-		}
-		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "-") || strings.Contains(name, "..") {
-			return "", errors.New("the host is not a valid name")
-		}
-	}
-	if strings.HasSuffix(u.Host, ":") {
-		return "", errors.New("the port is empty")
-	}
-	if port != "" {
-		n, err := strconv.Atoi(port)
-		if err != nil || n < 1 || n > 65535 {
-			return "", errors.New("the port must be 1 to 65535")
-		}
-		if (u.Scheme == "https" && n == 443) || (u.Scheme == "http" && n == 80) {
-			return name, nil
-		}
-		return name + ":" + strconv.Itoa(n), nil
-	}
-	return name, nil
-}
-
 // Settings returns a copy of the public form settings.
 func (f *Form) Settings() Settings {
 	s := f.settings
-	s.Embed.FrameAncestors = append([]string(nil), s.Embed.FrameAncestors...)
-	s.Embed.CORSOrigins = append([]string(nil), s.Embed.CORSOrigins...)
-	s.AllowedOrigins = append([]string(nil), s.AllowedOrigins...)
+	s.Embed.FrameAncestors = append([]origin.Origin(nil), s.Embed.FrameAncestors...)
+	s.Embed.CORSOrigins = append([]origin.Origin(nil), s.Embed.CORSOrigins...)
+	s.AllowedOrigins = append([]origin.Origin(nil), s.AllowedOrigins...)
 	s.Closing = s.Closing.copy()
 	if s.Spam.Captcha != nil {
 		c := *s.Spam.Captcha

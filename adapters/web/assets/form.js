@@ -1,14 +1,21 @@
-// Formward public form: focus the error summary, hint at missing answers before a round trip,
-// show and hide fields by their display rules as answers change (the server applies the same
-// rules to the post), solve the ALTCHA-compatible proof-of-work challenge before the form
-// is sent, and report the first interaction with the page (a "start") once, in the
-// background: a beacon with the page's render token, no cookie, nothing awaited.
+// Formward public form: focus the error summary (or the notice of a post that was not
+// accepted), hint at missing answers before a round trip, show and hide fields by their
+// display rules as answers change (the server applies the same rules to the post), hold the
+// final post until the form's minimum fill time has passed (data-wait, in seconds: a fast
+// respondent's answers, files included, never leave the page to be refused), solve the
+// ALTCHA-compatible proof-of-work challenge before the form is sent, and report the first
+// interaction with the page (a "start") once, in the background: a beacon with the page's
+// render token, no cookie, nothing awaited.
 (function () {
   "use strict";
   var form = document.getElementById("fw-form");
   if (!form) return;
+  var shown = Date.now();
+  var wait = Number(form.getAttribute("data-wait")) || 0;
   var summary = document.getElementById("error-summary");
+  var notice = document.getElementById("fw-notice");
   if (summary) summary.focus();
+  else if (notice) notice.focus();
 
   var started = false;
   function start() {
@@ -106,9 +113,9 @@
     form.addEventListener("change", applyRules);
   }
 
-  var solved = false;
+  var ready = false;
   form.addEventListener("submit", function (ev) {
-    if (solved) return;
+    if (ready) return;
     var nav = ev.submitter && ev.submitter.name === "_nav" ? ev.submitter.value : "";
     if (nav === "back") return;
     var invalid = Array.prototype.filter.call(form.elements, function (el) {
@@ -120,17 +127,20 @@
       invalid[0].focus();
       return;
     }
-    if (nav) return; // the next page; the proof of work goes with the final post
+    if (nav) return; // the next page; the fill time and the proof of work go with the final post
     var raw = form.getAttribute("data-pow");
-    if (!raw || !window.crypto || !crypto.subtle) return;
+    var pow = raw && window.crypto && crypto.subtle;
+    var left = wait * 1000 - (Date.now() - shown);
+    if (!pow && left <= 0) return;
     ev.preventDefault();
     var button = form.querySelector("button[type=submit]");
-    var status = document.getElementById("fw-pow-status");
+    var status = document.getElementById("fw-status");
     if (button) button.disabled = true;
-    if (status) status.textContent = "Checking your browser…";
-    solve(JSON.parse(raw)).then(function (payload) {
-      form.elements["altcha"].value = payload;
-      solved = true;
+    if (status) status.textContent = pow ? "Checking your browser…" : "Sending…";
+    var work = pow ? solve(JSON.parse(raw)).then(function (payload) { form.elements["altcha"].value = payload; }) : null;
+    var pause = new Promise(function (done) { setTimeout(done, Math.max(0, left)); });
+    Promise.all([work, pause]).then(function () {
+      ready = true;
       if (status) status.textContent = "";
       HTMLFormElement.prototype.submit.call(form);
     });
