@@ -182,8 +182,9 @@ func (a *api) exportNDJSON(c *gin.Context, e *application.Export) error {
 
 // exportXLSX writes the rows through excelize's stream writer, which keeps a bounded part of
 // the sheet in memory and the rest in a temporary file; the workbook is sent when complete.
-// Cells are typed by their column's kind (xlsxRow); none is guarded with an apostrophe, since
-// a spreadsheet never runs a text cell of a workbook as a formula.
+// Cells are typed by their column's kind (xlsxFormats.fill); none is guarded with an apostrophe:
+// a workbook keeps formulas apart from values, and a text cell holds text, whatever it begins
+// with.
 func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
 	f := excelize.NewFile()
 	defer func() { _ = f.Close() }()
@@ -191,7 +192,7 @@ func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
 	if err := f.SetSheetName("Sheet1", sheet); err != nil {
 		return err
 	}
-	styles, err := newXLSXStyles(f)
+	formats, err := newXLSXFormats(f)
 	if err != nil {
 		return err
 	}
@@ -238,7 +239,7 @@ func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
 		}
 		rowNum++
 		row = e.Row(s, a.fileURL, row)
-		styles.row(values, row, e.Kinds)
+		formats.fill(values, row, e.Kinds)
 		return put(rowNum)
 	})
 	if err != nil {
@@ -265,12 +266,12 @@ var (
 // xlsxMaxNumber is the largest magnitude an Excel cell holds.
 const xlsxMaxNumber = 9.99999999999999e307
 
-// xlsxStyles are the workbook's number formats for dates and date-times.
-type xlsxStyles struct{ date, dateTime int }
+// xlsxFormats are the workbook's styles for dates and date-times: their number formats.
+type xlsxFormats struct{ date, dateTime int }
 
-func newXLSXStyles(f *excelize.File) (xlsxStyles, error) {
+func newXLSXFormats(f *excelize.File) (xlsxFormats, error) {
 	date, dateTime := "yyyy-mm-dd", "yyyy-mm-dd hh:mm:ss"
-	var s xlsxStyles
+	var s xlsxFormats
 	var err error
 	if s.date, err = f.NewStyle(&excelize.Style{CustomNumFmt: &date}); err != nil {
 		return s, err
@@ -279,12 +280,12 @@ func newXLSXStyles(f *excelize.File) (xlsxStyles, error) {
 	return s, err
 }
 
-// row fills values with the cells of one exported row: an empty cell is left out, a number
+// fill sets values to the cells of one exported row: an empty cell is left out, a number
 // column's answer is a number, a date column's a date and submitted_at a date-time (UTC), each
 // shown in ISO order; everything else is an inline string, cut by excelize at 32,767
 // characters. Numbers keep Excel's 15 significant digits. A value a spreadsheet cannot hold as
 // typed (a date before 1 March 1900, a number beyond Excel's range) stays text.
-func (st xlsxStyles) row(values []any, row []string, kinds []application.ColumnKind) {
+func (fm xlsxFormats) fill(values []any, row []string, kinds []application.ColumnKind) {
 	for i, v := range row {
 		values[i] = nil
 		if v == "" {
@@ -298,12 +299,12 @@ func (st xlsxStyles) row(values []any, row []string, kinds []application.ColumnK
 			}
 		case application.DateColumn:
 			if d, err := time.Parse(time.DateOnly, v); err == nil && !d.Before(xlsxFirstDay) {
-				values[i] = excelize.Cell{StyleID: st.date, Value: float64((d.Unix() - xlsxEpoch.Unix()) / 86400)}
+				values[i] = excelize.Cell{StyleID: fm.date, Value: float64((d.Unix() - xlsxEpoch.Unix()) / 86400)}
 			}
 		case application.TimeColumn:
 			if t, err := time.Parse(time.RFC3339Nano, v); err == nil && !t.Before(xlsxFirstDay) {
 				days := float64(t.UnixMilli()-xlsxEpoch.UnixMilli()) / float64(24*time.Hour/time.Millisecond)
-				values[i] = excelize.Cell{StyleID: st.dateTime, Value: excelDigits(days)}
+				values[i] = excelize.Cell{StyleID: fm.dateTime, Value: excelDigits(days)}
 			}
 		}
 	}
