@@ -22,7 +22,8 @@ import (
 // read it from the request.
 type SubmitPublicForm struct {
 	FormID string
-	// Data holds the typed answers by field ID (strings, lists, booleans).
+	// Data holds the typed answers (strings, lists, booleans), each field named by its ID or
+	// its key.
 	Data map[string]submission.Input
 	// Uploads are the files of the post by field ID; only a multipart post has any.
 	Uploads map[string][]Upload

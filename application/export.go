@@ -79,7 +79,7 @@ func (h ExportSubmissionsHandler) Handle(ctx context.Context, q ExportSubmission
 	if err := h.audit.Append(ctx, e); err != nil {
 		return nil, err
 	}
-	return &Export{Form: f, At: now, Columns: ExportColumns(f), scanner: h.scanner, batch: h.batch, workspaceID: p.WorkspaceID,
+	return &Export{Form: f, At: now, Columns: ExportColumns(f), Kinds: exportKinds(f), scanner: h.scanner, batch: h.batch, workspaceID: p.WorkspaceID,
 		createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore, fields: f.Fields()}, nil
 }
 
@@ -91,6 +91,9 @@ type Export struct {
 	At time.Time
 	// Columns are the titles of the tabular formats' header row.
 	Columns []string
+	// Kinds say what each column holds, in the order of Columns, for formats whose cells have
+	// types (XLSX).
+	Kinds []ColumnKind
 
 	scanner       ports.SubmissionScanner
 	batch         int
@@ -140,6 +143,45 @@ func (e *Export) Each(ctx context.Context, fn func(*submission.Submission) error
 		}
 	}
 	return ctx.Err()
+}
+
+// ColumnKind is what a tabular export's column holds. Row writes every cell as text; a format
+// with typed cells reads the text back by its column's kind.
+type ColumnKind int
+
+// The column kinds.
+const (
+	// TextColumn cells are text.
+	TextColumn ColumnKind = iota
+	// NumberColumn cells are empty or a decimal number as the submission stores it ("42",
+	// "-3.5", "1e-7").
+	NumberColumn
+	// DateColumn cells are empty or a calendar date, YYYY-MM-DD.
+	DateColumn
+	// TimeColumn cells are a UTC date-time, RFC 3339 with milliseconds (submitted_at).
+	TimeColumn
+)
+
+// exportKinds are the kinds of ExportColumns(f): submitted_at is a time, number and date
+// fields are numbers and dates, everything else is text.
+func exportKinds(f *form.Form) []ColumnKind {
+	fields := f.Fields()
+	kinds := make([]ColumnKind, 0, 2+len(fields)+len(metadataColumns))
+	kinds = append(kinds, TextColumn, TimeColumn)
+	for _, fl := range fields {
+		switch fl.Type {
+		case form.TypeNumber:
+			kinds = append(kinds, NumberColumn)
+		case form.TypeDate:
+			kinds = append(kinds, DateColumn)
+		default:
+			kinds = append(kinds, TextColumn)
+		}
+	}
+	for range metadataColumns {
+		kinds = append(kinds, TextColumn)
+	}
+	return kinds
 }
 
 // metadataColumns follow the fields in a tabular export.

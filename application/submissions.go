@@ -14,8 +14,8 @@ import (
 )
 
 // CaptureSubmission is one response sent through the API (POST /v1/forms/{id}/submissions).
-// Public form posts go through SubmitPublicForm. IP is the respondent's address as seen by the
-// edge; only its keyed hash is kept.
+// Public form posts go through SubmitPublicForm. Data names each field by its ID or its key. IP
+// is the respondent's address as seen by the edge; only its keyed hash is kept.
 type CaptureSubmission struct {
 	WorkspaceID string
 	FormID      string
@@ -117,7 +117,8 @@ func keepUTM(in map[string]string) map[string]string {
 	return out
 }
 
-// UpdateSubmission merges changed values into a submission.
+// UpdateSubmission merges changed values into a submission; Changes name each field by its ID
+// or its key.
 type UpdateSubmission struct {
 	WorkspaceID string
 	FormID      string

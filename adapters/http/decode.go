@@ -165,7 +165,7 @@ func (o object) answers(name string) (v map[string]submission.Input, present boo
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil || m == nil {
-		o.typeError(name, "an object mapping field IDs to values")
+		o.typeError(name, "an object mapping field IDs or keys to values")
 		return nil, true
 	}
 	out := make(map[string]submission.Input, len(m))

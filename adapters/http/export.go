@@ -5,11 +5,11 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"github.com/xuri/excelize/v2"
@@ -30,11 +30,8 @@ var exportFormats = map[string]struct{ mediaType, ext string }{
 const exportFlushRows = 1000
 
 // xlsxMaxRows is a worksheet's row limit (header included); an export goes on in a new
-// worksheet past it. xlsxMaxCell is a cell's character limit.
-const (
-	xlsxMaxRows = 1_048_576
-	xlsxMaxCell = 32_767
-)
+// worksheet past it.
+const xlsxMaxRows = 1_048_576
 
 // timeBound reads an optional RFC 3339 query parameter.
 func timeBound(c *gin.Context, name string) (*time.Time, error) {
@@ -185,6 +182,9 @@ func (a *api) exportNDJSON(c *gin.Context, e *application.Export) error {
 
 // exportXLSX writes the rows through excelize's stream writer, which keeps a bounded part of
 // the sheet in memory and the rest in a temporary file; the workbook is sent when complete.
+// Cells are typed by their column's kind (xlsxFormats.fill); none is guarded with an apostrophe:
+// a workbook keeps formulas apart from values, and a text cell holds text, whatever it begins
+// with.
 func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
 	f := excelize.NewFile()
 	defer func() { _ = f.Close() }()
@@ -192,27 +192,33 @@ func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
 	if err := f.SetSheetName("Sheet1", sheet); err != nil {
 		return err
 	}
+	formats, err := newXLSXFormats(f)
+	if err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(sheet)
 	if err != nil {
 		return err
 	}
 	values := make([]any, len(e.Columns))
-	put := func(cells []string, rowNum int) error {
-		for i, v := range cells {
-			values[i] = xlsxCell(v)
-		}
+	put := func(rowNum int) error {
 		cell, err := excelize.CoordinatesToCellName(1, rowNum)
 		if err != nil {
 			return err
 		}
 		return sw.SetRow(cell, values)
 	}
-	header := safeCells(e.Columns, nil)
-	if err := put(header, 1); err != nil {
+	header := func() error {
+		for i, title := range e.Columns {
+			values[i] = title
+		}
+		return put(1)
+	}
+	if err := header(); err != nil {
 		return err
 	}
 	rowNum, sheets := 1, 1
-	var row, cells []string
+	var row []string
 	err = e.Each(c.Request.Context(), func(s *submission.Submission) error {
 		if rowNum == xlsxMaxRows {
 			if err := sw.Flush(); err != nil {
@@ -226,15 +232,15 @@ func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
 			if sw, err = f.NewStreamWriter(sheet); err != nil {
 				return err
 			}
-			if err := put(header, 1); err != nil {
+			if err := header(); err != nil {
 				return err
 			}
 			rowNum = 1
 		}
 		rowNum++
 		row = e.Row(s, a.fileURL, row)
-		cells = safeCells(row, cells)
-		return put(cells, rowNum)
+		formats.fill(values, row, e.Kinds)
+		return put(rowNum)
 	})
 	if err != nil {
 		return err
@@ -249,22 +255,80 @@ func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
 	return buf.Flush()
 }
 
-// xlsxCell is a string cell (never a number or a formula), cut at the format's cell limit.
-func xlsxCell(v string) excelize.Cell {
-	if len(v) > xlsxMaxCell && utf8.RuneCountInString(v) > xlsxMaxCell {
-		r := []rune(v)
-		v = string(r[:xlsxMaxCell])
+// Excel's 1900 date system, which LibreOffice reads alike from 1 March 1900 on: a date is the
+// number of days since 30 December 1899 (Excel counts a 29 February 1900 that never was, so
+// earlier serials mean different days in the two), the time of day its fraction.
+var (
+	xlsxEpoch    = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
+	xlsxFirstDay = time.Date(1900, 3, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// xlsxMaxNumber is the largest magnitude an Excel cell holds.
+const xlsxMaxNumber = 9.99999999999999e307
+
+// xlsxFormats are the workbook's styles for dates and date-times: their number formats.
+type xlsxFormats struct{ date, dateTime int }
+
+func newXLSXFormats(f *excelize.File) (xlsxFormats, error) {
+	date, dateTime := "yyyy-mm-dd", "yyyy-mm-dd hh:mm:ss"
+	var s xlsxFormats
+	var err error
+	if s.date, err = f.NewStyle(&excelize.Style{CustomNumFmt: &date}); err != nil {
+		return s, err
 	}
-	return excelize.Cell{Value: v}
+	s.dateTime, err = f.NewStyle(&excelize.Style{CustomNumFmt: &dateTime})
+	return s, err
 }
 
-// safeCells copies cells into dst with formula injection defused: a cell that begins with =,
-// +, -, @, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it
-// as text instead of running it.
+// fill sets values to the cells of one exported row: an empty cell is left out, a number
+// column's answer is a number, a date column's a date and submitted_at a date-time (UTC), each
+// shown in ISO order; everything else is an inline string, cut by excelize at 32,767
+// characters. Numbers keep Excel's 15 significant digits. A value a spreadsheet cannot hold as
+// typed (a date before 1 March 1900, a number beyond Excel's range) stays text.
+func (fm xlsxFormats) fill(values []any, row []string, kinds []application.ColumnKind) {
+	for i, v := range row {
+		values[i] = nil
+		if v == "" {
+			continue
+		}
+		values[i] = v
+		switch kinds[i] {
+		case application.NumberColumn:
+			if n, err := strconv.ParseFloat(v, 64); err == nil && math.Abs(n) <= xlsxMaxNumber {
+				values[i] = excelDigits(n)
+			}
+		case application.DateColumn:
+			if d, err := time.Parse(time.DateOnly, v); err == nil && !d.Before(xlsxFirstDay) {
+				values[i] = excelize.Cell{StyleID: fm.date, Value: float64((d.Unix() - xlsxEpoch.Unix()) / 86400)}
+			}
+		case application.TimeColumn:
+			if t, err := time.Parse(time.RFC3339Nano, v); err == nil && !t.Before(xlsxFirstDay) {
+				days := float64(t.UnixMilli()-xlsxEpoch.UnixMilli()) / float64(24*time.Hour/time.Millisecond)
+				values[i] = excelize.Cell{StyleID: fm.dateTime, Value: excelDigits(days)}
+			}
+		}
+	}
+}
+
+// excelDigits rounds n to the 15 significant digits a spreadsheet keeps. excelize writes a
+// number with its first 15 digits and drops the rest, so a time such as 12:02:00 (0.5013888…
+// of a day) would otherwise read back as 12:01:59.99999.
+func excelDigits(n float64) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(n, 'g', 15, 64), 64)
+	if err != nil {
+		return n
+	}
+	return r
+}
+
+// safeCells copies cells into dst with formula injection defused for CSV: a cell that begins
+// with =, +, -, @, a tab, a carriage return or a line feed gets a leading apostrophe, so that
+// a spreadsheet shows it as text instead of running it. White space counts because some
+// spreadsheets trim it, line breaks included, before they look for a formula.
 func safeCells(cells, dst []string) []string {
 	dst = dst[:0]
 	for _, v := range cells {
-		if v != "" && strings.IndexByte("=+-@\t\r", v[0]) >= 0 {
+		if v != "" && strings.IndexByte("=+-@\t\r\n", v[0]) >= 0 {
 			v = "'" + v
 		}
 		dst = append(dst, v)

@@ -1,10 +1,12 @@
 package httpapi_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"net/url"
 	"strings"
@@ -46,6 +48,7 @@ func TestExportSubmissions(t *testing.T) {
 			{"label": "Channels", "type": "checkbox", "options": []string{"Mail", "Phone", "-SMS"}},
 			{"label": "CV", "type": "file"},
 			{"label": "Name", "type": "number"},
+			{"label": "When", "type": "date"},
 		}})
 		h.expect(r, 201, "")
 		formID, ids := r.json["id"].(string), fieldIDs(r.json)
@@ -57,32 +60,43 @@ func TestExportSubmissions(t *testing.T) {
 			ids[0]: submission.Single("=HYPERLINK(\"http://evil\")"), ids[1]: submission.Single("+1 555"),
 			ids[2]: submission.Single("-2+3"), ids[3]: submission.List([]string{"Mail", "-SMS"}),
 			ids[4]: submission.List([]string{upload, "https://cdn.example.org/b.pdf"}), ids[5]: submission.Single("42"),
+			ids[6]: submission.Single("2026-02-28"),
 		}, submission.Metadata{Source: submission.SourceForm, Referrer: &ref, UTM: map[string]string{"utm_source": "@news", "utm_term": "spring"}})
 		// Equal timestamps: the ID breaks the tie.
 		storeAt(t, db, h.wsA, formID, subID(3), base.Add(time.Minute), map[string]submission.Value{
 			ids[0]: submission.Single("@SUM(A1)"), ids[1]: submission.Single("\tTab"), ids[2]: submission.Single("\rCR"),
 		}, submission.Metadata{Source: submission.SourceAPI})
 		storeAt(t, db, h.wsA, formID, subID(2), base.Add(time.Minute), map[string]submission.Value{
-			ids[0]: submission.Single("Ada, \"the\" first\nline two"),
+			ids[0]: submission.Single("Ada, \"the\" first\nline two"), ids[5]: submission.Single("0.12345678901234568"),
 		}, submission.Metadata{Source: submission.SourceAPI})
-		storeAt(t, db, h.wsA, formID, subID(4), base.Add(2*time.Minute), map[string]submission.Value{}, submission.Metadata{Source: submission.SourceAPI})
-		storeAt(t, db, h.wsA, formID, subID(5), base.Add(3*time.Minute), map[string]submission.Value{ids[5]: submission.Single("7")},
-			submission.Metadata{Source: submission.SourceAPI})
+		// White space before a formula: some spreadsheets trim it and run what follows.
+		storeAt(t, db, h.wsA, formID, subID(4), base.Add(2*time.Minute), map[string]submission.Value{
+			ids[0]: submission.Single("\n=cmd|' /C calc'!A0"), ids[1]: submission.Single("\r=2+2"), ids[2]: submission.Single("\t=3+3"),
+			ids[5]: submission.Single("-2.5e-7"),
+		}, submission.Metadata{Source: submission.SourceAPI})
+		// A date before 1 March 1900 has no serial that Excel and LibreOffice read alike.
+		storeAt(t, db, h.wsA, formID, subID(5), base.Add(3*time.Minute), map[string]submission.Value{
+			ids[5]: submission.Single("7"), ids[6]: submission.Single("1899-12-31"),
+		}, submission.Metadata{Source: submission.SourceAPI})
 
-		header := []string{"submission_id", "submitted_at", "Name", "Name (2)", "'=Total", "Channels", "CV", "Name (3)",
+		header := []string{"submission_id", "submitted_at", "Name", "Name (2)", "'=Total", "Channels", "CV", "Name (3)", "When",
 			"source", "referrer", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"}
 		want := [][]string{
 			{subID(1), "2026-03-01T12:00:00.000Z", "'=HYPERLINK(\"http://evil\")", "'+1 555", "'-2+3", "Mail, -SMS", "SIGNED, https://cdn.example.org/b.pdf", "42",
-				"form", ref, "'@news", "", "", "spring", ""},
-			{subID(2), "2026-03-01T12:01:00.000Z", "Ada, \"the\" first\nline two", "", "", "", "", "", "api", "", "", "", "", "", ""},
-			{subID(3), "2026-03-01T12:01:00.000Z", "'@SUM(A1)", "'\tTab", "'\rCR", "", "", "", "api", "", "", "", "", "", ""},
-			{subID(4), "2026-03-01T12:02:00.000Z", "", "", "", "", "", "", "api", "", "", "", "", "", ""},
-			{subID(5), "2026-03-01T12:03:00.000Z", "", "", "", "", "", "7", "api", "", "", "", "", "", ""},
+				"2026-02-28", "form", ref, "'@news", "", "", "spring", ""},
+			{subID(2), "2026-03-01T12:01:00.000Z", "Ada, \"the\" first\nline two", "", "", "", "", "0.12345678901234568", "", "api", "", "", "", "", "", ""},
+			{subID(3), "2026-03-01T12:01:00.000Z", "'@SUM(A1)", "'\tTab", "'\rCR", "", "", "", "", "api", "", "", "", "", "", ""},
+			{subID(4), "2026-03-01T12:02:00.000Z", "'\n=cmd|' /C calc'!A0", "'\r=2+2", "'\t=3+3", "", "", "'-2.5e-7", "", "api", "", "", "", "", "", ""},
+			{subID(5), "2026-03-01T12:03:00.000Z", "", "", "", "", "", "7", "1899-12-31", "api", "", "", "", "", "", ""},
 		}
 		check := func(format string, got [][]string, want [][]string) {
 			t.Helper()
 			if len(got) != len(want)+1 {
 				t.Fatalf("%s: %d rows, want %d: %q", format, len(got), len(want)+1, got)
+			}
+			header := header
+			if format == "xlsx" {
+				header = unguarded(header)
 			}
 			if strings.Join(got[0], "|") != strings.Join(header, "|") {
 				t.Fatalf("%s header = %q", format, got[0])
@@ -100,9 +114,9 @@ func TestExportSubmissions(t *testing.T) {
 						}
 						continue
 					}
-					if w[j] == "'\rCR" && strings.HasSuffix(format, "csv") {
+					if strings.HasSuffix(format, "csv") && strings.Contains(w[j], "\r") {
 						// A lone carriage return is written as a line break (CRLF).
-						w := "'\nCR"
+						w := strings.ReplaceAll(w[j], "\r", "\n")
 						if g[j] != w {
 							t.Errorf("%s row %d column %q = %q, want %q", format, i, header[j], g[j], w)
 						}
@@ -130,6 +144,9 @@ func TestExportSubmissions(t *testing.T) {
 		if !bytes.Contains(res.Body.Bytes(), []byte("\r\n")) || !bytes.Contains(res.Body.Bytes(), []byte(`,"'`+"\r\nCR\",")) {
 			t.Fatalf("CSV lines must end with CRLF, a carriage return must be kept (quoted): %q", res.Body.String())
 		}
+		if !bytes.Contains(res.Body.Bytes(), []byte(`,"'`+"\r\n=cmd|' /C calc'!A0\",")) {
+			t.Fatalf("a line feed before a formula must be guarded: %q", res.Body.String())
+		}
 		rd := csv.NewReader(bytes.NewReader(res.Body.Bytes()))
 		rd.FieldsPerRecord = len(header)
 		rows, err := rd.ReadAll()
@@ -138,7 +155,8 @@ func TestExportSubmissions(t *testing.T) {
 		}
 		check("csv", rows, want)
 
-		// XLSX: the same cells, every one a string.
+		// XLSX: the same cells without the guard's apostrophes, typed: numbers, dates and
+		// submitted_at are numbers shown through date formats, everything else inline strings.
 		res = h.do("GET", path+"?format=xlsx", h.keys["read-write"], nil)
 		h.expect(res, 200, "")
 		if ct := res.Header().Get("Content-Type"); ct != "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" {
@@ -155,9 +173,57 @@ func TestExportSubmissions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		check("xlsx", rows, want)
-		if typ, err := book.GetCellType("Submissions", "H2"); err != nil || typ == excelize.CellTypeNumber {
-			t.Fatalf("a number answer must stay a string cell: %v %v", typ, err)
+		wantXLSX := make([][]string, len(want))
+		for i, w := range want {
+			wantXLSX[i] = unguarded(w)
+			wantXLSX[i][1] = strings.Replace(strings.TrimSuffix(w[1], ".000Z"), "T", " ", 1) // yyyy-mm-dd hh:mm:ss
+		}
+		wantXLSX[1][7] = "0.123456789012346" // Excel's 15 digits, rounded
+		wantXLSX[3][7] = "-0.00000025"
+		check("xlsx", rows, wantXLSX)
+		cells := xlsxCells(t, res.Body.Bytes(), "xl/worksheets/sheet1.xml")
+		for ref, c := range cells {
+			col := strings.TrimRight(ref, "0123456789")
+			switch {
+			case ref == "A1" || strings.TrimLeft(ref, "ABCDEFGHIJKLMNOP") == "1":
+				if c.T != "inlineStr" {
+					t.Errorf("header %s is %q, want an inline string", ref, c.T)
+				}
+			case col == "B" || col == "H" || col == "I" && ref != "I6":
+				if c.T != "" && c.T != "n" || c.IS != nil {
+					t.Errorf("%s is %q %+v, want a number", ref, c.T, c)
+				}
+			default:
+				if c.T != "inlineStr" || c.V != "" {
+					t.Errorf("%s is %q %+v, want an inline string", ref, c.T, c)
+				}
+			}
+			if c.IS != nil && strings.HasPrefix(c.IS.T, "'") {
+				t.Errorf("%s = %q: XLSX cells carry no apostrophe", ref, c.IS.T)
+			}
+		}
+		for ref, want := range map[string]string{"H2": "42", "H5": "-0.00000025", "I2": "46081", "B2": "46082.5",
+			"B5": "46082.5013888889", "H3": "0.123456789012346", "E1": "=Total", "C5": "\n=cmd|' /C calc'!A0", "I6": "1899-12-31"} {
+			got := cells[ref].V
+			if cells[ref].IS != nil {
+				got = cells[ref].IS.T
+			}
+			if got != want {
+				t.Errorf("%s holds %q, want %q", ref, got, want)
+			}
+		}
+		for ref, want := range map[string]string{"B2": "yyyy-mm-dd hh:mm:ss", "I2": "yyyy-mm-dd", "H2": ""} {
+			id, err := book.GetCellStyle("Submissions", ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := book.GetStyle(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.CustomNumFmt; (got == nil) != (want == "") || got != nil && *got != want {
+				t.Errorf("%s number format %v, want %q", ref, got, want)
+			}
 		}
 		_ = book.Close()
 
@@ -230,6 +296,55 @@ func TestExportSubmissions(t *testing.T) {
 			t.Fatalf("export formats: %v %v", events[1].Details, events[2].Details)
 		}
 	})
+}
+
+// unguarded is cells without the CSV formula guard's leading apostrophes.
+func unguarded(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = strings.TrimPrefix(c, "'")
+	}
+	return out
+}
+
+// xlsxCell is a worksheet cell as the file stores it.
+type xlsxCell struct {
+	R  string `xml:"r,attr"`
+	S  string `xml:"s,attr"`
+	T  string `xml:"t,attr"`
+	V  string `xml:"v"`
+	IS *struct {
+		T string `xml:"t"`
+	} `xml:"is"`
+}
+
+// xlsxCells reads the cells of one worksheet of a workbook, by reference ("B2").
+func xlsxCells(t *testing.T, book []byte, sheet string) map[string]xlsxCell {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(book), int64(len(book)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := zr.Open(sheet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ws struct {
+		Rows []struct {
+			Cells []xlsxCell `xml:"c"`
+		} `xml:"sheetData>row"`
+	}
+	if err := xml.NewDecoder(f).Decode(&ws); err != nil {
+		t.Fatal(err)
+	}
+	cells := map[string]xlsxCell{}
+	for _, r := range ws.Rows {
+		for _, c := range r.Cells {
+			cells[c.R] = c
+		}
+	}
+	return cells
 }
 
 // An ASCII form name is the file name as it is, without filename*.

@@ -55,7 +55,7 @@ func (a *api) answers(c *gin.Context) (map[string]submission.Input, bool) {
 	o.allow(submissionProps, submissionReadOnly)
 	data, present := o.answers("data")
 	if !present {
-		vs.Add("data", "required", "data is required: an object mapping field IDs to values")
+		vs.Add("data", "required", "data is required: an object mapping field IDs or keys to values")
 	}
 	if err := vs.Err(); err != nil {
 		fail(c, a.Logger, err)

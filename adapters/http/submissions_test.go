@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -112,6 +113,65 @@ func TestSubmissionsLifecycle(t *testing.T) {
 		// Submissions of another form's path are not found.
 		other := h.createForm(contactFields...)
 		h.expect(h.do("GET", "/v1/forms/"+other["id"].(string)+"/submissions/"+subID, key, nil), 404, "not_found")
+	})
+}
+
+// POST and PATCH take data keyed by field key as well as by field ID; what is stored and
+// returned stays keyed by field ID.
+func TestSubmissionsByKey(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarness(t, db, httpapi.Options{})
+		key := h.keys["read-write"]
+		f := h.createForm(
+			map[string]any{"label": "Full name", "type": "text", "required": true},
+			map[string]any{"label": "Budget", "type": "number", "key": "budget_eur"},
+			map[string]any{"label": "Plan", "type": "dropdown", "options": []string{"Free", "Pro"}},
+		)
+		formID, ids := f["id"].(string), fieldIDs(f)
+		path := "/v1/forms/" + formID + "/submissions"
+
+		r := h.do("POST", path, key, map[string]any{"data": map[string]any{"full_name": "Ada", "budget_eur": 1200, ids[2]: "Pro"}})
+		h.expect(r, 201, "")
+		subID := r.json["id"].(string)
+		want := fmt.Sprint(map[string]any{ids[0]: "Ada", ids[1]: "1200", ids[2]: "Pro"})
+		if got := fmt.Sprint(r.json["data"]); got != want {
+			t.Fatalf("returned data %s, want %s", got, want)
+		}
+		stored, err := persistence.NewSubmissionRepository(db, persistencetest.Cipher(), persistencetest.BlindIndex()).
+			Get(context.Background(), h.wsA, formID, subID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(stored.Data()); got != fmt.Sprint(map[string]any{ids[0]: "Ada", ids[1]: "1200", ids[2]: "Pro"}) {
+			t.Fatalf("stored data %s, want it keyed by field ID", got)
+		}
+
+		r = h.do("PATCH", path+"/"+subID, key, map[string]any{"data": map[string]any{"plan": "Free", "budget_eur": nil}})
+		h.expect(r, 200, "")
+		if got := fmt.Sprint(r.json["data"]); got != fmt.Sprint(map[string]any{ids[0]: "Ada", ids[2]: "Free"}) {
+			t.Fatalf("data after PATCH by key: %s", got)
+		}
+		if got := fmt.Sprint(h.do("GET", path+"/"+subID, key, nil).json["data"]); got != fmt.Sprint(map[string]any{ids[0]: "Ada", ids[2]: "Free"}) {
+			t.Fatalf("GET after PATCH by key: %s", got)
+		}
+
+		// One field named both ways is invalid_value, naming the field; in PATCH, nothing changes.
+		both := map[string]any{"data": map[string]any{"full_name": "Ada", ids[0]: "Bob"}}
+		r = h.do("POST", path, key, both)
+		h.expectDetail(r, ids[0], "invalid_value")
+		if msg := fmt.Sprint(r.json["error"].(map[string]any)["details"]); !strings.Contains(msg, "Full name") || !strings.Contains(msg, "full_name") {
+			t.Fatalf("the detail does not name the field: %s", msg)
+		}
+		h.expectDetail(h.do("PATCH", path+"/"+subID, key, both), ids[0], "invalid_value")
+		if got := fmt.Sprint(h.do("GET", path+"/"+subID, key, nil).json["data"]); got != fmt.Sprint(map[string]any{ids[0]: "Ada", ids[2]: "Free"}) {
+			t.Fatalf("a refused PATCH changed the data: %s", got)
+		}
+
+		// A name that is neither an ID nor a key is unknown_field, as before.
+		h.expectDetail(h.do("POST", path, key, map[string]any{"data": map[string]any{"full_name": "Ada", "fullname": "x"}}), "fullname", "unknown_field")
+		h.expectDetail(h.do("PATCH", path+"/"+subID, key, map[string]any{"data": map[string]any{"Plan": "Pro"}}), "Plan", "unknown_field")
+		// A key's answer is checked as its field's, and reported at the field's ID.
+		h.expectDetail(h.do("POST", path, key, map[string]any{"data": map[string]any{"full_name": "Ada", "budget_eur": "lots"}}), ids[1], "invalid_number")
 	})
 }
 

@@ -56,7 +56,7 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 	switch ct {
 	case "application/json":
 		p.json = true
-		return p, readJSON(c, f, p)
+		return p, readJSON(c, p)
 	case "multipart/form-data":
 		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxMultipartBytes)
 		mp, err := readMultipart(c.Request, h.opts.MaxFilesPerPost, h.opts.TempDir, h.d.Logger)
@@ -141,7 +141,8 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 }
 
 // readJSON reads a script's post: {"data": {...}, "token", "altcha", "captcha", "website", "utm"}.
-func readJSON(c *gin.Context, f *form.Form, p *post) error {
+// data names each field by its ID or its key, as the API's does.
+func readJSON(c *gin.Context, p *post) error {
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxFormBytes)
 	raw, err := io.ReadAll(c.Request.Body)
 	if err != nil {
@@ -173,10 +174,7 @@ func readJSON(c *gin.Context, f *form.Form, p *post) error {
 		if err := dec.Decode(&x); err != nil {
 			return errBadBody
 		}
-		if fl, ok := fieldNamed(f, k); ok {
-			k = fl.ID
-		}
-		cmd.Data[k] = httpapi.ToInput(x)
+		cmd.Data[k] = httpapi.ToInput(x) // named by field ID or key: the capture resolves it
 	}
 	return nil
 }

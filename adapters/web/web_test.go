@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -543,5 +544,30 @@ func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
 		if !want[*s.Metadata().IPHash] {
 			t.Errorf("unexpected IP hash %s", *s.Metadata().IPHash)
 		}
+	}
+}
+
+// A script's JSON post names fields by ID or key, as the API's data does: the answers are
+// stored by field ID, and one field named both ways is 422 invalid_value.
+func TestJSONPostNamesFieldsByKey(t *testing.T) {
+	h := newHarness(t)
+	f := h.form(form.StatusPublished, lenient(), form.FieldSpec{Label: "Email", Type: "email", Required: true}, form.FieldSpec{Label: "Age", Type: "number"})
+	email, age := f.Fields()[0].ID, f.Fields()[1].ID
+	token, _ := h.page(f, "")
+	rec := h.postJSON(f, map[string]any{"token": token, "data": map[string]any{"email": "a@example.com", age: 7}})
+	if rec.Code != 201 {
+		t.Fatalf("by key: %d %s", rec.Code, body(rec))
+	}
+	subs := h.submissions(f)
+	if len(subs) != 1 || fmt.Sprint(subs[0].Data()) != fmt.Sprint(map[string]any{email: "a@example.com", age: "7"}) {
+		t.Fatalf("stored %v", subs)
+	}
+	token, _ = h.page(f, "")
+	rec = h.postJSON(f, map[string]any{"token": token, "data": map[string]any{"email": "a@example.com", email: "b@example.com"}})
+	if rec.Code != 422 || !strings.Contains(body(rec), `"field":"`+email+`","code":"invalid_value"`) {
+		t.Fatalf("named both ways: %d %s", rec.Code, body(rec))
+	}
+	if n := len(h.submissions(f)); n != 1 {
+		t.Fatalf("%d stored", n)
 	}
 }

@@ -28,18 +28,19 @@ type PendingFile struct {
 	ContentType string
 }
 
-// Prepare checks a public post. input holds the answers; a file field's answer is the
-// []FileInfo of its uploads (anything else in a file field is invalid_value: public file
-// fields take uploads only). Every broken rule is reported in one *domain.ValidationError.
+// Prepare checks a public post. input holds the answers, each field named by its ID or its
+// key; a file field's answer is the []FileInfo of its uploads (anything else in a file field
+// is invalid_value: public file fields take uploads only). Every broken rule is reported in
+// one *domain.ValidationError.
 func Prepare(f *form.Form, input map[string]Input, meta Metadata, limits FileLimits) (*Draft, error) {
 	meta.Source = SourceForm
 	if err := f.AcceptsPublicSubmissions(); err != nil {
 		return nil, err
 	}
 	fields := f.Fields()
+	input, vs := byFieldID(fields, input)
 	counts := map[string]int{}
 	var files []PendingFile
-	var vs domain.Violations
 	skipped := skippedFields(fields, input, true)
 	for _, fl := range fields {
 		infos, ok := input[fl.ID].([]FileInfo)

@@ -52,7 +52,8 @@ type Submission struct {
 	emailsKnown bool
 }
 
-// New validates the input against the form and builds a submission received at now.
+// New validates the input against the form and builds a submission received at now. Input
+// names each field by its ID or its key; the submission's data is keyed by field ID.
 func New(id string, f *form.Form, input map[string]Input, meta Metadata, now time.Time) (*Submission, error) {
 	switch meta.Source {
 	case SourceAPI:
@@ -69,7 +70,8 @@ func New(id string, f *form.Form, input map[string]Input, meta Metadata, now tim
 	if meta.Source == SourceForm && hasPendingFiles(input) {
 		return nil, domain.Validation("metadata.source", "invalid_value", "a public post with files is built with Prepare")
 	}
-	data, err := validate(f.Fields(), input, meta.Source == SourceForm, nil)
+	input, named := byFieldID(f.Fields(), input)
+	data, err := validate(f.Fields(), input, meta.Source == SourceForm, named)
 	if err != nil {
 		return nil, err
 	}
@@ -85,13 +87,15 @@ func UnmarshalFromDatabase(id, workspaceID, formID string, data map[string]Value
 }
 
 // Update merges changes into the answers (nil clears an optional answer) and re-validates
-// the result against the form's current fields. Stored answers to fields the form no
-// longer has are kept unchanged. Nothing changes when validation fails.
+// the result against the form's current fields. Changes name each field by its ID or its key.
+// Stored answers to fields the form no longer has are kept unchanged. Nothing changes when
+// validation fails.
 func (s *Submission) Update(f *form.Form, changes map[string]Input, now time.Time) error {
 	if err := f.AcceptsAPISubmissions(); err != nil {
 		return err
 	}
 	fields := f.Fields()
+	changes, named := byFieldID(fields, changes)
 	current := make(map[string]bool, len(fields))
 	merged := make(map[string]Input, len(fields))
 	for _, fl := range fields {
@@ -116,7 +120,7 @@ func (s *Submission) Update(f *form.Form, changes map[string]Input, now time.Tim
 	for k, v := range changes {
 		merged[k] = v
 	}
-	data, err := Validate(fields, merged)
+	data, err := validate(fields, merged, false, named)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/mail"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -326,16 +327,69 @@ func canonicalNumber(n float64) string {
 	return mant + "e" + sign + strings.TrimLeft(exp[1:], "0")
 }
 
-// Validate checks every input against the form's fields and returns canonical values.
-// Every failing field is reported; keys that are not fields of the form are unknown_field.
+// Validate checks every input against the form's fields and returns canonical values keyed
+// by field ID. Input names a field by its ID or its key (byFieldID). Every failing field is
+// reported; names that are not fields of the form are unknown_field.
 func Validate(fields []form.Field, input map[string]Input) (map[string]Value, error) {
-	return validate(fields, input, false, nil)
+	input, named := byFieldID(fields, input)
+	return validate(fields, input, false, named)
 }
 
-// validate is Validate; public refuses anything but uploads in file fields, and more are
-// violations the caller already found (they are reported with the others).
+// byFieldID returns input keyed by field ID: a client names a field by its ID or by its key.
+// A field named both ways is invalid_value (reported at its ID; the answer under the ID is the
+// one kept). A name that is neither stays as it is, for validation to report as unknown_field.
+// A name that is one field's ID and another's key means the field with that ID.
+func byFieldID(fields []form.Field, input map[string]Input) (map[string]Input, domain.Violations) {
+	ids := make(map[string]bool, len(fields))
+	for _, f := range fields {
+		ids[f.ID] = true
+	}
+	var keyed []string
+	for name := range input {
+		if !ids[name] && form.ValidKey(name) {
+			keyed = append(keyed, name)
+		}
+	}
+	if len(keyed) == 0 {
+		return input, nil // named by ID (or unknown): nothing to translate
+	}
+	byKey := make(map[string]form.Field, len(fields))
+	for _, f := range fields {
+		if f.Key != "" {
+			byKey[f.Key] = f
+		}
+	}
+	out := make(map[string]Input, len(input))
+	for name, v := range input {
+		out[name] = v
+	}
+	sort.Strings(keyed)
+	var vs domain.Violations
+	for _, name := range keyed {
+		f, ok := byKey[name]
+		if !ok {
+			continue
+		}
+		v := out[name]
+		delete(out, name)
+		if _, both := input[f.ID]; both {
+			vs.Add(f.ID, "invalid_value", fmt.Sprintf("%s: sent twice, by its ID %s and by its key %s; send it once", f.Label, f.ID, name))
+			continue
+		}
+		out[f.ID] = v
+	}
+	return out, vs
+}
+
+// validate is Validate of input keyed by field ID; public refuses anything but uploads in file
+// fields, and more are violations the caller already found: they are reported with the others,
+// and a field among them is not checked again.
 func validate(fields []form.Field, input map[string]Input, public bool, more domain.Violations) (map[string]Value, error) {
 	vs := more
+	reported := make(map[string]bool, len(more))
+	for _, v := range more {
+		reported[v.Field] = true
+	}
 	byID := make(map[string]form.Field, len(fields))
 	for _, f := range fields {
 		byID[f.ID] = f
@@ -348,8 +402,8 @@ func validate(fields []form.Field, input map[string]Input, public bool, more dom
 	out := make(map[string]Value, len(fields))
 	skipped := skippedFields(fields, input, public)
 	for _, f := range fields {
-		if skipped[f.ID] {
-			continue // not shown: not required, and its value is dropped
+		if skipped[f.ID] || reported[f.ID] {
+			continue // not shown: not required, and its value is dropped; or already refused
 		}
 		v, ok, ferr := parse(f, input[f.ID], public)
 		switch {
@@ -367,14 +421,15 @@ func validate(fields []form.Field, input map[string]Input, public bool, more dom
 	return out, nil
 }
 
-// OwnLinks reports the file links in input that point under base, the server's own public
-// URL: only the server's own uploads live there, and a typed link must never pass for one.
+// OwnLinks reports the file links in input (keyed by field ID or key) that point under base,
+// the server's own public URL: only the server's own uploads live there, and a typed link must never pass for one.
 // Links are compared by host name (any scheme or port) and path.
 func OwnLinks(fields []form.Field, input map[string]Input, base string) domain.Violations {
 	own, err := url.Parse(strings.TrimSpace(base))
 	if err != nil || own.Hostname() == "" {
 		return nil
 	}
+	input, _ = byFieldID(fields, input) // a field named both ways is refused by validation
 	var vs domain.Violations
 	for _, f := range fields {
 		if f.Type != form.TypeFile {
