@@ -1,6 +1,7 @@
 package application_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/url"
@@ -177,6 +178,11 @@ func TestPasswordResetLinkWorksOnce(t *testing.T) {
 	}
 	if n := h.outbox.len(); n != 3 {
 		t.Fatalf("%d requests queued, want 3", n)
+	}
+	for _, m := range h.outbox.items {
+		if bytes.Contains(m.Payload, []byte("nobody")) {
+			t.Fatalf("the outbox holds the address in plaintext: %q", m.Payload)
+		}
 	}
 	sendQueuedMail(t, h)
 	if len(h.mailer.sent) != 0 || h.outbox.len() != 0 {
