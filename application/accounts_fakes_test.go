@@ -405,42 +405,131 @@ func (r *memUserTokens) ForUser(_ context.Context, purpose, userID string, now t
 	return ports.UserToken{}, domain.ErrNotFound
 }
 
+// memThrottle is the throttle store in memory: one mutex makes each Reserve's counts and
+// insert one step, so it is exact under concurrency as the database's is.
 type memThrottle struct {
-	mu       sync.Mutex
-	failures map[string][]time.Time
+	mu     sync.Mutex
+	places map[string][]throttlePlace
 }
 
-func (t *memThrottle) Failures(_ context.Context, subject string, since time.Time) (int, time.Time, error) {
+type throttlePlace struct {
+	id string
+	at time.Time
+}
+
+func (t *memThrottle) Reserve(_ context.Context, id string, at, since time.Time, limit int, subjects ...string) (bool, time.Time, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	n, oldest := 0, time.Time{}
-	for _, at := range t.failures[subject] {
-		if at.After(since) {
-			if n == 0 || at.Before(oldest) {
-				oldest = at
+	ok, freeFrom := true, time.Time{}
+	for _, s := range subjects {
+		var ats []time.Time
+		for _, p := range t.places[s] {
+			if p.at.After(since) {
+				ats = append(ats, p.at)
 			}
+		}
+		if len(ats) < limit {
+			continue
+		}
+		ok = false
+		slices.SortFunc(ats, time.Time.Compare)
+		if f := ats[len(ats)-limit]; f.After(freeFrom) {
+			freeFrom = f
+		}
+	}
+	if !ok {
+		return false, freeFrom, nil
+	}
+	for _, s := range subjects {
+		t.places[s] = append(t.places[s], throttlePlace{id: id, at: at})
+	}
+	return true, time.Time{}, nil
+}
+
+func (t *memThrottle) Release(_ context.Context, id string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for s, ps := range t.places {
+		t.places[s] = slices.DeleteFunc(ps, func(p throttlePlace) bool { return p.id == id })
+	}
+	return nil
+}
+
+// count is how many places subject holds after since.
+func (t *memThrottle) count(subject string, since time.Time) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, p := range t.places[subject] {
+		if p.at.After(since) {
 			n++
 		}
 	}
-	return n, oldest, nil
-}
-
-func (t *memThrottle) RecordFailure(_ context.Context, at time.Time, subjects ...string) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, s := range subjects {
-		t.failures[s] = append(t.failures[s], at)
-	}
-	return nil
+	return n
 }
 
 func (t *memThrottle) Purge(_ context.Context, before time.Time) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for s, ats := range t.failures {
-		t.failures[s] = slices.DeleteFunc(ats, func(at time.Time) bool { return at.Before(before) })
+	for s, ps := range t.places {
+		t.places[s] = slices.DeleteFunc(ps, func(p throttlePlace) bool { return p.at.Before(before) })
 	}
 	return nil
+}
+
+// memAccountMail is the account mail outbox in memory.
+type memAccountMail struct {
+	mu    sync.Mutex
+	items []memAccountMailItem
+}
+
+type memAccountMailItem struct {
+	ports.QueuedAccountMail
+	due time.Time
+}
+
+func (o *memAccountMail) Add(_ context.Context, m ports.QueuedAccountMail) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.items = append(o.items, memAccountMailItem{QueuedAccountMail: m, due: m.CreatedAt})
+	return nil
+}
+
+func (o *memAccountMail) Claim(_ context.Context, now time.Time, lease time.Duration, limit int) ([]ports.QueuedAccountMail, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []ports.QueuedAccountMail
+	for i := range o.items {
+		if len(out) < limit && !o.items[i].due.After(now) {
+			o.items[i].due = now.Add(lease)
+			out = append(out, o.items[i].QueuedAccountMail)
+		}
+	}
+	return out, nil
+}
+
+func (o *memAccountMail) Retry(_ context.Context, id string, attempts int, at time.Time) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i := range o.items {
+		if o.items[i].ID == id {
+			o.items[i].Attempts, o.items[i].due = attempts, at
+		}
+	}
+	return nil
+}
+
+func (o *memAccountMail) Delete(_ context.Context, id string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.items = slices.DeleteFunc(o.items, func(m memAccountMailItem) bool { return m.ID == id })
+	return nil
+}
+
+func (o *memAccountMail) len() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.items)
 }
 
 // memDataKeys is the data key store behind the real cipher.
@@ -493,13 +582,38 @@ type countingHasher struct {
 	*crypto.PasswordHasher
 	mu       sync.Mutex
 	verified []string
+	entered  chan struct{} // see hold
+	release  chan struct{}
 }
 
 func (h *countingHasher) Verify(encoded, password string) bool {
 	h.mu.Lock()
 	h.verified = append(h.verified, encoded)
+	entered, release := h.entered, h.release
 	h.mu.Unlock()
+	if entered != nil {
+		entered <- struct{}{}
+		<-release
+	}
 	return h.PasswordHasher.Verify(encoded, password)
+}
+
+// hold makes every Verify from now on announce itself on the returned channel and wait until
+// the returned release is called (at the latest when the test ends; Verify no longer waits
+// after it), so a test sees how many passwords are being checked at once.
+func (h *countingHasher) hold(t *testing.T) (entered <-chan struct{}, release func()) {
+	ch, rel := make(chan struct{}, 100), make(chan struct{})
+	h.mu.Lock()
+	h.entered, h.release = ch, rel
+	h.mu.Unlock()
+	release = sync.OnceFunc(func() {
+		h.mu.Lock()
+		h.entered, h.release = nil, nil
+		h.mu.Unlock()
+		close(rel)
+	})
+	t.Cleanup(release)
+	return ch, release
 }
 
 func (h *countingHasher) reset() []string {
@@ -543,11 +657,17 @@ func (f *fakeOIDC) Exchange(_ context.Context, code, verifier, nonce string) (po
 type memMailer struct {
 	mu   sync.Mutex
 	sent []ports.Mail
+	// refuse is how many of the next sends fail, as a relay that is down does.
+	refuse int
 }
 
 func (m *memMailer) Send(_ context.Context, mail ports.Mail) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.refuse > 0 {
+		m.refuse--
+		return errors.New("451 try again later")
+	}
 	m.sent = append(m.sent, mail)
 	return nil
 }
@@ -566,6 +686,7 @@ type accountsHarness struct {
 	tokens      *memUserTokens
 	audit       *memAudit
 	throttle    *memThrottle
+	outbox      *memAccountMail
 	passwords   *countingHasher
 	oidc        *fakeOIDC
 	mailer      *memMailer
@@ -581,7 +702,8 @@ func newAccountsHarness(t *testing.T) *accountsHarness {
 		sessions:   &memSessions{byID: map[string]*session.Session{}},
 		tokens:     &memUserTokens{},
 		audit:      &memAudit{},
-		throttle:   &memThrottle{failures: map[string][]time.Time{}},
+		throttle:   &memThrottle{places: map[string][]throttlePlace{}},
+		outbox:     &memAccountMail{},
 		passwords: &countingHasher{PasswordHasher: crypto.NewPasswordHasherWithParams(crypto.Argon2Params{
 			Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32})},
 		oidc:   &fakeOIDC{identities: map[string]ports.OIDCIdentity{}, refusals: map[string]error{}},
@@ -593,7 +715,8 @@ func newAccountsHarness(t *testing.T) *accountsHarness {
 	h.app = application.New(application.Deps{
 		Workspaces: h.workspaces, IDs: h.ids, Clock: h.clock, IPHasher: h.ipHasher,
 		Users: h.users, Memberships: h.memberships, Sessions: h.sessions, Tokens: h.tokens, Audit: h.audit,
-		Throttle: h.throttle, Passwords: h.passwords, TOTP: crypto.TOTP{}, OIDC: h.oidc, Mailer: h.mailer, Cipher: cipher,
+		Throttle: h.throttle, Passwords: h.passwords, TOTP: crypto.TOTP{}, OIDC: h.oidc, Mailer: h.mailer, AccountMail: h.outbox,
+		Cipher: cipher,
 	}, application.Settings{PublicURL: "https://forms.example.com/"})
 	return h
 }
@@ -651,6 +774,7 @@ var (
 	_ ports.UserTokenRepository  = (*memUserTokens)(nil)
 	_ ports.AuditLog             = (*memAudit)(nil)
 	_ ports.SignInThrottle       = (*memThrottle)(nil)
+	_ ports.AccountMailOutbox    = (*memAccountMail)(nil)
 	_ ports.DataKeyRepository    = (*memDataKeys)(nil)
 	_ ports.PasswordHasher       = (*countingHasher)(nil)
 	_ ports.OIDCProvider         = (*fakeOIDC)(nil)

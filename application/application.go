@@ -5,6 +5,7 @@ package application
 import (
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
@@ -14,6 +15,10 @@ import (
 type Application struct {
 	Commands Commands
 	Queries  Queries
+	// AccountMail sends the mail that use cases queue in the account mail outbox (password
+	// links) after their requests were answered; serve runs it. Nil when no mail can be sent
+	// (Deps.Mailer or Deps.AccountMail is nil).
+	AccountMail *AccountMailSender
 }
 
 // Commands change state.
@@ -137,6 +142,9 @@ type Settings struct {
 	PublicURL string
 	// AppName names the service in mail and authenticator apps (default "Formward").
 	AppName string
+	// MailRetry is the wait after each failed send of account mail (the zero value is
+	// webhook.DefaultRetrySchedule).
+	MailRetry webhook.RetrySchedule
 }
 
 // Deps are the ports of every use case, for the composition root: New hands each handler's
@@ -176,6 +184,9 @@ type Deps struct {
 	OIDC ports.OIDCProvider
 	// Mailer sends account mail; nil when SMTP is not configured.
 	Mailer ports.Mailer
+	// AccountMail is the account mail outbox: password links are queued there in the request
+	// and sent by Application.AccountMail after the answer.
+	AccountMail ports.AccountMailOutbox
 	// Cipher seals TOTP secrets (under the pseudo-workspace "accounts").
 	Cipher ports.Cipher
 	// Invitations are the pending invitations to join a workspace.
@@ -220,7 +231,18 @@ func New(d Deps, s Settings) *Application {
 	if s.AppName == "" {
 		s.AppName = DefaultAppName
 	}
+	var (
+		mailOutbox ports.AccountMailOutbox
+		mailSender *AccountMailSender
+		mailWake   func()
+	)
+	if d.Mailer != nil && d.AccountMail != nil {
+		mailOutbox = d.AccountMail
+		mailSender = NewAccountMailSender(d.AccountMail, d.Users, d.Tokens, d.Mailer, d.Cipher, d.Clock, s.MailRetry, s.PublicURL, s.AppName)
+		mailWake = mailSender.Notify
+	}
 	return &Application{
+		AccountMail: mailSender,
 		Commands: Commands{
 			CreateWorkspace:        NewCreateWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, s.DefaultPlan),
 			EnsureDefaultWorkspace: NewEnsureDefaultWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, s.DefaultPlan),
@@ -262,13 +284,13 @@ func New(d Deps, s Settings) *Application {
 			ChangePassword: NewChangePasswordHandler(d.Users, d.Memberships, d.Sessions, d.Throttle, d.Passwords, d.IDs,
 				d.Clock),
 			UpdateProfile:        NewUpdateProfileHandler(d.Users),
-			RequestPasswordReset: NewRequestPasswordResetHandler(d.Users, d.Tokens, d.Mailer, d.Clock, s.PublicURL, s.AppName),
+			RequestPasswordReset: NewRequestPasswordResetHandler(mailOutbox, d.Throttle, d.Cipher, d.IDs, d.Clock, d.IPHasher, mailWake),
 			ResetPassword: NewResetPasswordHandler(d.Users, d.Memberships, d.Sessions, d.Tokens, d.Passwords, d.IDs, d.Clock,
 				d.IPHasher),
 			BeginTwoFactor:   NewBeginTwoFactorHandler(d.Users, d.Tokens, d.TOTP, d.Cipher, d.Clock, s.AppName),
 			ConfirmTwoFactor: NewConfirmTwoFactorHandler(d.Users, d.Memberships, d.Tokens, d.TOTP, d.Cipher, d.IDs, d.Clock),
-			DisableTwoFactor: NewDisableTwoFactorHandler(d.Users, d.Memberships, d.Tokens, d.Passwords, d.TOTP, d.Cipher, d.IDs,
-				d.Clock),
+			DisableTwoFactor: NewDisableTwoFactorHandler(d.Users, d.Memberships, d.Tokens, d.Throttle, d.Passwords, d.TOTP, d.Cipher,
+				d.IDs, d.Clock),
 			StartOIDC:  NewStartOIDCHandler(d.OIDC),
 			FinishOIDC: NewFinishOIDCHandler(d.OIDC, d.Users, d.Memberships, d.Sessions, d.Audit, d.IDs, d.Clock, d.IPHasher),
 

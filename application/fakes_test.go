@@ -41,11 +41,14 @@ func (s *seqIDs) New(prefix string) string {
 
 type hmacHasher struct {
 	key   []byte
+	mu    sync.Mutex
 	calls []string
 }
 
 func (h *hmacHasher) Hash(ip string) string {
+	h.mu.Lock()
 	h.calls = append(h.calls, ip)
+	h.mu.Unlock()
 	m := hmac.New(sha256.New, h.key)
 	m.Write([]byte(ip))
 	return hex.EncodeToString(m.Sum(nil))

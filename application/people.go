@@ -338,11 +338,12 @@ type ChangePasswordHandler struct {
 func NewChangePasswordHandler(users ports.UserRepository, memberships ports.MembershipRepository, sessions ports.SessionRepository,
 	throttle ports.SignInThrottle, passwords ports.PasswordHasher, ids ports.IDs, clock ports.Clock) ChangePasswordHandler {
 	return ChangePasswordHandler{users: users, memberships: memberships, sessions: sessions, passwords: passwords,
-		throttle: signInThrottle{throttle: throttle, clock: clock}, ids: ids, clock: clock}
+		throttle: signInThrottle{throttle: throttle, ids: ids, clock: clock}, ids: ids, clock: clock}
 }
 
-// Handle checks the current password (wrong guesses count against the account like failed
-// sign-ins), stores the new one, records user.password_changed and ends every other session.
+// Handle checks the current password (each guess takes its place in the account's count of
+// failed sign-ins first, and a right one gives it back), stores the new one, records
+// user.password_changed and ends every other session.
 func (h ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) error {
 	p, err := signedInUser(ctx)
 	if err != nil {
@@ -353,15 +354,15 @@ func (h ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) e
 	if err != nil {
 		return fmt.Errorf("load user: %w", err)
 	}
-	subjects := h.throttle.subjects(u.Email(), "")
-	if err := h.throttle.check(ctx, subjects); err != nil {
+	attempt, err := h.throttle.reserve(ctx, signInRule, h.throttle.subjects(u.Email(), ""))
+	if err != nil {
 		return err
 	}
 	if u.PasswordHash() == "" || !h.passwords.Verify(u.PasswordHash(), cmd.Current) {
-		if err := h.throttle.record(ctx, subjects); err != nil {
-			return err
-		}
 		return domain.Validation("current", "invalid_password", "the current password is wrong")
+	}
+	if err := h.throttle.release(ctx, attempt); err != nil {
+		return err
 	}
 	if err := user.CheckPassword(cmd.New); err != nil {
 		return err
@@ -398,52 +399,65 @@ func setPassword(ctx context.Context, users ports.UserRepository, memberships po
 }
 
 // RequestPasswordReset asks for a reset link by email.
-type RequestPasswordReset struct{ Email string }
+type RequestPasswordReset struct {
+	Email string
+	// IP is the client's address; requests count per IP hash as well as per email.
+	IP string
+}
 
-// RequestPasswordResetHandler sends reset links.
+// RequestPasswordResetHandler queues reset links in the account mail outbox.
 type RequestPasswordResetHandler struct {
-	users     ports.UserRepository
-	tokens    ports.UserTokenRepository
-	mailer    ports.Mailer
-	clock     ports.Clock
-	publicURL string
-	appName   string
+	outbox   ports.AccountMailOutbox
+	throttle signInThrottle
+	cipher   ports.Cipher
+	ids      ports.IDs
+	clock    ports.Clock
+	wake     func()
 }
 
-// NewRequestPasswordResetHandler makes the command; mailer is nil when SMTP is not configured
-// (then nothing is sent), publicURL is the base of the link, appName signs the mail.
-func NewRequestPasswordResetHandler(users ports.UserRepository, tokens ports.UserTokenRepository, mailer ports.Mailer,
-	clock ports.Clock, publicURL, appName string) RequestPasswordResetHandler {
-	return RequestPasswordResetHandler{users: users, tokens: tokens, mailer: mailer, clock: clock, publicURL: publicURL, appName: appName}
+// NewRequestPasswordResetHandler makes the command; outbox is nil when no mail can be sent
+// (SMTP is not configured), and then nothing is queued. wake tells the sender that mail was
+// queued.
+func NewRequestPasswordResetHandler(outbox ports.AccountMailOutbox, throttle ports.SignInThrottle, cipher ports.Cipher,
+	ids ports.IDs, clock ports.Clock, ipHasher ports.IPHasher, wake func()) RequestPasswordResetHandler {
+	if wake == nil {
+		wake = func() {}
+	}
+	return RequestPasswordResetHandler{outbox: outbox, throttle: signInThrottle{throttle: throttle, ids: ids, clock: clock, ipHasher: ipHasher},
+		cipher: cipher, ids: ids, clock: clock, wake: wake}
 }
 
-// Handle emails a one-time link valid for an hour when the account exists and mail is
-// configured. It always returns nil, so the answer never tells whether an address has an
-// account.
+// Handle queues the request in the account mail outbox, with the address sealed, and returns:
+// it never looks the address up, so it does the same work, and answers the same, whether or
+// not the address has an account. The AccountMailSender looks it up after the answer and
+// mails a one-time link valid for an hour when there is an account. Requests count
+// PasswordResetLimit per PasswordResetWindow per address and per IP hash; one over the limit
+// queues nothing and returns nil all the same.
 func (h RequestPasswordResetHandler) Handle(ctx context.Context, cmd RequestPasswordReset) error {
-	if h.mailer == nil {
+	if h.outbox == nil {
 		return nil
 	}
-	u, err := h.users.FindByEmail(ctx, normaliseEmail(cmd.Email))
+	email := normaliseEmail(cmd.Email)
+	subjects := h.throttle.subjects(email, cmd.IP)
+	for i, s := range subjects {
+		subjects[i] = "reset-" + s
+	}
+	if _, err := h.throttle.reserve(ctx, passwordResetRule, subjects); err != nil {
+		if errors.Is(err, ErrThrottled) {
+			return nil
+		}
+		return err
+	}
+	id := h.ids.New(PrefixAccountMail)
+	sealed, err := h.cipher.Seal(ctx, accountsKeyScope, []byte(email), accountMailAAD(id))
 	if err != nil {
-		return nil
+		return fmt.Errorf("seal password link request: %w", err)
 	}
-	token, err := newSecretToken()
+	err = h.outbox.Add(ctx, ports.QueuedAccountMail{ID: id, Kind: accountMailPasswordLink, Payload: sealed, CreatedAt: h.clock.Now()})
 	if err != nil {
-		return nil
+		return fmt.Errorf("queue password link: %w", err)
 	}
-	err = h.tokens.Put(ctx, ports.UserToken{Purpose: ports.TokenPassword, TokenHash: hashToken(token), UserID: u.ID(),
-		ExpiresAt: h.clock.Now().Add(PasswordResetValidity)})
-	if err != nil {
-		return nil
-	}
-	_ = h.mailer.Send(ctx, ports.Mail{
-		To:      u.Email(),
-		Subject: "Reset your " + h.appName + " password",
-		Text: "Somebody (hopefully you) asked to reset the password of your " + h.appName + " account.\n\n" +
-			"Set a new password here within the next hour:\n\n" + passwordLink(h.publicURL, token) + "\n\n" +
-			"If it was not you, ignore this message: your password stays as it is.\n",
-	})
+	h.wake()
 	return nil
 }
 

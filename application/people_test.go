@@ -1,6 +1,7 @@
 package application_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/url"
@@ -169,18 +170,31 @@ func TestPasswordResetLinkWorksOnce(t *testing.T) {
 	before := signIn(t, h, "ada@example.com", goodPassword)
 	ctx := context.Background()
 
-	// Unknown or malformed addresses: nil, and no mail.
+	// Unknown or malformed addresses: nil, queued like any other, and no mail once handled.
 	for _, email := range []string{"nobody@example.com", "not an address", ""} {
 		if err := h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: email}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(h.mailer.sent) != 0 {
-		t.Fatalf("mail sent for unknown addresses: %+v", h.mailer.sent)
+	if n := h.outbox.len(); n != 3 {
+		t.Fatalf("%d requests queued, want 3", n)
+	}
+	for _, m := range h.outbox.items {
+		if bytes.Contains(m.Payload, []byte("nobody")) {
+			t.Fatalf("the outbox holds the address in plaintext: %q", m.Payload)
+		}
+	}
+	sendQueuedMail(t, h)
+	if len(h.mailer.sent) != 0 || h.outbox.len() != 0 {
+		t.Fatalf("unknown addresses: mail sent %+v, %d items left", h.mailer.sent, h.outbox.len())
 	}
 	if err := h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: "ADA@example.com"}); err != nil {
 		t.Fatal(err)
 	}
+	if len(h.mailer.sent) != 0 || len(h.tokens.items) != 0 {
+		t.Fatal("the request sent the mail (or made the link) itself instead of queueing it")
+	}
+	sendQueuedMail(t, h)
 	if len(h.mailer.sent) != 1 || h.mailer.sent[0].To != "ada@example.com" {
 		t.Fatalf("sent = %+v", h.mailer.sent)
 	}
@@ -209,6 +223,7 @@ func TestPasswordResetLinkWorksOnce(t *testing.T) {
 
 	// A link expires after an hour.
 	h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: "ada@example.com"})
+	sendQueuedMail(t, h)
 	m = regexp.MustCompile(`token=(\S+)`).FindStringSubmatch(h.mailer.sent[1].Text)
 	token, _ = url.QueryUnescape(m[1])
 	h.advance(application.PasswordResetValidity)
@@ -225,8 +240,8 @@ func TestRequestPasswordResetWithoutMailSendsNothing(t *testing.T) {
 	if err := app.Commands.RequestPasswordReset.Handle(context.Background(), application.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.tokens.items) != 0 {
-		t.Fatal("a reset token was stored though no mail can carry it")
+	if len(h.tokens.items) != 0 || app.AccountMail != nil {
+		t.Fatal("a reset token was stored, or a sender made, though no mail can carry it")
 	}
 }
 

@@ -106,7 +106,7 @@ func (h RunRetentionHandler) Handle(ctx context.Context, cmd RunRetention) (Rete
 		}
 	}
 	if h.throttle != nil {
-		if err := h.throttle.Purge(ctx, now.Add(-SignInWindow)); err != nil {
+		if err := h.throttle.Purge(ctx, now.Add(-longestThrottleWindow)); err != nil {
 			errs = append(errs, fmt.Errorf("purge sign-in failures: %w", err))
 		}
 	}

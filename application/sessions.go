@@ -17,11 +17,20 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// Sign-in throttling: after SignInFailureLimit failures within SignInWindow for one account or
-// one IP hash, sign-in is refused until the oldest of them leaves the window.
+// Sign-in throttling: an attempt takes its place in the failure count of its account and of
+// its IP hash before its password (or two-factor code) is checked, and gives it back when they
+// were right. While SignInFailureLimit places are taken within SignInWindow, attempts are
+// refused until the oldest leaves the window; attempts sent at once cannot pass together.
 const (
 	SignInFailureLimit = 10
 	SignInWindow       = 15 * time.Minute
+)
+
+// "Forgot password" throttling: PasswordResetLimit requests per PasswordResetWindow per email
+// and per IP hash; the requests over it are answered alike but send nothing.
+const (
+	PasswordResetLimit  = 5
+	PasswordResetWindow = time.Hour
 )
 
 // ErrInvalidCredentials means the email or the password (or the two-factor code) is wrong. An
@@ -148,7 +157,7 @@ func NewSignInHandler(users ports.UserRepository, memberships ports.MembershipRe
 	return SignInHandler{
 		users:     users,
 		passwords: passwords,
-		throttle:  signInThrottle{throttle: throttle, clock: clock, ipHasher: ipHasher},
+		throttle:  signInThrottle{throttle: throttle, ids: ids, clock: clock, ipHasher: ipHasher},
 		codes:     totpChecker{totp: totp, cipher: cipher, tokens: tokens},
 		failures:  failureRecorder{memberships: memberships, auditLog: auditLog, ids: ids, clock: clock, ipHasher: ipHasher},
 		starter:   newSessionStarter(sessions, memberships, auditLog, ids, clock, ipHasher),
@@ -156,58 +165,77 @@ func NewSignInHandler(users ports.UserRepository, memberships ports.MembershipRe
 	}
 }
 
-// Handle checks the throttle, then the password (an unknown email is checked against a dummy
-// hash, so it costs the same), then the second factor, and starts a session. Every failure
-// counts against the account and the IP.
+// Handle takes the attempt's place in the failure counts of the account and the IP (refused
+// when either is full), then checks the password (an unknown email is checked against a dummy
+// hash, so it costs the same) and the second factor. A wrong one keeps the place as a failure;
+// otherwise the place is given back and a session starts.
 func (h SignInHandler) Handle(ctx context.Context, cmd SignIn) (SignedIn, error) {
 	email := normaliseEmail(cmd.Email)
-	subjects := h.throttle.subjects(email, cmd.IP)
-	if err := h.throttle.check(ctx, subjects); err != nil {
+	attempt, err := h.throttle.reserve(ctx, signInRule, h.throttle.subjects(email, cmd.IP))
+	if err != nil {
 		return SignedIn{}, err
 	}
-	u, err := h.users.FindByEmail(ctx, email)
-	if err != nil && !errors.Is(err, domain.ErrNotFound) {
-		return SignedIn{}, fmt.Errorf("find user: %w", err)
+	u, failed, err := h.check(ctx, email, cmd)
+	if failed != "" {
+		return SignedIn{}, h.fail(ctx, u, cmd.IP, failed, err)
 	}
-	if !verifyUserPassword(h.passwords, h.dummyHash, u, cmd.Password) {
-		return SignedIn{}, h.fail(ctx, u, subjects, cmd.IP, "password", ErrInvalidCredentials)
+	if rerr := h.throttle.release(ctx, attempt); rerr != nil && err == nil {
+		err = rerr
 	}
-	if u.TwoFactorEnabled() {
-		switch {
-		case cmd.TOTPCode != "":
-			if err := h.codes.check(ctx, u.ID(), u.TOTPSecret(), cmd.TOTPCode, h.throttle.clock.Now()); err != nil {
-				if errors.Is(err, ErrInvalidTwoFactorCode) {
-					return SignedIn{}, h.fail(ctx, u, subjects, cmd.IP, "two_factor", err)
-				}
-				return SignedIn{}, err
-			}
-		case cmd.RecoveryCode != "":
-			updated, err := h.users.Update(ctx, u.ID(), func(u *user.User) ([]audit.Event, error) {
-				if !u.UseRecoveryCode(cmd.RecoveryCode) {
-					return nil, ErrInvalidTwoFactorCode
-				}
-				return nil, nil
-			})
-			if errors.Is(err, ErrInvalidTwoFactorCode) {
-				return SignedIn{}, h.fail(ctx, u, subjects, cmd.IP, "recovery_code", err)
-			}
-			if err != nil {
-				return SignedIn{}, fmt.Errorf("spend recovery code: %w", err)
-			}
-			u = updated
-		default:
-			return SignedIn{NeedsTwoFactor: true}, ErrTwoFactorRequired
-		}
+	if errors.Is(err, ErrTwoFactorRequired) {
+		return SignedIn{NeedsTwoFactor: true}, err
+	}
+	if err != nil {
+		return SignedIn{}, err
 	}
 	return h.starter.start(ctx, u, "", cmd.IP)
 }
 
-// fail counts the failure, records user.sign_in_failed in the account's workspaces (when there
-// is an account) and returns err.
-func (h SignInHandler) fail(ctx context.Context, u *user.User, subjects []string, ip, reason string, err error) error {
-	if rerr := h.throttle.record(ctx, subjects); rerr != nil {
-		return rerr
+// check returns the user whose credentials cmd gives. When they are wrong it names what was
+// wrong in failed ("password", "two_factor", "recovery_code") and err says so to the caller;
+// ErrTwoFactorRequired (a right password, no code) and storage errors are no failure.
+func (h SignInHandler) check(ctx context.Context, email string, cmd SignIn) (u *user.User, failed string, err error) {
+	u, err = h.users.FindByEmail(ctx, email)
+	if err != nil && !errors.Is(err, domain.ErrNotFound) {
+		return nil, "", fmt.Errorf("find user: %w", err)
 	}
+	if !verifyUserPassword(h.passwords, h.dummyHash, u, cmd.Password) {
+		return u, "password", ErrInvalidCredentials
+	}
+	if !u.TwoFactorEnabled() {
+		return u, "", nil
+	}
+	switch {
+	case cmd.TOTPCode != "":
+		if err := h.codes.check(ctx, u.ID(), u.TOTPSecret(), cmd.TOTPCode, h.throttle.clock.Now()); err != nil {
+			if errors.Is(err, ErrInvalidTwoFactorCode) {
+				return u, "two_factor", err
+			}
+			return u, "", err
+		}
+		return u, "", nil
+	case cmd.RecoveryCode != "":
+		updated, err := h.users.Update(ctx, u.ID(), func(u *user.User) ([]audit.Event, error) {
+			if !u.UseRecoveryCode(cmd.RecoveryCode) {
+				return nil, ErrInvalidTwoFactorCode
+			}
+			return nil, nil
+		})
+		if errors.Is(err, ErrInvalidTwoFactorCode) {
+			return u, "recovery_code", err
+		}
+		if err != nil {
+			return u, "", fmt.Errorf("spend recovery code: %w", err)
+		}
+		return updated, "", nil
+	default:
+		return u, "", ErrTwoFactorRequired
+	}
+}
+
+// fail records user.sign_in_failed in the account's workspaces (when there is an account) and
+// returns err. The attempt's place stays taken: it is the failure's count.
+func (h SignInHandler) fail(ctx context.Context, u *user.User, ip, reason string, err error) error {
 	if u != nil {
 		if rerr := h.failures.record(ctx, u, ip, reason); rerr != nil {
 			return rerr
@@ -242,14 +270,34 @@ func dummyPasswordHash(passwords ports.PasswordHasher) func() (string, error) {
 	})
 }
 
-// signInThrottle counts failures per account and per IP hash.
+// throttleRule is one throttle's limit: how many places within how long a window.
+type throttleRule struct {
+	limit  int
+	window time.Duration
+}
+
+var (
+	// signInRule counts failed sign-ins (and wrong current passwords and codes).
+	signInRule = throttleRule{limit: SignInFailureLimit, window: SignInWindow}
+	// passwordResetRule counts "forgot password" requests.
+	passwordResetRule = throttleRule{limit: PasswordResetLimit, window: PasswordResetWindow}
+)
+
+// longestThrottleWindow is how long the retention job keeps the places of any throttle.
+const longestThrottleWindow = max(SignInWindow, PasswordResetWindow)
+
+// signInThrottle takes and gives back attempts' places in the counts per account and per IP hash.
 type signInThrottle struct {
 	throttle ports.SignInThrottle
+	ids      ports.IDs
 	clock    ports.Clock
 	ipHasher ports.IPHasher
 }
 
-// subjects names what a failure counts against: the hash of the email (so the table holds no
+// attemptIDPrefix names the places one attempt takes, so a success can give them back.
+const attemptIDPrefix = "try"
+
+// subjects names what an attempt counts against: the hash of the email (so the table holds no
 // address) and the IP hash.
 func (t signInThrottle) subjects(email, ip string) []string {
 	sum := sha256.Sum256([]byte(email))
@@ -260,33 +308,30 @@ func (t signInThrottle) subjects(email, ip string) []string {
 	return subjects
 }
 
-// check returns a *ThrottledError when any subject reached the limit, with the longest wait.
-func (t signInThrottle) check(ctx context.Context, subjects []string) error {
+// reserve takes an attempt's place in each subject's count under r before the attempt is
+// evaluated, and returns the ID that gives them back. When a subject is full it takes none and
+// returns a *ThrottledError with the wait until a place frees up.
+func (t signInThrottle) reserve(ctx context.Context, r throttleRule, subjects []string) (string, error) {
 	now := t.clock.Now()
-	var wait time.Duration
-	for _, s := range subjects {
-		n, oldest, err := t.throttle.Failures(ctx, s, now.Add(-SignInWindow))
-		if err != nil {
-			return fmt.Errorf("read sign-in failures: %w", err)
-		}
-		if n < SignInFailureLimit {
-			continue
-		}
-		w := oldest.Add(SignInWindow).Sub(now)
-		if w < time.Second {
-			w = time.Second
-		}
-		wait = max(wait, w)
+	id := t.ids.New(attemptIDPrefix)
+	ok, freeFrom, err := t.throttle.Reserve(ctx, id, now, now.Add(-r.window), r.limit, subjects...)
+	if err != nil {
+		return "", fmt.Errorf("count sign-in attempt: %w", err)
 	}
-	if wait > 0 {
-		return &ThrottledError{RetryAfter: wait}
+	if !ok {
+		wait := freeFrom.Add(r.window).Sub(now)
+		if wait < time.Second {
+			wait = time.Second
+		}
+		return "", &ThrottledError{RetryAfter: wait}
 	}
-	return nil
+	return id, nil
 }
 
-func (t signInThrottle) record(ctx context.Context, subjects []string) error {
-	if err := t.throttle.RecordFailure(ctx, t.clock.Now(), subjects...); err != nil {
-		return fmt.Errorf("record sign-in failure: %w", err)
+// release gives back the places of an attempt that was no failure.
+func (t signInThrottle) release(ctx context.Context, id string) error {
+	if err := t.throttle.Release(ctx, id); err != nil {
+		return fmt.Errorf("give back sign-in attempt: %w", err)
 	}
 	return nil
 }

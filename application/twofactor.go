@@ -279,6 +279,7 @@ type DisableTwoFactorHandler struct {
 	users       ports.UserRepository
 	memberships ports.MembershipRepository
 	passwords   ports.PasswordHasher
+	throttle    signInThrottle
 	codes       totpChecker
 	ids         ports.IDs
 	clock       ports.Clock
@@ -286,13 +287,16 @@ type DisableTwoFactorHandler struct {
 
 // NewDisableTwoFactorHandler makes the command.
 func NewDisableTwoFactorHandler(users ports.UserRepository, memberships ports.MembershipRepository, tokens ports.UserTokenRepository,
-	passwords ports.PasswordHasher, totp ports.TOTP, cipher ports.Cipher, ids ports.IDs, clock ports.Clock) DisableTwoFactorHandler {
+	throttle ports.SignInThrottle, passwords ports.PasswordHasher, totp ports.TOTP, cipher ports.Cipher, ids ports.IDs,
+	clock ports.Clock) DisableTwoFactorHandler {
 	return DisableTwoFactorHandler{users: users, memberships: memberships, passwords: passwords,
-		codes: totpChecker{totp: totp, cipher: cipher, tokens: tokens}, ids: ids, clock: clock}
+		throttle: signInThrottle{throttle: throttle, ids: ids, clock: clock},
+		codes:    totpChecker{totp: totp, cipher: cipher, tokens: tokens}, ids: ids, clock: clock}
 }
 
 // Handle checks the password (or code), turns two-factor off, forgets the recovery codes and
-// records user.two_factor_disabled.
+// records user.two_factor_disabled. Each check takes its place in the account's count of failed
+// sign-ins first, as a sign-in does, and a right password or code gives it back.
 func (h DisableTwoFactorHandler) Handle(ctx context.Context, cmd DisableTwoFactor) error {
 	p, err := signedInUser(ctx)
 	if err != nil {
@@ -306,11 +310,21 @@ func (h DisableTwoFactorHandler) Handle(ctx context.Context, cmd DisableTwoFacto
 	if !u.TwoFactorEnabled() {
 		return ErrTwoFactorOff
 	}
+	attempt, err := h.throttle.reserve(ctx, signInRule, h.throttle.subjects(u.Email(), ""))
+	if err != nil {
+		return err
+	}
 	if u.PasswordHash() != "" {
 		if !h.passwords.Verify(u.PasswordHash(), cmd.Password) {
 			return ErrInvalidCredentials
 		}
 	} else if err := h.codes.check(ctx, u.ID(), u.TOTPSecret(), cmd.Code, now); err != nil {
+		if errors.Is(err, ErrInvalidTwoFactorCode) {
+			return err
+		}
+		return errors.Join(err, h.throttle.release(ctx, attempt))
+	}
+	if err := h.throttle.release(ctx, attempt); err != nil {
 		return err
 	}
 	memberships, err := h.memberships.ForUser(ctx, u.ID())

@@ -1,10 +1,15 @@
 package bootstrap
 
 import (
+	"context"
 	"fmt"
+	"sync"
+
+	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/email"
 	"github.com/formward/formward/adapters/oidc"
+	"github.com/formward/formward/application"
 	"github.com/formward/formward/ports"
 )
 
@@ -37,4 +42,33 @@ func provideAccountMailer(cfg Config) (ports.Mailer, error) {
 		return nil, nil
 	}
 	return m, nil
+}
+
+// startAccountMail runs the account mail sender (password links queued by requests) until stop
+// is called; without SMTP there is none and nothing is queued.
+func startAccountMail(rt *Runtime) (stop func()) {
+	sender := rt.App.AccountMail
+	if sender == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { sender.Run(ctx, accountMailLog{log: rt.Log.Named("account_mail")}) })
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// accountMailLog logs the account mail sender's failures: the kind and attempt, never a link.
+type accountMailLog struct{ log *zap.Logger }
+
+var _ application.AccountMailObserver = accountMailLog{}
+
+func (l accountMailLog) Failed(kind string, attempt int, gaveUp bool, err error) {
+	if gaveUp {
+		l.log.Error("account mail given up", zap.String("kind", kind), zap.Int("attempt", attempt), zap.Error(err))
+		return
+	}
+	l.log.Warn("account mail failed, will retry", zap.String("kind", kind), zap.Int("attempt", attempt), zap.Error(err))
 }

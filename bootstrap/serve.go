@@ -46,6 +46,9 @@ func (c *cli) serve(ctx context.Context) error {
 		}
 		stopRetention := startRetention(c.cfg, rt)
 		defer stopRetention()
+		// Password links queued by requests are sent here, after the answers, in both modes.
+		stopAccountMail := startAccountMail(rt)
+		defer stopAccountMail()
 		stopBackups, err := startBackups(ctx, c.cfg, rt)
 		if err != nil {
 			return err

@@ -52,6 +52,7 @@ var persistenceSet = wire.NewSet(
 	persistence.NewUserTokenRepository, wire.Bind(new(ports.UserTokenRepository), new(*persistence.UserTokenRepository)),
 	persistence.NewAuditLog, wire.Bind(new(ports.AuditLog), new(*persistence.AuditLog)),
 	persistence.NewSignInThrottle, wire.Bind(new(ports.SignInThrottle), new(*persistence.SignInThrottle)),
+	persistence.NewAccountMailOutbox, wire.Bind(new(ports.AccountMailOutbox), new(*persistence.AccountMailOutbox)),
 	persistence.NewInvitationRepository, wire.Bind(new(ports.InvitationRepository), new(*persistence.InvitationRepository)),
 	persistence.NewUsageReader, wire.Bind(new(ports.UsageReader), new(*persistence.UsageReader)),
 )

@@ -89,6 +89,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		cleanup()
 		return nil, nil, err
 	}
+	accountMailOutbox := persistence.NewAccountMailOutbox(db)
 	invitationRepository := persistence.NewInvitationRepository(db)
 	usageReader := persistence.NewUsageReader(db)
 	retentionStore := persistence.NewRetentionStore(db, cipher)
@@ -121,6 +122,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		TOTP:         totp,
 		OIDC:         oidcProvider,
 		Mailer:       mailer,
+		AccountMail:  accountMailOutbox,
 		Cipher:       cipher,
 		Invitations:  invitationRepository,
 		Usage:        usageReader,
@@ -371,6 +373,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		cleanup()
 		return nil, nil, err
 	}
+	accountMailOutbox := persistence.NewAccountMailOutbox(db)
 	invitationRepository := persistence.NewInvitationRepository(db)
 	usageReader := persistence.NewUsageReader(db)
 	retentionStore := persistence.NewRetentionStore(db, cipher)
@@ -403,6 +406,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		TOTP:         totp,
 		OIDC:         oidcProvider,
 		Mailer:       mailer,
+		AccountMail:  accountMailOutbox,
 		Cipher:       cipher,
 		Invitations:  invitationRepository,
 		Usage:        usageReader,
@@ -466,7 +470,7 @@ var cryptoSet = wire.NewSet(
 )
 
 var persistenceSet = wire.NewSet(
-	provideDB, provideMetrics, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), wire.Bind(new(ports.SubmissionScanner), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)), persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)), persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)), persistence.NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*persistence.WorkflowRepository)), persistence.NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*persistence.IntegrationRepository)), persistence.NewRunRepository, wire.Bind(new(ports.RunRepository), new(*persistence.RunRepository)), persistence.NewRetentionStore, wire.Bind(new(ports.RetentionStore), new(*persistence.RetentionStore)), persistence.NewPrivacyIndex, wire.Bind(new(ports.PrivacyIndex), new(*persistence.PrivacyIndex)), persistence.NewUserRepository, wire.Bind(new(ports.UserRepository), new(*persistence.UserRepository)), persistence.NewMembershipRepository, wire.Bind(new(ports.MembershipRepository), new(*persistence.MembershipRepository)), persistence.NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*persistence.SessionRepository)), persistence.NewUserTokenRepository, wire.Bind(new(ports.UserTokenRepository), new(*persistence.UserTokenRepository)), persistence.NewAuditLog, wire.Bind(new(ports.AuditLog), new(*persistence.AuditLog)), persistence.NewSignInThrottle, wire.Bind(new(ports.SignInThrottle), new(*persistence.SignInThrottle)), persistence.NewInvitationRepository, wire.Bind(new(ports.InvitationRepository), new(*persistence.InvitationRepository)), persistence.NewUsageReader, wire.Bind(new(ports.UsageReader), new(*persistence.UsageReader)),
+	provideDB, provideMetrics, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), wire.Bind(new(ports.SubmissionScanner), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)), persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)), persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)), persistence.NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*persistence.WorkflowRepository)), persistence.NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*persistence.IntegrationRepository)), persistence.NewRunRepository, wire.Bind(new(ports.RunRepository), new(*persistence.RunRepository)), persistence.NewRetentionStore, wire.Bind(new(ports.RetentionStore), new(*persistence.RetentionStore)), persistence.NewPrivacyIndex, wire.Bind(new(ports.PrivacyIndex), new(*persistence.PrivacyIndex)), persistence.NewUserRepository, wire.Bind(new(ports.UserRepository), new(*persistence.UserRepository)), persistence.NewMembershipRepository, wire.Bind(new(ports.MembershipRepository), new(*persistence.MembershipRepository)), persistence.NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*persistence.SessionRepository)), persistence.NewUserTokenRepository, wire.Bind(new(ports.UserTokenRepository), new(*persistence.UserTokenRepository)), persistence.NewAuditLog, wire.Bind(new(ports.AuditLog), new(*persistence.AuditLog)), persistence.NewSignInThrottle, wire.Bind(new(ports.SignInThrottle), new(*persistence.SignInThrottle)), persistence.NewAccountMailOutbox, wire.Bind(new(ports.AccountMailOutbox), new(*persistence.AccountMailOutbox)), persistence.NewInvitationRepository, wire.Bind(new(ports.InvitationRepository), new(*persistence.InvitationRepository)), persistence.NewUsageReader, wire.Bind(new(ports.UsageReader), new(*persistence.UsageReader)),
 )
 
 // accountSet is how people sign in: password hashes, TOTP, the OpenID provider and account mail

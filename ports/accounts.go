@@ -126,16 +126,48 @@ type AuditLog interface {
 	Purge(ctx context.Context, before time.Time) (int64, error)
 }
 
-// SignInThrottle counts failed sign-ins per subject (an account's email, an IP hash) in a
-// sliding window shared by every process.
+// SignInThrottle counts attempts per subject (an account's email hash, an IP hash) in a
+// sliding window shared by every process. An attempt takes its place before it is evaluated
+// (a password checked, a reset link asked for), so attempts sent at once cannot all pass the
+// count before the first of them is written; an attempt that proves to be no failure gives
+// its place back.
 type SignInThrottle interface {
-	// Failures returns how many failures each subject had since the time, and the oldest of
-	// them (zero when none), from which Retry-After follows.
-	Failures(ctx context.Context, subject string, since time.Time) (count int, oldest time.Time, err error)
-	// RecordFailure notes one failure for each subject.
-	RecordFailure(ctx context.Context, at time.Time, subjects ...string) error
-	// Purge forgets failures older than the time.
+	// Reserve counts each subject's places taken after since. When every count is below limit
+	// it takes one place at `at` for each subject, all under id, and returns ok. Otherwise it
+	// takes none and returns, as freeFrom, the time of the place whose leaving the window frees
+	// one (the latest such time over the subjects at the limit). The counts and the taking are
+	// one step: of concurrent calls, in one process or many, at most limit get a place.
+	Reserve(ctx context.Context, id string, at, since time.Time, limit int, subjects ...string) (ok bool, freeFrom time.Time, err error)
+	// Release gives back the places taken under id (the attempt succeeded); none is no error.
+	Release(ctx context.Context, id string) error
+	// Purge forgets places taken before the time.
 	Purge(ctx context.Context, before time.Time) error
+}
+
+// QueuedAccountMail is account mail kept in the account mail outbox until a sender sends it
+// after the request that asked for it has been answered. Payload is sealed by the application;
+// what it holds depends on Kind.
+type QueuedAccountMail struct {
+	ID      string
+	Kind    string
+	Payload []byte
+	// Attempts is how many sends were tried already.
+	Attempts  int
+	CreatedAt time.Time
+}
+
+// AccountMailOutbox keeps account mail (password links) between the request and its sending,
+// in the database, so it survives restarts and several senders may share it.
+type AccountMailOutbox interface {
+	// Add stores mail due at once.
+	Add(ctx context.Context, m QueuedAccountMail) error
+	// Claim takes up to limit items due at now, oldest first, and hides them from other
+	// senders until now+lease.
+	Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]QueuedAccountMail, error)
+	// Retry makes a claimed item due again at the time, with the attempts made so far.
+	Retry(ctx context.Context, id string, attempts int, at time.Time) error
+	// Delete forgets an item: sent, nothing to send, or given up.
+	Delete(ctx context.Context, id string) error
 }
 
 // PasswordHasher hashes passwords with argon2id and checks them in constant time.

@@ -2,10 +2,13 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 var setupLinkRe = regexp.MustCompile(`"setup_url":"([^"]+)"`)
@@ -66,5 +69,66 @@ func TestFirstRunSetupLinkAndUsersCreate(t *testing.T) {
 	in.stopServe()
 	if n := len(setupLinkRe.FindAllStringSubmatch(in.logs.String(), -1)); n != 2 {
 		t.Fatalf("serve logged a setup link although a user exists (%d links)", n)
+	}
+}
+
+// postPage posts a dashboard form without following redirects and returns the status, the
+// Location and the body.
+func postPage(t *testing.T, in *instance, path string, form url.Values) (int, string, string) {
+	t.Helper()
+	client := &http.Client{Timeout: in.client.Timeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.PostForm(in.baseURL+path, form)
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Location"), string(body)
+}
+
+// "Forgot password" end to end: serve answers an address with an account and one without
+// alike, then mails the link from the account mail outbox through a real SMTP server, which
+// refuses the first delivery, so the send is retried on FORMWARD_RETRY_DELAYS; the link sets a
+// new password that signs in.
+func TestForgotPasswordMailArrives(t *testing.T) {
+	t.Parallel()
+	mail := startRefusingSMTP(t)
+	in := newInstance(t, "", "")
+	notifyEnv(in, mail)
+	in.cli("users", "create", "--email", "ada@example.com", "--name", "Ada Lovelace", "--role", "owner")
+	in.startServe()
+
+	unknownStatus, _, unknownBody := postPage(t, in, "/app/forgot-password", url.Values{"email": {"nobody@example.com"}})
+	knownStatus, _, knownBody := postPage(t, in, "/app/forgot-password", url.Values{"email": {"ada@example.com"}})
+	if knownStatus != http.StatusOK || unknownStatus != http.StatusOK || knownBody != unknownBody {
+		t.Fatalf("forgot password answers differ: %d and %d\n%s\n%s", knownStatus, unknownStatus, knownBody, unknownBody)
+	}
+
+	eventually(t, 20*time.Second, "the password link mail", func() bool { return len(mail.messages()) > 0 })
+	msgs := mail.messages()
+	mail.mu.Lock()
+	refused := mail.refused
+	mail.mu.Unlock()
+	if len(msgs) != 1 || len(msgs[0].rcpts) != 1 || msgs[0].rcpts[0] != "ada@example.com" || refused != 1 {
+		t.Fatalf("%d messages (recipients %v), %d refused: want one to ada@example.com after one refusal", len(msgs), msgs[0].rcpts, refused)
+	}
+	plain := notifyParts(t, msgs[0])["text/plain"]
+	link := regexp.MustCompile(regexp.QuoteMeta(in.baseURL) + `/app/reset-password\?token=(\S+)`).FindStringSubmatch(plain)
+	if link == nil {
+		t.Fatalf("no link in the mail:\n%s", plain)
+	}
+	token, err := url.QueryUnescape(link[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, loc, body := postPage(t, in, "/app/reset-password", url.Values{"token": {token}, "password": {"a brand new passphrase"}}); status != http.StatusSeeOther || !strings.HasPrefix(loc, "/app/login") {
+		t.Fatalf("reset with the mailed link: %d to %q\n%s", status, loc, body)
+	}
+	if status, loc, _ := postPage(t, in, "/app/login", url.Values{"email": {"ada@example.com"}, "password": {"a brand new passphrase"}}); status != http.StatusSeeOther || !strings.HasPrefix(loc, "/app") {
+		t.Fatalf("sign-in with the new password: %d to %q", status, loc)
+	}
+	in.stopServe()
+	if strings.Contains(in.logs.String(), token) {
+		t.Fatal("the password link was logged")
 	}
 }

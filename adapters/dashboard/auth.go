@@ -255,12 +255,10 @@ func (h *Handler) forgot(c *gin.Context) {
 			Errors: map[string]string{"email": "Enter your email."}})
 		return
 	}
-	if err := h.app.Commands.RequestPasswordReset.Handle(c.Request.Context(), application.RequestPasswordReset{Email: email}); err != nil {
-		var throttled *application.ThrottledError
-		if errors.As(err, &throttled) {
-			h.throttled(c, throttled)
-			return
-		}
+	// The answer is the same for every address, with or without an account, and over the
+	// request limit too: the link is mailed after the answer, when there is an account.
+	err := h.app.Commands.RequestPasswordReset.Handle(c.Request.Context(), application.RequestPasswordReset{Email: email, IP: h.clientIP(c.Request)})
+	if err != nil {
 		b := problem(err)
 		if b.Status == http.StatusUnprocessableEntity {
 			v := &view{Title: "Reset your password", Data: forgotData{}, Form: map[string]string{"email": email}}

@@ -63,6 +63,7 @@ func newHarnessWith(t *testing.T, db *persistence.DB, publicURL string, srv *htt
 		TOTP:        crypto.TOTP{},
 		Cipher:      cipher,
 		Invitations: persistence.NewInvitationRepository(db),
+		AccountMail: persistence.NewAccountMailOutbox(db),
 		Usage:       persistence.NewUsageReader(db),
 	}
 	opts := dashboard.Options{PublicURL: publicURL, CookieKey: []byte("0123456789abcdef0123456789abcdef")}

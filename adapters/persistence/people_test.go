@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -831,37 +832,182 @@ func TestAuditEventsInChangeTransactions(t *testing.T) {
 func TestSignInThrottle(t *testing.T) {
 	eachPeople(t, func(t *testing.T, p people) {
 		ctx := context.Background()
-		n, oldest, err := p.throttle.Failures(ctx, "email:a", base)
-		noErr(t, err)
-		if n != 0 || !oldest.IsZero() {
-			t.Fatalf("no failures: %d %v", n, oldest)
+		reserve := func(id string, at time.Time, limit int, subjects ...string) (bool, time.Time) {
+			t.Helper()
+			ok, freeFrom, err := p.throttle.Reserve(ctx, id, at, at.Add(-10*time.Minute), limit, subjects...)
+			noErr(t, err)
+			return ok, freeFrom
 		}
-		noErr(t, p.throttle.RecordFailure(ctx, base, "email:a", "ip:1"))
-		noErr(t, p.throttle.RecordFailure(ctx, base.Add(time.Minute), "email:a"))
-		noErr(t, p.throttle.RecordFailure(ctx, base.Add(2*time.Minute), "email:a", "ip:1"))
-		noErr(t, p.throttle.RecordFailure(ctx, base.Add(3*time.Minute)))
+		if ok, _ := reserve("try_1", base, 3, "email:a", "ip:1"); !ok {
+			t.Fatal("the first attempt was refused")
+		}
+		reserve("try_2", base.Add(time.Minute), 3, "email:a")
+		reserve("try_3", base.Add(2*time.Minute), 3, "email:a", "ip:1")
+		// email:a holds three places: full, and the first frees one when it leaves the window.
+		ok, freeFrom := reserve("try_4", base.Add(3*time.Minute), 3, "email:a", "ip:1")
+		if ok || !freeFrom.Equal(base) {
+			t.Fatalf("a full subject: ok %v, frees a place with the one taken at %v, want %v", ok, freeFrom, base)
+		}
+		// Nothing was taken for ip:1 by the refused attempt: it holds two.
+		if ok, _ := reserve("try_5", base.Add(3*time.Minute), 3, "ip:1"); !ok {
+			t.Fatal("ip:1 with two places was refused")
+		}
+		if ok, _ := reserve("try_6", base.Add(3*time.Minute), 3, "ip:1"); ok {
+			t.Fatal("ip:1 took a fourth place")
+		}
+		// Giving back try_2 frees a place of email:a.
+		noErr(t, p.throttle.Release(ctx, "try_2"))
+		noErr(t, p.throttle.Release(ctx, "try_unknown"))
+		if ok, _ := reserve("try_7", base.Add(4*time.Minute), 3, "email:a"); !ok {
+			t.Fatal("a released place was not given back")
+		}
+		// Places leave the window: only those strictly after since count.
+		if ok, _ := reserve("try_8", base.Add(10*time.Minute), 3, "email:a"); !ok {
+			t.Fatal("the place taken at base still counts ten minutes later")
+		}
+		// Beyond the limit (after a lower limit), the place that frees one is the (n-limit+1)-th oldest.
+		ok, freeFrom = reserve("try_9", base.Add(10*time.Minute), 2, "email:a")
+		if ok || !freeFrom.Equal(base.Add(4*time.Minute)) {
+			t.Fatalf("three places, limit two: ok %v, frees at %v, want the second oldest (%v)", ok, freeFrom, base.Add(4*time.Minute))
+		}
 
-		n, oldest, err = p.throttle.Failures(ctx, "email:a", base.Add(-time.Second))
-		noErr(t, err)
-		if n != 3 || !oldest.Equal(base) {
-			t.Fatalf("email failures = %d since %v", n, oldest)
+		noErr(t, p.throttle.Purge(ctx, base.Add(150*time.Second)))
+		var left int
+		noErr(t, p.db.SQL().QueryRow("SELECT COUNT(*) FROM sign_in_failures").Scan(&left))
+		if left != 3 { // try_7, try_8 for email:a and try_5 for ip:1
+			t.Fatalf("after purge: %d places, want 3", left)
 		}
-		n, oldest, err = p.throttle.Failures(ctx, "email:a", base) // strictly after
-		noErr(t, err)
-		if n != 2 || !oldest.Equal(base.Add(time.Minute)) {
-			t.Fatalf("email failures after base = %d since %v", n, oldest)
+	})
+}
+
+// TestSignInThrottleIsExactUnderConcurrency: attempts that reserve at once, with separate
+// connections, get exactly limit places among them, per subject and across subjects.
+func TestSignInThrottleIsExactUnderConcurrency(t *testing.T) {
+	eachPeople(t, func(t *testing.T, p people) {
+		const attempts, limit = 40, 10
+		var granted atomic.Int64
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range attempts {
+			wg.Go(func() {
+				<-start
+				// Every attempt names the account; each from one of four addresses.
+				ok, _, err := p.throttle.Reserve(context.Background(), fmt.Sprintf("try_%d", i), base, base.Add(-time.Minute), limit,
+					"email:ada", fmt.Sprintf("ip:%d", i%4))
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					granted.Add(1)
+				}
+			})
 		}
-		n, _, err = p.throttle.Failures(ctx, "ip:1", base.Add(-time.Second))
-		noErr(t, err)
-		if n != 2 {
-			t.Fatalf("ip failures = %d", n)
+		close(start)
+		wg.Wait()
+		if n := granted.Load(); n != limit {
+			t.Fatalf("%d of %d concurrent attempts got a place, want exactly %d", n, attempts, limit)
+		}
+		var rows int
+		noErr(t, p.db.SQL().QueryRow("SELECT COUNT(*) FROM sign_in_failures WHERE subject = 'email:ada'").Scan(&rows))
+		if rows != limit {
+			t.Fatalf("%d places stored for the account, want %d", rows, limit)
 		}
 
-		noErr(t, p.throttle.Purge(ctx, base.Add(90*time.Second)))
-		n, oldest, err = p.throttle.Failures(ctx, "email:a", time.Time{})
+		// Four addresses, one account each: per-address limits hold at once as well.
+		granted.Store(0)
+		start = make(chan struct{})
+		for i := range attempts {
+			wg.Go(func() {
+				<-start
+				ok, _, err := p.throttle.Reserve(context.Background(), fmt.Sprintf("try_b%d", i), base, base.Add(-time.Minute), limit,
+					fmt.Sprintf("email:%d", i), "ip:shared")
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					granted.Add(1)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		// ip:shared held none before: ten of the forty get a place.
+		if n := granted.Load(); n != limit {
+			t.Fatalf("%d of %d concurrent attempts from one address got a place, want exactly %d", n, attempts, limit)
+		}
+	})
+}
+
+// TestAccountMailOutbox: items are claimed oldest first, hidden for the lease, rescheduled and
+// forgotten; two senders claiming at once never take the same item.
+func TestAccountMailOutbox(t *testing.T) {
+	eachPeople(t, func(t *testing.T, p people) {
+		ctx := context.Background()
+		o := persistence.NewAccountMailOutbox(p.db)
+		for i := range 3 {
+			noErr(t, o.Add(ctx, ports.QueuedAccountMail{ID: fmt.Sprintf("aml_%d", i), Kind: "password_link",
+				Payload: []byte{0, 1, byte(i)}, CreatedAt: base.Add(time.Duration(i) * time.Second)}))
+		}
+		got, err := o.Claim(ctx, base.Add(time.Second), time.Minute, 10)
 		noErr(t, err)
-		if n != 1 || !oldest.Equal(base.Add(2*time.Minute)) {
-			t.Fatalf("after purge = %d since %v", n, oldest)
+		if len(got) != 2 || got[0].ID != "aml_0" || got[1].ID != "aml_1" || got[0].Kind != "password_link" ||
+			!bytes.Equal(got[1].Payload, []byte{0, 1, 1}) || got[0].Attempts != 0 || !got[0].CreatedAt.Equal(base) {
+			t.Fatalf("claimed %+v, want aml_0 and aml_1 (due by then)", got)
+		}
+		got, err = o.Claim(ctx, base.Add(2*time.Second), time.Minute, 10)
+		noErr(t, err)
+		if len(got) != 1 || got[0].ID != "aml_2" {
+			t.Fatalf("claimed %+v, want aml_2 only: the others are leased", got)
+		}
+		noErr(t, o.Retry(ctx, "aml_0", 1, base.Add(30*time.Second)))
+		noErr(t, o.Delete(ctx, "aml_1"))
+		noErr(t, o.Delete(ctx, "aml_gone"))
+		got, err = o.Claim(ctx, base.Add(30*time.Second), time.Minute, 10)
+		noErr(t, err)
+		if len(got) != 1 || got[0].ID != "aml_0" || got[0].Attempts != 1 {
+			t.Fatalf("claimed %+v, want aml_0 again with one attempt", got)
+		}
+		// The lease of aml_2 ends a minute after its claim.
+		got, err = o.Claim(ctx, base.Add(62*time.Second), time.Minute, 10)
+		noErr(t, err)
+		if len(got) != 1 || got[0].ID != "aml_2" {
+			t.Fatalf("claimed %+v, want aml_2 after its lease", got)
+		}
+
+		// Two senders at once over fifty due items: each item is claimed once.
+		for i := range 50 {
+			noErr(t, o.Add(ctx, ports.QueuedAccountMail{ID: fmt.Sprintf("aml_x%02d", i), Kind: "password_link", Payload: []byte{1}, CreatedAt: base}))
+		}
+		var mu sync.Mutex
+		seen := map[string]int{}
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() {
+				for {
+					items, err := o.Claim(ctx, base.Add(time.Hour), time.Hour, 7)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if len(items) == 0 {
+						return
+					}
+					mu.Lock()
+					for _, it := range items {
+						seen[it.ID]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		for id, n := range seen {
+			if n != 1 {
+				t.Fatalf("%s claimed %d times", id, n)
+			}
+		}
+		if len(seen) != 50+2 { // the fifty, and aml_0 and aml_2 whose leases ended
+			t.Fatalf("%d items claimed, want 52", len(seen))
 		}
 	})
 }

@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -9,8 +10,14 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// SignInThrottle counts failed sign-ins per subject in the database, so every process sees the
-// same window.
+// SignInThrottle counts the places attempts took per subject in the database, so every
+// process sees the same window.
+//
+// Reserve counts and inserts in one write transaction, serialised per subject: on SQLite by
+// the database's single writer (BEGIN IMMEDIATE), on PostgreSQL by a transaction advisory lock
+// per subject, taken in sorted order so two attempts naming the same subjects cannot deadlock.
+// Each count runs after the lock is held, so it sees every place committed before: the count
+// is exact however many requests or processes race.
 type SignInThrottle struct{ db *DB }
 
 var _ ports.SignInThrottle = (*SignInThrottle)(nil)
@@ -18,41 +25,76 @@ var _ ports.SignInThrottle = (*SignInThrottle)(nil)
 // NewSignInThrottle returns the sign-in throttle store.
 func NewSignInThrottle(db *DB) *SignInThrottle { return &SignInThrottle{db: db} }
 
-// Failures returns how many failures the subject had strictly after since, and the oldest of
-// them (zero when none).
-func (s *SignInThrottle) Failures(ctx context.Context, subject string, since time.Time) (int, time.Time, error) {
-	var row struct {
-		N      int64  `gorm:"column:n"`
-		Oldest *int64 `gorm:"column:oldest"`
-	}
-	err := s.db.read(ctx).Raw("SELECT COUNT(*) AS n, MIN(at) AS oldest FROM sign_in_failures WHERE subject = ? AND at > ?",
-		subject, toMillis(since)).Scan(&row).Error
-	if err != nil {
-		return 0, time.Time{}, mapErr("count sign-in failures", err)
-	}
-	if row.N == 0 || row.Oldest == nil {
-		return 0, time.Time{}, nil
-	}
-	return int(row.N), fromMillis(*row.Oldest), nil
-}
-
-// RecordFailure notes one failure at the time for each subject.
-func (s *SignInThrottle) RecordFailure(ctx context.Context, at time.Time, subjects ...string) error {
+// Reserve takes one place at `at` for each subject under id when every subject has fewer than
+// limit places strictly after since; otherwise it takes none and returns the time of the place
+// whose leaving frees one.
+func (s *SignInThrottle) Reserve(ctx context.Context, id string, at, since time.Time, limit int, subjects ...string) (bool, time.Time, error) {
+	subjects = slices.Compact(slices.Sorted(slices.Values(subjects)))
 	if len(subjects) == 0 {
-		return nil
+		return true, time.Time{}, nil
 	}
-	ms := toMillis(at)
-	return s.db.tx(ctx, func(tx *gorm.DB) error {
+	sinceMS := toMillis(since)
+	var (
+		ok       bool
+		freeFrom time.Time
+	)
+	err := s.db.tx(ctx, func(tx *gorm.DB) error {
+		ok, freeFrom = true, time.Time{}
+		if s.db.dialect == DialectPostgres {
+			for _, subject := range subjects {
+				if err := tx.Exec("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "sign_in_failures/"+subject).Error; err != nil {
+					return mapErr("lock sign-in failures", err)
+				}
+			}
+		}
 		for _, subject := range subjects {
-			if err := tx.Exec("INSERT INTO sign_in_failures (subject, at) VALUES (?, ?)", subject, ms).Error; err != nil {
-				return mapErr("record sign-in failure", err)
+			var n int64
+			if err := tx.Raw("SELECT COUNT(*) FROM sign_in_failures WHERE subject = ? AND at > ?", subject, sinceMS).Scan(&n).Error; err != nil {
+				return mapErr("count sign-in failures", err)
+			}
+			if n < int64(limit) {
+				continue
+			}
+			ok = false
+			// The place that frees one when it leaves: the (n-limit+1)-th oldest.
+			var freeAt int64
+			err := tx.Raw("SELECT at FROM sign_in_failures WHERE subject = ? AND at > ? ORDER BY at LIMIT 1 OFFSET ?",
+				subject, sinceMS, n-int64(max(limit, 0))).Scan(&freeAt).Error
+			if err != nil {
+				return mapErr("read sign-in failures", err)
+			}
+			if t := fromMillis(freeAt); t.After(freeFrom) {
+				freeFrom = t
+			}
+		}
+		if !ok {
+			return nil
+		}
+		ms := toMillis(at)
+		for _, subject := range subjects {
+			if err := tx.Exec("INSERT INTO sign_in_failures (subject, at, attempt_id) VALUES (?, ?, ?)", subject, ms, id).Error; err != nil {
+				return mapErr("record sign-in attempt", err)
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	return ok, freeFrom, nil
 }
 
-// Purge forgets the failures older than the time.
+// Release deletes the places taken under id.
+func (s *SignInThrottle) Release(ctx context.Context, id string) error {
+	if id == "" {
+		return nil
+	}
+	return s.db.write(ctx, func(db *gorm.DB) error {
+		return mapErr("give back sign-in attempt", db.Exec("DELETE FROM sign_in_failures WHERE attempt_id = ?", id).Error)
+	})
+}
+
+// Purge forgets the places taken before the time.
 func (s *SignInThrottle) Purge(ctx context.Context, before time.Time) error {
 	return s.db.write(ctx, func(db *gorm.DB) error {
 		return mapErr("purge sign-in failures", db.Exec("DELETE FROM sign_in_failures WHERE at < ?", toMillis(before)).Error)
