@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
@@ -109,11 +110,16 @@ type StoredResponse struct {
 	Body   []byte
 }
 
+// ErrIdempotencyKeyReused is Reserve's answer when the key was used with another request within
+// 24 hours, or its first request is still running.
+var ErrIdempotencyKeyReused = domain.Conflict("this Idempotency-Key was already used with another request, or that request is still running")
+
 // IdempotencyStore remembers the first response to each Idempotency-Key for 24 hours.
 type IdempotencyStore interface {
 	// Reserve claims the key for a request whose body hashes to fingerprint. It returns the
-	// stored response when the same request already completed, domain.ErrConflict when the key
-	// was used with another body or is still in progress, and (nil, nil) when the caller owns it now.
+	// stored response when the same request already completed, ErrIdempotencyKeyReused when the
+	// key was used with another body or is still in progress, and (nil, nil) when the caller
+	// owns it now.
 	Reserve(ctx context.Context, workspaceID, scope, key string, fingerprint []byte, now time.Time) (*StoredResponse, error)
 	// Complete stores the response for a reserved key.
 	Complete(ctx context.Context, workspaceID, scope, key string, resp StoredResponse) error

@@ -33,7 +33,7 @@ func NewIdempotencyStore(db *DB, cipher ports.Cipher) *IdempotencyStore {
 // Reserve claims the key by inserting its row. When the row exists: an entry older than 24
 // hours is replaced (the caller owns the key); the same fingerprint with a stored response
 // returns that response; anything else (another body, or the first request still running)
-// gives domain.ErrConflict. (nil, nil) means the caller owns the key now.
+// gives ports.ErrIdempotencyKeyReused. (nil, nil) means the caller owns the key now.
 func (s *IdempotencyStore) Reserve(ctx context.Context, workspaceID, scope, key string, fingerprint []byte, now time.Time) (*ports.StoredResponse, error) {
 	nowMS := toMillis(now)
 	for attempt := 0; attempt < 3; attempt++ {
@@ -78,7 +78,7 @@ func (s *IdempotencyStore) Reserve(ctx context.Context, workspaceID, scope, key 
 			continue
 		}
 		if !bytes.Equal(row.Fingerprint, fingerprint) || row.Status == nil {
-			return nil, domain.ErrConflict
+			return nil, ports.ErrIdempotencyKeyReused
 		}
 		var body []byte
 		if len(row.Body) > 0 {
@@ -89,7 +89,7 @@ func (s *IdempotencyStore) Reserve(ctx context.Context, workspaceID, scope, key 
 		}
 		return &ports.StoredResponse{Status: *row.Status, Body: body}, nil
 	}
-	return nil, domain.ErrConflict
+	return nil, ports.ErrIdempotencyKeyReused
 }
 
 // Complete stores the response of a reserved key; a key not reserved gives domain.ErrNotFound.
