@@ -75,6 +75,7 @@ func TestConflictMessages(t *testing.T) {
 		{application.ErrSignInToAccept, "an account with this email exists: sign in to accept the invitation"},
 		{fmt.Errorf("retry run: %w", workflow.ErrRunNotFailed), "only a failed run can be retried"},
 		{ports.ErrIdempotencyKeyReused, "this Idempotency-Key was already used with another request, or that request is still running"},
+		{ports.ErrIdempotentSubmissionDeleted, "the submission this key created has been deleted"},
 		{domain.Conflict("the fields changed in the meantime"), "the fields changed in the meantime"},
 		{fmt.Errorf("create form: %w", domain.ErrConflict), "this clashes with a change made in the meantime; reload and try again"},
 	} {
