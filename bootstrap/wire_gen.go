@@ -93,6 +93,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	usageReader := persistence.NewUsageReader(db)
 	retentionStore := persistence.NewRetentionStore(db, cipher)
 	privacyIndex := persistence.NewPrivacyIndex(db, cipher, blindIndex)
+	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	formStatsRepository := persistence.NewFormStatsRepository(db)
 	counter, cleanup3 := provideFormActivity(cfg, formStatsRepository, log)
 	deps := application.Deps{
@@ -127,6 +128,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Retention:    retentionStore,
 		Privacy:      privacyIndex,
 		BlindIndex:   blindIndex,
+		Idempotency:  idempotencyStore,
 		Scanner:      submissionRepository,
 		Activity:     counter,
 		Stats:        formStatsRepository,
@@ -139,7 +141,6 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		return nil, nil, err
 	}
 	applicationApplication := application.New(deps, settings)
-	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	runtime := &Runtime{
 		Log:            log,
 		DB:             db,
@@ -375,6 +376,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	usageReader := persistence.NewUsageReader(db)
 	retentionStore := persistence.NewRetentionStore(db, cipher)
 	privacyIndex := persistence.NewPrivacyIndex(db, cipher, blindIndex)
+	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	formStatsRepository := persistence.NewFormStatsRepository(db)
 	counter, cleanup3 := provideFormActivity(cfg, formStatsRepository, log)
 	deps := application.Deps{
@@ -409,6 +411,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		Retention:    retentionStore,
 		Privacy:      privacyIndex,
 		BlindIndex:   blindIndex,
+		Idempotency:  idempotencyStore,
 		Scanner:      submissionRepository,
 		Activity:     counter,
 		Stats:        formStatsRepository,
@@ -421,7 +424,6 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		return nil, nil, err
 	}
 	applicationApplication := application.New(deps, settings)
-	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	runtime := &Runtime{
 		Log:            log,
 		DB:             db,

@@ -122,6 +122,9 @@ var ErrIdempotencyKeyReused = domain.Conflict("this Idempotency-Key was already 
 // fingerprint are kept).
 var ErrIdempotentSubmissionDeleted = domain.Conflict("the submission this key created has been deleted")
 
+// IdempotencyWindow is how long an Idempotency-Key is remembered.
+const IdempotencyWindow = 24 * time.Hour
+
 // IdempotencyStore remembers the first response to each Idempotency-Key for 24 hours. Every
 // deletion of a submission deletes, in its transaction, the stored response of the request
 // that created it.
@@ -137,7 +140,7 @@ type IdempotencyStore interface {
 	Complete(ctx context.Context, workspaceID, scope, key string, resp StoredResponse) error
 	// Release forgets a reservation whose request failed, so it can be retried.
 	Release(ctx context.Context, workspaceID, scope, key string) error
-	// Purge removes entries older than before.
+	// Purge removes entries older than before (the retention job's, a window behind).
 	Purge(ctx context.Context, before time.Time) error
 }
 

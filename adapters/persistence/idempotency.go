@@ -14,8 +14,9 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// idempotencyTTL is how long a key is remembered; older rows count as absent.
-const idempotencyTTL = 24 * time.Hour
+// idempotencyTTL is how long a key is remembered; older rows count as absent until Purge
+// deletes them.
+const idempotencyTTL = ports.IdempotencyWindow
 
 // IdempotencyStore remembers the first response to each Idempotency-Key; response bodies can
 // hold submitted values, so they are sealed. A row goes through three states: in progress
@@ -192,7 +193,8 @@ func forgetResponsesSQL(tx *gorm.DB) string {
 // forgetOrphanedResponses deletes, in the caller's transaction, the stored responses of the
 // workspace's requests whose submission no longer exists: for deletions that name no IDs (a
 // form's submissions, the rest of a workspace's). Call it after the deletion, as
-// forgetResponses. It reads the workspace's keys that name a submission.
+// forgetResponses. It reads the workspace's keys that name a submission (those of the last
+// 24 hours and a retention interval, see Purge).
 func forgetOrphanedResponses(tx *gorm.DB, workspaceID string) error {
 	return mapErr("forget idempotent responses", tx.Exec(forgetOrphanedResponsesSQL, workspaceID).Error)
 }
@@ -201,9 +203,31 @@ const forgetOrphanedResponsesSQL = `UPDATE idempotency_keys SET status = NULL, b
 	WHERE workspace_id = ? AND submission_id IS NOT NULL AND status IS NOT NULL
 	AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.id = idempotency_keys.submission_id)`
 
-// Purge removes entries created before the given time.
+// Purge removes entries created before the given time, the oldest thousand or so at a time
+// (rows created in the same millisecond go together), so that a purge of many rows never holds
+// SQLite's one writer for long.
 func (s *IdempotencyStore) Purge(ctx context.Context, before time.Time) error {
-	return s.db.write(ctx, func(db *gorm.DB) error {
-		return mapErr("purge idempotency keys", db.Exec("DELETE FROM idempotency_keys WHERE created_at < ?", toMillis(before)).Error)
-	})
+	const batch = 1000
+	end := toMillis(before)
+	for {
+		var edge []int64
+		err := s.db.read(ctx).Raw("SELECT created_at FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT 1 OFFSET ?",
+			end, batch-1).Scan(&edge).Error
+		if err != nil {
+			return mapErr("find idempotency keys to purge", err)
+		}
+		upTo := end
+		if len(edge) == 1 {
+			upTo = edge[0] + 1
+		}
+		err = s.db.write(ctx, func(db *gorm.DB) error {
+			return mapErr("purge idempotency keys", db.Exec("DELETE FROM idempotency_keys WHERE created_at < ?", upTo).Error)
+		})
+		if err != nil || upTo == end {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
 }

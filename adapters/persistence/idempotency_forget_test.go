@@ -130,7 +130,7 @@ func (sc keyScene) refs() []ports.SubmissionRef {
 
 func retentionAt(r repos, now time.Time) application.RunRetentionHandler {
 	return application.NewRunRetentionHandler(r.workspaces, r.forms, persistence.NewRetentionStore(r.db, r.cipher), nil,
-		persistence.NewAuditLog(r.db), nil, nil, system.NewIDs(), clockAt{now}, 0)
+		persistence.NewAuditLog(r.db), nil, nil, r.idem, system.NewIDs(), clockAt{now}, 0)
 }
 
 // Every way a submission is deleted deletes the stored response of the POST that created it,
@@ -302,5 +302,31 @@ func TestIdempotencySubmissionMigration(t *testing.T) {
 		}
 		_, err = p.Up(ctx)
 		noErr(t, err)
+	})
+}
+
+// The retention job purges Idempotency-Keys once their 24 hours are over, stored responses and
+// all, however many there are; younger keys stay.
+func TestRetentionPurgesExpiredKeys(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		w := mustWorkspace(t, r, base)
+		old := addKeyed(t, r, mustForm(t, r, w.ID(), base), base, subOpts{})
+		_, err := r.db.SQL().ExecContext(ctx, `INSERT INTO idempotency_keys (workspace_id, scope, key, fingerprint, status, body, created_at)
+			SELECT $1, 'api', 'bulk-' || CAST(n AS TEXT), $2, 201, $2, CAST($3 AS BIGINT) + n % 700 FROM (
+				WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < 2500) SELECT n FROM seq) numbers`,
+			w.ID(), []byte("sealed"), keyedAt.UnixMilli())
+		noErr(t, err)
+		young := newID("key")
+		_, err = r.idem.Reserve(ctx, w.ID(), "api", young, []byte("young"), keyedAt.Add(2*time.Hour))
+		noErr(t, err)
+		_, err = retentionAt(r, keyedAt.Add(25*time.Hour)).Handle(ctx, application.RunRetention{})
+		noErr(t, err)
+		if n := count(t, r.db, "SELECT COUNT(*) FROM idempotency_keys"); n != 1 {
+			t.Fatalf("%d keys after the pass, want the young one", n)
+		}
+		if countWhere(t, r.db, "idempotency_keys", "key", young) != 1 || countWhere(t, r.db, "idempotency_keys", "key", old.key) != 0 {
+			t.Fatal("the pass purged the wrong keys")
+		}
 	})
 }

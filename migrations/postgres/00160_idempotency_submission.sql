@@ -3,7 +3,7 @@
 -- form or workspace) deletes the stored response, which holds its answers, in the same
 -- transaction. The key and the request's fingerprint stay: a replay then gets 409 `conflict`.
 -- Rows stored before this migration keep NULL (their responses are sealed, so SQL cannot read
--- which submission they name) and expire 24 hours after they were stored. The partial index
+-- which submission they name); the retention job deletes them 24 hours after they were stored. The partial index
 -- serves the deletions, which look keys up by the IDs they delete within one workspace.
 
 -- +goose Up
