@@ -199,6 +199,9 @@ type Deps struct {
 	Retention  ports.RetentionStore
 	Privacy    ports.PrivacyIndex
 	BlindIndex ports.BlindIndex
+	// Idempotency holds the API's Idempotency-Keys, which the retention job purges once their
+	// window is over; nil leaves them.
+	Idempotency ports.IdempotencyStore
 	// Scanner reads a form's submissions oldest first, in batches, for exports.
 	Scanner ports.SubmissionScanner
 	// Activity counts views, starts and submissions in memory; Stats stores them per day.
@@ -301,8 +304,8 @@ func New(d Deps, s Settings) *Application {
 			WithdrawInvitation: NewWithdrawInvitationHandler(d.Invitations, d.IDs, d.Clock),
 			AcceptInvitation: NewAcceptInvitationHandler(d.Invitations, d.Users, d.Memberships, d.Sessions, d.Audit, d.Passwords,
 				d.IDs, d.Clock, d.IPHasher),
-			RunRetention: NewRunRetentionHandler(d.Workspaces, d.Forms, d.Retention, d.Files, d.Audit, d.Sessions, d.Throttle, d.IDs, d.Clock,
-				DefaultRetentionBatch),
+			RunRetention: NewRunRetentionHandler(d.Workspaces, d.Forms, d.Retention, d.Files, d.Audit, d.Sessions, d.Throttle,
+				d.Idempotency, d.IDs, d.Clock, DefaultRetentionBatch),
 			PrivacyErase:   NewPrivacyEraseHandler(d.Privacy, d.BlindIndex, d.Forms, d.Retention, d.Files, d.IDs, d.Clock),
 			ReindexPrivacy: NewReindexPrivacyHandler(d.Privacy),
 		},

@@ -18,7 +18,7 @@ import (
 )
 
 // ErrAlreadyMember means the invited email belongs to a member of the workspace already.
-var ErrAlreadyMember = fmt.Errorf("%w: this person is already a member of the workspace", domain.ErrConflict)
+var ErrAlreadyMember = member.ErrAlreadyMember
 
 // ListInvitations reads a page of the principal's workspace's pending invitations, newest first.
 type ListInvitations struct{ Page ports.Page }
@@ -237,7 +237,7 @@ func usableInvitation(ctx context.Context, invitations ports.InvitationRepositor
 
 // ErrSignInToAccept means the invited email already has an account: that person signs in
 // first and then accepts, so an invitation link alone never opens an existing account.
-var ErrSignInToAccept = errors.New("an account with this email exists: sign in to accept the invitation")
+var ErrSignInToAccept = domain.Conflict("an account with this email exists: sign in to accept the invitation")
 
 // ErrOtherAccount means a signed-in person tried to accept an invitation sent to another email.
 var ErrOtherAccount = fmt.Errorf("%w: this invitation was sent to another email address", ErrForbidden)

@@ -38,11 +38,11 @@ const (
 // it expired).
 var ErrTwoFactorNotStarted = domain.Validation("code", "not_started", "start two-factor setup again: it expired or was not begun")
 
-// ErrTwoFactorOn means two-factor is already on; turn it off first to set it up again.
-var ErrTwoFactorOn = fmt.Errorf("%w: two-factor is already on", domain.ErrConflict)
+// ErrTwoFactorOn means two-step verification is already on; it is turned off first to be set up again.
+var ErrTwoFactorOn = domain.Conflict("two-step verification is already on; turn it off first to set it up again")
 
-// ErrTwoFactorOff means two-factor is not on.
-var ErrTwoFactorOff = fmt.Errorf("%w: two-factor is not on", domain.ErrConflict)
+// ErrTwoFactorOff means two-step verification is not on.
+var ErrTwoFactorOff = domain.Conflict("two-step verification is not on")
 
 // totpChecker checks TOTP codes against a sealed secret and refuses a code whose time step is
 // not newer than the last one accepted for the user (RFC 6238 section 5.2).

@@ -94,6 +94,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	usageReader := persistence.NewUsageReader(db)
 	retentionStore := persistence.NewRetentionStore(db, cipher)
 	privacyIndex := persistence.NewPrivacyIndex(db, cipher, blindIndex)
+	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	formStatsRepository := persistence.NewFormStatsRepository(db)
 	counter, cleanup3 := provideFormActivity(cfg, formStatsRepository, log)
 	deps := application.Deps{
@@ -129,6 +130,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Retention:    retentionStore,
 		Privacy:      privacyIndex,
 		BlindIndex:   blindIndex,
+		Idempotency:  idempotencyStore,
 		Scanner:      submissionRepository,
 		Activity:     counter,
 		Stats:        formStatsRepository,
@@ -141,7 +143,6 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		return nil, nil, err
 	}
 	applicationApplication := application.New(deps, settings)
-	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	runtime := &Runtime{
 		Log:            log,
 		DB:             db,
@@ -378,6 +379,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	usageReader := persistence.NewUsageReader(db)
 	retentionStore := persistence.NewRetentionStore(db, cipher)
 	privacyIndex := persistence.NewPrivacyIndex(db, cipher, blindIndex)
+	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	formStatsRepository := persistence.NewFormStatsRepository(db)
 	counter, cleanup3 := provideFormActivity(cfg, formStatsRepository, log)
 	deps := application.Deps{
@@ -413,6 +415,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		Retention:    retentionStore,
 		Privacy:      privacyIndex,
 		BlindIndex:   blindIndex,
+		Idempotency:  idempotencyStore,
 		Scanner:      submissionRepository,
 		Activity:     counter,
 		Stats:        formStatsRepository,
@@ -425,7 +428,6 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		return nil, nil, err
 	}
 	applicationApplication := application.New(deps, settings)
-	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	runtime := &Runtime{
 		Log:            log,
 		DB:             db,

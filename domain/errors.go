@@ -9,8 +9,24 @@ import (
 // ErrNotFound means the resource does not exist in the caller's workspace.
 var ErrNotFound = errors.New("not found")
 
-// ErrConflict means the request clashes with the current state (for example a reused idempotency key).
+// ErrConflict means the request clashes with the current state. Conflicts a person can cause
+// are *ConflictError, which say what clashed; errors.Is(err, ErrConflict) holds for them too.
 var ErrConflict = errors.New("conflict")
+
+// ConflictError is a request that clashes with the current state (two-step verification
+// already on, an email address already taken, a reused idempotency key). Message says what
+// clashed, in words fit to show the person who asked; errors.Is(err, ErrConflict) holds.
+type ConflictError struct {
+	Message string
+}
+
+func (e *ConflictError) Error() string { return "conflict: " + e.Message }
+
+// Is makes errors.Is(err, ErrConflict) hold.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// Conflict returns a *ConflictError saying msg.
+func Conflict(msg string) error { return &ConflictError{Message: msg} }
 
 // ErrFormClosed means the form does not accept submissions in its current status.
 var ErrFormClosed = errors.New("form closed")

@@ -48,3 +48,18 @@ func TestSentinelsDistinct(t *testing.T) {
 		}
 	}
 }
+
+// A *ConflictError is a conflict (errors.Is holds, wrapped or not) that says what clashed.
+func TestConflictError(t *testing.T) {
+	err := fmt.Errorf("enable: %w", domain.Conflict("two-step verification is already on"))
+	var ce *domain.ConflictError
+	if !errors.Is(err, domain.ErrConflict) || !errors.As(err, &ce) || ce.Message != "two-step verification is already on" {
+		t.Fatalf("%v: Is conflict %v, As %v", err, errors.Is(err, domain.ErrConflict), ce)
+	}
+	if errors.Is(err, domain.ErrNotFound) || errors.Is(domain.ErrConflict, err) {
+		t.Fatal("a conflict is something else too")
+	}
+	if got := err.Error(); got != "enable: conflict: two-step verification is already on" {
+		t.Fatalf("Error() = %q", got)
+	}
+}

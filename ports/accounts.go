@@ -15,7 +15,8 @@ import (
 // UserRepository stores the people who sign in. Emails are unique (normalised lower case).
 type UserRepository interface {
 	// Create stores a new user, with a first membership when m is not nil, and the audit
-	// events, in one transaction; a taken email gives domain.ErrConflict.
+	// events, in one transaction; a taken email gives user.ErrEmailTaken, a taken single
+	// sign-on identity user.ErrIdentityTaken (both conflicts).
 	Create(ctx context.Context, u *user.User, m *member.Membership, events ...audit.Event) error
 	// Get returns the user or domain.ErrNotFound.
 	Get(ctx context.Context, id string) (*user.User, error)
@@ -26,7 +27,8 @@ type UserRepository interface {
 	// Count returns how many users exist (zero means first run).
 	Count(ctx context.Context) (int64, error)
 	// Update loads and locks the user, lets change modify it, and stores it with the audit
-	// events change returns, in one transaction.
+	// events change returns, in one transaction; a taken email or identity gives the errors
+	// Create gives.
 	Update(ctx context.Context, id string, change func(*user.User) ([]audit.Event, error)) (*user.User, error)
 }
 
@@ -46,7 +48,7 @@ type WorkspaceMembership struct {
 // lock on the workspace's memberships, so two concurrent demotions cannot both pass.
 type MembershipRepository interface {
 	// Create stores a membership with its audit events; a second membership of the same user in
-	// the same workspace gives domain.ErrConflict.
+	// the same workspace gives member.ErrAlreadyMember (a conflict).
 	Create(ctx context.Context, m *member.Membership, events ...audit.Event) error
 	// Get returns one membership of the workspace or domain.ErrNotFound.
 	Get(ctx context.Context, workspaceID, id string) (Member, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
@@ -107,19 +108,39 @@ type SubmissionRepository interface {
 type StoredResponse struct {
 	Status int
 	Body   []byte
+	// SubmissionID names the submission the request created, if it created one: deleting that
+	// submission deletes the stored response with it.
+	SubmissionID string
 }
 
-// IdempotencyStore remembers the first response to each Idempotency-Key for 24 hours.
+// ErrIdempotencyKeyReused is Reserve's answer when the key was used with another request within
+// 24 hours, or its first request is still running.
+var ErrIdempotencyKeyReused = domain.Conflict("this Idempotency-Key was already used with another request, or that request is still running")
+
+// ErrIdempotentSubmissionDeleted is Reserve's answer to the request that created a submission
+// since deleted: its stored response went with the submission (only the key and the request's
+// fingerprint are kept).
+var ErrIdempotentSubmissionDeleted = domain.Conflict("the submission this key created has been deleted")
+
+// IdempotencyWindow is how long an Idempotency-Key is remembered.
+const IdempotencyWindow = 24 * time.Hour
+
+// IdempotencyStore remembers the first response to each Idempotency-Key for 24 hours. Every
+// deletion of a submission deletes, in its transaction, the stored response of the request
+// that created it.
 type IdempotencyStore interface {
 	// Reserve claims the key for a request whose body hashes to fingerprint. It returns the
-	// stored response when the same request already completed, domain.ErrConflict when the key
-	// was used with another body or is still in progress, and (nil, nil) when the caller owns it now.
+	// stored response when the same request already completed, ErrIdempotentSubmissionDeleted
+	// when that request created a submission since deleted, ErrIdempotencyKeyReused when the
+	// key was used with another body or is still in progress, and (nil, nil) when the caller
+	// owns it now.
 	Reserve(ctx context.Context, workspaceID, scope, key string, fingerprint []byte, now time.Time) (*StoredResponse, error)
-	// Complete stores the response for a reserved key.
+	// Complete stores the response for a reserved key. When resp names a submission that no
+	// longer exists, only that the key created it is stored.
 	Complete(ctx context.Context, workspaceID, scope, key string, resp StoredResponse) error
 	// Release forgets a reservation whose request failed, so it can be retried.
 	Release(ctx context.Context, workspaceID, scope, key string) error
-	// Purge removes entries older than before.
+	// Purge removes entries older than before (the retention job's, a window behind).
 	Purge(ctx context.Context, before time.Time) error
 }
 

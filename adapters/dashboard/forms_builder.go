@@ -24,7 +24,7 @@ import (
 
 // errBadOrder: a reorder that does not name every field exactly once (the form changed since
 // the page was drawn).
-var errBadOrder = fmt.Errorf("%w: the fields changed in the meantime; reload the page and try again", domain.ErrConflict)
+var errBadOrder = domain.Conflict("the fields changed in the meantime; reload the page and try again")
 
 // mountForms adds the forms list, the builder, its settings and the share panel.
 func (h *Handler) mountForms(w *gin.RouterGroup) {
@@ -769,7 +769,7 @@ func (h *Handler) changeFormStatus(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		h.drawBuilder(c, fv, builderState{status: b.Status, rest: friendly(b, err)})
+		h.drawBuilder(c, fv, builderState{status: b.Status, rest: friendly(b)})
 		return
 	}
 	notice := map[string]string{"published": "Form published. Respondents can open its link now.",

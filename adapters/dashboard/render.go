@@ -230,7 +230,7 @@ func sentence(s string) string {
 }
 
 // friendly is the message a person reads for an error the table classified.
-func friendly(b httperr.Body, err error) string {
+func friendly(b httperr.Body) string {
 	switch b.Code {
 	case "validation_failed":
 		var msgs []string
@@ -243,12 +243,8 @@ func friendly(b httperr.Body, err error) string {
 	case "not_found":
 		return "We could not find that. It may have been removed."
 	case "conflict":
-		// Domain conflicts say what they are about after the class ("conflict: …").
-		msg := err.Error()
-		if i := strings.LastIndex(msg, "conflict: "); i >= 0 {
-			return sentence(msg[i+len("conflict: "):])
-		}
-		return "That changed in the meantime. Reload the page and try again."
+		// The error table's message says what clashed, as the API shows it.
+		return sentence(b.Message)
 	case "rate_limited":
 		return "Too many attempts. Wait a moment and try again."
 	case "unavailable":
@@ -272,7 +268,7 @@ func (h *Handler) fail(c *gin.Context, err error) {
 	if heading == "" {
 		heading = "Something went wrong"
 	}
-	m := message{Heading: heading, Paragraphs: []string{friendly(b, err)}, Action: &link{Href: "/app", Label: "Back to the dashboard"}}
+	m := message{Heading: heading, Paragraphs: []string{friendly(b)}, Action: &link{Href: "/app", Label: "Back to the dashboard"}}
 	if b.RetryAfter > 0 {
 		m.RetryAfter = humanDuration(b.RetryAfter)
 	}

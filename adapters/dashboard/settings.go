@@ -272,7 +272,7 @@ func (h *Handler) changeRole(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
-		d, lerr := h.membersData(c, map[string]string{id: friendly(b, err)}, "")
+		d, lerr := h.membersData(c, map[string]string{id: friendly(b)}, "")
 		if lerr != nil {
 			h.fail(c, lerr)
 			return
@@ -320,9 +320,9 @@ func (h *Handler) removeMember(c *gin.Context) {
 	if err := h.app.Commands.RemoveMember.Handle(c.Request.Context(), application.RemoveMember{ID: id}); err != nil {
 		b := problem(err)
 		if b.Status == http.StatusConflict || b.Status == http.StatusForbidden {
-			d, lerr := h.membersData(c, map[string]string{id: friendly(b, err)}, "")
+			d, lerr := h.membersData(c, map[string]string{id: friendly(b)}, "")
 			if lerr == nil {
-				h.render(c, b.Status, "members", &view{Title: "Members", Error: friendly(b, err), Data: d})
+				h.render(c, b.Status, "members", &view{Title: "Members", Error: friendly(b), Data: d})
 				return
 			}
 		}
@@ -348,7 +348,7 @@ func (h *Handler) invite(c *gin.Context) {
 		}
 		v := &view{Title: "Members", Data: d, Form: map[string]string{"email": email}}
 		if b.Status == http.StatusConflict {
-			v.Errors = map[string]string{"email": friendly(b, err)}
+			v.Errors = map[string]string{"email": friendly(b)}
 		} else {
 			v.Errors, v.Error = fieldErrors(b, map[string]string{"email": "email", "role": "role"})
 		}

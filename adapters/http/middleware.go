@@ -27,6 +27,10 @@ import (
 const (
 	ctxRequestID = "formward.request_id"
 	ctxBody      = "formward.body"
+	// ctxCreatedSubmission is the ID of the submission the request created, for idempotent.
+	ctxCreatedSubmission = "formward.created_submission"
+	// ctxNotKept marks a response idempotent must not keep (see privacyExport).
+	ctxNotKept = "formward.not_kept"
 )
 
 func requestID() gin.HandlerFunc {
@@ -188,7 +192,10 @@ func (a *api) rateLimit(c *gin.Context) {
 	c.Header("RateLimit-Reset", itoa(int(math.Ceil(float64(a.limiter.burst-remaining)/float64(a.limiter.rate)))))
 }
 
-// idempotent replays the first response to a POST with the same Idempotency-Key and body.
+// idempotent replays the first response to a POST with the same Idempotency-Key and body. The
+// response of a POST that created a submission is kept with the submission's ID, so that
+// deleting the submission deletes it too; a replay then gets 409. A response marked not kept
+// (ctxNotKept) frees the key instead, as a failed request does.
 func (a *api) idempotent(c *gin.Context) {
 	key := c.GetHeader("Idempotency-Key")
 	if c.Request.Method != http.MethodPost || key == "" {
@@ -217,11 +224,12 @@ func (a *api) idempotent(c *gin.Context) {
 	rec := &recorder{ResponseWriter: c.Writer}
 	c.Writer = rec
 	c.Next()
-	if rec.Status() >= 500 || rec.Status() == 429 {
+	if rec.Status() >= 500 || rec.Status() == 429 || c.GetBool(ctxNotKept) {
 		_ = a.Idempotency.Release(c.Request.Context(), p.WorkspaceID, "api", key)
 		return
 	}
-	if err := a.Idempotency.Complete(c.Request.Context(), p.WorkspaceID, "api", key, ports.StoredResponse{Status: rec.Status(), Body: rec.buf.Bytes()}); err != nil {
+	resp := ports.StoredResponse{Status: rec.Status(), Body: rec.buf.Bytes(), SubmissionID: c.GetString(ctxCreatedSubmission)}
+	if err := a.Idempotency.Complete(c.Request.Context(), p.WorkspaceID, "api", key, resp); err != nil {
 		a.Logger.Error("store idempotent response", zap.String("request_id", c.GetString(ctxRequestID)), zap.Error(err))
 	}
 }

@@ -49,6 +49,9 @@ func (a *api) privacyExport(c *gin.Context) {
 	for _, s := range res.Submissions {
 		subs = append(subs, presentSubmission(s, a.fileURL))
 	}
+	// The answer holds the person's answers: kept for an Idempotency-Key, it would outlive their
+	// erasure. The export changes nothing, so a repeat simply runs it again.
+	c.Set(ctxNotKept, true)
 	c.JSON(http.StatusOK, gin.H{"submissions": subs})
 }
 

@@ -76,6 +76,7 @@ func (a *api) createSubmission(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
+	c.Set(ctxCreatedSubmission, s.ID())
 	c.JSON(http.StatusCreated, presentSubmission(s, a.fileURL))
 }
 

@@ -8,7 +8,6 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -18,7 +17,6 @@ import (
 	"github.com/formward/formward/domain/invitation"
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/spam"
-	"github.com/formward/formward/domain/workflow"
 )
 
 // UnavailableRetryAfter is the Retry-After of a 503 unavailable answer.
@@ -76,6 +74,8 @@ func Problem(err error) Body {
 		rej  *spam.Rejection
 		// throttled is a sign-in refused for a while after repeated failures.
 		throttled *application.ThrottledError
+		// conflict is a clash with the current state; its message says what clashed.
+		conflict *domain.ConflictError
 	)
 	switch {
 	case errors.As(err, &verr):
@@ -95,8 +95,6 @@ func Problem(err error) Body {
 	case errors.Is(err, invitation.ErrNotUsable), errors.Is(err, application.ErrSetupClosed), errors.Is(err, application.ErrLinkNotUsable),
 		errors.Is(err, application.ErrOIDCNotConfigured):
 		return Body{Code: "not_found", Status: 404, Message: err.Error()}
-	case errors.Is(err, application.ErrSignInToAccept):
-		return Body{Code: "conflict", Status: 409, Message: application.ErrSignInToAccept.Error()}
 	case errors.Is(err, application.ErrUnauthenticated):
 		return Body{Code: "unauthorized", Status: 401, Message: "a valid API key is required: Authorization: Bearer <key>"}
 	case errors.Is(err, ErrForbidden):
@@ -109,18 +107,11 @@ func Problem(err error) Body {
 		return Body{Code: "method_not_allowed", Status: 405, Message: ErrMethodNotAllowed.Error()}
 	case errors.Is(err, domain.ErrFormClosed):
 		return Body{Code: "form_closed", Status: 409, Message: "this form does not accept submissions in its current status"}
-	case errors.Is(err, member.ErrLastOwner):
-		return Body{Code: "conflict", Status: 409, Message: "a workspace keeps at least one owner: make another member owner first"}
-	case errors.Is(err, application.ErrAlreadyMember):
-		return Body{Code: "conflict", Status: 409, Message: application.ErrAlreadyMember.Error()}
-	case errors.Is(err, workflow.ErrRunNotFailed):
-		msg := err.Error()
-		if i := strings.LastIndex(msg, "conflict: "); i >= 0 {
-			msg = msg[i+len("conflict: "):]
-		}
-		return Body{Code: "conflict", Status: 409, Message: msg}
+	case errors.As(err, &conflict):
+		return Body{Code: "conflict", Status: 409, Message: conflict.Message}
 	case errors.Is(err, domain.ErrConflict):
-		return Body{Code: "conflict", Status: 409, Message: "this Idempotency-Key was already used with another request, or that request is still running"}
+		// A clash nobody put in words: a unique key taken by a concurrent change.
+		return Body{Code: "conflict", Status: 409, Message: "this clashes with a change made in the meantime; reload and try again"}
 	case errors.As(err, &mb), errors.Is(err, ErrPayloadTooLarge):
 		msg := ErrPayloadTooLarge.Error()
 		if mb != nil {

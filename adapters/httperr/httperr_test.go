@@ -15,6 +15,9 @@ import (
 	"github.com/formward/formward/domain/invitation"
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/spam"
+	"github.com/formward/formward/domain/user"
+	"github.com/formward/formward/domain/workflow"
+	"github.com/formward/formward/ports"
 )
 
 func TestProblem(t *testing.T) {
@@ -53,6 +56,32 @@ func TestProblem(t *testing.T) {
 		httperr.Write(ctx, b)
 		if rec.Code != c.status || rec.Header().Get("Retry-After") != c.retryAfter {
 			t.Errorf("%v: wrote %d Retry-After %q", c.err, rec.Code, rec.Header().Get("Retry-After"))
+		}
+	}
+}
+
+// Every conflict says what clashed; only a reused Idempotency-Key says the key was used.
+func TestConflictMessages(t *testing.T) {
+	for _, c := range []struct {
+		err     error
+		message string
+	}{
+		{fmt.Errorf("begin: %w", application.ErrTwoFactorOn), "two-step verification is already on; turn it off first to set it up again"},
+		{application.ErrTwoFactorOff, "two-step verification is not on"},
+		{fmt.Errorf("accept invitation: create invited user: %w", user.ErrEmailTaken), "an account with this email address already exists"},
+		{user.ErrIdentityTaken, "this single sign-on identity is linked to another account"},
+		{fmt.Errorf("change role: %w", member.ErrLastOwner), "a workspace keeps at least one owner: make another member owner first"},
+		{application.ErrAlreadyMember, "this person is already a member of the workspace"},
+		{application.ErrSignInToAccept, "an account with this email exists: sign in to accept the invitation"},
+		{fmt.Errorf("retry run: %w", workflow.ErrRunNotFailed), "only a failed run can be retried"},
+		{ports.ErrIdempotencyKeyReused, "this Idempotency-Key was already used with another request, or that request is still running"},
+		{ports.ErrIdempotentSubmissionDeleted, "the submission this key created has been deleted"},
+		{domain.Conflict("the fields changed in the meantime"), "the fields changed in the meantime"},
+		{fmt.Errorf("create form: %w", domain.ErrConflict), "this clashes with a change made in the meantime; reload and try again"},
+	} {
+		b := httperr.Problem(c.err)
+		if b.Status != 409 || b.Code != "conflict" || b.Message != c.message {
+			t.Errorf("%v: %d %s %q, want 409 conflict %q", c.err, b.Status, b.Code, b.Message, c.message)
 		}
 	}
 }

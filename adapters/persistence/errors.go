@@ -11,6 +11,8 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/member"
+	"github.com/formward/formward/domain/user"
 )
 
 type violation int
@@ -51,6 +53,34 @@ func classify(err error) violation {
 		}
 	}
 	return noViolation
+}
+
+// uniqueOn names what a unique violation is about: PostgreSQL's constraint name, or SQLite's
+// message (which lists the columns, "users.email"); "" for any other error.
+func uniqueOn(err error) string {
+	if classify(err) != uniqueViolation {
+		return ""
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.ConstraintName
+	}
+	return err.Error()
+}
+
+// accountErr is mapErr for writes of users and memberships, whose unique keys a person can
+// run into: an email address or a single sign-on identity taken by another account, a
+// membership the person already has. Each says so (a *domain.ConflictError).
+func accountErr(what string, err error) error {
+	switch on := uniqueOn(err); {
+	case strings.Contains(on, "oidc_subject"):
+		return fmt.Errorf("%s: %w", what, user.ErrIdentityTaken)
+	case strings.Contains(on, "email"):
+		return fmt.Errorf("%s: %w", what, user.ErrEmailTaken)
+	case strings.Contains(on, "user_id"):
+		return fmt.Errorf("%s: %w", what, member.ErrAlreadyMember)
+	}
+	return mapErr(what, err)
 }
 
 // mapErr turns driver errors into domain errors: no rows → ErrNotFound, unique violation →

@@ -119,9 +119,10 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 	return updated, nil
 }
 
-// Delete removes the form, its submissions, its counters, its workflows and the webhooks bound
-// to it, and records the tombstones of the form and of each of its submissions, in one
-// transaction, or returns domain.ErrNotFound. Locking the form row first waits for capture
+// Delete removes the form, its submissions (with the stored responses of the requests that
+// created them), its counters, its workflows and the webhooks bound to it, and records the
+// tombstones of the form and of each of its submissions, in one transaction, or returns
+// domain.ErrNotFound. Locking the form row first waits for capture
 // transactions that hold its key (PostgreSQL); submissions they wrote then go with it, with
 // their tombstones.
 func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error {
@@ -156,6 +157,9 @@ func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string, eve
 		}
 		if err := tx.Exec("DELETE FROM form_counters WHERE form_id = ?", id).Error; err != nil {
 			return mapErr("delete form counters", err)
+		}
+		if err := forgetOrphanedResponses(tx, workspaceID); err != nil {
+			return err
 		}
 		if err := writeTombstones(tx, []ports.Tombstone{{Kind: ports.TombstoneForm, ID: id, WorkspaceID: workspaceID, DeletedAt: now}}); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -13,11 +14,15 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// idempotencyTTL is how long a key is remembered; older rows count as absent.
-const idempotencyTTL = 24 * time.Hour
+// idempotencyTTL is how long a key is remembered; older rows count as absent until Purge
+// deletes them.
+const idempotencyTTL = ports.IdempotencyWindow
 
 // IdempotencyStore remembers the first response to each Idempotency-Key; response bodies can
-// hold submitted values, so they are sealed.
+// hold submitted values, so they are sealed. A row goes through three states: in progress
+// (status NULL, submission_id NULL), completed (status set), and, for a request that created a
+// submission since deleted, forgotten (status and body NULL, submission_id kept): every
+// deletion of submissions in this package nulls the responses naming them (forgetResponses).
 type IdempotencyStore struct {
 	db     *DB
 	cipher ports.Cipher
@@ -32,8 +37,9 @@ func NewIdempotencyStore(db *DB, cipher ports.Cipher) *IdempotencyStore {
 
 // Reserve claims the key by inserting its row. When the row exists: an entry older than 24
 // hours is replaced (the caller owns the key); the same fingerprint with a stored response
-// returns that response; anything else (another body, or the first request still running)
-// gives domain.ErrConflict. (nil, nil) means the caller owns the key now.
+// returns that response, and with a forgotten one ports.ErrIdempotentSubmissionDeleted;
+// anything else (another body, or the first request still running) gives
+// ports.ErrIdempotencyKeyReused. (nil, nil) means the caller owns the key now.
 func (s *IdempotencyStore) Reserve(ctx context.Context, workspaceID, scope, key string, fingerprint []byte, now time.Time) (*ports.StoredResponse, error) {
 	nowMS := toMillis(now)
 	for attempt := 0; attempt < 3; attempt++ {
@@ -63,7 +69,7 @@ func (s *IdempotencyStore) Reserve(ctx context.Context, workspaceID, scope, key 
 			// Expired: take it over, unless someone else just did (compare-and-swap on created_at).
 			var replaced int64
 			err := s.db.write(ctx, func(db *gorm.DB) error {
-				res := db.Exec(`UPDATE idempotency_keys SET fingerprint = ?, status = NULL, body = NULL, created_at = ?
+				res := db.Exec(`UPDATE idempotency_keys SET fingerprint = ?, status = NULL, body = NULL, submission_id = NULL, created_at = ?
 					WHERE workspace_id = ? AND scope = ? AND key = ? AND created_at = ?`,
 					fingerprint, nowMS, workspaceID, scope, key, row.CreatedAt)
 				replaced = res.RowsAffected
@@ -77,8 +83,13 @@ func (s *IdempotencyStore) Reserve(ctx context.Context, workspaceID, scope, key 
 			}
 			continue
 		}
-		if !bytes.Equal(row.Fingerprint, fingerprint) || row.Status == nil {
-			return nil, domain.ErrConflict
+		switch {
+		case !bytes.Equal(row.Fingerprint, fingerprint):
+			return nil, ports.ErrIdempotencyKeyReused
+		case row.Status == nil && row.SubmissionID != nil:
+			return nil, ports.ErrIdempotentSubmissionDeleted
+		case row.Status == nil:
+			return nil, ports.ErrIdempotencyKeyReused // the first request is still running
 		}
 		var body []byte
 		if len(row.Body) > 0 {
@@ -89,41 +100,134 @@ func (s *IdempotencyStore) Reserve(ctx context.Context, workspaceID, scope, key 
 		}
 		return &ports.StoredResponse{Status: *row.Status, Body: body}, nil
 	}
-	return nil, domain.ErrConflict
+	return nil, ports.ErrIdempotencyKeyReused
 }
 
 // Complete stores the response of a reserved key; a key not reserved gives domain.ErrNotFound.
+// A response that names a submission is stored only while the submission exists: one deleted
+// since it was created (before this commits) leaves the key forgotten instead. On PostgreSQL
+// the submission's row is locked against deletion (FOR KEY SHARE: updates still go ahead)
+// until the commit, so a deletion either commits first (and the response is not stored) or
+// waits and then finds the response to delete.
 func (s *IdempotencyStore) Complete(ctx context.Context, workspaceID, scope, key string, resp ports.StoredResponse) error {
 	sealed, err := s.cipher.Seal(ctx, workspaceID, resp.Body, idempotencyAAD(scope, key))
 	if err != nil {
 		return fmt.Errorf("seal idempotent response: %w", err)
 	}
-	return s.db.write(ctx, func(db *gorm.DB) error {
-		res := db.Exec("UPDATE idempotency_keys SET status = ?, body = ? WHERE workspace_id = ? AND scope = ? AND key = ?",
-			resp.Status, sealed, workspaceID, scope, key)
-		if res.Error != nil {
-			return mapErr("complete idempotency key", res.Error)
+	const store = "UPDATE idempotency_keys SET status = ?, body = ?, submission_id = ? WHERE workspace_id = ? AND scope = ? AND key = ?"
+	if resp.SubmissionID == "" {
+		return s.db.write(ctx, func(db *gorm.DB) error {
+			return completed(db.Exec(store, resp.Status, sealed, nil, workspaceID, scope, key))
+		})
+	}
+	return s.db.tx(ctx, func(tx *gorm.DB) error {
+		lock := ""
+		if s.db.dialect == DialectPostgres {
+			lock = " FOR KEY SHARE"
 		}
-		if res.RowsAffected == 0 {
-			return domain.ErrNotFound
+		var live []int
+		if err := tx.Raw("SELECT 1 FROM submissions WHERE id = ? AND workspace_id = ?"+lock, resp.SubmissionID, workspaceID).Scan(&live).Error; err != nil {
+			return mapErr("find created submission", err)
 		}
-		return nil
+		if len(live) == 0 {
+			return completed(tx.Exec(store, nil, nil, resp.SubmissionID, workspaceID, scope, key))
+		}
+		return completed(tx.Exec(store, resp.Status, sealed, resp.SubmissionID, workspaceID, scope, key))
 	})
 }
 
+// completed checks the outcome of Complete's update.
+func completed(res *gorm.DB) error {
+	if res.Error != nil {
+		return mapErr("complete idempotency key", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return domain.ErrNotFound
+	}
+	return nil
+}
+
 // Release forgets a reservation still in progress, so the request can be retried. A completed
-// key or an unknown one is left alone.
+// or forgotten key, or an unknown one, is left alone.
 func (s *IdempotencyStore) Release(ctx context.Context, workspaceID, scope, key string) error {
 	return s.db.write(ctx, func(db *gorm.DB) error {
 		return mapErr("release idempotency key", db.Exec(
-			"DELETE FROM idempotency_keys WHERE workspace_id = ? AND scope = ? AND key = ? AND status IS NULL",
+			"DELETE FROM idempotency_keys WHERE workspace_id = ? AND scope = ? AND key = ? AND status IS NULL AND submission_id IS NULL",
 			workspaceID, scope, key).Error)
 	})
 }
 
-// Purge removes entries created before the given time.
+// forgetResponses deletes, in the caller's transaction, the stored responses of the requests
+// that created the workspace's submissions named in ids (list is their jsonIDs): the key and
+// its fingerprint stay, so a replay is told the submission was deleted. Call it after the
+// submissions' deletion, in the same transaction: on PostgreSQL a Complete holding one of them
+// (FOR KEY SHARE) has then committed, and its row is seen. On SQLite one probe of the index over
+// the range the IDs span first says whether any row can match (see deleteDependents): most
+// submissions were not created with an Idempotency-Key.
+func forgetResponses(tx *gorm.DB, workspaceID string, ids []string, list string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if tx.Dialector.Name() == DialectSQLite {
+		var found []int
+		if err := tx.Raw(probeResponsesSQL, workspaceID, slices.Min(ids), slices.Max(ids)).Scan(&found).Error; err != nil {
+			return mapErr("find idempotent responses", err)
+		}
+		if len(found) == 0 {
+			return nil
+		}
+	}
+	return mapErr("forget idempotent responses", tx.Exec(forgetResponsesSQL(tx), workspaceID, list).Error)
+}
+
+// probeResponsesSQL says whether any key of the workspace (first argument) names a submission
+// between two IDs: one seek of idempotency_keys_submission_idx.
+const probeResponsesSQL = "SELECT 1 FROM idempotency_keys WHERE workspace_id = ? AND submission_id BETWEEN ? AND ? LIMIT 1"
+
+// forgetResponsesSQL nulls the responses of the workspace's keys that name one of a list of
+// submission IDs (see idList), found through idempotency_keys_submission_idx.
+func forgetResponsesSQL(tx *gorm.DB) string {
+	return "UPDATE idempotency_keys SET status = NULL, body = NULL WHERE workspace_id = ? AND submission_id IN (" + idList(tx) + ") AND status IS NOT NULL"
+}
+
+// forgetOrphanedResponses deletes, in the caller's transaction, the stored responses of the
+// workspace's requests whose submission no longer exists: for deletions that name no IDs (a
+// form's submissions, the rest of a workspace's). Call it after the deletion, as
+// forgetResponses. It reads the workspace's keys that name a submission (those of the last
+// 24 hours and a retention interval, see Purge).
+func forgetOrphanedResponses(tx *gorm.DB, workspaceID string) error {
+	return mapErr("forget idempotent responses", tx.Exec(forgetOrphanedResponsesSQL, workspaceID).Error)
+}
+
+const forgetOrphanedResponsesSQL = `UPDATE idempotency_keys SET status = NULL, body = NULL
+	WHERE workspace_id = ? AND submission_id IS NOT NULL AND status IS NOT NULL
+	AND NOT EXISTS (SELECT 1 FROM submissions s WHERE s.id = idempotency_keys.submission_id)`
+
+// Purge removes entries created before the given time, the oldest thousand or so at a time
+// (rows created in the same millisecond go together), so that a purge of many rows never holds
+// SQLite's one writer for long.
 func (s *IdempotencyStore) Purge(ctx context.Context, before time.Time) error {
-	return s.db.write(ctx, func(db *gorm.DB) error {
-		return mapErr("purge idempotency keys", db.Exec("DELETE FROM idempotency_keys WHERE created_at < ?", toMillis(before)).Error)
-	})
+	const batch = 1000
+	end := toMillis(before)
+	for {
+		var edge []int64
+		err := s.db.read(ctx).Raw("SELECT created_at FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT 1 OFFSET ?",
+			end, batch-1).Scan(&edge).Error
+		if err != nil {
+			return mapErr("find idempotency keys to purge", err)
+		}
+		upTo := end
+		if len(edge) == 1 {
+			upTo = edge[0] + 1
+		}
+		err = s.db.write(ctx, func(db *gorm.DB) error {
+			return mapErr("purge idempotency keys", db.Exec("DELETE FROM idempotency_keys WHERE created_at < ?", upTo).Error)
+		})
+		if err != nil || upTo == end {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
 }

@@ -2,6 +2,7 @@ package persistence_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"sync"
 	"testing"
@@ -24,9 +25,9 @@ func TestIdempotencyStore(t *testing.T) {
 		}
 		// In progress: same or other body → conflict.
 		_, err = r.idem.Reserve(ctx, "ws_a", "api", "k1", fp, now.Add(time.Second))
-		wantErr(t, err, domain.ErrConflict)
+		wantErr(t, err, ports.ErrIdempotencyKeyReused)
 		_, err = r.idem.Reserve(ctx, "ws_a", "api", "k1", otherFP, now.Add(time.Second))
-		wantErr(t, err, domain.ErrConflict)
+		wantErr(t, err, ports.ErrIdempotencyKeyReused)
 		// The key is per workspace and scope.
 		got, err = r.idem.Reserve(ctx, "ws_b", "api", "k1", otherFP, now)
 		noErr(t, err)
@@ -47,7 +48,7 @@ func TestIdempotencyStore(t *testing.T) {
 			t.Fatalf("replay = %+v", got)
 		}
 		_, err = r.idem.Reserve(ctx, "ws_a", "api", "k1", otherFP, now.Add(time.Hour))
-		wantErr(t, err, domain.ErrConflict)
+		wantErr(t, err, ports.ErrIdempotencyKeyReused)
 		wantErr(t, r.idem.Complete(ctx, "ws_a", "api", "never-reserved", ports.StoredResponse{Status: 201}), domain.ErrNotFound)
 
 		// Releasing a completed key keeps it; releasing one in progress frees it.
@@ -72,7 +73,7 @@ func TestIdempotencyStore(t *testing.T) {
 			t.Fatalf("expired key replayed %+v", got)
 		}
 		_, err = r.idem.Reserve(ctx, "ws_a", "api", "k1", otherFP, now.Add(24*time.Hour+time.Second))
-		wantErr(t, err, domain.ErrConflict) // the replacement is in progress
+		wantErr(t, err, ports.ErrIdempotencyKeyReused) // the replacement is in progress
 
 		// An empty body round-trips.
 		_, err = r.idem.Reserve(ctx, "ws_a", "api", "k2", fp, now)
@@ -100,7 +101,7 @@ func TestIdempotencyStore(t *testing.T) {
 				got, err := r.idem.Reserve(ctx, "ws_c", "api", "race", fp, now)
 				if err == nil && got == nil {
 					owners <- struct{}{}
-				} else if err != nil && err != domain.ErrConflict {
+				} else if err != nil && !errors.Is(err, ports.ErrIdempotencyKeyReused) {
 					t.Errorf("reserve: %v", err)
 				}
 			}()

@@ -74,7 +74,8 @@ func (r *InvitationRepository) ListPending(ctx context.Context, workspaceID stri
 // invitation (Invitation.Accept). Then it stores the acceptance time, the new user if any, the
 // membership and the events. An unknown, spent or expired invitation gives
 // invitation.ErrNotUsable, so of concurrent calls one succeeds and the others get that; a
-// membership the person already has gives domain.ErrConflict.
+// membership the person already has gives member.ErrAlreadyMember, an email taken meanwhile
+// user.ErrEmailTaken.
 func (r *InvitationRepository) Accept(ctx context.Context, tokenHash []byte, accept func(inv *invitation.Invitation, existing *user.User) (ports.InvitationAcceptance, error)) (ports.InvitationAcceptance, error) {
 	var out ports.InvitationAcceptance
 	err := r.db.tx(ctx, func(tx *gorm.DB) error {
@@ -126,13 +127,13 @@ func (r *InvitationRepository) Accept(ctx context.Context, tokenHash []byte, acc
 				return err
 			}
 			if err := tx.Create(&urow).Error; err != nil {
-				return mapErr("create invited user", err)
+				return accountErr("create invited user", err)
 			}
 		}
 		if acc.Membership != nil {
 			mrow := membershipFromDomain(acc.Membership)
 			if err := tx.Create(&mrow).Error; err != nil {
-				return mapErr("create membership", err)
+				return accountErr("create membership", err)
 			}
 		}
 		if err := writeAudit(tx, acc.Events); err != nil {

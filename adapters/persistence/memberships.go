@@ -21,12 +21,12 @@ var _ ports.MembershipRepository = (*MembershipRepository)(nil)
 func NewMembershipRepository(db *DB) *MembershipRepository { return &MembershipRepository{db: db} }
 
 // Create stores m with its audit events; a second membership of the same user in the same
-// workspace gives domain.ErrConflict, an unknown user or workspace domain.ErrNotFound.
+// workspace gives member.ErrAlreadyMember, an unknown user or workspace domain.ErrNotFound.
 func (r *MembershipRepository) Create(ctx context.Context, m *member.Membership, events ...audit.Event) error {
 	row := membershipFromDomain(m)
 	return r.db.tx(ctx, func(tx *gorm.DB) error {
 		if err := tx.Create(&row).Error; err != nil {
-			return mapErr("create membership", err)
+			return accountErr("create membership", err)
 		}
 		return writeAudit(tx, events)
 	})

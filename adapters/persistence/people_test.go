@@ -139,7 +139,7 @@ func TestUserRepository(t *testing.T) {
 		// The same email again: conflict, and nothing of that transaction stays.
 		dup := buildUser(t, "ada@example.com", base)
 		dm, _ := member.New(newID("mem"), w.ID(), dup.ID(), member.RoleViewer, base)
-		wantErr(t, p.users.Create(ctx, dup, dm, auditEvent(t, w.ID(), audit.MemberJoined, base)), domain.ErrConflict)
+		wantErr(t, p.users.Create(ctx, dup, dm, auditEvent(t, w.ID(), audit.MemberJoined, base)), user.ErrEmailTaken)
 		wantActions(t, p, w.ID(), audit.MemberJoined)
 		if c, _ := p.members.Count(ctx, w.ID()); c != 1 {
 			t.Fatalf("members = %d after a refused user", c)
@@ -225,7 +225,7 @@ func TestUserRepository(t *testing.T) {
 		// Another user may not take the same OpenID subject.
 		other := buildUser(t, "other@example.com", base)
 		other.LinkOIDC("sub-123")
-		wantErr(t, p.users.Create(ctx, other, nil), domain.ErrConflict)
+		wantErr(t, p.users.Create(ctx, other, nil), user.ErrIdentityTaken)
 	})
 }
 
@@ -242,7 +242,7 @@ func TestMembershipRepository(t *testing.T) {
 		mAda2 := mustMember(t, p, w2.ID(), ada.ID(), member.RoleViewer, base.Add(time.Hour))
 
 		dup, _ := member.New(newID("mem"), w1.ID(), bob.ID(), member.RoleAdmin, base)
-		wantErr(t, p.members.Create(ctx, dup), domain.ErrConflict)
+		wantErr(t, p.members.Create(ctx, dup), member.ErrAlreadyMember)
 		ghost, _ := member.New(newID("mem"), w1.ID(), "usr_missing", member.RoleAdmin, base)
 		wantErr(t, p.members.Create(ctx, ghost), domain.ErrNotFound)
 
@@ -562,7 +562,7 @@ func TestInvitationRepository(t *testing.T) {
 			seen = existing
 			return acceptAs("", now, nil)(inv, existing)
 		})
-		wantErr(t, err, domain.ErrConflict)
+		wantErr(t, err, member.ErrAlreadyMember)
 		if seen == nil || seen.ID() != ada.ID() {
 			t.Fatalf("existing user = %v, want %s", seen, ada.ID())
 		}

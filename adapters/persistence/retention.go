@@ -132,7 +132,8 @@ func (s *RetentionStore) CaptureWrites() (n uint64, ok bool) {
 
 // DeleteSubmissions deletes the submissions named in refs (each under its workspace and form),
 // their workflow runs (which hold copies of their answers), their email index and
-// one-per-email keys; it adjusts the forms' counts and writes the tombstones of the deleted
+// one-per-email keys, and the stored responses of the requests that created them (which hold
+// their answers too); it adjusts the forms' counts and writes the tombstones of the deleted
 // submissions (so a backup restore does not bring them back) and the audit events, all in one
 // transaction (see the port for when its commit waits for the disk).
 func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.SubmissionRef, events ports.DeletionAudit) (ports.SubmissionDeletion, error) {
@@ -184,6 +185,9 @@ func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.Sub
 				if err := deleteDependents(tx, table, gone, goneList, ""); err != nil {
 					return mapErr("delete "+table+" of submissions", err)
 				}
+			}
+			if err := forgetResponses(tx, g.workspaceID, gone, goneList); err != nil {
+				return err
 			}
 			if err := writeTombstoneList(tx, ports.TombstoneSubmission, g.workspaceID, gone); err != nil {
 				return err
@@ -374,8 +378,10 @@ var purgeSteps = []purgeStep{
 		"DELETE FROM runs WHERE id IN ? AND workspace_id = ?", false, func(p *ports.WorkspacePurge, n int64) { p.Runs += n }},
 	{"SELECT seq FROM outbox WHERE workspace_id = ? LIMIT ?",
 		"DELETE FROM outbox WHERE seq IN ? AND workspace_id = ?", true, func(p *ports.WorkspacePurge, n int64) { p.Events += n }},
-	{"SELECT key FROM idempotency_keys WHERE workspace_id = ? LIMIT ?",
-		"DELETE FROM idempotency_keys WHERE key IN ? AND workspace_id = ?", false, func(*ports.WorkspacePurge, int64) {}},
+	// The keys of requests that created submissions stay, their responses deleted with the
+	// submissions (DeleteSubmissions, and the forms' last transaction below).
+	{"SELECT key FROM idempotency_keys WHERE workspace_id = ? AND submission_id IS NULL LIMIT ?",
+		"DELETE FROM idempotency_keys WHERE key IN ? AND workspace_id = ? AND submission_id IS NULL", false, func(*ports.WorkspacePurge, int64) {}},
 	{"SELECT id FROM webhooks WHERE workspace_id = ? LIMIT ?",
 		"DELETE FROM webhooks WHERE id IN ? AND workspace_id = ?", false, func(p *ports.WorkspacePurge, n int64) { p.Webhooks += n }},
 	{"SELECT id FROM workflows WHERE workspace_id = ? LIMIT ?",
@@ -442,6 +448,9 @@ func (s *RetentionStore) PurgeWorkspaceData(ctx context.Context, workspaceID str
 			}
 			if err := tx.Exec("DELETE FROM form_counters WHERE form_id IN ?", forms).Error; err != nil {
 				return mapErr("delete form counters", err)
+			}
+			if err := forgetOrphanedResponses(tx, workspaceID); err != nil {
+				return err
 			}
 			res := tx.Exec("DELETE FROM forms WHERE workspace_id = ? AND id IN ?", workspaceID, forms)
 			if res.Error != nil {

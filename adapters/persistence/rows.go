@@ -350,6 +350,9 @@ type idempotencyRow struct {
 	Status      *int   `gorm:"column:status"`
 	Body        []byte `gorm:"column:body"`
 	CreatedAt   int64  `gorm:"column:created_at"`
+	// SubmissionID names the submission the request created; with Status NULL, that its
+	// response was deleted with the submission.
+	SubmissionID *string `gorm:"column:submission_id"`
 }
 
 func (idempotencyRow) TableName() string { return "idempotency_keys" }

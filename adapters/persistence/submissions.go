@@ -287,7 +287,8 @@ func (r *SubmissionRepository) currentEmails(tx *gorm.DB, s *submission.Submissi
 	return submission.EmailAnswers(fields, s.Data()), nil
 }
 
-// Delete removes the submission, decrements the form's count and records its tombstone in one
+// Delete removes the submission, decrements the form's count, records its tombstone and
+// deletes the stored response of the request that created it (forgetResponses) in one
 // transaction, or returns domain.ErrNotFound. Its email index rows go with it (the foreign key
 // cascades).
 func (r *SubmissionRepository) Delete(ctx context.Context, workspaceID, formID, id string, events ...audit.Event) error {
@@ -301,6 +302,9 @@ func (r *SubmissionRepository) Delete(ctx context.Context, workspaceID, formID, 
 		}
 		if err := addCounts(tx, 0, map[string]int64{formID: -1}); err != nil {
 			return mapErr("count deleted submission", err)
+		}
+		if err := forgetResponses(tx, workspaceID, []string{id}, jsonIDs([]string{id})); err != nil {
+			return err
 		}
 		if err := writeTombstones(tx, []ports.Tombstone{{Kind: ports.TombstoneSubmission, ID: id, WorkspaceID: workspaceID}}); err != nil {
 			return err

@@ -227,6 +227,9 @@ func applyTombstone(tx *gorm.DB, t ports.Tombstone) (int64, error) {
 		if err := addCounts(tx, 0, map[string]int64{formIDs[0]: -1}); err != nil {
 			return 0, mapErr("count tombstoned submission", err)
 		}
+		if err := forgetResponses(tx, t.WorkspaceID, []string{t.ID}, jsonIDs([]string{t.ID})); err != nil {
+			return 0, err
+		}
 		return 1, nil
 	case ports.TombstoneForm:
 		res := tx.Exec("DELETE FROM forms WHERE workspace_id = ? AND id = ?", t.WorkspaceID, t.ID)
@@ -240,6 +243,9 @@ func applyTombstone(tx *gorm.DB, t ports.Tombstone) (int64, error) {
 		}
 		if err := tx.Exec("DELETE FROM form_counters WHERE form_id = ?", t.ID).Error; err != nil {
 			return 0, mapErr("delete tombstoned form's counters", err)
+		}
+		if err := forgetOrphanedResponses(tx, t.WorkspaceID); err != nil {
+			return 0, err
 		}
 		return min(res.RowsAffected, 1), nil
 	case ports.TombstoneWorkspace:

@@ -22,8 +22,9 @@ var _ ports.UserRepository = (*UserRepository)(nil)
 func NewUserRepository(db *DB) *UserRepository { return &UserRepository{db: db} }
 
 // Create stores u, with its first membership when m is not nil, and the audit events, in one
-// transaction. A taken email (or OpenID subject, or ID) gives domain.ErrConflict; a membership
-// of an unknown workspace gives domain.ErrNotFound.
+// transaction. A taken email gives user.ErrEmailTaken, a taken OpenID subject
+// user.ErrIdentityTaken, a taken ID domain.ErrConflict; a membership of an unknown workspace
+// gives domain.ErrNotFound.
 func (r *UserRepository) Create(ctx context.Context, u *user.User, m *member.Membership, events ...audit.Event) error {
 	row, err := userFromDomain(u)
 	if err != nil {
@@ -36,12 +37,12 @@ func (r *UserRepository) Create(ctx context.Context, u *user.User, m *member.Mem
 
 func createUser(tx *gorm.DB, row userRow, m *member.Membership, events []audit.Event) error {
 	if err := tx.Create(&row).Error; err != nil {
-		return mapErr("create user", err)
+		return accountErr("create user", err)
 	}
 	if m != nil {
 		mrow := membershipFromDomain(m)
 		if err := tx.Create(&mrow).Error; err != nil {
-			return mapErr("create membership", err)
+			return accountErr("create membership", err)
 		}
 	}
 	return writeAudit(tx, events)
@@ -83,7 +84,7 @@ func (r *UserRepository) Count(ctx context.Context) (int64, error) {
 }
 
 // Update locks the user's row, lets change modify the user, and stores it with the audit events
-// change returns, in one transaction. An email taken by someone else gives domain.ErrConflict.
+// change returns, in one transaction. An email taken by someone else gives user.ErrEmailTaken.
 func (r *UserRepository) Update(ctx context.Context, id string, change func(*user.User) ([]audit.Event, error)) (*user.User, error) {
 	var out *user.User
 	err := lockedUpdate(ctx, r.db, lockNoKeyUpdate, "user", func(tx *gorm.DB, row userRow) error {
@@ -100,7 +101,7 @@ func (r *UserRepository) Update(ctx context.Context, id string, change func(*use
 			return err
 		}
 		if err := tx.Model(&userRow{}).Where("id = ?", id).Select("*").Updates(&next).Error; err != nil {
-			return mapErr("update user", err)
+			return accountErr("update user", err)
 		}
 		out = u
 		return writeAudit(tx, events)

@@ -4,7 +4,6 @@ package member
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -45,7 +44,10 @@ var rolePermissions = map[Role][]access.Permission{
 func (r Role) Allows(p access.Permission) bool { return slices.Contains(rolePermissions[r], p) }
 
 // ErrLastOwner means the change would leave the workspace without an owner.
-var ErrLastOwner = fmt.Errorf("%w: a workspace keeps at least one owner", domain.ErrConflict)
+var ErrLastOwner = domain.Conflict("a workspace keeps at least one owner: make another member owner first")
+
+// ErrAlreadyMember means the person is a member of the workspace already.
+var ErrAlreadyMember = domain.Conflict("this person is already a member of the workspace")
 
 // ErrOwnersOnly means only an owner may grant, change or take away the owner role.
 var ErrOwnersOnly = errors.New("only an owner may grant, change or remove an owner")

@@ -14,6 +14,12 @@ import (
 	"github.com/formward/formward/domain/text"
 )
 
+// ErrEmailTaken means another account has the email address.
+var ErrEmailTaken = domain.Conflict("an account with this email address already exists")
+
+// ErrIdentityTaken means the single sign-on identity is linked to another account.
+var ErrIdentityTaken = domain.Conflict("this single sign-on identity is linked to another account")
+
 // Password length bounds, in characters.
 const (
 	MinPasswordLength = 12

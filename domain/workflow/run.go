@@ -269,7 +269,7 @@ func (r *Run) finish(s RunStatus, now time.Time) {
 
 // ErrRunNotFailed refuses a manual retry of a run that did not fail: a succeeded run has
 // nothing left to do, and a queued or running one is still being worked on.
-var ErrRunNotFailed = fmt.Errorf("%w: only a failed run can be retried", domain.ErrConflict)
+var ErrRunNotFailed = domain.Conflict("only a failed run can be retried")
 
 // Retry is a manual replay of a failed run: the action that failed gets a new cycle of
 // attempts (numbered from 1 again, the earlier ones kept in its log), due at once, and the
