@@ -284,7 +284,7 @@ func (c *cli) restore(ctx context.Context, id string, yes bool) error {
 		return err
 	}
 	defer flush()
-	ring, err := provideKeyring(c.cfg, log)
+	ring, err := loadKeyring(c.cfg, log)
 	if err != nil {
 		return err
 	}

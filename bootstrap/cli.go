@@ -159,6 +159,9 @@ func (c *cli) checkDataDir() error {
 		missing = append(missing, "no "+crypto.MasterKeyFile+" and FORMWARD_MASTER_KEY unset")
 	}
 	fmt.Fprintf(c.stderr, "formward: data dir %s, database %s\n", dir, database)
+	if err := requireMasterKey(c.cfg); err != nil {
+		return err // --init does not generate a key for PostgreSQL either
+	}
 	if len(missing) > 0 && !c.init {
 		return fmt.Errorf("data dir %s holds no Formward installation (%s): run the command where `formward serve` runs, "+
 			"point --data-dir / FORMWARD_DATA_DIR (and FORMWARD_DATABASE_URL, FORMWARD_MASTER_KEY) where serve's point, "+
