@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -109,24 +108,8 @@ func TestServeWithAnotherMasterKeyExits(t *testing.T) {
 	cfg := testConfig(t)
 	storeDataKey(t, cfg)
 	other := crypto.GenerateMasterKey()
-	type exit struct {
-		code   int
-		stderr string
-	}
-	exited := make(chan exit, 1)
-	go func() {
-		code, _, stderr := run(t, "serve", "--data-dir", cfg.DataDir, "--http-addr", "127.0.0.1:0", "--log-level", "error",
-			"--master-key", other.Base64())
-		exited <- exit{code, stderr}
-	}()
-	var code int
-	var stderr string
-	select {
-	case e := <-exited:
-		code, stderr = e.code, e.stderr
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve with another master key is still running after 30s")
-	}
+	code, _, stderr := runToExit(t, "serve", "--data-dir", cfg.DataDir, "--http-addr", "127.0.0.1:0", "--log-level", "error",
+		"--master-key", other.Base64())
 	if code == 0 || !strings.Contains(stderr, keyID(t, cfg.MasterKey)) || !strings.Contains(stderr, other.ID()) {
 		t.Fatalf("serve with another master key: exit %d, stderr:\n%s", code, stderr)
 	}

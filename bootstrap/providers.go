@@ -161,7 +161,7 @@ func provideKeyring(ctx context.Context, cfg Config, log *zap.Logger, keys *pers
 		return nil, err
 	}
 	if err := crypto.CheckMasterKeys(ring, stored); err != nil {
-		return nil, fmt.Errorf("master key check: %w; start with the key those data keys were wrapped with in FORMWARD_MASTER_KEY, "+
+		return nil, fmt.Errorf("%w; start with the key those data keys were wrapped with in FORMWARD_MASTER_KEY, "+
 			"or, during a rotation, list it in FORMWARD_PREVIOUS_MASTER_KEYS", err)
 	}
 	return ring, nil
