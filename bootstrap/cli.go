@@ -58,6 +58,8 @@ type cli struct {
 	init   bool
 	errs   []error
 	binder *binder
+	// known is every FORMWARD_ variable of every command, for warnUnknownVariables.
+	known  map[string]bool
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -69,7 +71,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 
 // newCLI builds the command tree and the configuration its flags fill in.
 func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
-	c := &cli{stdout: stdout, stderr: stderr}
+	c := &cli{stdout: stdout, stderr: stderr, known: map[string]bool{}}
 	root := &cobra.Command{
 		Use:           "formward",
 		Short:         "Formward: self-hostable form collection with encrypted capture and signed events",
@@ -114,7 +116,7 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 
 // flags binds a command's flags to FORMWARD_<prefix><flag> variables.
 func (c *cli) flags(fs *pflag.FlagSet, prefix string) *binder {
-	return &binder{fs: fs, prefix: prefix, errs: &c.errs}
+	return &binder{fs: fs, prefix: prefix, errs: &c.errs, known: c.known}
 }
 
 // withRuntime opens the database (migrating it) and makes sure the default workspace exists.
@@ -124,7 +126,7 @@ func (c *cli) withRuntime(ctx context.Context, fn func(*Runtime) error) error {
 	if err := c.checkDataDir(); err != nil {
 		return err
 	}
-	log, flush, err := newLogger(c.cfg.LogLevel)
+	log, flush, err := c.startLogger()
 	if err != nil {
 		return err
 	}

@@ -164,7 +164,7 @@ func (c *cli) worker(ctx context.Context) error {
 	if len(c.cfg.Brokers()) == 0 {
 		return errWorkerNoBrokers
 	}
-	log, flush, err := newLogger(c.cfg.LogLevel)
+	log, flush, err := c.startLogger()
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (c *cli) withServeProcess(ctx context.Context, fn func(*ServeProcess) error
 		}
 		defer unlock()
 	}
-	log, flush, err := newLogger(c.cfg.LogLevel)
+	log, flush, err := c.startLogger()
 	if err != nil {
 		return err
 	}

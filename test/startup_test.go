@@ -155,3 +155,20 @@ func TestCommandsStartedTogetherOnAFreshDataDir(t *testing.T) {
 		}
 	}
 }
+
+// A misspelt variable is named in a warning at start, with the name it was probably meant to
+// be, and its value is not repeated.
+func TestMisspeltVariableIsWarnedAbout(t *testing.T) {
+	t.Parallel()
+	in := newInstance(t, "", "")
+	_, stderr, code := in.run([]string{"FORMWARD_KAFKA_BROKER=127.0.0.1:19092", "FORMWARD_LOG_LEVEL=warn"}, "keys", "create", "--name", "ci", "--scope", "admin")
+	if code != 0 {
+		t.Fatalf("keys create: exit %d, stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, `"variable":"FORMWARD_KAFKA_BROKER"`) || !strings.Contains(stderr, `"closest_known":"FORMWARD_KAFKA_BROKERS"`) {
+		t.Fatalf("no warning naming FORMWARD_KAFKA_BROKER and FORMWARD_KAFKA_BROKERS:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "19092") {
+		t.Fatalf("the warning repeats the variable's value:\n%s", stderr)
+	}
+}
