@@ -21,8 +21,8 @@ const SQLiteFile = "formward.db"
 const (
 	// ServeLockFile is held by the one `formward serve` of a SQLite data dir; it holds its PID.
 	ServeLockFile = "serve.lock"
-	// migrateLockFile is held while a process migrates the SQLite database.
-	migrateLockFile = "migrate.lock"
+	// setupLockFile is held while a process opens the SQLite database and while it migrates it.
+	setupLockFile = "setup.lock"
 )
 
 // DataDirInUseError means another `formward serve` holds the data dir.
@@ -85,12 +85,15 @@ func holderPID(path string) int {
 	return 0
 }
 
-// lockMigrations waits for the migration lock of a SQLite data dir, so processes started
-// together migrate one after the other and none sees half of the migrations applied.
-func lockMigrations(ctx context.Context, dir string) (release func(), err error) {
-	l, err := filelock.Lock(ctx, filepath.Join(dir, migrateLockFile))
+// lockSetup waits for the setup lock of a SQLite data dir. Processes started together take
+// turns with it at the two steps they cannot take at once: the first connection, which
+// switches a new database file to WAL (two switches at once fail with "database is locked",
+// whatever the busy timeout), and the migrations (run at once, each would see the other's half
+// applied).
+func lockSetup(ctx context.Context, dir string) (release func(), err error) {
+	l, err := filelock.Lock(ctx, filepath.Join(dir, setupLockFile))
 	if err != nil {
-		return nil, fmt.Errorf("migrations: lock: %w", err)
+		return nil, fmt.Errorf("lock %s: %w", setupLockFile, err)
 	}
 	return func() { _ = l.Unlock() }, nil
 }

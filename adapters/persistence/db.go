@@ -116,6 +116,12 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Until the first connection is up (the ping below): see lockSetup.
+		unlock, err := lockSetup(ctx, dataDir)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite database: %w", err)
+		}
+		defer unlock()
 		dialect = DialectSQLite
 		registerSQLiteDriver()
 		dialector = sqlite.New(sqlite.Config{DriverName: sqliteDriver, DSN: dsn})
@@ -247,9 +253,9 @@ func (d *DB) Migrate(ctx context.Context) error {
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	} else {
-		unlock, err := lockMigrations(ctx, d.dataDir)
+		unlock, err := lockSetup(ctx, d.dataDir)
 		if err != nil {
-			return err
+			return fmt.Errorf("migrations: %w", err)
 		}
 		defer unlock()
 		release, err := d.acquireWrite(ctx)

@@ -148,6 +148,37 @@ func TestMigrateConcurrentlyOnSQLite(t *testing.T) {
 	}
 }
 
+// Opening a fresh SQLite file switches it to WAL, which two connections doing it at once fail
+// with "database is locked" whatever the busy timeout: processes opening one data dir take
+// turns while they set the database up.
+func TestOpenConcurrentlyOnAFreshSQLiteFile(t *testing.T) {
+	ctx := context.Background()
+	for round := range 20 {
+		dir := filepath.Join(t.TempDir(), "data")
+		var wg sync.WaitGroup
+		errs := make([]error, 6)
+		start := make(chan struct{})
+		for i := range errs {
+			wg.Go(func() {
+				<-start
+				db, err := persistence.Open(ctx, persistence.Config{DataDir: dir})
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				errs[i] = db.Close()
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, process %d: %v", round, i, err)
+			}
+		}
+	}
+}
+
 // The serve lock of a data dir is exclusive and names its holder; it is free again once
 // released (or once its process ended, which the system does).
 func TestLockServe(t *testing.T) {
