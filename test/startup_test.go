@@ -129,11 +129,12 @@ func TestOneServePerDataDir(t *testing.T) {
 	in.stopServe()
 }
 
-// Two commands started together on a fresh data dir both succeed: the migrations run under a
-// file lock, so neither sees them half applied.
+// Two commands started together on a fresh data dir both succeed: they take turns on a file
+// lock while each opens the database and migrates it, so neither meets the other's switch to
+// WAL ("database is locked") or sees the migrations half applied.
 func TestCommandsStartedTogetherOnAFreshDataDir(t *testing.T) {
 	t.Parallel()
-	for round := range 5 {
+	for round := range 10 {
 		in := newInstance(t, "", "")
 		var wg sync.WaitGroup
 		results := make([]struct {
