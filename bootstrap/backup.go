@@ -279,12 +279,12 @@ func (c *cli) restore(ctx context.Context, id string, yes bool) error {
 		return fmt.Errorf("restore needs the master key the backup was encrypted under: set FORMWARD_MASTER_KEY or put %s in %s",
 			crypto.MasterKeyFile, dir)
 	}
-	log, flush, err := newLogger(c.cfg.LogLevel)
+	log, flush, err := c.startLogger()
 	if err != nil {
 		return err
 	}
 	defer flush()
-	ring, err := provideKeyring(c.cfg, log)
+	ring, err := loadKeyring(c.cfg, log)
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,8 @@ type cli struct {
 	init   bool
 	errs   []error
 	binder *binder
+	// known is every FORMWARD_ variable of every command, for warnUnknownVariables.
+	known  map[string]bool
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -69,7 +71,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 
 // newCLI builds the command tree and the configuration its flags fill in.
 func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
-	c := &cli{stdout: stdout, stderr: stderr}
+	c := &cli{stdout: stdout, stderr: stderr, known: map[string]bool{}}
 	root := &cobra.Command{
 		Use:           "formward",
 		Short:         "Formward: self-hostable form collection with encrypted capture and signed events",
@@ -114,7 +116,7 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 
 // flags binds a command's flags to FORMWARD_<prefix><flag> variables.
 func (c *cli) flags(fs *pflag.FlagSet, prefix string) *binder {
-	return &binder{fs: fs, prefix: prefix, errs: &c.errs}
+	return &binder{fs: fs, prefix: prefix, errs: &c.errs, known: c.known}
 }
 
 // withRuntime opens the database (migrating it) and makes sure the default workspace exists.
@@ -124,7 +126,7 @@ func (c *cli) withRuntime(ctx context.Context, fn func(*Runtime) error) error {
 	if err := c.checkDataDir(); err != nil {
 		return err
 	}
-	log, flush, err := newLogger(c.cfg.LogLevel)
+	log, flush, err := c.startLogger()
 	if err != nil {
 		return err
 	}
@@ -159,6 +161,9 @@ func (c *cli) checkDataDir() error {
 		missing = append(missing, "no "+crypto.MasterKeyFile+" and FORMWARD_MASTER_KEY unset")
 	}
 	fmt.Fprintf(c.stderr, "formward: data dir %s, database %s\n", dir, database)
+	if err := requireMasterKey(c.cfg); err != nil {
+		return err // --init does not generate a key for PostgreSQL either
+	}
 	if len(missing) > 0 && !c.init {
 		return fmt.Errorf("data dir %s holds no Formward installation (%s): run the command where `formward serve` runs, "+
 			"point --data-dir / FORMWARD_DATA_DIR (and FORMWARD_DATABASE_URL, FORMWARD_MASTER_KEY) where serve's point, "+

@@ -181,16 +181,23 @@ func envName(flag string) string {
 
 // binder registers flags whose defaults come from the environment, so flag > env > default.
 // prefix keeps the variables of command-specific flags apart (FORMWARD_KEY_NAME, FORMWARD_WORKSPACE_NAME).
+// Every variable it reads is recorded in known (when set), the list unknown variables are
+// checked against.
 type binder struct {
 	fs     *pflag.FlagSet
 	prefix string
 	errs   *[]error
+	known  map[string]bool
 }
 
 func (b *binder) fail(err error) { *b.errs = append(*b.errs, err) }
 
 func (b *binder) env(name string) (string, bool) {
-	return os.LookupEnv(envName(b.prefix + name))
+	v := envName(b.prefix + name)
+	if b.known != nil {
+		b.known[v] = true
+	}
+	return os.LookupEnv(v)
 }
 
 func (b *binder) usage(name, usage string) string {

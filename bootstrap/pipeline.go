@@ -13,6 +13,7 @@ import (
 	"github.com/formward/formward/adapters/delivery"
 	"github.com/formward/formward/adapters/kafka"
 	"github.com/formward/formward/adapters/metrics"
+	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/webhook"
@@ -163,7 +164,7 @@ func (c *cli) worker(ctx context.Context) error {
 	if len(c.cfg.Brokers()) == 0 {
 		return errWorkerNoBrokers
 	}
-	log, flush, err := newLogger(c.cfg.LogLevel)
+	log, flush, err := c.startLogger()
 	if err != nil {
 		return err
 	}
@@ -204,9 +205,17 @@ func (c *cli) worker(ctx context.Context) error {
 	}
 }
 
-// withServeProcess is withRuntime for serve: the same runtime plus the embedded pipeline.
+// withServeProcess is withRuntime for serve: the same runtime plus the embedded pipeline. On
+// SQLite it first takes the data dir's serve lock, so a second serve on it exits at once.
 func (c *cli) withServeProcess(ctx context.Context, fn func(*ServeProcess) error) error {
-	log, flush, err := newLogger(c.cfg.LogLevel)
+	if c.cfg.DatabaseURL == "" {
+		unlock, err := persistence.LockServe(c.cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	log, flush, err := c.startLogger()
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,9 @@ package bootstrap
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -133,8 +135,68 @@ func provideDB(ctx context.Context, cfg Config) (*persistence.DB, func(), error)
 	return db, func() { _ = db.Close() }, nil
 }
 
-// provideKeyring loads the master key (generating one into the data dir when none is configured).
-func provideKeyring(cfg Config, log *zap.Logger) (*crypto.Keyring, error) {
+// provideKeyring loads the master keys and proves them on the data keys already stored, so a
+// process given the wrong key stops at start, naming the key IDs, instead of answering 500 to
+// every capture and read. A key is generated into the data dir only in the embedded mode, and
+// only while the database holds no data key.
+func provideKeyring(ctx context.Context, cfg Config, log *zap.Logger, keys *persistence.DataKeyRepository) (*crypto.Keyring, error) {
+	if err := requireMasterKey(cfg); err != nil {
+		return nil, err
+	}
+	stored, err := keys.OnePerMasterKey(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("master key check: %w", err)
+	}
+	if len(stored) > 0 && !masterKeyConfigured(cfg) {
+		ids := make([]string, len(stored))
+		for i, k := range stored {
+			ids[i] = k.MasterKeyID
+		}
+		return nil, fmt.Errorf("no master key: FORMWARD_MASTER_KEY is unset and %s does not exist, but the database holds data keys wrapped by master key %s; "+
+			"start with that key in FORMWARD_MASTER_KEY (or its file in the data dir)",
+			filepath.Join(cfg.DataDir, crypto.MasterKeyFile), strings.Join(ids, ", "))
+	}
+	ring, err := loadKeyring(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := crypto.CheckMasterKeys(ring, stored); err != nil {
+		return nil, fmt.Errorf("%w; start with the key those data keys were wrapped with in FORMWARD_MASTER_KEY, "+
+			"or, during a rotation, list it in FORMWARD_PREVIOUS_MASTER_KEYS", err)
+	}
+	return ring, nil
+}
+
+// masterKeyConfigured reports whether a master key is given (FORMWARD_MASTER_KEY) or was kept
+// in the data dir by an earlier start.
+func masterKeyConfigured(cfg Config) bool {
+	return strings.TrimSpace(cfg.MasterKey) != "" || exists(filepath.Join(cfg.DataDir, crypto.MasterKeyFile))
+}
+
+// errMasterKeyRequired: with PostgreSQL every process must hold the same key, and a key
+// generated into one process's data dir would be known to that process only.
+var errMasterKeyRequired = errors.New("FORMWARD_MASTER_KEY is required with FORMWARD_DATABASE_URL: every process of the " +
+	"installation must use the same master key, and one is generated into the data dir only in the embedded mode (SQLite); " +
+	"make one with `head -c 32 /dev/urandom | base64`, keep a copy, and give it to every process")
+
+// requireMasterKey refuses PostgreSQL without FORMWARD_MASTER_KEY.
+func requireMasterKey(cfg Config) error {
+	if cfg.DatabaseURL == "" || strings.TrimSpace(cfg.MasterKey) != "" {
+		return nil
+	}
+	if file := filepath.Join(cfg.DataDir, crypto.MasterKeyFile); exists(file) {
+		return fmt.Errorf("%w (%s exists: if it holds the key in use, put its content in FORMWARD_MASTER_KEY)", errMasterKeyRequired, file)
+	}
+	return errMasterKeyRequired
+}
+
+// loadKeyring reads the master key (FORMWARD_MASTER_KEY, else the data dir's key file, which
+// the embedded mode generates when missing) and FORMWARD_PREVIOUS_MASTER_KEYS. With
+// PostgreSQL, FORMWARD_MASTER_KEY is required.
+func loadKeyring(cfg Config, log *zap.Logger) (*crypto.Keyring, error) {
+	if err := requireMasterKey(cfg); err != nil {
+		return nil, err
+	}
 	primary, generated, err := crypto.LoadOrCreateMasterKey(cfg.DataDir, cfg.MasterKey)
 	if err != nil {
 		return nil, fmt.Errorf("master key: %w", err)

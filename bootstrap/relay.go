@@ -76,7 +76,7 @@ func (c *cli) relay(ctx context.Context) error {
 	if len(c.cfg.Brokers()) == 0 {
 		return errNoBrokers
 	}
-	log, flush, err := newLogger(c.cfg.LogLevel)
+	log, flush, err := c.startLogger()
 	if err != nil {
 		return err
 	}

@@ -31,12 +31,12 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	}
 	workspaceRepository := persistence.NewWorkspaceRepository(db)
 	apiKeyRepository := persistence.NewAPIKeyRepository(db)
-	keyring, err := provideKeyring(cfg, log)
+	dataKeyRepository := persistence.NewDataKeyRepository(db)
+	keyring, err := provideKeyring(ctx, cfg, log, dataKeyRepository)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	dataKeyRepository := persistence.NewDataKeyRepository(db)
 	iDs := system.NewIDs()
 	clock := system.Clock{}
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
@@ -206,13 +206,13 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 		cleanup()
 		return nil, nil, err
 	}
-	keyring, err := provideKeyring(cfg, log)
+	dataKeyRepository := persistence.NewDataKeyRepository(db)
+	keyring, err := provideKeyring(ctx, cfg, log, dataKeyRepository)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	dataKeyRepository := persistence.NewDataKeyRepository(db)
 	iDs := system.NewIDs()
 	clock := system.Clock{}
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
@@ -277,12 +277,12 @@ func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayPr
 	if err != nil {
 		return nil, nil, err
 	}
-	keyring, err := provideKeyring(cfg, log)
+	dataKeyRepository := persistence.NewDataKeyRepository(db)
+	keyring, err := provideKeyring(ctx, cfg, log, dataKeyRepository)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	dataKeyRepository := persistence.NewDataKeyRepository(db)
 	iDs := system.NewIDs()
 	clock := system.Clock{}
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
@@ -316,12 +316,12 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	}
 	workspaceRepository := persistence.NewWorkspaceRepository(db)
 	apiKeyRepository := persistence.NewAPIKeyRepository(db)
-	keyring, err := provideKeyring(cfg, log)
+	dataKeyRepository := persistence.NewDataKeyRepository(db)
+	keyring, err := provideKeyring(ctx, cfg, log, dataKeyRepository)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	dataKeyRepository := persistence.NewDataKeyRepository(db)
 	iDs := system.NewIDs()
 	clock := system.Clock{}
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)

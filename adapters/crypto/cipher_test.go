@@ -551,3 +551,52 @@ func BenchmarkOpen1KiB(b *testing.B) {
 		}
 	}
 }
+
+// The start check: stored data keys must each unwrap with a configured key; a fresh database
+// passes; a rotation's previous key counts; the failure names the IDs found and configured.
+func TestCheckMasterKeys(t *testing.T) {
+	oldKey, newKey, other := GenerateMasterKey(), GenerateMasterKey(), GenerateMasterKey()
+	keys := newMemKeys()
+	if _, err := newTestCipher(NewKeyring(oldKey), keys).Seal(ctx, "wsp_old", []byte("x"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newTestCipher(NewKeyring(newKey), keys).Seal(ctx, "wsp_new", []byte("x"), nil); err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := keys.All(ctx)
+
+	if err := CheckMasterKeys(NewKeyring(other), nil); err != nil {
+		t.Fatalf("no data keys yet: %v", err)
+	}
+	if err := CheckMasterKeys(NewKeyring(newKey, oldKey), stored); err != nil {
+		t.Fatalf("both keys configured: %v", err)
+	}
+
+	err := CheckMasterKeys(NewKeyring(newKey), stored)
+	var mismatch *MasterKeyMismatchError
+	if !errors.As(err, &mismatch) {
+		t.Fatalf("previous key left out: %v, want a MasterKeyMismatchError", err)
+	}
+	if fmt.Sprint(mismatch.Missing) != fmt.Sprint([]string{oldKey.ID()}) || len(mismatch.Stored) != 2 ||
+		fmt.Sprint(mismatch.Configured) != fmt.Sprint([]string{newKey.ID()}) {
+		t.Fatalf("mismatch = %+v", mismatch)
+	}
+	msg := err.Error()
+	for _, id := range []string{oldKey.ID(), newKey.ID()} {
+		if !strings.Contains(msg, id) {
+			t.Fatalf("message does not name %s: %s", id, msg)
+		}
+	}
+
+	err = CheckMasterKeys(NewKeyring(other), stored)
+	if !errors.As(err, &mismatch) || len(mismatch.Missing) != 2 || !strings.Contains(err.Error(), other.ID()) {
+		t.Fatalf("wrong key: %v", err)
+	}
+
+	// A data key whose wrapping does not open under the key of its ID fails too.
+	bad := clone(stored[0])
+	bad.Wrapped[len(bad.Wrapped)-1] ^= 1
+	if err := CheckMasterKeys(NewKeyring(newKey, oldKey), []ports.WrappedKey{bad}); !errors.As(err, &mismatch) {
+		t.Fatalf("altered wrapping: %v", err)
+	}
+}

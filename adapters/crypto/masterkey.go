@@ -16,11 +16,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/formward/formward/ports"
 )
 
 // MasterKeySize is the length of a master key in bytes (AES-256).
@@ -266,4 +269,52 @@ func (r *Keyring) IDs() []string {
 	}
 	slices.Sort(others)
 	return append([]string{r.primary.id}, others...)
+}
+
+// MasterKeyMismatchError means stored data keys are wrapped by master keys that no key in the
+// keyring unwraps: the process was given another key than the one the data was written
+// under, or a rotation's previous key is missing. Every capture and read of those workspaces
+// would fail, so a process stops at start instead.
+type MasterKeyMismatchError struct {
+	// Stored are the IDs of the master keys that wrap stored data keys, sorted.
+	Stored []string
+	// Configured are the IDs of the keyring's keys, the primary first.
+	Configured []string
+	// Missing are the stored IDs that no configured key unwraps, sorted.
+	Missing []string
+}
+
+func (e *MasterKeyMismatchError) Error() string {
+	return fmt.Sprintf("crypto: no configured master key unwraps the data keys wrapped by master key %s "+
+		"(stored data keys are wrapped by %s; configured master keys: %s)",
+		strings.Join(e.Missing, ", "), strings.Join(e.Stored, ", "), strings.Join(e.Configured, ", "))
+}
+
+// CheckMasterKeys proves that ring unwraps stored, the data keys already in the database:
+// every one of them must unwrap with the ring's key of its master key ID. A caller at start
+// passes one data key per master key ID (a key's ID is a hash of the key, so one data key
+// proves the others wrapped by the same key); a database with no data keys passes. The
+// failure is a *MasterKeyMismatchError naming the key IDs found and configured.
+func CheckMasterKeys(ring *Keyring, stored []ports.WrappedKey) error {
+	found := map[string]bool{}
+	missing := map[string]bool{}
+	for _, wk := range stored {
+		found[wk.MasterKeyID] = true
+		master, ok := ring.Get(wk.MasterKeyID)
+		if !ok {
+			missing[wk.MasterKeyID] = true
+			continue
+		}
+		if _, err := unwrapKey(master, wk); err != nil {
+			missing[wk.MasterKeyID] = true
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &MasterKeyMismatchError{
+		Stored:     slices.Sorted(maps.Keys(found)),
+		Configured: ring.IDs(),
+		Missing:    slices.Sorted(maps.Keys(missing)),
+	}
 }

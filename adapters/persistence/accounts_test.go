@@ -2,6 +2,7 @@ package persistence_test
 
 import (
 	"context"
+	"fmt"
 	"github.com/formward/formward/domain/audit"
 	"sync"
 	"testing"
@@ -152,5 +153,37 @@ func TestDataKeyRepository(t *testing.T) {
 			t.Fatalf("after rewrap %+v", got)
 		}
 		wantErr(t, r.dataKeys.Rewrap(ctx, "dk_missing", "mk2", []byte{1}), domain.ErrNotFound)
+	})
+}
+
+// The start-up check reads one data key per master key in use, whatever the number of
+// workspaces: none on a fresh database.
+func TestDataKeysOnePerMasterKey(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		got, err := r.dataKeys.OnePerMasterKey(ctx)
+		noErr(t, err)
+		if len(got) != 0 {
+			t.Fatalf("fresh database: %d data keys, want none", len(got))
+		}
+		first := map[string]string{}
+		for i, mk := range []string{"mk_b", "mk_a", "mk_b", "mk_a", "mk_b"} {
+			k := ports.WrappedKey{ID: newID("dk"), WorkspaceID: fmt.Sprintf("ws_%d", i), MasterKeyID: mk, Wrapped: []byte{byte(i)}, CreatedAt: base}
+			_, err := r.dataKeys.Insert(ctx, k)
+			noErr(t, err)
+			if first[mk] == "" {
+				first[mk] = k.ID
+			}
+		}
+		got, err = r.dataKeys.OnePerMasterKey(ctx)
+		noErr(t, err)
+		if len(got) != 2 || got[0].MasterKeyID != "mk_a" || got[1].MasterKeyID != "mk_b" {
+			t.Fatalf("one per master key = %+v, want one of mk_a and one of mk_b", got)
+		}
+		for _, k := range got {
+			if k.ID != first[k.MasterKeyID] || len(k.Wrapped) != 1 || k.WorkspaceID == "" {
+				t.Fatalf("data key of %s = %+v, want the whole row of %s", k.MasterKeyID, k, first[k.MasterKeyID])
+			}
+		}
 	})
 }

@@ -89,6 +89,23 @@ func (r *DataKeyRepository) All(ctx context.Context) ([]ports.WrappedKey, error)
 	return out, nil
 }
 
+// OnePerMasterKey returns one data key for each master key that wraps stored data keys (the
+// one with the smallest ID), for the check every process makes at start: one key per master
+// key proves that key, so the check costs as many unwraps as there are master keys in use,
+// however many workspaces there are.
+func (r *DataKeyRepository) OnePerMasterKey(ctx context.Context) ([]ports.WrappedKey, error) {
+	var rows []dataKeyRow
+	err := r.db.read(ctx).Where("id IN (SELECT MIN(id) FROM data_keys GROUP BY master_key_id)").Order("master_key_id").Find(&rows).Error
+	if err != nil {
+		return nil, mapErr("list master keys in use", err)
+	}
+	out := make([]ports.WrappedKey, len(rows))
+	for i, row := range rows {
+		out[i] = row.toPort()
+	}
+	return out, nil
+}
+
 // Rewrap replaces a key's wrapping after master key rotation; unknown IDs give domain.ErrNotFound.
 func (r *DataKeyRepository) Rewrap(ctx context.Context, id, masterKeyID string, wrapped []byte) error {
 	return r.db.write(ctx, func(db *gorm.DB) error {

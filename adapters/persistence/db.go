@@ -58,6 +58,7 @@ type DB struct {
 	gorm    *gorm.DB
 	sqlDB   *sql.DB
 	dialect string
+	dataDir string // absolute; SQLite only
 
 	// writeSlot serialises writers inside this process on SQLite, which has one writer at a
 	// time anyway: waiting here is cheaper than sleeping in SQLite's busy handler. nil on PostgreSQL.
@@ -91,6 +92,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	var (
 		dialector gorm.Dialector
 		dialect   string
+		dataDir   string
 		maxConns  = cfg.MaxConns
 	)
 	switch {
@@ -106,10 +108,20 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			maxConns = 16
 		}
 	case cfg.DatabaseURL == "":
-		dsn, err := sqliteDSN(cfg.DataDir)
+		var err error
+		if dataDir, err = absDataDir(cfg.DataDir); err != nil {
+			return nil, err
+		}
+		dsn, err := sqliteDSN(dataDir)
 		if err != nil {
 			return nil, err
 		}
+		// Until the first connection is up (the ping below): see lockSetup.
+		unlock, err := lockSetup(ctx, dataDir)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite database: %w", err)
+		}
+		defer unlock()
 		dialect = DialectSQLite
 		registerSQLiteDriver()
 		dialector = sqlite.New(sqlite.Config{DriverName: sqliteDriver, DSN: dsn})
@@ -139,7 +151,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		return nil, fmt.Errorf("connect to %s database: %w", dialect, err)
 	}
 
-	d := &DB{gorm: g, sqlDB: sqlDB, dialect: dialect, groupMax: cfg.GroupCommitMax, tombstoned: make(chan struct{}, 1)}
+	d := &DB{gorm: g, sqlDB: sqlDB, dialect: dialect, dataDir: dataDir, groupMax: cfg.GroupCommitMax, tombstoned: make(chan struct{}, 1)}
 	if d.groupMax <= 0 {
 		d.groupMax = 128
 	}
@@ -177,18 +189,11 @@ func postgresDSN(raw string) (string, error) {
 // sqliteDSN creates the data dir (0700) and the database file (0600) and returns a DSN with
 // WAL, synchronous=FULL (every acknowledged commit survives power loss), foreign keys, a busy
 // timeout, and BEGIN IMMEDIATE so write transactions take the lock up front.
-func sqliteDSN(dataDir string) (string, error) {
-	if dataDir == "" {
-		dataDir = "data"
-	}
-	dir, err := filepath.Abs(dataDir)
-	if err != nil {
-		return "", fmt.Errorf("data dir: %w", err)
-	}
+func sqliteDSN(dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create data dir: %w", err)
 	}
-	path := filepath.Join(dir, "formward.db")
+	path := filepath.Join(dir, SQLiteFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("create database file: %w", err)
@@ -230,8 +235,9 @@ func (d *DB) Close() error {
 	return d.sqlDB.Close()
 }
 
-// Migrate applies the embedded migrations of the dialect. On PostgreSQL a session advisory lock
-// makes concurrent starts safe: one process migrates, the others wait and find nothing to do.
+// Migrate applies the embedded migrations of the dialect. Concurrent starts are safe: one
+// process migrates, the others wait and find nothing to do. The lock is a session advisory
+// lock on PostgreSQL, and a file lock in the data dir on SQLite.
 func (d *DB) Migrate(ctx context.Context) error {
 	sub, err := fs.Sub(migrations.FS, d.dialect)
 	if err != nil {
@@ -247,6 +253,11 @@ func (d *DB) Migrate(ctx context.Context) error {
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	} else {
+		unlock, err := lockSetup(ctx, d.dataDir)
+		if err != nil {
+			return fmt.Errorf("migrations: %w", err)
+		}
+		defer unlock()
 		release, err := d.acquireWrite(ctx)
 		if err != nil {
 			return err

@@ -2,8 +2,11 @@ package persistence_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -105,4 +108,98 @@ func TestMigrateConcurrentlyOnPostgres(t *testing.T) {
 	if n := count(t, db, "SELECT COUNT(*) FROM goose_db_version WHERE version_id = 1"); n != 1 {
 		t.Fatalf("migration 1 recorded %d times", n)
 	}
+}
+
+// Commands started together on a fresh SQLite data dir each migrate it: the migrations run
+// under a file lock in the data dir, so none sees half of them applied ("table workspaces
+// already exists"). Each DB here is a process of its own: its own pool and write slot.
+func TestMigrateConcurrentlyOnSQLite(t *testing.T) {
+	ctx := context.Background()
+	for round := range 5 {
+		dir := filepath.Join(t.TempDir(), "data")
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		start := make(chan struct{})
+		for i := range errs {
+			wg.Go(func() {
+				<-start
+				db, err := persistence.Open(ctx, persistence.Config{DataDir: dir})
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				defer db.Close()
+				errs[i] = db.Migrate(ctx)
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, process %d: %v", round, i, err)
+			}
+		}
+		db, err := persistence.Open(ctx, persistence.Config{DataDir: dir})
+		noErr(t, err)
+		if n := count(t, db, "SELECT COUNT(*) FROM goose_db_version WHERE version_id = 1"); n != 1 {
+			t.Fatalf("round %d: migration 1 recorded %d times", round, n)
+		}
+		noErr(t, db.Close())
+	}
+}
+
+// Opening a fresh SQLite file switches it to WAL, which two connections doing it at once fail
+// with "database is locked" whatever the busy timeout: processes opening one data dir take
+// turns while they set the database up.
+func TestOpenConcurrentlyOnAFreshSQLiteFile(t *testing.T) {
+	ctx := context.Background()
+	for round := range 20 {
+		dir := filepath.Join(t.TempDir(), "data")
+		var wg sync.WaitGroup
+		errs := make([]error, 6)
+		start := make(chan struct{})
+		for i := range errs {
+			wg.Go(func() {
+				<-start
+				db, err := persistence.Open(ctx, persistence.Config{DataDir: dir})
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				errs[i] = db.Close()
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, process %d: %v", round, i, err)
+			}
+		}
+	}
+}
+
+// The serve lock of a data dir is exclusive and names its holder; it is free again once
+// released (or once its process ended, which the system does).
+func TestLockServe(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	unlock, err := persistence.LockServe(dir)
+	noErr(t, err)
+	_, err = persistence.LockServe(dir)
+	var inUse *persistence.DataDirInUseError
+	if !errors.As(err, &inUse) || inUse.PID != os.Getpid() || inUse.Dir != dir {
+		t.Fatalf("second lock: %v, want the data dir in use by PID %d", err, os.Getpid())
+	}
+	if msg := err.Error(); !strings.Contains(msg, fmt.Sprintf("PID %d", os.Getpid())) || !strings.Contains(msg, dir) {
+		t.Fatalf("message does not name the PID and the data dir: %s", msg)
+	}
+	// Management commands open the database next to the server.
+	db, err := persistence.Open(context.Background(), persistence.Config{DataDir: dir})
+	noErr(t, err)
+	noErr(t, db.Migrate(context.Background()))
+	noErr(t, db.Close())
+	unlock()
+	unlock, err = persistence.LockServe(dir)
+	noErr(t, err)
+	unlock()
 }
