@@ -4,17 +4,20 @@
 // compose files load with the compose loader, and every FORMWARD_* variable the compose files,
 // the chart and the systemd unit set is one the binary reads (its --help names each one).
 //
+// This is a Go module of its own, so the product's go.mod lists only what the product uses; it
+// builds the formward binary from the repository root and reads the variables from its --help.
+//
 // FORMWARD_UPDATE_MANIFESTS=1 rewrites deployments/kubernetes/formward.yaml from the chart
 // (`make render-manifests`); otherwise the test fails when that file and the chart disagree.
 package deployments_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -45,8 +48,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"sigs.k8s.io/yaml"
-
-	"github.com/formward/formward/bootstrap"
 )
 
 const (
@@ -71,6 +72,31 @@ var valuesCases = []struct {
 
 var formwardVar = regexp.MustCompile(`FORMWARD_[A-Z0-9_]+`)
 
+// formwardBin is the formward binary built from the repository root by TestMain: the
+// deployments module checks the product from outside, as a user runs it.
+var formwardBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "formward-deployments-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "deployments: temp dir:", err)
+		os.Exit(1)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		bin := filepath.Join(dir, "formward")
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = ".."
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "deployments: building formward: %v\n%s\n", err, out)
+			return 1
+		}
+		formwardBin = bin
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
 // binaryVariables runs `formward [cmd…] --help` for every command and returns the FORMWARD_*
 // variables each names, keyed by the command path ("" is the root).
 func binaryVariables(t *testing.T) (all map[string]bool, byCommand map[string]map[string]bool) {
@@ -78,16 +104,20 @@ func binaryVariables(t *testing.T) (all map[string]bool, byCommand map[string]ma
 	all, byCommand = map[string]bool{}, map[string]map[string]bool{}
 	var walk func(path []string)
 	walk = func(path []string) {
-		var out bytes.Buffer
-		if code := bootstrap.Main(append(slices.Clone(path), "--help"), &out, &out); code != 0 {
-			t.Fatalf("formward %s --help: exit %d: %s", strings.Join(path, " "), code, out.String())
+		cmd := exec.Command(formwardBin, append(slices.Clone(path), "--help")...)
+		// An empty environment: the help names each variable with its default, never a value
+		// from the environment of the test.
+		cmd.Env = []string{}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("formward %s --help: %v: %s", strings.Join(path, " "), err, out)
 		}
 		vars := map[string]bool{}
-		for _, v := range formwardVar.FindAllString(out.String(), -1) {
+		for _, v := range formwardVar.FindAllString(string(out), -1) {
 			vars[v], all[v] = true, true
 		}
 		byCommand[strings.Join(path, " ")] = vars
-		for _, sub := range subcommands(out.String()) {
+		for _, sub := range subcommands(string(out)) {
 			if sub != "help" && sub != "completion" {
 				walk(append(slices.Clone(path), sub))
 			}
