@@ -290,3 +290,80 @@ func TestScheduledBackupWithoutPgDumpIsCountedAndRetried(t *testing.T) {
 		t.Fatalf("logged reason %q does not name FORMWARD_PG_DUMP", reason)
 	}
 }
+
+// The rotation of docs/configuration.md keeps the old master key in
+// FORMWARD_PREVIOUS_MASTER_KEYS for as long as backups are kept: a backup taken before the
+// rotation is restored with the new key and the old one among the previous keys, and what it
+// holds reads again; with the new key alone the restore is refused, naming the old key's ID.
+func TestRestoreAfterMasterKeyRotation(t *testing.T) {
+	for _, dialect := range []string{"sqlite", "postgres"} {
+		t.Run(dialect, func(t *testing.T) {
+			ctx := context.Background()
+			oldKey, newKey := crypto.GenerateMasterKey(), crypto.GenerateMasterKey()
+			where := []string{"--data-dir", filepath.Join(t.TempDir(), "data"), "--log-level", "error"}
+			if dialect == "postgres" {
+				where = append(where, "--database-url", persistencetest.PostgresURL(t))
+			}
+			cmd := func(args ...string) (int, string, string) {
+				t.Helper()
+				return run(t, append(args, where...)...)
+			}
+			if code, _, stderr := cmd("keys", "create", "--init", "--name", "ci", "--scope", "admin", "--master-key", oldKey.Base64()); code != 0 {
+				t.Fatalf("init: %s", stderr)
+			}
+			// One workspace data key, wrapped under the old master key, and a value sealed with it.
+			open := func(keys ...string) (*Runtime, func()) {
+				t.Helper()
+				args := append([]string{"--master-key", keys[0]}, where...)
+				if len(keys) > 1 {
+					args = append(args, "--previous-master-keys", keys[1])
+				}
+				rt, cleanup, err := newRuntime(ctx, testConfig(t, args...), zap.NewNop())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rt, cleanup
+			}
+			rt, cleanup := open(oldKey.Base64())
+			ws, err := rt.App.Commands.EnsureDefaultWorkspace.Handle(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sealed, err := crypto.NewCipher(rt.Keyring, rt.DataKeys, system.NewIDs(), rt.Clock).Seal(ctx, ws.ID(), []byte("before the rotation"), nil)
+			cleanup()
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			code, stdout, stderr := cmd("backup", "create", "--master-key", oldKey.Base64())
+			if code != 0 {
+				t.Fatalf("backup create: %s", stderr)
+			}
+			var m backup.Manifest
+			if err := json.Unmarshal([]byte(stdout), &m); err != nil || m.MasterKeyID != oldKey.ID() {
+				t.Fatalf("backup create printed %s (%v)", stdout, err)
+			}
+			code, stdout, stderr = cmd("keys", "rotate-master", "--master-key", newKey.Base64(), "--previous-master-keys", oldKey.Base64())
+			if code != 0 || !strings.Contains(stdout, "re-wrapped 1 data keys") {
+				t.Fatalf("rotate-master: exit %d\n%s%s", code, stdout, stderr)
+			}
+
+			code, _, stderr = cmd("backup", "restore", m.ID, "--yes", "--master-key", newKey.Base64())
+			if code == 0 || !strings.Contains(stderr, oldKey.ID()) {
+				t.Fatalf("restore with the new key alone: exit %d, want a refusal naming key %s\n%s", code, oldKey.ID(), stderr)
+			}
+			code, stdout, stderr = cmd("backup", "restore", m.ID, "--yes", "--master-key", newKey.Base64(), "--previous-master-keys", oldKey.Base64())
+			if code != 0 || !strings.Contains(stdout, `"restored": "`+m.ID+`"`) {
+				t.Fatalf("restore with the old key among the previous ones: exit %d\n%s%s", code, stdout, stderr)
+			}
+
+			// The restored data key is wrapped under the old key again: it opens with both keys.
+			rt, cleanup = open(newKey.Base64(), oldKey.Base64())
+			defer cleanup()
+			plain, err := crypto.NewCipher(rt.Keyring, rt.DataKeys, system.NewIDs(), rt.Clock).Open(ctx, ws.ID(), sealed, nil)
+			if err != nil || string(plain) != "before the rotation" {
+				t.Fatalf("after the restore: %q, %v", plain, err)
+			}
+		})
+	}
+}
