@@ -42,8 +42,8 @@ func bindBackup(b *binder, c *Config) {
 	b.String(&c.BackupDir, "backup-dir", "", "directory of the backups and the tombstone log (default <data dir>/backups); with S3 configured they go under backups/ in the bucket instead")
 	b.Duration(&c.BackupInterval, "backup-interval", 24*time.Hour, "how often serve takes a backup; 0 turns scheduled backups off")
 	b.Duration(&c.BackupRetention, "backup-retention", backup.MaxRetention, "how long backups are kept, at most 720h (30 days)")
-	b.String(&c.PGDump, "pg-dump", "", "pg_dump to use with PostgreSQL (default: pg_dump on the PATH)")
-	b.String(&c.PGRestore, "pg-restore", "", "pg_restore to use with PostgreSQL (default: pg_restore on the PATH)")
+	b.String(&c.PGDump, "pg-dump", "", "pg_dump to use with PostgreSQL, looked up when a backup runs (default: pg_dump on the PATH, else in the newest /usr/lib/postgresql/*/bin)")
+	b.String(&c.PGRestore, "pg-restore", "", "pg_restore to use with PostgreSQL, looked up when a verify or restore runs (default: found like pg_dump)")
 }
 
 func (c BackupConfig) validate(v *validator) {
