@@ -1,7 +1,7 @@
 # Formward: build, run, test and benchmark the one binary.
 #
 #   make run    build bin/formward and start it in the embedded mode (SQLite under ./data)
-#   make test   every test, the PostgreSQL ones included
+#   make test   every test, the PostgreSQL ones and the deployment checks included
 #   make bench  the capture-path load benchmark on SQLite and PostgreSQL
 #   make bench-public  the public page (GET /f/{id}) and its urlencoded capture beside the API capture, on SQLite,
 #                      for a one-page form and for the same fields on three pages with display rules
@@ -11,6 +11,8 @@
 #                         (its keyset cursor), p50/p99 each, on SQLite and PostgreSQL
 #   make render-manifests  deployments/kubernetes/formward.yaml from the Helm chart (values-scaled.yaml)
 #   make check-deployments the chart (lint, render, strict decode), compose files and systemd unit, offline
+#                          (deployments/ is a Go module of its own: the Helm, Kubernetes and compose
+#                          libraries stay out of the product's go.mod)
 
 GO ?= go
 BIN ?= bin/formward
@@ -51,8 +53,12 @@ run: build
 tools:
 	@command -v minio >/dev/null 2>&1 || test -x $(MINIO) || $(GO) install github.com/minio/minio@$(MINIO_VERSION)
 
+# The deployment checks are a Go module of their own (deployments/go.mod), so ./... of the
+# product leaves them out: they run second, without the race detector (they check files and
+# the binary's --help).
 test: tools
 	$(GO) test -count=1 $(RACE) -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
+	cd deployments && $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(TEST_FLAGS) ./...
 
 bench:
 	bash test/load/bench.sh
@@ -76,14 +82,15 @@ lint:
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './vendor/*' -not -path './.git/*')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	cd deployments && $(GO) vet ./...
 
 # The plain Kubernetes manifests are the Helm chart rendered (by the Helm library, in the
 # deployments test): no helm binary is needed. The same test fails when they are out of date.
 render-manifests:
-	FORMWARD_UPDATE_MANIFESTS=1 $(GO) test -count=1 -run 'TestPlainManifests$$' ./deployments/
+	cd deployments && FORMWARD_UPDATE_MANIFESTS=1 $(GO) test -count=1 -run 'TestPlainManifests$$' .
 
 check-deployments:
-	$(GO) test -count=1 ./deployments/...
+	cd deployments && $(GO) test -count=1 ./...
 
 clean:
 	rm -rf bin

@@ -42,8 +42,8 @@ func bindBackup(b *binder, c *Config) {
 	b.String(&c.BackupDir, "backup-dir", "", "directory of the backups and the tombstone log (default <data dir>/backups); with S3 configured they go under backups/ in the bucket instead")
 	b.Duration(&c.BackupInterval, "backup-interval", 24*time.Hour, "how often serve takes a backup; 0 turns scheduled backups off")
 	b.Duration(&c.BackupRetention, "backup-retention", backup.MaxRetention, "how long backups are kept, at most 720h (30 days)")
-	b.String(&c.PGDump, "pg-dump", "", "pg_dump to use with PostgreSQL (default: pg_dump on the PATH)")
-	b.String(&c.PGRestore, "pg-restore", "", "pg_restore to use with PostgreSQL (default: pg_restore on the PATH)")
+	b.String(&c.PGDump, "pg-dump", "", "pg_dump to use with PostgreSQL, looked up when a backup runs (default: pg_dump on the PATH, else in the newest /usr/lib/postgresql/*/bin)")
+	b.String(&c.PGRestore, "pg-restore", "", "pg_restore to use with PostgreSQL, looked up when a verify or restore runs (default: found like pg_dump)")
 }
 
 func (c BackupConfig) validate(v *validator) {
@@ -87,13 +87,10 @@ func newBackups(ctx context.Context, cfg Config, ring *crypto.Keyring, clock por
 	bcfg := backup.Config{Store: store, Tombstones: log, Keyring: ring, Clock: clock, Retention: cfg.BackupRetention,
 		Database: persistence.Config{DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, MaxConns: cfg.DBMaxConns, GroupCommitMax: cfg.GroupCommitMax}}
 	if cfg.DatabaseURL != "" {
-		var err error
-		if bcfg.PGDump, err = backup.FindTool(cfg.PGDump, "pg_dump"); err != nil {
-			return nil, err
-		}
-		if bcfg.PGRestore, err = backup.FindTool(cfg.PGRestore, "pg_restore"); err != nil {
-			return nil, err
-		}
+		// Looked up when a backup runs, not here: serve starts without the tools, and a
+		// scheduled backup that cannot find them is logged, counted and retried.
+		bcfg.PGDump = backup.Tool{Path: cfg.PGDump, Setting: envName("pg-dump")}
+		bcfg.PGRestore = backup.Tool{Path: cfg.PGRestore, Setting: envName("pg-restore")}
 	}
 	return backup.New(bcfg)
 }
@@ -117,11 +114,9 @@ func startBackups(ctx context.Context, cfg Config, rt *Runtime) (stop func(), er
 		})
 	}()
 	if cfg.BackupInterval > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			scheduleBackups(ctx, b, rt, cfg.BackupInterval, log)
-		}()
+		sched := backupSchedule{backups: b, db: rt.DB, lease: persistence.NewBackupLease(rt.DB), clock: rt.Clock,
+			interval: cfg.BackupInterval, log: log, observe: rt.Metrics.ObserveBackup, wait: sleep}
+		wg.Go(func() { sched.run(ctx) })
 	}
 	log.Info("backups", zap.String("to", b.Where()), zap.Duration("interval", cfg.BackupInterval), zap.Duration("retention", b.Retention()))
 	return func() {
@@ -136,45 +131,70 @@ func startBackups(ctx context.Context, cfg Config, rt *Runtime) (stop func(), er
 	}, nil
 }
 
-// scheduleBackups waits for the backup lease, then takes a backup whenever the newest one is
-// interval old (at once when there is none), pruning after each; a failure is logged and
-// retried after min(interval, 10m).
-func scheduleBackups(ctx context.Context, b *backup.Backups, rt *Runtime, interval time.Duration, log *zap.Logger) {
-	release, err := persistence.NewBackupLease(rt.DB).Acquire(ctx)
+// backupRetryMax bounds the wait after a failed scheduled backup.
+const backupRetryMax = 10 * time.Minute
+
+// backupSchedule takes serve's scheduled backups: it waits for the backup lease, then takes a
+// backup whenever the newest one is interval old (at once when there is none), pruning after
+// each. A backup that fails (the database, the store, or a PostgreSQL client tool missing) is
+// logged with the reason, counted as formward_backups_total{outcome="error"} and retried after
+// min(interval, 10m).
+type backupSchedule struct {
+	backups  *backup.Backups
+	db       *persistence.DB
+	lease    ports.Lease
+	clock    ports.Clock
+	interval time.Duration
+	log      *zap.Logger
+	// observe counts each scheduled backup by its outcome.
+	observe func(err error)
+	// wait waits d, or less when ctx ends first, and reports whether ctx is still live.
+	wait func(ctx context.Context, d time.Duration) bool
+}
+
+func (s backupSchedule) run(ctx context.Context) {
+	release, err := s.lease.Acquire(ctx)
 	if err != nil {
 		return
 	}
 	defer release()
-	log.Info("backup lease acquired: this process takes the scheduled backups")
+	s.log.Info("backup lease acquired: this process takes the scheduled backups")
 	wait := time.Duration(0)
-	if list, err := b.List(ctx); err == nil && len(list) > 0 {
-		wait = max(0, list[0].CreatedAt.Add(interval).Sub(rt.Clock.Now()))
+	if list, err := s.backups.List(ctx); err == nil && len(list) > 0 {
+		wait = max(0, list[0].CreatedAt.Add(s.interval).Sub(s.clock.Now()))
 	}
-	for {
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		m, err := b.Create(ctx, rt.DB)
+	for s.wait(ctx, wait) {
+		m, err := s.backups.Create(ctx, s.db)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
-			wait = min(interval, 10*time.Minute)
-			log.Error("scheduled backup failed", zap.Error(err), zap.Duration("retry_in", wait))
+			s.observe(err)
+			wait = min(s.interval, backupRetryMax)
+			s.log.Error("scheduled backup failed", zap.Error(err), zap.Duration("retry_in", wait))
 			continue
 		}
-		log.Info("backup taken", zap.String("id", m.ID), zap.Int64("bytes", m.EncryptedSize))
-		deleted, err := b.Prune(ctx)
+		s.observe(nil)
+		s.log.Info("backup taken", zap.String("id", m.ID), zap.Int64("bytes", m.EncryptedSize))
+		deleted, err := s.backups.Prune(ctx)
 		if err != nil && ctx.Err() == nil {
-			log.Error("backup prune failed", zap.Error(err))
+			s.log.Error("backup prune failed", zap.Error(err))
 		} else if len(deleted) > 0 {
-			log.Info("backups pruned", zap.Strings("ids", deleted))
+			s.log.Info("backups pruned", zap.Strings("ids", deleted))
 		}
-		wait = interval
+		wait = s.interval
+	}
+}
+
+// sleep waits d, or less when ctx ends first; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }
 

@@ -29,13 +29,14 @@ func watchBreakers(m *metrics.Metrics, c *delivery.Client) {
 
 // bindMetrics registers the metrics listener of every long-running role (serve, relay, worker).
 func bindMetrics(b *binder, c *Config) {
-	b.String(&c.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "address of the Prometheus /metrics listener (never the public one); empty turns it off")
+	b.String(&c.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "address of the Prometheus /metrics listener (never the public one), where relay and worker also answer /healthz and /readyz; empty turns it off")
 }
 
-// startMetrics serves the registry on FORMWARD_METRICS_ADDR unless it is empty.
-func startMetrics(cfg Config, m *metrics.Metrics, log *zap.Logger) {
+// startMetrics serves the registry and the role's probes on FORMWARD_METRICS_ADDR unless it is
+// empty (relay and worker).
+func startMetrics(cfg Config, m *metrics.Metrics, probes *roleProbes, log *zap.Logger) {
 	if cfg.MetricsAddr != "" && m != nil {
-		go serveMetrics(cfg.MetricsAddr, m.Registry, log)
+		go serveMetrics(cfg.MetricsAddr, m.Registry, probes, log)
 	}
 }
 

@@ -154,6 +154,8 @@ type WorkerProcess struct {
 	Engine   *application.DeliveryEngine
 	Runs     *application.RunEngine
 	Metrics  *metrics.Metrics
+	// DB is checked by /readyz.
+	DB *persistence.DB
 }
 
 var errWorkerNoBrokers = errors.New("worker needs Kafka: set --kafka-brokers or FORMWARD_KAFKA_BROKERS (comma-separated host:port); without Kafka, serve runs the worker itself")
@@ -179,7 +181,8 @@ func (c *cli) worker(ctx context.Context) error {
 		return err
 	}
 	defer cleanup()
-	startMetrics(c.cfg, p.Metrics, log)
+	probes := newRoleProbes(p.DB, c.cfg.Brokers(), log)
+	startMetrics(c.cfg, p.Metrics, probes, log)
 	log.Info("formward worker starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
 		zap.String("topic", c.cfg.KafkaTopic), zap.String("group", c.cfg.KafkaGroup), zap.Int("concurrency", c.cfg.DeliveryConcurrency),
 		zap.Int("concurrency_per_workspace", c.cfg.DeliveryConcurrencyPerWorkspace), zap.Int("concurrency_per_endpoint", c.cfg.DeliveryConcurrencyPerEndpoint), zap.Stringer("retry_delays", c.cfg.Retry))
@@ -195,7 +198,7 @@ func (c *cli) worker(ctx context.Context) error {
 	})
 	wg.Go(func() { _ = p.Engine.Run(runCtx) })
 	wg.Go(func() { _ = p.Runs.Run(runCtx) })
-	wg.Wait()
+	probes.run(wg.Wait)
 	log.Info("worker stopped")
 	select {
 	case err := <-errc:

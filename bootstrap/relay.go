@@ -10,6 +10,7 @@ import (
 
 	"github.com/formward/formward/adapters/kafka"
 	"github.com/formward/formward/adapters/metrics"
+	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/ports"
@@ -20,6 +21,8 @@ type RelayProcess struct {
 	Relay   *application.Relay
 	Log     *zap.Logger
 	Metrics *metrics.Metrics
+	// DB is checked by /readyz.
+	DB *persistence.DB
 }
 
 // errNoBrokers is returned by the relay role without FORMWARD_KAFKA_BROKERS.
@@ -91,10 +94,11 @@ func (c *cli) relay(ctx context.Context) error {
 		return err
 	}
 	defer cleanup()
-	startMetrics(c.cfg, p.Metrics, log)
+	probes := newRoleProbes(p.DB, c.cfg.Brokers(), log)
+	startMetrics(c.cfg, p.Metrics, probes, log)
 	log.Info("formward relay starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
 		zap.String("topic", c.cfg.KafkaTopic), zap.Int("batch", c.cfg.RelayBatch), zap.Duration("poll", c.cfg.RelayPoll))
-	err = p.Relay.Run(ctx)
+	probes.run(func() { err = p.Relay.Run(ctx) })
 	log.Info("relay stopped")
 	return err
 }

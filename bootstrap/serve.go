@@ -25,7 +25,7 @@ func (c *cli) serve(ctx context.Context) error {
 			return err
 		}
 		if c.cfg.MetricsAddr != "" {
-			go serveMetrics(c.cfg.MetricsAddr, registry, rt.Log)
+			go serveMetrics(c.cfg.MetricsAddr, registry, nil, rt.Log)
 		}
 		srv := newPublicServer(handler, rt.Log)
 		ln, err := listenPublic(c.cfg)
@@ -139,17 +139,22 @@ func listenPublic(cfg Config) (net.Listener, error) {
 	return httpapi.GuardListener(ln, tlsConfig), nil
 }
 
-// metricsHandler serves the registry at /metrics, for the metrics listener only.
-func metricsHandler(reg *prometheus.Registry) http.Handler {
+// metricsHandler serves the registry at /metrics, for the metrics listener only; with probes
+// (relay and worker, which have no HTTP API) also /healthz and /readyz.
+func metricsHandler(reg *prometheus.Registry, probes *roleProbes) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if probes != nil {
+		probes.mount(mux)
+	}
 	return mux
 }
 
-// serveMetrics exposes the registry on its own listener (FORMWARD_METRICS_ADDR).
-func serveMetrics(addr string, reg *prometheus.Registry, log *zap.Logger) {
+// serveMetrics exposes the registry (and the probes, when set) on its own listener
+// (FORMWARD_METRICS_ADDR).
+func serveMetrics(addr string, reg *prometheus.Registry, probes *roleProbes, log *zap.Logger) {
 	log.Info("metrics listener", zap.String("addr", addr))
-	srv := &http.Server{Addr: addr, Handler: metricsHandler(reg), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: addr, Handler: metricsHandler(reg, probes), ReadHeaderTimeout: 10 * time.Second}
 	if err := srv.ListenAndServe(); err != nil {
 		log.Warn("metrics listener stopped", zap.Error(err))
 	}

@@ -203,7 +203,7 @@ func TestMetricsOnlyOnTheMetricsAddress(t *testing.T) {
 		t.Fatalf("public /metrics: %d, want 404", resp.StatusCode)
 	}
 	rec := httptest.NewRecorder()
-	metricsHandler(registry).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	metricsHandler(registry, nil).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "go_goroutines") {
 		t.Fatalf("metrics listener: %d %.200s", rec.Code, rec.Body.String())
 	}

@@ -261,6 +261,7 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 		Engine:     deliveryEngine,
 		Runs:       runEngine,
 		Metrics:    metrics,
+		DB:         db,
 	}
 	return workerProcess, func() {
 		cleanup3()
@@ -301,6 +302,7 @@ func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayPr
 		Relay:   relay,
 		Log:     log,
 		Metrics: metrics,
+		DB:      db,
 	}
 	return relayProcess, func() {
 		cleanup2()

@@ -4,17 +4,20 @@
 // compose files load with the compose loader, and every FORMWARD_* variable the compose files,
 // the chart and the systemd unit set is one the binary reads (its --help names each one).
 //
+// This is a Go module of its own, so the product's go.mod lists only what the product uses; it
+// builds the formward binary from the repository root and reads the variables from its --help.
+//
 // FORMWARD_UPDATE_MANIFESTS=1 rewrites deployments/kubernetes/formward.yaml from the chart
 // (`make render-manifests`); otherwise the test fails when that file and the chart disagree.
 package deployments_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -40,13 +43,12 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"sigs.k8s.io/yaml"
-
-	"github.com/formward/formward/bootstrap"
 )
 
 const (
@@ -71,6 +73,31 @@ var valuesCases = []struct {
 
 var formwardVar = regexp.MustCompile(`FORMWARD_[A-Z0-9_]+`)
 
+// formwardBin is the formward binary built from the repository root by TestMain: the
+// deployments module checks the product from outside, as a user runs it.
+var formwardBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "formward-deployments-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "deployments: temp dir:", err)
+		os.Exit(1)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		bin := filepath.Join(dir, "formward")
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Dir = ".."
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "deployments: building formward: %v\n%s\n", err, out)
+			return 1
+		}
+		formwardBin = bin
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
 // binaryVariables runs `formward [cmd…] --help` for every command and returns the FORMWARD_*
 // variables each names, keyed by the command path ("" is the root).
 func binaryVariables(t *testing.T) (all map[string]bool, byCommand map[string]map[string]bool) {
@@ -78,16 +105,20 @@ func binaryVariables(t *testing.T) (all map[string]bool, byCommand map[string]ma
 	all, byCommand = map[string]bool{}, map[string]map[string]bool{}
 	var walk func(path []string)
 	walk = func(path []string) {
-		var out bytes.Buffer
-		if code := bootstrap.Main(append(slices.Clone(path), "--help"), &out, &out); code != 0 {
-			t.Fatalf("formward %s --help: exit %d: %s", strings.Join(path, " "), code, out.String())
+		cmd := exec.Command(formwardBin, append(slices.Clone(path), "--help")...)
+		// An empty environment: the help names each variable with its default, never a value
+		// from the environment of the test.
+		cmd.Env = []string{}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("formward %s --help: %v: %s", strings.Join(path, " "), err, out)
 		}
 		vars := map[string]bool{}
-		for _, v := range formwardVar.FindAllString(out.String(), -1) {
+		for _, v := range formwardVar.FindAllString(string(out), -1) {
 			vars[v], all[v] = true, true
 		}
 		byCommand[strings.Join(path, " ")] = vars
-		for _, sub := range subcommands(out.String()) {
+		for _, sub := range subcommands(string(out)) {
 			if sub != "help" && sub != "completion" {
 				walk(append(slices.Clone(path), sub))
 			}
@@ -474,6 +505,84 @@ func checkManifests(t *testing.T, objs []object, known map[string]bool, byComman
 			t.Errorf("no %s rendered", kind)
 		}
 	}
+	checkProbesAndBudgets(t, objs)
+	checkBackupTools(t, objs)
+}
+
+// checkProbesAndBudgets: every container of a Deployment has HTTP readiness and liveness probes
+// on a port it declares, and every Deployment that may run more than one pod (replicas, or an
+// HPA) has a PodDisruptionBudget selecting its pods.
+func checkProbesAndBudgets(t *testing.T, objs []object) {
+	t.Helper()
+	var budgets []*policyv1.PodDisruptionBudget
+	scaled := map[string]bool{}
+	for _, o := range objs {
+		switch v := o.obj.(type) {
+		case *policyv1.PodDisruptionBudget:
+			budgets = append(budgets, v)
+		case *autoscalingv2.HorizontalPodAutoscaler:
+			if v.Spec.MaxReplicas > 1 {
+				scaled[v.Spec.ScaleTargetRef.Name] = true
+			}
+		}
+	}
+	for _, o := range objs {
+		d, ok := o.obj.(*appsv1.Deployment)
+		if !ok {
+			continue
+		}
+		for _, ctr := range d.Spec.Template.Spec.Containers {
+			ports := map[string]bool{}
+			for _, p := range ctr.Ports {
+				ports[p.Name] = true
+			}
+			for kind, p := range map[string]*corev1.Probe{"readiness": ctr.ReadinessProbe, "liveness": ctr.LivenessProbe} {
+				switch {
+				case p == nil || p.HTTPGet == nil:
+					t.Errorf("Deployment %s: container %s has no HTTP %s probe", d.Name, ctr.Name, kind)
+				case !ports[p.HTTPGet.Port.String()]:
+					t.Errorf("Deployment %s: the %s probe of %s calls port %q, which the container does not declare", d.Name, kind, ctr.Name, p.HTTPGet.Port.String())
+				}
+			}
+		}
+		if (d.Spec.Replicas == nil || *d.Spec.Replicas <= 1) && !scaled[d.Name] {
+			continue
+		}
+		covered := false
+		for _, b := range budgets {
+			sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+			if err == nil && sel.Matches(labels.Set(d.Spec.Template.Labels)) {
+				covered = true
+			}
+		}
+		if !covered {
+			t.Errorf("Deployment %s may run more than one pod but no PodDisruptionBudget selects them", d.Name)
+		}
+	}
+}
+
+// checkBackupTools: a serve on PostgreSQL that takes scheduled backups runs the image variant
+// with the PostgreSQL client tools; otherwise FORMWARD_BACKUP_INTERVAL is 0.
+func checkBackupTools(t *testing.T, objs []object) {
+	t.Helper()
+	for _, o := range objs {
+		d, ok := o.obj.(*appsv1.Deployment)
+		if !ok || d.Name != releaseName+"-serve" {
+			continue
+		}
+		ctr := d.Spec.Template.Spec.Containers[0]
+		names := map[string]bool{}
+		for _, e := range ctr.Env {
+			names[e.Name] = true
+		}
+		env := envOf(ctr)
+		if !names["FORMWARD_DATABASE_URL"] {
+			continue
+		}
+		if env["FORMWARD_BACKUP_INTERVAL"] != "0" && !strings.HasSuffix(ctr.Image, "-postgres") {
+			t.Errorf("serve on PostgreSQL takes backups every %q with image %s, which has no pg_dump", env["FORMWARD_BACKUP_INTERVAL"], ctr.Image)
+		}
+	}
 }
 
 func TestChartScaledOut(t *testing.T) {
@@ -501,13 +610,17 @@ func TestChartScaledOut(t *testing.T) {
 				if v.Spec.Replicas != nil {
 					t.Errorf("serve has an HPA, yet its Deployment fixes replicas to %d", *v.Spec.Replicas)
 				}
+				// Backups with pg_dump, into the bucket: the image is the PostgreSQL variant.
+				if img := v.Spec.Template.Spec.Containers[0].Image; img != "formward:0.1.0-postgres" || env["FORMWARD_BACKUP_INTERVAL"] != "24h" {
+					t.Errorf("serve runs %s with FORMWARD_BACKUP_INTERVAL %q, want the postgres variant taking daily backups", img, env["FORMWARD_BACKUP_INTERVAL"])
+				}
 			}
 		}
 	}
 	for _, want := range []string{
 		"Deployment formward-serve", "Deployment formward-relay", "Deployment formward-worker", "Job formward-migrate",
 		"HorizontalPodAutoscaler formward-serve", "HorizontalPodAutoscaler formward-worker",
-		"PodDisruptionBudget formward-serve", "PodDisruptionBudget formward-worker",
+		"PodDisruptionBudget formward-serve", "PodDisruptionBudget formward-relay", "PodDisruptionBudget formward-worker",
 		"Ingress formward", "NetworkPolicy formward-serve", "ServiceMonitor formward", "PrometheusRule formward",
 	} {
 		if !got[want] {
@@ -576,6 +689,12 @@ func TestChartRefuses(t *testing.T) {
 		{"no master key", "values-embedded.yaml", nil, "secret.masterKey is required"},
 		{"no public URL", "values-embedded.yaml", mergeMaps(master, map[string]any{"publicURL": "", "ingress": map[string]any{"enabled": false}}), "publicURL is required"},
 		{"Kafka without a worker", "values-scaled.yaml", map[string]any{"worker": map[string]any{"enabled": false}}, "enable relay and worker"},
+		{"PostgreSQL without S3 on an emptyDir", "values-scaled.yaml", singleServeWithoutS3(false),
+			"database.postgres without s3.endpoint keeps uploaded files, backups and the tombstone log in /data: enable persistence"},
+		{"PostgreSQL backups without the client tools", "values-scaled.yaml", map[string]any{"image": map[string]any{"variant": ""}},
+			"serve runs pg_dump, which only the image variant with the PostgreSQL client tools has: set image.variant: postgres"},
+		{"one volume for several serve pods", "values-scaled.yaml", map[string]any{"persistence": map[string]any{"enabled": true}},
+			"persistence is one ReadWriteOnce volume for one serve pod"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -584,6 +703,70 @@ func TestChartRefuses(t *testing.T) {
 				t.Fatalf("render error = %v, want one saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+// singleServeWithoutS3 overrides values-scaled.yaml to one serve pod without S3, with or without
+// the persistent volume.
+func singleServeWithoutS3(persistence bool) map[string]any {
+	return map[string]any{
+		"s3":          map[string]any{"endpoint": ""},
+		"serve":       map[string]any{"replicas": 1, "autoscaling": map[string]any{"enabled": false}},
+		"persistence": map[string]any{"enabled": persistence},
+	}
+}
+
+// TestChartPostgresWithoutS3: on PostgreSQL without S3, serve's /data (files, backups, the
+// tombstone log) is a PersistentVolumeClaim, and backups off need no client tools.
+func TestChartPostgresWithoutS3(t *testing.T) {
+	known, byCommand := binaryVariables(t)
+	docs, err := render(t, userValues(t, "values-scaled.yaml", singleServeWithoutS3(true)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := decodeAll(t, docs)
+	checkManifests(t, objs, known, byCommand)
+	var pvc string
+	for _, o := range objs {
+		if v, ok := o.obj.(*corev1.PersistentVolumeClaim); ok {
+			pvc = v.Name
+		}
+	}
+	for _, o := range objs {
+		d, ok := o.obj.(*appsv1.Deployment)
+		if !ok || d.Name != "formward-serve" {
+			continue
+		}
+		if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+			t.Errorf("serve with a ReadWriteOnce volume: strategy %s, want Recreate", d.Spec.Strategy.Type)
+		}
+		var claim string
+		for _, v := range d.Spec.Template.Spec.Volumes {
+			if v.Name == "data" && v.PersistentVolumeClaim != nil {
+				claim = v.PersistentVolumeClaim.ClaimName
+			}
+		}
+		if pvc == "" || claim != pvc {
+			t.Errorf("serve's /data is on claim %q, the chart made claim %q", claim, pvc)
+		}
+		if env := envOf(d.Spec.Template.Spec.Containers[0]); env["FORMWARD_S3_ENDPOINT"] != "" {
+			t.Errorf("serve without S3 has FORMWARD_S3_ENDPOINT %q", env["FORMWARD_S3_ENDPOINT"])
+		}
+	}
+
+	// Scheduled backups off: the distroless image will do, and the manifests say so.
+	docs, err = render(t, userValues(t, "values-scaled.yaml", mergeMaps(singleServeWithoutS3(true),
+		map[string]any{"image": map[string]any{"variant": ""}, "backup": map[string]any{"interval": "0"}})), nil)
+	if err != nil {
+		t.Fatalf("backups off with the distroless image: %v", err)
+	}
+	for _, o := range decodeAll(t, docs) {
+		if d, ok := o.obj.(*appsv1.Deployment); ok && d.Name == "formward-serve" {
+			ctr := d.Spec.Template.Spec.Containers[0]
+			if ctr.Image != "formward:0.1.0" || envOf(ctr)["FORMWARD_BACKUP_INTERVAL"] != "0" {
+				t.Errorf("backups off: serve runs %s with FORMWARD_BACKUP_INTERVAL %q", ctr.Image, envOf(ctr)["FORMWARD_BACKUP_INTERVAL"])
+			}
+		}
 	}
 }
 
@@ -697,7 +880,8 @@ const manifestsHeader = `# Formward scaled out on Kubernetes, rendered from the 
 #     --from-literal=master-key="$(head -c 32 /dev/urandom | base64)" \
 #     --from-literal=database-url='postgres://formward:…@postgres:5432/formward?sslmode=verify-full' \
 #     --from-literal=s3-access-key=… --from-literal=s3-secret-key=…
-# Edit the host names (forms.example.com, the Kafka brokers, the S3 endpoint) and the image, then
+# Edit the host names (forms.example.com, the Kafka brokers, the S3 endpoint) and the image (the
+# PostgreSQL variant, deployments/Dockerfile --target postgres: serve's backups run pg_dump), then
 #   kubectl apply -f formward.yaml
 # The migrate Job (last) runs ` + "`formward migrate`" + `; the processes also apply missing migrations at
 # start, one at a time under a PostgreSQL advisory lock. A Job cannot be changed once created:
@@ -807,8 +991,54 @@ func TestCompose(t *testing.T) {
 				if proxyIP == "" || *serve.Environment["FORMWARD_TRUSTED_PROXIES"] != proxyIP {
 					t.Errorf("compose.yaml: serve trusts %q, the proxy is at %q", *serve.Environment["FORMWARD_TRUSTED_PROXIES"], proxyIP)
 				}
+				// serve takes backups on PostgreSQL: its image has the client tools, or backups are off.
+				if iv := serve.Environment["FORMWARD_BACKUP_INTERVAL"]; (iv == nil || *iv != "0") && (serve.Build == nil || serve.Build.Target != postgresTarget) {
+					t.Errorf("compose.yaml: serve takes scheduled backups on PostgreSQL without the image's %s target (pg_dump)", postgresTarget)
+				}
+				for _, role := range []string{"relay", "worker"} {
+					if hc := p.Services[role].HealthCheck; hc == nil || !slices.Contains(hc.Test, "http://127.0.0.1:9464/readyz") {
+						t.Errorf("compose.yaml: %s's healthcheck does not call /readyz on the metrics listener", role)
+					}
+				}
 			}
 		})
+	}
+}
+
+// postgresTarget is the Dockerfile stage with the PostgreSQL client tools.
+const postgresTarget = "postgres"
+
+// TestDockerfilePostgresVariant: the Dockerfile has the stage compose and the chart's
+// image.variant name, it installs pg_dump and pg_restore, and the default image stays the last
+// (distroless) stage.
+func TestDockerfilePostgresVariant(t *testing.T) {
+	raw, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stages []string
+	stage := ""
+	body := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "FROM" {
+			stage = f[1]
+			if len(f) == 4 && strings.EqualFold(f[2], "AS") {
+				stage = f[3]
+			}
+			stages = append(stages, stage)
+		}
+		body[stage] += line + "\n"
+	}
+	if !slices.Contains(stages, postgresTarget) {
+		t.Fatalf("Dockerfile has no stage %q; stages %v", postgresTarget, stages)
+	}
+	if !strings.Contains(body[postgresTarget], "postgresql-client") || !strings.Contains(body[postgresTarget], "USER 65532:65532") ||
+		!strings.Contains(body[postgresTarget], `ENTRYPOINT ["/usr/local/bin/formward"]`) {
+		t.Errorf("stage %s does not install the PostgreSQL client tools and run formward as 65532:\n%s", postgresTarget, body[postgresTarget])
+	}
+	if last := stages[len(stages)-1]; !strings.HasPrefix(last, "gcr.io/distroless/") {
+		t.Errorf("the default image (last stage) is %s, want the distroless one", last)
 	}
 }
 

@@ -71,8 +71,9 @@ type Config struct {
 	Retention time.Duration
 	// Database names the database as persistence opens it.
 	Database persistence.Config
-	// PGDump and PGRestore are the tools' paths (PostgreSQL only; see FindTool).
-	PGDump, PGRestore string
+	// PGDump and PGRestore are the PostgreSQL client tools, looked up when they are needed
+	// (PostgreSQL only).
+	PGDump, PGRestore Tool
 	// TempDir holds PostgreSQL dumps while they are encrypted or checked (default os.TempDir);
 	// SQLite copies are made in the data dir.
 	TempDir string
@@ -117,9 +118,6 @@ func New(cfg Config) (*Backups, error) {
 		}
 		b.db = sqliteFile{path: filepath.Join(abs, "formward.db")}
 	} else {
-		if cfg.PGDump == "" || cfg.PGRestore == "" {
-			return nil, errors.New("backup: pg_dump and pg_restore are required for PostgreSQL")
-		}
 		tmp := cfg.TempDir
 		if tmp == "" {
 			tmp = os.TempDir()

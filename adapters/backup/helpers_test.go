@@ -134,13 +134,8 @@ func newBackups(t testing.TB, cfg persistence.Config, store backup.Store, log po
 	t.Helper()
 	bcfg := backup.Config{Store: store, Tombstones: log, Keyring: ring, Clock: clock, Database: cfg}
 	if cfg.DatabaseURL != "" {
-		var err error
-		if bcfg.PGDump, err = backup.FindTool(os.Getenv("FORMWARD_PG_DUMP"), "pg_dump"); err != nil {
-			t.Fatal(err)
-		}
-		if bcfg.PGRestore, err = backup.FindTool(os.Getenv("FORMWARD_PG_RESTORE"), "pg_restore"); err != nil {
-			t.Fatal(err)
-		}
+		bcfg.PGDump = backup.Tool{Path: os.Getenv("FORMWARD_PG_DUMP")}
+		bcfg.PGRestore = backup.Tool{Path: os.Getenv("FORMWARD_PG_RESTORE")}
 	}
 	b, err := backup.New(bcfg)
 	if err != nil {

@@ -16,11 +16,11 @@ import (
 )
 
 // postgresDB is a PostgreSQL database reached by URL, dumped and restored with the PostgreSQL
-// client tools.
+// client tools, which are looked up each time one is needed.
 type postgresDB struct {
 	url       string
-	pgDump    string
-	pgRestore string
+	pgDump    Tool
+	pgRestore Tool
 	tmp       string
 }
 
@@ -30,11 +30,33 @@ func (p postgresDB) workDir() string {
 	return p.tmp
 }
 
-// FindTool returns the named PostgreSQL client tool: configured is used when set, else the
-// PATH, else the newest /usr/lib/postgresql/*/bin.
-func FindTool(configured, name string) (string, error) {
-	if configured != "" {
-		return exec.LookPath(configured)
+// Tool is one PostgreSQL client tool. It is looked up when a backup, verify or restore runs,
+// never before: a process that takes no PostgreSQL backup runs without the tools.
+type Tool struct {
+	// Path is the configured tool, a path or a name on the PATH; empty looks the tool up by its
+	// own name on the PATH, then in the newest /usr/lib/postgresql/*/bin.
+	Path string
+	// Setting names what configures Path (for example FORMWARD_PG_DUMP), for the error that
+	// says how to fix a missing tool.
+	Setting string
+}
+
+// Find returns the path of the tool called name (pg_dump, pg_restore).
+func (t Tool) Find(name string) (string, error) {
+	fix := "install the PostgreSQL client tools"
+	if t.Setting != "" {
+		fix += " or set " + t.Setting + " to the tool's path"
+	}
+	if t.Path != "" {
+		p, err := exec.LookPath(t.Path)
+		if err != nil {
+			what := "the configured path"
+			if t.Setting != "" {
+				what = t.Setting
+			}
+			return "", fmt.Errorf("%s not found at %q (%s): %s", name, t.Path, what, fix)
+		}
+		return p, nil
 	}
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
@@ -43,8 +65,7 @@ func FindTool(configured, name string) (string, error) {
 	if len(matches) > 0 {
 		return matches[len(matches)-1], nil
 	}
-	return "", fmt.Errorf("%s not found on the PATH; install the PostgreSQL client tools or name it with FORMWARD_%s",
-		name, strings.ToUpper(strings.TrimPrefix(name, "pg_")))
+	return "", fmt.Errorf("%s not found on the PATH nor in /usr/lib/postgresql/*/bin: %s", name, fix)
 }
 
 // connArgs returns the URL without its password, and the environment that carries the
@@ -123,7 +144,11 @@ func (p postgresDB) snapshot(ctx context.Context, db *sql.DB, path string) (map[
 		}
 		counts[t] = n
 	}
-	if err := p.run(ctx, p.pgDump, "--format=custom", "--snapshot="+snap, "--file="+path, "--dbname={dsn}"); err != nil {
+	pgDump, err := p.pgDump.Find("pg_dump")
+	if err != nil {
+		return nil, fmt.Errorf("postgres backup: %w", err)
+	}
+	if err := p.run(ctx, pgDump, "--format=custom", "--snapshot="+snap, "--file="+path, "--dbname={dsn}"); err != nil {
 		return nil, err
 	}
 	return counts, nil
@@ -133,10 +158,14 @@ func (p postgresDB) snapshot(ctx context.Context, db *sql.DB, path string) (map[
 // pg_restore write the data section as a script, without any database, and counts each
 // table's COPY rows against the manifest.
 func (p postgresDB) check(ctx context.Context, path string, m Manifest) error {
-	if err := exec.CommandContext(ctx, p.pgRestore, "--list", path).Run(); err != nil {
+	pgRestore, err := p.pgRestore.Find("pg_restore")
+	if err != nil {
+		return fmt.Errorf("postgres backup check: %w", err)
+	}
+	if err := exec.CommandContext(ctx, pgRestore, "--list", path).Run(); err != nil {
 		return fmt.Errorf("%w: pg_restore --list: %v", ErrCorrupt, err)
 	}
-	cmd := exec.CommandContext(ctx, p.pgRestore, "--data-only", "--file=-", path)
+	cmd := exec.CommandContext(ctx, pgRestore, "--data-only", "--file=-", path)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -199,6 +228,10 @@ func countCopyRows(r io.Reader) (map[string]int64, error) {
 // restore replaces the database's contents with the archive in one transaction: objects of the
 // archive are dropped first (--clean --if-exists), owners and grants are not restored.
 func (p postgresDB) restore(ctx context.Context, path string) error {
-	return p.run(ctx, p.pgRestore, "--clean", "--if-exists", "--single-transaction", "--exit-on-error",
+	pgRestore, err := p.pgRestore.Find("pg_restore")
+	if err != nil {
+		return fmt.Errorf("postgres restore: %w", err)
+	}
+	return p.run(ctx, pgRestore, "--clean", "--if-exists", "--single-transaction", "--exit-on-error",
 		"--no-owner", "--no-privileges", "--dbname={dsn}", path)
 }

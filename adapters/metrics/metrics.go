@@ -34,6 +34,12 @@ const (
 	OutcomeBreakerOpen   = "breaker_open"
 )
 
+// Backup outcomes, the outcome label of formward_backups_total.
+const (
+	OutcomeBackupOK    = "ok"
+	OutcomeBackupError = "error"
+)
+
 // Metrics holds one process's registry and Formward's own collectors in it.
 type Metrics struct {
 	// Registry is what /metrics on FORMWARD_METRICS_ADDR serves.
@@ -56,6 +62,8 @@ type Metrics struct {
 	actions          *prometheus.CounterVec
 	actionDuration   *prometheus.HistogramVec
 	engineFailures   *prometheus.CounterVec
+
+	backups *prometheus.CounterVec
 }
 
 // latencyBuckets cover a fast capture (about a millisecond) to a slow endpoint (tens of seconds).
@@ -126,8 +134,12 @@ func New() *Metrics {
 			Name: "formward_engine_step_failures_total",
 			Help: "Steps of the delivery and run engines that failed (database errors) and are retried, by engine (deliveries, runs) and step.",
 		}, []string{"engine", "step"}),
+		backups: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "formward_backups_total",
+			Help: "Scheduled backups serve attempted, by outcome (ok, error: logged with the reason and retried).",
+		}, []string{"outcome"}),
 	}
-	reg.MustRegister(m.engineFailures)
+	reg.MustRegister(m.engineFailures, m.backups)
 	reg.MustRegister(m.captures, m.captureDuration, m.refusals, m.groupCommit, m.relayPublished, m.relayLag,
 		m.relayFailures, m.relayBatches, m.deliveries, m.deliveryDuration, m.actions, m.actionDuration)
 	// Every series of a bounded label set exists from the start at 0, so rate() and ratios
@@ -140,10 +152,22 @@ func New() *Metrics {
 	for _, o := range []string{OutcomeDelivered, OutcomeFailed, OutcomeUndeliverable, OutcomeBreakerOpen} {
 		m.deliveries.WithLabelValues(o)
 	}
+	for _, o := range []string{OutcomeBackupOK, OutcomeBackupError} {
+		m.backups.WithLabelValues(o)
+	}
 	return m
 }
 
 // ObserveGroupCommit records the size of one group-commit batch.
 func (m *Metrics) ObserveGroupCommit(size int) {
 	m.groupCommit.Observe(float64(size))
+}
+
+// ObserveBackup counts one scheduled backup: taken when err is nil, failed otherwise.
+func (m *Metrics) ObserveBackup(err error) {
+	outcome := OutcomeBackupOK
+	if err != nil {
+		outcome = OutcomeBackupError
+	}
+	m.backups.WithLabelValues(outcome).Inc()
 }

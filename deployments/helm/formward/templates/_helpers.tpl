@@ -25,12 +25,22 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 
+{{/* The image: repository:tag, tag-variant for a variant, or repository@digest. */}}
 {{- define "formward.image" -}}
 {{- if .Values.image.digest -}}
 {{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
 {{- else -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- $tag := default .Chart.AppVersion .Values.image.tag -}}
+{{- if .Values.image.variant -}}
+{{- $tag = printf "%s-%s" $tag .Values.image.variant -}}
 {{- end -}}
+{{- printf "%s:%s" .Values.image.repository $tag -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Whether serve takes scheduled backups (backup.interval other than 0). */}}
+{{- define "formward.scheduledBackups" -}}
+{{- if not (has (toString .Values.backup.interval) (list "0" "0s" "")) -}}true{{- end -}}
 {{- end -}}
 
 {{- define "formward.secretName" -}}
@@ -74,11 +84,17 @@ something that loses files or events.
 {{- fail "serve runs more than one replica: database.postgres is required (SQLite has one writer on one volume)" -}}
 {{- end -}}
 {{- end -}}
-{{- if and .Values.persistence.enabled .Values.database.postgres -}}
-{{- fail "persistence is for the embedded SQLite database: disable it with database.postgres" -}}
+{{- if and .Values.persistence.enabled (include "formward.serveScaled" .) -}}
+{{- fail "persistence is one ReadWriteOnce volume for one serve pod, and serve runs more than one: disable persistence (files, backups and the tombstone log go to s3.endpoint)" -}}
 {{- end -}}
 {{- if and (not .Values.database.postgres) (not .Values.persistence.enabled) -}}
 {{- fail "the embedded mode keeps its SQLite database on the data volume: enable persistence (or set database.postgres)" -}}
+{{- end -}}
+{{- if and .Values.database.postgres (not .Values.s3.endpoint) (not .Values.persistence.enabled) -}}
+{{- fail "database.postgres without s3.endpoint keeps uploaded files, backups and the tombstone log in /data: enable persistence (a PersistentVolumeClaim), or set s3.endpoint; an emptyDir would lose them at every restart" -}}
+{{- end -}}
+{{- if and .Values.database.postgres (include "formward.scheduledBackups" .) (ne .Values.image.variant "postgres") -}}
+{{- fail "database.postgres with scheduled backups (backup.interval): serve runs pg_dump, which only the image variant with the PostgreSQL client tools has: set image.variant: postgres (deployments/Dockerfile --target postgres), or backup.interval: \"0\" and back the database up yourself" -}}
 {{- end -}}
 {{- if or .Values.relay.enabled .Values.worker.enabled -}}
 {{- if not .Values.kafka.brokers -}}
