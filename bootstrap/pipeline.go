@@ -178,6 +178,7 @@ func (c *cli) worker(ctx context.Context) error {
 		return err
 	}
 	defer cleanup()
+	watchConsumerLag(p.Metrics, c.cfg)
 	startMetrics(c.cfg, p.Metrics, log)
 	log.Info("formward worker starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
 		zap.String("topic", c.cfg.KafkaTopic), zap.String("group", c.cfg.KafkaGroup), zap.Int("concurrency", c.cfg.DeliveryConcurrency),

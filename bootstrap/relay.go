@@ -91,6 +91,7 @@ func (c *cli) relay(ctx context.Context) error {
 		return err
 	}
 	defer cleanup()
+	watchConsumerLag(p.Metrics, c.cfg)
 	startMetrics(c.cfg, p.Metrics, log)
 	log.Info("formward relay starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
 		zap.String("topic", c.cfg.KafkaTopic), zap.Int("batch", c.cfg.RelayBatch), zap.Duration("poll", c.cfg.RelayPoll))
