@@ -272,7 +272,8 @@ func TestBacklogVisibleWhileTheWorkerIsDown(t *testing.T) {
 		submit(t, in, key, form, field, fmt.Sprintf("while no worker runs %d", i))
 	}
 	lagged := waitFor(relayMetrics, "the lag of the submissions' events", func(g gauges) bool { return g.pending == 0 && g.lag == n })
-	t.Logf("worker never started, %d submissions: relay reports lag %v (was 0), deliveries due %v (the worker makes them)", n, lagged.lag, lagged.due)
+	t.Logf("worker never started, %d submissions: relay reports lag %v (was 0), deliveries due %v (the worker makes them), outbox pending %v",
+		n, lagged.lag, lagged.due, lagged.pending)
 
 	// A worker takes the events, makes n deliveries and fails each once; it is killed before
 	// the retries.
@@ -285,7 +286,8 @@ func TestBacklogVisibleWhileTheWorkerIsDown(t *testing.T) {
 	}
 	for _, addr := range []string{serveMetrics, relayMetrics} {
 		g := waitFor(addr, "the retries due with no worker", func(g gauges) bool { return g.due == n && g.oldest > 0 })
-		t.Logf("worker killed: %s reports %v deliveries due, the oldest for %.1fs, Kafka lag %v", map[string]string{serveMetrics: "serve", relayMetrics: "relay"}[addr], g.due, g.oldest, g.lag)
+		t.Logf("worker killed: %s reports %v deliveries due, the oldest for %.1fs, Kafka lag %v, outbox pending %v",
+			map[string]string{serveMetrics: "serve", relayMetrics: "relay"}[addr], g.due, g.oldest, g.lag, g.pending)
 	}
 	// The worker had committed what it fanned out; what comes now waits on the topic.
 	for i := range 3 {
