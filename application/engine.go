@@ -60,6 +60,18 @@ type DeliveryObserver interface {
 	Failed(step string, err error)
 }
 
+// The steps a delivery engine reports to DeliveryObserver.Failed.
+const (
+	DeliveryStepClaim       = "claim due deliveries"
+	DeliveryStepLoadWebhook = "load webhook"
+	DeliveryStepSave        = "save delivery"
+)
+
+// DeliverySteps lists every step a delivery engine may report as failed.
+func DeliverySteps() []string {
+	return []string{DeliveryStepClaim, DeliveryStepLoadWebhook, DeliveryStepSave}
+}
+
 // NopDeliveryObserver ignores everything.
 type NopDeliveryObserver struct{}
 
@@ -94,7 +106,7 @@ func NewDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.Webho
 		deliveries.ClaimDue,
 		func(d *webhook.Delivery) (string, string) { return d.WorkspaceID(), d.WebhookID() },
 		e.attempt,
-		func(err error) { observer.Failed("claim due deliveries", err) })
+		func(err error) { observer.Failed(DeliveryStepClaim, err) })
 	return e
 }
 
@@ -116,7 +128,7 @@ func (e *DeliveryEngine) attempt(ctx context.Context, d *webhook.Delivery) {
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			e.observer.Failed("load webhook", err)
+			e.observer.Failed(DeliveryStepLoadWebhook, err)
 		}
 		return // the claim's lease runs out and the delivery is claimed again
 	}
@@ -151,7 +163,7 @@ func (e *DeliveryEngine) save(ctx context.Context, d *webhook.Delivery) bool {
 	defer cancel()
 	if err := e.deliveries.Save(sctx, d); err != nil {
 		if !errors.Is(err, domain.ErrNotFound) { // not found: the webhook was deleted meanwhile
-			e.observer.Failed("save delivery", err)
+			e.observer.Failed(DeliveryStepSave, err)
 		}
 		return false
 	}

@@ -61,6 +61,21 @@ type RelayObserver interface {
 	Purged(rows int64)
 }
 
+// The steps a relay reports to RelayObserver.Failed.
+const (
+	RelayStepAcquireLease  = "acquire lease"
+	RelayStepRelay         = "relay" // a lease term ended by repeated database failures
+	RelayStepPurgeOutbox   = "purge outbox"
+	RelayStepReadOutbox    = "read outbox"
+	RelayStepPublish       = "publish"
+	RelayStepMarkPublished = "mark published"
+)
+
+// RelaySteps lists every step a relay may report as failed, so metrics can show each at 0.
+func RelaySteps() []string {
+	return []string{RelayStepAcquireLease, RelayStepRelay, RelayStepPurgeOutbox, RelayStepReadOutbox, RelayStepPublish, RelayStepMarkPublished}
+}
+
 // NopRelayObserver ignores everything.
 type NopRelayObserver struct{}
 
@@ -116,7 +131,7 @@ func (r *Relay) Run(ctx context.Context) error {
 				break
 			}
 			failures++
-			if !r.backoff(ctx, "acquire lease", err, failures) {
+			if !r.backoff(ctx, RelayStepAcquireLease, err, failures) {
 				break
 			}
 			continue
@@ -129,7 +144,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			// relay only returns errors that suggest the lease may be gone (its database
 			// connection failed): give it up and take it again before publishing more.
 			failures++
-			if !r.backoff(ctx, "relay", err, failures) {
+			if !r.backoff(ctx, RelayStepRelay, err, failures) {
 				break
 			}
 		}
@@ -152,7 +167,7 @@ func (r *Relay) relay(ctx context.Context) error {
 		if now := r.clock.Now(); !now.Before(nextPurge) {
 			n, err := r.outbox.PurgePublished(ctx, now.Add(-r.cfg.Retention))
 			if err != nil {
-				r.observer.Failed("purge outbox", err, 1, r.cfg.PurgeEvery)
+				r.observer.Failed(RelayStepPurgeOutbox, err, 1, r.cfg.PurgeEvery)
 			} else if n > 0 {
 				r.observer.Purged(n)
 			}
@@ -163,7 +178,7 @@ func (r *Relay) relay(ctx context.Context) error {
 		// read, and Pending returns only unpublished rows, so none is ever skipped.
 		recs, err := r.outbox.Pending(ctx, 0, r.cfg.Batch)
 		if err != nil {
-			if !fail("read outbox", err) {
+			if !fail(RelayStepReadOutbox, err) {
 				return nil
 			}
 			if failures >= 5 {
@@ -184,7 +199,7 @@ func (r *Relay) relay(ctx context.Context) error {
 		start := time.Now()
 		if err := r.publisher.Publish(ctx, evs); err != nil {
 			// Nothing is marked: the same rows, in the same order, are read and published again.
-			if !fail("publish", err) {
+			if !fail(RelayStepPublish, err) {
 				return nil
 			}
 			continue
@@ -196,7 +211,7 @@ func (r *Relay) relay(ctx context.Context) error {
 		err = r.outbox.MarkPublished(mctx, seqs, r.clock.Now())
 		cancel()
 		if err != nil {
-			if !fail("mark published", err) {
+			if !fail(RelayStepMarkPublished, err) {
 				return nil
 			}
 			if failures >= 5 {

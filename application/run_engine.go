@@ -53,6 +53,18 @@ type RunObserver interface {
 	Failed(step string, err error)
 }
 
+// The steps a run engine reports to RunObserver.Failed.
+const (
+	RunStepClaim       = "claim due runs"
+	RunStepLoadSubject = "load run subject"
+	RunStepSave        = "save run"
+)
+
+// RunSteps lists every step a run engine may report as failed.
+func RunSteps() []string {
+	return []string{RunStepClaim, RunStepLoadSubject, RunStepSave}
+}
+
 // NopRunObserver ignores everything.
 type NopRunObserver struct{}
 
@@ -94,7 +106,7 @@ func NewRunEngine(d RunEngineDeps, runners map[string]ports.ActionRunner, cfg Ru
 		d.Runs.ClaimDue,
 		func(r *workflow.Run) (string, string) { return r.WorkspaceID(), "" },
 		e.Advance,
-		func(err error) { observer.Failed("claim due runs", err) })
+		func(err error) { observer.Failed(RunStepClaim, err) })
 	return e
 }
 
@@ -122,7 +134,7 @@ func (e *RunEngine) Advance(ctx context.Context, r *workflow.Run) {
 			s, err := e.loadSubject(ctx, r)
 			if err != nil {
 				if ctx.Err() == nil {
-					e.observer.Failed("load run subject", err)
+					e.observer.Failed(RunStepLoadSubject, err)
 				}
 				return // the lease runs out and the run is claimed again
 			}
@@ -155,7 +167,7 @@ func (e *RunEngine) Advance(ctx context.Context, r *workflow.Run) {
 		cancel()
 		if err != nil {
 			if !errors.Is(err, domain.ErrNotFound) {
-				e.observer.Failed("save run", err)
+				e.observer.Failed(RunStepSave, err)
 			}
 			return
 		}

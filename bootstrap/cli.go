@@ -97,6 +97,7 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 	serve.RunE = func(cmd *cobra.Command, _ []string) error { return c.serve(cmd.Context()) }
 	relay := &cobra.Command{Use: "relay", Short: "Publish the outbox's events to Kafka (one active relay at a time; others wait)", Args: cobra.NoArgs}
 	bindKafka(c.flags(relay.Flags(), ""), &c.cfg)
+	bindGroup(c.flags(relay.Flags(), ""), &c.cfg)
 	bindMetrics(c.flags(relay.Flags(), ""), &c.cfg)
 	relay.RunE = func(cmd *cobra.Command, _ []string) error { return c.relay(cmd.Context()) }
 	worker := &cobra.Command{Use: "worker", Short: "Consume events from Kafka, fan them out to webhooks and send the deliveries (run as many as needed)", Args: cobra.NoArgs}

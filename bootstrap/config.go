@@ -351,8 +351,13 @@ func bindBrokers(b *binder, c *Config) {
 
 // bindWorker registers the consumer group settings of the worker role.
 func bindWorker(b *binder, c *Config) {
-	b.String(&c.KafkaGroup, "kafka-group", "formward-worker", "consumer group of the workers; every worker of one installation joins it")
+	bindGroup(b, c)
 	b.Duration(&c.KafkaSessionTimeout, "kafka-session-timeout", 10*time.Second, "how long the group waits for a silent worker before giving its partitions to the others")
+}
+
+// bindGroup registers the workers' consumer group (worker, and the relay, which reports its lag).
+func bindGroup(b *binder, c *Config) {
+	b.String(&c.KafkaGroup, "kafka-group", "formward-worker", "consumer group of the workers; every worker of one installation joins it, and the relay reports its lag")
 }
 
 // bindDelivery registers the webhook delivery settings (worker, and serve in embedded mode).

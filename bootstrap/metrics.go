@@ -1,23 +1,46 @@
 package bootstrap
 
 import (
+	"context"
+
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/actionkit"
 	"github.com/formward/formward/adapters/delivery"
+	"github.com/formward/formward/adapters/kafka"
 	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/persistence"
+	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/ports"
 )
 
 // provideMetrics is the process's registry: Go runtime and process, the database pool, group
-// commits and the outbox backlog. The observers of the relay and the engines, the capture
+// commits, the outbox backlog and the work due (every process reports the worker's backlog, so a
+// worker that is down cannot hide it). The observers of the relay and the engines, the capture
 // routes and the circuit breakers add theirs where they are wired (see docs/metrics.md).
 func provideMetrics(db *persistence.DB, clock ports.Clock) *metrics.Metrics {
 	m := metrics.New()
 	db.ObserveGroupCommits(m.ObserveGroupCommit)
 	m.WatchDatabase(db.SQL(), db.OutboxBacklog, clock.Now)
+	m.WatchDueWork(db.DeliveriesDue, db.RunsDue, clock.Now)
 	return m
+}
+
+// watchConsumerLag adds the lag of the workers' consumer group, read from the brokers: the relay
+// reports it while no worker runs, and each worker reports it too.
+func watchConsumerLag(m *metrics.Metrics, cfg Config) {
+	r := kafka.NewLagReader(cfg.Brokers(), cfg.KafkaTopic, cfg.KafkaGroup)
+	m.WatchConsumerLag(r.Topic(), r.Group(), func(ctx context.Context) (map[int]int64, error) {
+		lags, err := r.Lag(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[int]int64, len(lags))
+		for _, l := range lags {
+			out[l.Partition] = l.Lag
+		}
+		return out, nil
+	}, system.Clock{}.Now)
 }
 
 // watchBreakers adds the webhook client's circuit breaker counts to the registry.

@@ -58,7 +58,8 @@ func wantNames(t *testing.T, role string, got map[string]bool, names ...string) 
 func TestMetricsRegisteredInEveryRole(t *testing.T) {
 	ctx := context.Background()
 	common := []string{"go_goroutines", "process_cpu_seconds_total", "go_sql_open_connections",
-		"formward_outbox_pending_events", "formward_outbox_oldest_pending_age_seconds"}
+		"formward_outbox_pending_events", "formward_outbox_oldest_pending_age_seconds",
+		"formward_deliveries_due", "formward_deliveries_oldest_due_seconds", "formward_workflow_runs_due"}
 
 	serveCfg := roleConfig(t, "serve", "--metrics-addr", "127.0.0.1:19464")
 	if serveCfg.MetricsAddr != "127.0.0.1:19464" {
@@ -74,6 +75,7 @@ func TestMetricsRegisteredInEveryRole(t *testing.T) {
 	}
 	wantNames(t, "serve", gatheredNames(t, sp.Runtime.Metrics.Registry), append(common, "formward_captures_total",
 		"formward_webhook_deliveries_total", "formward_workflow_actions_total", "formward_relay_published_events_total",
+		"formward_relay_failures_total", "formward_engine_step_failures_total",
 		"formward_circuit_breakers", "formward_storage_writes_failing")...)
 
 	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
@@ -92,7 +94,12 @@ func TestMetricsRegisteredInEveryRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cleanupRelay()
-	wantNames(t, "relay", gatheredNames(t, rp.Metrics.Registry), append(common, "formward_relay_published_events_total")...)
+	if relayCfg.KafkaGroup != "formward-worker" {
+		t.Fatalf("relay --kafka-group = %q, want the workers' default", relayCfg.KafkaGroup)
+	}
+	watchConsumerLag(rp.Metrics, relayCfg)
+	wantNames(t, "relay", gatheredNames(t, rp.Metrics.Registry), append(common, "formward_relay_published_events_total",
+		"formward_relay_failures_total", "formward_kafka_consumer_lag")...)
 
 	workerCfg := roleConfig(t, "worker", "--kafka-brokers", brokers, "--metrics-addr", "127.0.0.1:19466")
 	if workerCfg.MetricsAddr != "127.0.0.1:19466" {
@@ -103,6 +110,7 @@ func TestMetricsRegisteredInEveryRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cleanupWorker()
+	watchConsumerLag(wp.Metrics, workerCfg)
 	wantNames(t, "worker", gatheredNames(t, wp.Metrics.Registry), append(common, "formward_webhook_deliveries_total",
-		"formward_workflow_actions_total", "formward_circuit_breakers")...)
+		"formward_workflow_actions_total", "formward_engine_step_failures_total", "formward_circuit_breakers", "formward_kafka_consumer_lag")...)
 }

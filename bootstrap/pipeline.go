@@ -181,6 +181,7 @@ func (c *cli) worker(ctx context.Context) error {
 		return err
 	}
 	defer cleanup()
+	watchConsumerLag(p.Metrics, c.cfg)
 	probes := newRoleProbes(p.DB, c.cfg.Brokers(), log)
 	startMetrics(c.cfg, p.Metrics, probes, log)
 	log.Info("formward worker starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -31,14 +32,23 @@ var labelPair = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"
 // scrape reads the metrics listener's text exposition.
 func scrape(t *testing.T, addr string) series {
 	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
+	out, err := tryScrape(addr)
 	if err != nil {
 		t.Fatalf("scrape: %v", err)
+	}
+	return out
+}
+
+// tryScrape is scrape for a listener that may not be up yet.
+func tryScrape(addr string) (series, error) {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("scrape: %d %s", resp.StatusCode, b)
+		return nil, fmt.Errorf("%d %s", resp.StatusCode, b)
 	}
 	out := series{}
 	sc := bufio.NewScanner(resp.Body)
@@ -58,7 +68,7 @@ func scrape(t *testing.T, addr string) series {
 		}
 		out[m[1]] = append(out[m[1]], sample{labels: labels, value: v})
 	}
-	return out
+	return out, sc.Err()
 }
 
 // sum adds the samples of name whose labels include want (name=value pairs).
@@ -92,9 +102,33 @@ func TestMetricsEmbedded(t *testing.T) {
 
 	before := scrape(t, metricsAddr)
 	for _, name := range []string{"go_goroutines", "process_resident_memory_bytes", "go_sql_open_connections",
-		"formward_outbox_pending_events", "formward_storage_writes_failing", "formward_captures_total"} {
+		"formward_outbox_pending_events", "formward_storage_writes_failing", "formward_captures_total",
+		"formward_deliveries_due", "formward_deliveries_oldest_due_seconds", "formward_workflow_runs_due"} {
 		if len(before[name]) == 0 {
 			t.Fatalf("%s missing from the first scrape", name)
+		}
+	}
+	// The failure counters alerts read exist before the first failure, at 0.
+	for _, c := range []struct {
+		name, label, value string
+	}{
+		{"formward_relay_failures_total", "step", "publish"},
+		{"formward_relay_failures_total", "step", "read outbox"},
+		{"formward_engine_step_failures_total", "step", "claim due deliveries"},
+		{"formward_engine_step_failures_total", "step", "save run"},
+		{"formward_spam_total", "reason", "too_fast"},
+	} {
+		found := false
+		for _, smp := range before[c.name] {
+			if smp.labels[c.label] == c.value {
+				found = true
+				if smp.value != 0 {
+					t.Fatalf("%s{%s=%q} = %v on the first scrape, want 0", c.name, c.label, c.value, smp.value)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("%s{%s=%q} missing from the first scrape: it would appear only after a first failure", c.name, c.label, c.value)
 		}
 	}
 
@@ -166,15 +200,129 @@ func TestMetricsEmbedded(t *testing.T) {
 		t.Fatalf("outbox gauges missing")
 	}
 
-	checkDeploymentsNameExposedMetrics(t, after)
+	checkDeploymentsNameExposedMetrics(t, after, kafkaOnly...)
+}
+
+// kafkaOnly are the series only a relay or a worker with Kafka exposes; the embedded check
+// leaves them to TestBacklogVisibleWhileTheWorkerIsDown, which scrapes a relay.
+var kafkaOnly = []string{"formward_kafka_consumer_lag", "formward_kafka_consumer_lag_scrape_ok"}
+
+// TestBacklogVisibleWhileTheWorkerIsDown runs serve and the relay with Kafka and no worker: the
+// submissions' events wait on the topic, and the relay reports the workers' consumer lag. A
+// worker then fans them out into deliveries to an endpoint that fails, and is killed: the
+// retries fall due with nobody to send them, and serve and the relay report them from the
+// database. While the worker is down more submissions raise the lag again; a worker started
+// again brings every gauge back to 0.
+func TestBacklogVisibleWhileTheWorkerIsDown(t *testing.T) {
+	t.Parallel()
+	dbURL := freshPostgresDatabase(t)
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+
+	rc := newReceiver(t)
+	in := newInstance(t, dbURL, randomMasterKey(t))
+	pipelineEnv(in, rc)
+	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
+	in.setEnv("FORMWARD_KAFKA_PARTITIONS", "4")
+	in.setEnv("FORMWARD_KAFKA_SESSION_TIMEOUT", "6s")
+	// One attempt, then a retry 15s later that the killed worker will not make.
+	in.setEnv("FORMWARD_RETRY_DELAYS", "15s,1h")
+	in.setEnv("FORMWARD_BREAKER_FAILURES", "100")
+	serveMetrics, relayMetrics := freeAddr(t), freeAddr(t)
+	in.setEnv("FORMWARD_METRICS_ADDR", serveMetrics)
+	in.cli("migrate")
+	key := in.cli("keys", "create", "--name", "backlog", "--scope", "admin")
+	in.startServe()
+	relay := in.startProc("relay", "--metrics-addr", relayMetrics)
+
+	form, field := createForm(t, in, key, "Backlog")
+	registerWebhook(t, in, key, rc.url("/down"), form, newSecret(t), "submission.created")
+
+	type gauges struct{ due, oldest, runs, lag, pending float64 }
+	read := func(addr string) (gauges, bool) {
+		s, err := tryScrape(addr)
+		if err != nil || len(s["formward_deliveries_due"]) == 0 || len(s["formward_outbox_pending_events"]) == 0 {
+			return gauges{}, false
+		}
+		return gauges{due: s.sum("formward_deliveries_due"), oldest: s.sum("formward_deliveries_oldest_due_seconds"),
+			runs: s.sum("formward_workflow_runs_due"), lag: s.sum("formward_kafka_consumer_lag", "group", "formward-worker"),
+			pending: s.sum("formward_outbox_pending_events")}, len(s["formward_kafka_consumer_lag"]) > 0 || addr != relayMetrics
+	}
+	var at gauges
+	waitFor := func(addr, what string, cond func(g gauges) bool) gauges {
+		t.Helper()
+		eventually(t, 60*time.Second, what, func() bool {
+			g, ok := read(addr)
+			at = g
+			return ok && cond(g)
+		})
+		return at
+	}
+
+	// Before: a draft form and a webhook make no event; nothing is due, nothing waits.
+	base := waitFor(relayMetrics, "the relay's first scrape with an empty outbox", func(g gauges) bool { return g.pending == 0 })
+	if base.due != 0 || base.oldest != 0 || base.runs != 0 || base.lag != 0 {
+		t.Fatalf("before any submission: %+v, want nothing due and no lag", base)
+	}
+	const n = 6
+	for i := range n {
+		submit(t, in, key, form, field, fmt.Sprintf("while no worker runs %d", i))
+	}
+	lagged := waitFor(relayMetrics, "the lag of the submissions' events", func(g gauges) bool { return g.pending == 0 && g.lag == n })
+	t.Logf("worker never started, %d submissions: relay reports lag %v (was 0), deliveries due %v (the worker makes them), outbox pending %v",
+		n, lagged.lag, lagged.due, lagged.pending)
+
+	// A worker takes the events, makes n deliveries and fails each once; it is killed before
+	// the retries.
+	worker := in.startProc("worker")
+	eventually(t, 60*time.Second, "the first attempt of every delivery", func() bool { return len(rc.requests("/down")) >= n })
+	waitFor(relayMetrics, "the worker's commits", func(g gauges) bool { return g.lag == 0 })
+	worker.kill(t)
+	if got := len(rc.requests("/down")); got != n {
+		t.Fatalf("%d attempts before the kill, want %d (the retries came too early for this test)", got, n)
+	}
+	for _, addr := range []string{serveMetrics, relayMetrics} {
+		g := waitFor(addr, "the retries due with no worker", func(g gauges) bool { return g.due == n && g.oldest > 0 })
+		t.Logf("worker killed: %s reports %v deliveries due, the oldest for %.1fs, Kafka lag %v, outbox pending %v",
+			map[string]string{serveMetrics: "serve", relayMetrics: "relay"}[addr], g.due, g.oldest, g.lag, g.pending)
+	}
+	// The worker had committed what it fanned out; what comes now waits on the topic.
+	for i := range 3 {
+		submit(t, in, key, form, field, fmt.Sprintf("while the worker is down %d", i))
+	}
+	g := waitFor(relayMetrics, "the lag of the events after the kill", func(g gauges) bool { return g.pending == 0 && g.lag == 3 })
+	if g.due != n {
+		t.Fatalf("deliveries due %v after more submissions, want still %d (no worker makes new ones)", g.due, n)
+	}
+	t.Logf("worker down, 3 more submissions: relay reports lag %v, deliveries due %v, oldest %.1fs", g.lag, g.due, g.oldest)
+
+	// Back to normal: the endpoint recovers, a worker runs again, and nothing waits.
+	rc.healed.Store(true)
+	worker = in.startProc("worker")
+	waitFor(relayMetrics, "an empty backlog", func(g gauges) bool { return g.due == 0 && g.oldest == 0 && g.lag == 0 })
+	waitFor(serveMetrics, "an empty backlog on serve", func(g gauges) bool { return g.due == 0 && g.oldest == 0 })
+
+	after := scrape(t, relayMetrics)
+	for _, name := range kafkaOnly {
+		if len(after[name]) == 0 {
+			t.Fatalf("the relay does not expose %s", name)
+		}
+	}
+	worker.stop(t)
+	relay.stop(t)
+	in.stopServe()
 }
 
 // metricRef finds metric names in PromQL: Formward's own, the Go runtime's and the process's.
 var metricRef = regexp.MustCompile(`\b(?:formward|go|process)_[a-zA-Z0-9_]+\b`)
 
 // checkDeploymentsNameExposedMetrics parses the Grafana dashboard and the Prometheus rules and
-// fails on any metric name they use that the scrape does not have.
-func checkDeploymentsNameExposedMetrics(t *testing.T, scraped series) {
+// fails on any metric name they use that the scrape does not have, but for the names elsewhere
+// (exposed by another role, checked by another test).
+func checkDeploymentsNameExposedMetrics(t *testing.T, scraped series, elsewhere ...string) {
 	t.Helper()
 	var exprs []string
 
@@ -248,6 +396,9 @@ func checkDeploymentsNameExposedMetrics(t *testing.T, scraped series) {
 
 	exposed := map[string]bool{}
 	for name := range scraped {
+		exposed[name] = true
+	}
+	for _, name := range elsewhere {
 		exposed[name] = true
 	}
 	var missing []string

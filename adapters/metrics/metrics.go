@@ -40,6 +40,12 @@ const (
 	OutcomeBackupError = "error"
 )
 
+// Engines, the engine label of formward_engine_step_failures_total.
+const (
+	engineDeliveries = "deliveries"
+	engineRuns       = "runs"
+)
+
 // Metrics holds one process's registry and Formward's own collectors in it.
 type Metrics struct {
 	// Registry is what /metrics on FORMWARD_METRICS_ADDR serves.

@@ -12,10 +12,14 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// RelayObserver decorates next (the relay's log) with the relay series.
+// RelayObserver decorates next (the relay's log) with the relay series; the failures of every
+// step exist at 0 from the start.
 func (m *Metrics) RelayObserver(next application.RelayObserver, now func() time.Time) application.RelayObserver {
 	if next == nil {
 		next = application.NopRelayObserver{}
+	}
+	for _, step := range application.RelaySteps() {
+		m.relayFailures.WithLabelValues(step)
 	}
 	return relayObserver{RelayObserver: next, m: m, now: now}
 }
@@ -41,10 +45,14 @@ func (o relayObserver) Failed(step string, err error, attempt int, retryIn time.
 	o.RelayObserver.Failed(step, err, attempt, retryIn)
 }
 
-// DeliveryObserver decorates next (the engine's log) with the webhook delivery series.
+// DeliveryObserver decorates next (the engine's log) with the webhook delivery series; the
+// engine's failures of every step exist at 0 from the start.
 func (m *Metrics) DeliveryObserver(next application.DeliveryObserver) application.DeliveryObserver {
 	if next == nil {
 		next = application.NopDeliveryObserver{}
+	}
+	for _, step := range application.DeliverySteps() {
+		m.engineFailures.WithLabelValues(engineDeliveries, step)
 	}
 	return deliveryObserver{DeliveryObserver: next, m: m}
 }
@@ -72,15 +80,19 @@ func (o deliveryObserver) Attempted(d *webhook.Delivery, r ports.OutboundResult)
 }
 
 func (o deliveryObserver) Failed(step string, err error) {
-	o.m.engineFailures.WithLabelValues("deliveries", step).Inc()
+	o.m.engineFailures.WithLabelValues(engineDeliveries, step).Inc()
 	o.DeliveryObserver.Failed(step, err)
 }
 
 // RunObserver decorates next (the run engine's log) with the workflow action series. types are
-// the registered action types; any other type is counted as "other".
+// the registered action types; any other type is counted as "other". The actions of every type
+// and outcome, and the engine's failures of every step, exist at 0 from the start.
 func (m *Metrics) RunObserver(next application.RunObserver, types []string) application.RunObserver {
 	if next == nil {
 		next = application.NopRunObserver{}
+	}
+	for _, step := range application.RunSteps() {
+		m.engineFailures.WithLabelValues(engineRuns, step)
 	}
 	known := make(map[string]bool, len(types))
 	for _, t := range types {
@@ -120,7 +132,7 @@ func (o runObserver) Attempted(r *workflow.Run, a workflow.ActionRun, out ports.
 }
 
 func (o runObserver) Failed(step string, err error) {
-	o.m.engineFailures.WithLabelValues("runs", step).Inc()
+	o.m.engineFailures.WithLabelValues(engineRuns, step).Inc()
 	o.RunObserver.Failed(step, err)
 }
 

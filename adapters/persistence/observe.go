@@ -39,3 +39,40 @@ func (d *DB) OutboxBacklog(ctx context.Context) (pending int64, oldest time.Time
 	}
 	return pending, fromMillis(created[0]), nil
 }
+
+// The due counts name the predicates of the partial indexes deliveries_due_idx and
+// runs_due_idx word for word: SQLite uses a partial index only for a query that repeats its
+// WHERE terms.
+const (
+	deliveriesDueSQL = "SELECT COUNT(*) AS n, MIN(next_attempt_at) AS oldest FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?"
+	runsDueSQL       = "SELECT COUNT(*) FROM runs WHERE status IN ('queued', 'running') AND next_attempt_at <= ?"
+)
+
+// DeliveriesDue counts the deliveries due at now and not yet attempted (pending, their next
+// attempt time reached; an engine's claim moves that time to the end of its lease, so one in
+// flight is not counted) and returns the earliest of their due times (zero when none). One read
+// of the partial index of pending deliveries: the worker's backlog as the database sees it,
+// whether or not a worker runs.
+func (d *DB) DeliveriesDue(ctx context.Context, now time.Time) (due int64, oldest time.Time, err error) {
+	var row struct {
+		N      int64
+		Oldest *int64
+	}
+	if err := d.read(ctx).Raw(deliveriesDueSQL, toMillis(now)).Scan(&row).Error; err != nil {
+		return 0, time.Time{}, mapErr("count due deliveries", err)
+	}
+	if row.N == 0 || row.Oldest == nil {
+		return 0, time.Time{}, nil
+	}
+	return row.N, fromMillis(*row.Oldest), nil
+}
+
+// RunsDue counts the runs (workflows and the form notifications) due at now and not claimed by
+// an engine, from the partial index of unfinished runs.
+func (d *DB) RunsDue(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	if err := d.read(ctx).Raw(runsDueSQL, toMillis(now)).Scan(&n).Error; err != nil {
+		return 0, mapErr("count due runs", err)
+	}
+	return n, nil
+}

@@ -47,3 +47,15 @@ func TestSubmissionTimeQueriesReadTheAscendingIndexOnSQLite(t *testing.T) {
 		}
 	}
 }
+
+// The due counts the metrics read at every scrape search the partial indexes of unfinished
+// deliveries and runs: their cost follows the backlog, never the history kept.
+func TestDueCountsReadThePartialIndexesOnSQLite(t *testing.T) {
+	db := migratedSQLite(t)
+	for q, index := range map[string]string{deliveriesDueSQL: "deliveries_due_idx", runsDueSQL: "runs_due_idx"} {
+		all := strings.Join(queryPlan(t, db, q, 1), "\n")
+		if !strings.Contains(all, "USING COVERING INDEX "+index) && !strings.Contains(all, "USING INDEX "+index) {
+			t.Errorf("%s: does not search %s; plan:\n%s", q, index, all)
+		}
+	}
+}

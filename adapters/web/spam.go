@@ -55,6 +55,11 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			return nil, err
 		}
 	}
+	// Every reason exists at 0 from the start, so rates and ratios work before the first refusal.
+	for _, reason := range []string{ReasonHoneypot, ReasonTokenMissing, ReasonTokenInvalid, ReasonTokenExpired, ReasonTokenReplay,
+		ReasonTooFast, ReasonPoWMissing, ReasonPoWInvalid, ReasonCaptcha, ReasonRateLimited} {
+		vec.WithLabelValues(reason)
+	}
 	return &Metrics{Spam: &SpamCounter{vec: vec}}, nil
 }
 
