@@ -117,23 +117,14 @@ func TestMigrateConcurrentlyOnSQLite(t *testing.T) {
 	ctx := context.Background()
 	for round := range 5 {
 		dir := filepath.Join(t.TempDir(), "data")
-		var wg sync.WaitGroup
-		errs := make([]error, 4)
-		start := make(chan struct{})
-		for i := range errs {
-			wg.Go(func() {
-				<-start
-				db, err := persistence.Open(ctx, persistence.Config{DataDir: dir})
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				defer db.Close()
-				errs[i] = db.Migrate(ctx)
-			})
-		}
-		close(start)
-		wg.Wait()
+		errs := startTogether(4, func() error {
+			db, err := persistence.Open(ctx, persistence.Config{DataDir: dir})
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return db.Migrate(ctx)
+		})
 		for i, err := range errs {
 			if err != nil {
 				t.Fatalf("round %d, process %d: %v", round, i, err)
@@ -155,22 +146,13 @@ func TestOpenConcurrentlyOnAFreshSQLiteFile(t *testing.T) {
 	ctx := context.Background()
 	for round := range 20 {
 		dir := filepath.Join(t.TempDir(), "data")
-		var wg sync.WaitGroup
-		errs := make([]error, 6)
-		start := make(chan struct{})
-		for i := range errs {
-			wg.Go(func() {
-				<-start
-				db, err := persistence.Open(ctx, persistence.Config{DataDir: dir})
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				errs[i] = db.Close()
-			})
-		}
-		close(start)
-		wg.Wait()
+		errs := startTogether(6, func() error {
+			db, err := persistence.Open(ctx, persistence.Config{DataDir: dir})
+			if err != nil {
+				return err
+			}
+			return db.Close()
+		})
 		for i, err := range errs {
 			if err != nil {
 				t.Fatalf("round %d, process %d: %v", round, i, err)
@@ -202,4 +184,21 @@ func TestLockServe(t *testing.T) {
 	unlock, err = persistence.LockServe(dir)
 	noErr(t, err)
 	unlock()
+}
+
+// startTogether runs n copies of open at the same moment, as n processes started together
+// would, and returns each one's error.
+func startTogether(n int, open func() error) []error {
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range errs {
+		wg.Go(func() {
+			<-start
+			errs[i] = open()
+		})
+	}
+	close(start)
+	wg.Wait()
+	return errs
 }
