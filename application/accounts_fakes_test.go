@@ -410,6 +410,8 @@ func (r *memUserTokens) ForUser(_ context.Context, purpose, userID string, now t
 type memThrottle struct {
 	mu     sync.Mutex
 	places map[string][]throttlePlace
+	// refused is when each subject last refused an attempt because it was full.
+	refused map[string]time.Time
 }
 
 type throttlePlace struct {
@@ -432,6 +434,12 @@ func (t *memThrottle) Reserve(_ context.Context, id string, at, since time.Time,
 			continue
 		}
 		ok = false
+		if t.refused == nil {
+			t.refused = map[string]time.Time{}
+		}
+		if at.After(t.refused[s]) {
+			t.refused[s] = at
+		}
 		slices.SortFunc(ats, time.Time.Compare)
 		if f := ats[len(ats)-limit]; f.After(freeFrom) {
 			freeFrom = f
@@ -446,13 +454,24 @@ func (t *memThrottle) Reserve(_ context.Context, id string, at, since time.Time,
 	return true, time.Time{}, nil
 }
 
-func (t *memThrottle) Release(_ context.Context, id string) error {
+func (t *memThrottle) Release(_ context.Context, id, watched string) (bool, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	contested := false
 	for s, ps := range t.places {
+		for _, p := range ps {
+			if refused, ok := t.refused[s]; ok && p.id == id && !refused.Before(p.at) {
+				contested = true
+			}
+			if s == watched && p.id == id {
+				for _, o := range ps {
+					contested = contested || o.at.After(p.at)
+				}
+			}
+		}
 		t.places[s] = slices.DeleteFunc(ps, func(p throttlePlace) bool { return p.id == id })
 	}
-	return nil
+	return contested, nil
 }
 
 // count is how many places subject holds after since.

@@ -361,7 +361,7 @@ func (h ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) e
 	if u.PasswordHash() == "" || !h.passwords.Verify(u.PasswordHash(), cmd.Current) {
 		return domain.Validation("current", "invalid_password", "the current password is wrong")
 	}
-	if err := h.throttle.release(ctx, attempt); err != nil {
+	if err := h.throttle.release(ctx, signInRule, attempt); err != nil {
 		return err
 	}
 	if err := user.CheckPassword(cmd.New); err != nil {

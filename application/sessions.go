@@ -179,8 +179,8 @@ func (h SignInHandler) Handle(ctx context.Context, cmd SignIn) (SignedIn, error)
 	if failed != "" {
 		return SignedIn{}, h.fail(ctx, u, cmd.IP, failed, err)
 	}
-	if rerr := h.throttle.release(ctx, attempt); rerr != nil && err == nil {
-		err = rerr
+	if rerr := h.throttle.release(ctx, signInRule, attempt); rerr != nil {
+		return SignedIn{}, rerr
 	}
 	if errors.Is(err, ErrTwoFactorRequired) {
 		return SignedIn{NeedsTwoFactor: true}, err
@@ -308,30 +308,41 @@ func (t signInThrottle) subjects(email, ip string) []string {
 	return subjects
 }
 
+// throttleAttempt is the places one attempt took: their ID and the account's subject.
+type throttleAttempt struct{ id, account string }
+
 // reserve takes an attempt's place in each subject's count under r before the attempt is
-// evaluated, and returns the ID that gives them back. When a subject is full it takes none and
-// returns a *ThrottledError with the wait until a place frees up.
-func (t signInThrottle) reserve(ctx context.Context, r throttleRule, subjects []string) (string, error) {
+// evaluated (subjects[0] is the account's), and returns what gives them back. When a subject
+// is full it takes none and returns a *ThrottledError with the wait until a place frees up.
+func (t signInThrottle) reserve(ctx context.Context, r throttleRule, subjects []string) (throttleAttempt, error) {
 	now := t.clock.Now()
 	id := t.ids.New(attemptIDPrefix)
 	ok, freeFrom, err := t.throttle.Reserve(ctx, id, now, now.Add(-r.window), r.limit, subjects...)
 	if err != nil {
-		return "", fmt.Errorf("count sign-in attempt: %w", err)
+		return throttleAttempt{}, fmt.Errorf("count sign-in attempt: %w", err)
 	}
 	if !ok {
 		wait := freeFrom.Add(r.window).Sub(now)
 		if wait < time.Second {
 			wait = time.Second
 		}
-		return "", &ThrottledError{RetryAfter: wait}
+		return throttleAttempt{}, &ThrottledError{RetryAfter: wait}
 	}
-	return id, nil
+	return throttleAttempt{id: id, account: subjects[0]}, nil
 }
 
-// release gives back the places of an attempt that was no failure.
-func (t signInThrottle) release(ctx context.Context, id string) error {
-	if err := t.throttle.Release(ctx, id); err != nil {
+// release gives back the places of an attempt that was no failure. When the attempt was
+// evaluated during a burst (a subject refused an attempt meanwhile, or another attempt on the
+// same account took a place meanwhile), it is refused like the others with a *ThrottledError:
+// a right password guessed in a burst of wrong ones signs nobody in.
+func (t signInThrottle) release(ctx context.Context, r throttleRule, a throttleAttempt) error {
+	contested, err := t.throttle.Release(ctx, a.id, a.account)
+	if err != nil {
 		return fmt.Errorf("give back sign-in attempt: %w", err)
+	}
+	if contested {
+		// The count is full or filling; its oldest place leaves within the window.
+		return &ThrottledError{RetryAfter: r.window}
 	}
 	return nil
 }

@@ -322,9 +322,9 @@ func (h DisableTwoFactorHandler) Handle(ctx context.Context, cmd DisableTwoFacto
 		if errors.Is(err, ErrInvalidTwoFactorCode) {
 			return err
 		}
-		return errors.Join(err, h.throttle.release(ctx, attempt))
+		return errors.Join(err, h.throttle.release(ctx, signInRule, attempt))
 	}
-	if err := h.throttle.release(ctx, attempt); err != nil {
+	if err := h.throttle.release(ctx, signInRule, attempt); err != nil {
 		return err
 	}
 	memberships, err := h.memberships.ForUser(ctx, u.ID())

@@ -141,7 +141,10 @@ type SignInThrottle interface {
 	// one step: of concurrent calls, in one process or many, at most limit get a place.
 	Reserve(ctx context.Context, id string, at, since time.Time, limit int, subjects ...string) (ok bool, freeFrom time.Time, err error)
 	// Release gives back the places taken under id (the attempt succeeded); none is no error.
-	Release(ctx context.Context, id string) error
+	// It reports contested when, since they were taken, one of their subjects refused an
+	// attempt (its count was full) or another attempt took a place on the subject watched (the
+	// account): this attempt was evaluated during a burst and is to be refused too.
+	Release(ctx context.Context, id, watched string) (contested bool, err error)
 	// Purge forgets places taken before the time.
 	Purge(ctx context.Context, before time.Time) error
 }

@@ -135,6 +135,86 @@ func TestSignInBurstIsThrottledExactly(t *testing.T) {
 	})
 }
 
+// TestRightPasswordInABurstIsRefused: the right password takes one of the ten places of a
+// burst (posted with nine wrong ones, all held in their checks); thirty more wrong ones are
+// refused while they are held. When the checks end, the right password is refused as well
+// (429, no session): it was checked while the count was full. An honest last try, after nine
+// failures and without a burst, signs in.
+func TestRightPasswordInABurstIsRefused(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		hasher := &heldHasher{PasswordHasher: cheapHasher()}
+		h := newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, _ *dashboard.Options) {
+			d.Passwords = hasher
+		})
+		h.owner()
+		var inFlight sync.WaitGroup
+		t.Cleanup(inFlight.Wait)
+		entered, release := hasher.hold(t)
+
+		wrong, right := make(chan page, 40), make(chan page, 1)
+		post := func(password string, answers chan page) {
+			b := h.browser()
+			inFlight.Go(func() { answers <- b.try("/app/login", url.Values{"email": {ownerEmail}, "password": {password}}) })
+		}
+		waitChecks := func(n int) {
+			t.Helper()
+			for range n {
+				select {
+				case <-entered:
+				case <-time.After(burstDeadline):
+					t.Fatalf("fewer than %d passwords are being checked", n)
+				}
+			}
+		}
+		post(ownerPassword, right)
+		waitChecks(1)
+		for range application.SignInFailureLimit - 1 {
+			post("not the password at all", wrong)
+		}
+		waitChecks(application.SignInFailureLimit - 1)
+		for range 30 {
+			post("not the password at all", wrong)
+		}
+		for range 30 {
+			if p := <-wrong; p.StatusCode != http.StatusTooManyRequests {
+				t.Fatalf("an attempt beyond the first ten: %d, want 429", p.StatusCode)
+			}
+		}
+
+		release()
+		p := <-right
+		if p.StatusCode != http.StatusTooManyRequests || cookieOf(p.Response, dashboard.SessionCookie) != nil {
+			t.Fatalf("the right password checked during the burst: %d, want 429 and no session", p.StatusCode)
+		}
+		if s, err := strconv.Atoi(p.Header.Get("Retry-After")); err != nil || s < 1 {
+			t.Fatalf("429 with Retry-After %q", p.Header.Get("Retry-After"))
+		}
+		for range application.SignInFailureLimit - 1 {
+			if p := <-wrong; p.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("a checked wrong password: %d, want 401", p.StatusCode)
+			}
+		}
+	})
+}
+
+// TestHonestLastTrySignsIn: nine wrong passwords, one after another, then the right one: no
+// burst, so the tenth place is given back and a session starts.
+func TestHonestLastTrySignsIn(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, _ *dashboard.Options) {
+			d.Passwords = cheapHasher()
+		})
+		h.owner()
+		for range application.SignInFailureLimit - 1 {
+			h.browser().post("/app/login", url.Values{"email": {ownerEmail}, "password": {"not the password at all"}}).expect(t, http.StatusUnauthorized)
+		}
+		p := h.browser().post("/app/login", url.Values{"email": {ownerEmail}, "password": {ownerPassword}})
+		if cookieOf(p.Response, dashboard.SessionCookie) == nil {
+			t.Fatalf("the right password after nine failures: %d and no session", p.StatusCode)
+		}
+	})
+}
+
 // try posts form to path as post does, but reports a failed request as status 0 instead of
 // failing the test, so that it can run on a goroutine of its own.
 func (b *browser) try(path string, form url.Values) page {

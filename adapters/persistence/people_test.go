@@ -838,6 +838,12 @@ func TestSignInThrottle(t *testing.T) {
 			noErr(t, err)
 			return ok, freeFrom
 		}
+		release := func(id string) (contested bool) {
+			t.Helper()
+			contested, err := p.throttle.Release(ctx, id, "")
+			noErr(t, err)
+			return contested
+		}
 		if ok, _ := reserve("try_1", base, 3, "email:a", "ip:1"); !ok {
 			t.Fatal("the first attempt was refused")
 		}
@@ -855,9 +861,14 @@ func TestSignInThrottle(t *testing.T) {
 		if ok, _ := reserve("try_6", base.Add(3*time.Minute), 3, "ip:1"); ok {
 			t.Fatal("ip:1 took a fourth place")
 		}
-		// Giving back try_2 frees a place of email:a.
-		noErr(t, p.throttle.Release(ctx, "try_2"))
-		noErr(t, p.throttle.Release(ctx, "try_unknown"))
+		// Giving back try_2 frees a place of email:a, and is contested: its place was taken
+		// before email:a refused try_4 (the count filled up while try_2 was evaluated).
+		if !release("try_2") {
+			t.Fatal("a place taken before its subject refused an attempt was given back uncontested")
+		}
+		if release("try_unknown") {
+			t.Fatal("an unknown attempt is contested")
+		}
 		if ok, _ := reserve("try_7", base.Add(4*time.Minute), 3, "email:a"); !ok {
 			t.Fatal("a released place was not given back")
 		}
@@ -876,6 +887,39 @@ func TestSignInThrottle(t *testing.T) {
 		noErr(t, p.db.SQL().QueryRow("SELECT COUNT(*) FROM sign_in_failures").Scan(&left))
 		if left != 3 { // try_7, try_8 for email:a and try_5 for ip:1
 			t.Fatalf("after purge: %d places, want 3", left)
+		}
+	})
+}
+
+// TestSignInThrottleReleaseIsContestedInABurst: an attempt given back after another attempt on
+// the watched account took a place later is contested; one alone, or watched on another
+// subject, is not.
+func TestSignInThrottleReleaseIsContestedInABurst(t *testing.T) {
+	eachPeople(t, func(t *testing.T, p people) {
+		ctx := context.Background()
+		for i, id := range []string{"try_a", "try_b"} {
+			at := base.Add(time.Duration(i) * time.Millisecond)
+			ok, _, err := p.throttle.Reserve(ctx, id, at, at.Add(-time.Minute), 10, "email:ada", "ip:"+id)
+			noErr(t, err)
+			if !ok {
+				t.Fatalf("%s refused", id)
+			}
+		}
+		contested, err := p.throttle.Release(ctx, "try_a", "ip:try_a")
+		noErr(t, err)
+		if contested {
+			t.Fatal("an attempt alone on its watched subject is contested")
+		}
+		ok, _, err := p.throttle.Reserve(ctx, "try_c", base, base.Add(-time.Minute), 10, "email:ada")
+		noErr(t, err)
+		if !ok {
+			t.Fatal("try_c refused")
+		}
+		if contested, err = p.throttle.Release(ctx, "try_c", "email:ada"); err != nil || !contested {
+			t.Fatalf("an attempt on the account with a later one in the window: contested %v (%v), want true", contested, err)
+		}
+		if contested, err = p.throttle.Release(ctx, "try_b", "email:ada"); err != nil || contested {
+			t.Fatalf("the latest attempt on the account: contested %v (%v), want false", contested, err)
 		}
 	})
 }
