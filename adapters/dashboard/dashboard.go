@@ -12,6 +12,7 @@ package dashboard
 import (
 	"embed"
 	"html/template"
+	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -21,8 +22,9 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
-	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/ports"
 )
@@ -53,20 +55,25 @@ type Deps struct {
 	Logger *zap.Logger
 	// FileURL turns a submission's own uploads into signed download links (the API's
 	// linker); nil shows stored values as they are.
-	FileURL httpapi.FileLinker
+	FileURL httpkit.FileLinker
+	// Preview writes a form's public page as a respondent first sees it, for the builder's
+	// live preview (web.Preview, wired by bootstrap, so that the dashboard does not import the
+	// public pages' adapter); nil answers the preview with 404.
+	Preview func(w io.Writer, f *form.Form) error
 }
 
 // Handler serves /app.
 type Handler struct {
-	app     *application.Application
-	clock   ports.Clock
-	log     *zap.Logger
-	opts    Options
-	pages   map[string]*template.Template
-	secure  bool
-	cookies cookieBox
-	origin  *http.CrossOriginProtection
-	fileURL httpapi.FileLinker
+	app           *application.Application
+	clock         ports.Clock
+	log           *zap.Logger
+	opts          Options
+	pages         map[string]*template.Template
+	secure        bool
+	cookies       cookieBox
+	origin        *http.CrossOriginProtection
+	fileURL       httpkit.FileLinker
+	renderPreview func(w io.Writer, f *form.Form) error
 }
 
 // New parses the templates and checks the options.
@@ -96,7 +103,7 @@ func New(d Deps, o Options) (*Handler, error) {
 			}
 		}
 	}
-	h := &Handler{app: d.App, clock: d.Clock, log: d.Logger, opts: o, pages: pages, secure: secure, cookies: box, origin: cop, fileURL: d.FileURL}
+	h := &Handler{app: d.App, clock: d.Clock, log: d.Logger, opts: o, pages: pages, secure: secure, cookies: box, origin: cop, fileURL: d.FileURL, renderPreview: d.Preview}
 	cop.SetDenyHandler(http.HandlerFunc(h.crossOriginDenied))
 	return h, nil
 }
@@ -105,7 +112,7 @@ func New(d Deps, o Options) (*Handler, error) {
 func (h *Handler) Mount(r *gin.Engine) {
 	r.GET("/", func(c *gin.Context) { c.Redirect(http.StatusFound, "/app") })
 	g := r.Group("/app", h.headers, h.sameOrigin)
-	g.GET("/assets/*path", assets.serve)
+	g.GET("/assets/*path", assets.Serve)
 
 	// Signed-out pages.
 	g.GET("/login", h.loginPage)
