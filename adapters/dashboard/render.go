@@ -59,6 +59,16 @@ func input(v *view, name, label, typ, autocomplete, hint string, required bool, 
 
 type link struct{ Href, Label string }
 
+// confirmData is a confirmation page: what will happen, and the button that does it.
+type confirmData struct {
+	Heading, Action, Button, Cancel string
+	Paragraphs                      []string
+	Danger                          bool
+	Hidden                          []hiddenInput
+}
+
+type hiddenInput struct{ Name, Value string }
+
 // message is the data of the message page: errors, throttling, notices.
 type message struct {
 	Heading    string
