@@ -15,6 +15,7 @@ import (
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/delivery"
 	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/persistence"
@@ -65,7 +66,7 @@ func (rt *Runtime) Router(cfg Config) *httpapi.Router {
 
 // FileLinker turns a submission's own uploads into signed download links for the API and the
 // dashboard alike; any other value, external links included, is shown as stored.
-func (rt *Runtime) FileLinker(cfg Config) httpapi.FileLinker {
+func (rt *Runtime) FileLinker(cfg Config) httpkit.FileLinker {
 	signer := rt.FileSigner(cfg)
 	return func(s *submission.Submission, value string) string {
 		if link, ok := signer.SubmissionLink(s.WorkspaceID(), s.FormID(), s.ID(), value, rt.Clock.Now().Add(fileLinkLifetime)); ok {

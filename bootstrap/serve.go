@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/httpkit"
 )
 
 // serve runs the API until the context ends (SIGINT/SIGTERM), then drains requests in flight.
@@ -101,7 +102,7 @@ func newServeHandler(cfg Config, rt *Runtime) (http.Handler, *prometheus.Registr
 	}
 	rd := newReadiness(rt)
 	watchReadiness(rt.Metrics, rd)
-	return rt.Metrics.CaptureRoutes(rd.wrap(httpapi.Compress(router))), registry, nil
+	return rt.Metrics.CaptureRoutes(rd.wrap(httpkit.Compress(router))), registry, nil
 }
 
 // newPublicServer is the public listener's server: timeouts against slow clients, and the

@@ -12,6 +12,7 @@ package dashboard
 import (
 	"embed"
 	"html/template"
+	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -21,8 +22,9 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
-	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/ports"
 )
@@ -53,20 +55,25 @@ type Deps struct {
 	Logger *zap.Logger
 	// FileURL turns a submission's own uploads into signed download links (the API's
 	// linker); nil shows stored values as they are.
-	FileURL httpapi.FileLinker
+	FileURL httpkit.FileLinker
+	// Preview writes a form's public page as a respondent first sees it, for the builder's
+	// live preview (web.Preview, wired by bootstrap, so that the dashboard does not import the
+	// public pages' adapter); nil answers the preview with 404.
+	Preview func(w io.Writer, f *form.Form) error
 }
 
 // Handler serves /app.
 type Handler struct {
-	app     *application.Application
-	clock   ports.Clock
-	log     *zap.Logger
-	opts    Options
-	pages   map[string]*template.Template
-	secure  bool
-	cookies cookieBox
-	origin  *http.CrossOriginProtection
-	fileURL httpapi.FileLinker
+	app           *application.Application
+	clock         ports.Clock
+	log           *zap.Logger
+	opts          Options
+	pages         map[string]*template.Template
+	secure        bool
+	cookies       cookieBox
+	origin        *http.CrossOriginProtection
+	fileURL       httpkit.FileLinker
+	renderPreview func(w io.Writer, f *form.Form) error
 }
 
 // New parses the templates and checks the options.
@@ -96,7 +103,7 @@ func New(d Deps, o Options) (*Handler, error) {
 			}
 		}
 	}
-	h := &Handler{app: d.App, clock: d.Clock, log: d.Logger, opts: o, pages: pages, secure: secure, cookies: box, origin: cop, fileURL: d.FileURL}
+	h := &Handler{app: d.App, clock: d.Clock, log: d.Logger, opts: o, pages: pages, secure: secure, cookies: box, origin: cop, fileURL: d.FileURL, renderPreview: d.Preview}
 	cop.SetDenyHandler(http.HandlerFunc(h.crossOriginDenied))
 	return h, nil
 }
@@ -105,7 +112,7 @@ func New(d Deps, o Options) (*Handler, error) {
 func (h *Handler) Mount(r *gin.Engine) {
 	r.GET("/", func(c *gin.Context) { c.Redirect(http.StatusFound, "/app") })
 	g := r.Group("/app", h.headers, h.sameOrigin)
-	g.GET("/assets/*path", assets.serve)
+	g.GET("/assets/*path", assets.Serve)
 
 	// Signed-out pages.
 	g.GET("/login", h.loginPage)
@@ -131,33 +138,16 @@ func (h *Handler) Mount(r *gin.Engine) {
 	w.POST("/workspaces/switch", h.switchWorkspace)
 	h.mountForms(w)
 	h.mountResponses(w)
-	w.GET("/settings/api-keys", h.keys)
-	w.POST("/settings/api-keys", h.createKey)
-	w.GET("/settings/api-keys/:id/revoke", h.revokeKeyConfirm)
-	w.POST("/settings/api-keys/:id/revoke", h.revokeKey)
-	w.GET("/settings/members", h.members)
-	w.POST("/settings/members/:id/role", h.changeRole)
-	w.GET("/settings/members/:id/remove", h.removeMemberConfirm)
-	w.POST("/settings/members/:id/remove", h.removeMember)
-	w.POST("/settings/invitations", h.invite)
-	w.POST("/settings/invitations/:id/withdraw", h.withdrawInvitation)
-	w.GET("/settings/billing", h.billing)
-	w.POST("/settings/billing", h.updateBilling)
-	w.GET("/settings/billing/cancel", h.cancelConfirm)
-	w.POST("/settings/billing/cancel", h.cancel)
-	w.POST("/settings/billing/reactivate", h.reactivate)
-	w.GET("/settings/audit-log", h.audit)
+	// Settings: one file and one mount per page (settings_*.go).
+	h.mountKeys(w)
+	h.mountMembers(w)
+	h.mountBilling(w)
+	h.mountAudit(w)
 	h.mountPrivacy(w)
 	h.mountRouting(w)
 	h.mountIntegrations(w)
 	h.mountWorkflows(w)
-	a.GET("/settings/profile", h.profile)
-	a.POST("/settings/profile/password", h.changePassword)
 	h.mountProfile(a)
-	a.POST("/settings/profile/two-factor", h.beginTwoFactor)
-	a.POST("/settings/profile/two-factor/confirm", h.confirmTwoFactor)
-	a.POST("/settings/profile/two-factor/disable", h.disableTwoFactor)
-	a.POST("/settings/profile/sign-out-everywhere", h.signOutEverywhere)
 }
 
 func (h *Handler) now() time.Time { return h.clock.Now() }

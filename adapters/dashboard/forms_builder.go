@@ -14,7 +14,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
@@ -447,12 +446,16 @@ func (h *Handler) drawBuilder(c *gin.Context, fv application.FormView, st builde
 // preview draws the public page of the form with the public template, for any status, so the
 // builder can frame it; only the dashboard itself may frame it.
 func (h *Handler) preview(c *gin.Context) {
+	if h.renderPreview == nil {
+		h.notFound(c)
+		return
+	}
 	fv, ok := h.loadForm(c)
 	if !ok {
 		return
 	}
 	var buf bytes.Buffer
-	if err := web.Preview(&buf, fv.Form); err != nil {
+	if err := h.renderPreview(&buf, fv.Form); err != nil {
 		h.fail(c, err)
 		return
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
+	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/application"
 )
 
@@ -73,7 +74,7 @@ func newHarnessWith(t *testing.T, db *persistence.DB, publicURL string, srv *htt
 	app := application.New(deps, application.Settings{PublicURL: publicURL})
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
-	d, err := dashboard.New(dashboard.Deps{App: app, Clock: clock, Logger: zap.NewNop()}, opts)
+	d, err := dashboard.New(dashboard.Deps{App: app, Clock: clock, Logger: zap.NewNop(), Preview: web.Preview}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

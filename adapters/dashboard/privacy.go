@@ -8,10 +8,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
-	"github.com/formward/formward/domain/submission"
 )
 
 // Respondent privacy requests (owners and admins): export or erase every submission, in any
@@ -48,45 +47,6 @@ func (h *Handler) privacyInvalid(c *gin.Context, err error, email string) bool {
 	return true
 }
 
-// privacySubmission is a submission in the JSON the API's privacy export returns.
-type privacySubmission struct {
-	ID          string         `json:"id"`
-	FormID      string         `json:"form_id"`
-	Data        map[string]any `json:"data"`
-	Metadata    privacyMeta    `json:"metadata"`
-	SubmittedAt string         `json:"submitted_at"`
-	UpdatedAt   string         `json:"updated_at"`
-}
-
-type privacyMeta struct {
-	IP        *string           `json:"ip"`
-	UserAgent *string           `json:"user_agent"`
-	Referrer  *string           `json:"referrer"`
-	Source    string            `json:"source"`
-	UTM       map[string]string `json:"utm"`
-	ReplyTo   *string           `json:"reply_to,omitempty"`
-	Subject   *string           `json:"subject,omitempty"`
-}
-
-func presentPrivacy(s *submission.Submission) privacySubmission {
-	data := make(map[string]any, len(s.Data()))
-	for k, v := range s.Data() {
-		if v.IsList() {
-			data[k] = v.Strings()
-		} else {
-			data[k] = v.String()
-		}
-	}
-	m := s.Metadata()
-	utm := m.UTM
-	if utm == nil {
-		utm = map[string]string{}
-	}
-	return privacySubmission{ID: s.ID(), FormID: s.FormID(), Data: data,
-		Metadata:    privacyMeta{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm, ReplyTo: m.ReplyTo, Subject: m.Subject},
-		SubmittedAt: domain.FormatTime(s.SubmittedAt()), UpdatedAt: domain.FormatTime(s.UpdatedAt())}
-}
-
 // privacyExport downloads {"submissions": [...]}, oldest first.
 func (h *Handler) privacyExport(c *gin.Context) {
 	email := c.PostForm("email")
@@ -97,9 +57,9 @@ func (h *Handler) privacyExport(c *gin.Context) {
 		}
 		return
 	}
-	subs := make([]privacySubmission, 0, len(res.Submissions))
+	subs := make([]httpkit.SubmissionJSON, 0, len(res.Submissions))
 	for _, s := range res.Submissions {
-		subs = append(subs, presentPrivacy(s))
+		subs = append(subs, httpkit.PresentSubmission(s, httpkit.KeepValue)) // as the API shows it, without download links
 	}
 	body, err := json.MarshalIndent(map[string]any{"submissions": subs}, "", "  ")
 	if err != nil {

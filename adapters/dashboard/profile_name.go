@@ -8,11 +8,6 @@ import (
 	"github.com/formward/formward/application"
 )
 
-// mountProfile adds the profile's name form.
-func (h *Handler) mountProfile(a *gin.RouterGroup) {
-	a.POST("/settings/profile/name", h.updateName)
-}
-
 // updateName renames the signed-in person; an invalid name comes back with the message next
 // to the field.
 func (h *Handler) updateName(c *gin.Context) {

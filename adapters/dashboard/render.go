@@ -2,8 +2,6 @@ package dashboard
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -17,70 +15,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/domain"
 )
 
-// asset is one embedded file of assets/, served under a name that carries its content hash.
-type asset struct {
-	name, hashed, etag string
-	content            []byte
-}
-
-type assetSet struct {
-	byName, byHashed map[string]*asset
-}
-
-var assets = mustLoadAssets()
-
-func mustLoadAssets() assetSet {
-	s := assetSet{byName: map[string]*asset{}, byHashed: map[string]*asset{}}
-	err := fs.WalkDir(assetFS, "assets", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		content, err := fs.ReadFile(assetFS, p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(content)
-		hash := hex.EncodeToString(sum[:])[:10]
-		name := strings.TrimPrefix(p, "assets/")
-		ext := path.Ext(name)
-		a := &asset{name: name, hashed: strings.TrimSuffix(name, ext) + "." + hash + ext, etag: `W/"` + hash + `"`, content: content}
-		s.byName[name], s.byHashed[a.hashed] = a, a
-		return nil
-	})
-	if err != nil {
-		panic("dashboard: embedded assets: " + err.Error()) // compiled in: a build defect
-	}
-	return s
-}
-
-func (s assetSet) url(name string) string {
-	a, ok := s.byName[name]
-	if !ok {
-		panic("dashboard: no embedded asset " + name)
-	}
-	return "/app/assets/" + a.hashed
-}
-
-// serve answers /app/assets/*: a hashed name is immutable for a year, a plain one for minutes.
-func (s assetSet) serve(c *gin.Context) {
-	name := strings.TrimPrefix(c.Param("path"), "/")
-	cache := "public, max-age=31536000, immutable"
-	a, ok := s.byHashed[name]
-	if !ok {
-		a, ok = s.byName[name]
-		cache = "public, max-age=300"
-	}
-	if !ok {
-		c.Status(http.StatusNotFound)
-		return
-	}
-	c.Header("Cache-Control", cache)
-	c.Header("ETag", a.etag)
-	http.ServeContent(c.Writer, c.Request, a.name, time.Time{}, bytes.NewReader(a.content))
-}
+// assets are the dashboard's embedded files, served under /app/assets/.
+var assets = httpkit.MustLoadAssets(assetFS, "/app/assets/")
 
 // view is what every page template gets.
 type view struct {
@@ -119,6 +59,16 @@ func input(v *view, name, label, typ, autocomplete, hint string, required bool, 
 
 type link struct{ Href, Label string }
 
+// confirmData is a confirmation page: what will happen, and the button that does it.
+type confirmData struct {
+	Heading, Action, Button, Cancel string
+	Paragraphs                      []string
+	Danger                          bool
+	Hidden                          []hiddenInput
+}
+
+type hiddenInput struct{ Name, Value string }
+
 // message is the data of the message page: errors, throttling, notices.
 type message struct {
 	Heading    string
@@ -130,7 +80,7 @@ type message struct {
 
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
-		"asset": assets.url,
+		"asset": assets.URL,
 		"input": input,
 		// toggle is the enabled switch of a webhook row; from "list" brings the person back to
 		// the list, small draws a small button.

@@ -13,8 +13,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
-	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
@@ -425,11 +425,11 @@ func hasID(raw []string) bool {
 }
 
 // export streams the form's responses as a download (CSV, XLSX or NDJSON), through the
-// export use case and the API's writers.
+// export use case and the shared writers of adapters/httpkit (the API streams through them too).
 func (h *Handler) export(c *gin.Context) {
 	p := principal(c)
 	format := c.DefaultQuery("format", "csv")
-	if !httpapi.ExportFormat(format) {
+	if !httpkit.ExportFormat(format) {
 		h.fail(c, httperr.BadRequest("The format must be CSV, XLSX or NDJSON."))
 		return
 	}
@@ -444,7 +444,7 @@ func (h *Handler) export(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	if err := httpapi.StreamExport(c, e, format, h.fileURL); err != nil {
+	if err := httpkit.StreamExport(c, e, format, h.fileURL); err != nil {
 		// The headers are sent: breaking the connection makes the download fail visibly
 		// instead of looking complete.
 		h.log.Error("dashboard export", zap.String("form_id", c.Param("id")), zap.String("format", format), zap.Error(err))

@@ -203,3 +203,13 @@ func (h *Handler) redirect(c *gin.Context, to, notice string) {
 	c.Redirect(http.StatusSeeOther, to)
 	c.Abort()
 }
+
+// switchWorkspace makes another of the person's workspaces the session's current one.
+func (h *Handler) switchWorkspace(c *gin.Context) {
+	id := c.PostForm("workspace_id")
+	if err := h.app.Commands.SwitchWorkspace.Handle(c.Request.Context(), application.SwitchWorkspace{WorkspaceID: id}); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.redirect(c, "/app/forms", "")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/submission"
 )
@@ -170,23 +171,7 @@ func (o object) answers(name string) (v map[string]submission.Input, present boo
 	}
 	out := make(map[string]submission.Input, len(m))
 	for k, val := range m {
-		out[k] = ToInput(val)
+		out[k] = httpkit.ToInput(val)
 	}
 	return out, true
-}
-
-// ToInput turns one JSON value decoded with UseNumber into a submitted value: numbers keep
-// their text. Both the API and the public form's JSON posts read answers with it.
-func ToInput(v any) submission.Input {
-	switch x := v.(type) {
-	case json.Number:
-		return submission.Number(x.String())
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = ToInput(e)
-		}
-		return out
-	}
-	return v
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
@@ -20,7 +21,7 @@ import (
 const testPublicURL = "https://forms.example.com"
 
 // signedLinks is the file linker the serve role wires: only a submission's own uploads.
-func signedLinks() httpapi.FileLinker {
+func signedLinks() httpkit.FileLinker {
 	signer := objectstore.Signer{Key: []byte("file key"), BaseURL: testPublicURL}
 	return func(s *submission.Submission, v string) string {
 		if link, ok := signer.SubmissionLink(s.WorkspaceID(), s.FormID(), s.ID(), v, time.Now().Add(time.Hour)); ok {

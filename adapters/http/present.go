@@ -7,7 +7,6 @@ import (
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
-	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
@@ -113,58 +112,6 @@ func presentField(f form.Field) fieldJSON {
 		}
 	}
 	return out
-}
-
-type metadataJSON struct {
-	IP        *string           `json:"ip"`
-	UserAgent *string           `json:"user_agent"`
-	Referrer  *string           `json:"referrer"`
-	Source    string            `json:"source"`
-	UTM       map[string]string `json:"utm"`
-	ReplyTo   *string           `json:"reply_to,omitempty"`
-	Subject   *string           `json:"subject,omitempty"`
-}
-
-type submissionJSON struct {
-	ID          string         `json:"id"`
-	FormID      string         `json:"form_id"`
-	Data        map[string]any `json:"data"`
-	Metadata    metadataJSON   `json:"metadata"`
-	SubmittedAt string         `json:"submitted_at"`
-	UpdatedAt   string         `json:"updated_at"`
-}
-
-// FileLinker turns one stored answer of s into a signed, expiring download link when it names
-// a file uploaded with s itself; any other value comes back unchanged.
-type FileLinker func(s *submission.Submission, value string) string
-
-func keepValue(_ *submission.Submission, v string) string { return v }
-
-// presentSubmission shows a submission; fileURL turns its own uploads into signed, expiring
-// download links (other values, external links included, pass through unchanged).
-func presentSubmission(s *submission.Submission, fileURL FileLinker) submissionJSON {
-	data := make(map[string]any, len(s.Data()))
-	for k, v := range s.Data() {
-		if v.IsList() {
-			items := v.Strings()
-			for i, it := range items {
-				items[i] = fileURL(s, it)
-			}
-			data[k] = items
-		} else {
-			data[k] = v.String()
-		}
-	}
-	m := s.Metadata()
-	utm := m.UTM
-	if utm == nil {
-		utm = map[string]string{}
-	}
-	return submissionJSON{
-		ID: s.ID(), FormID: s.FormID(), Data: data,
-		Metadata:    metadataJSON{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm, ReplyTo: m.ReplyTo, Subject: m.Subject},
-		SubmittedAt: domain.FormatTime(s.SubmittedAt()), UpdatedAt: domain.FormatTime(s.UpdatedAt()),
-	}
 }
 
 type envelope struct {

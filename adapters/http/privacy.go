@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 )
@@ -45,9 +46,9 @@ func (a *api) privacyExport(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	subs := make([]submissionJSON, 0, len(res.Submissions))
+	subs := make([]httpkit.SubmissionJSON, 0, len(res.Submissions))
 	for _, s := range res.Submissions {
-		subs = append(subs, presentSubmission(s, a.fileURL))
+		subs = append(subs, httpkit.PresentSubmission(s, a.fileURL))
 	}
 	// The answer holds the person's answers: kept for an Idempotency-Key, it would outlive their
 	// erasure. The export changes nothing, so a repeat simply runs it again.

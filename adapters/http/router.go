@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/http/openapi"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/ports"
@@ -27,7 +28,7 @@ type Options struct {
 	// RateBurst is the bucket size of the per-key limit.
 	RateBurst int
 	// FileURL turns a submission's own uploads into signed download links; nil leaves values as stored.
-	FileURL FileLinker
+	FileURL httpkit.FileLinker
 	// Middleware runs first on every request, routes mounted later included (tracing).
 	Middleware []gin.HandlerFunc
 }
@@ -46,7 +47,7 @@ type api struct {
 	Deps
 	signingKey []byte
 	cursors    cursors
-	fileURL    FileLinker
+	fileURL    httpkit.FileLinker
 	limiter    *limiter
 }
 
@@ -55,7 +56,7 @@ func NewRouter(d Deps, o Options) *Router {
 	gin.SetMode(gin.ReleaseMode)
 	a := &api{Deps: d, signingKey: o.SigningKey, cursors: cursors{key: o.SigningKey}, limiter: newLimiter(o.RateLimit, o.RateBurst), fileURL: o.FileURL}
 	if a.fileURL == nil {
-		a.fileURL = keepValue
+		a.fileURL = httpkit.KeepValue
 	}
 	r := gin.New()
 	r.HandleMethodNotAllowed = true

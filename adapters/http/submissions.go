@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/submission"
@@ -40,7 +41,7 @@ func (a *api) listSubmissions(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, a.page(list, more, len(subs), func(i int) (any, ports.Position) {
 		s := subs[i]
-		return presentSubmission(s, a.fileURL), ports.Position{CreatedAt: s.SubmittedAt(), ID: s.ID()}
+		return httpkit.PresentSubmission(s, a.fileURL), ports.Position{CreatedAt: s.SubmittedAt(), ID: s.ID()}
 	}))
 }
 
@@ -77,7 +78,7 @@ func (a *api) createSubmission(c *gin.Context) {
 		return
 	}
 	c.Set(ctxCreatedSubmission, s.ID())
-	c.JSON(http.StatusCreated, presentSubmission(s, a.fileURL))
+	c.JSON(http.StatusCreated, httpkit.PresentSubmission(s, a.fileURL))
 }
 
 func (a *api) getSubmission(c *gin.Context) {
@@ -88,7 +89,7 @@ func (a *api) getSubmission(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.JSON(http.StatusOK, presentSubmission(s, a.fileURL))
+	c.JSON(http.StatusOK, httpkit.PresentSubmission(s, a.fileURL))
 }
 
 func (a *api) updateSubmission(c *gin.Context) {
@@ -103,7 +104,7 @@ func (a *api) updateSubmission(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.JSON(http.StatusOK, presentSubmission(s, a.fileURL))
+	c.JSON(http.StatusOK, httpkit.PresentSubmission(s, a.fileURL))
 }
 
 func (a *api) deleteSubmission(c *gin.Context) {

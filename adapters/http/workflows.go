@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/workflow"
@@ -116,7 +117,7 @@ func (a *api) listWorkflows(c *gin.Context) {
 	list := "workflows:" + p.WorkspaceID
 	var formID *string
 	if s, ok := c.GetQuery("form_id"); ok {
-		if !WellFormedID(s) {
+		if !httpkit.WellFormedID(s) {
 			fail(c, a.Logger, badRequest("form_id is not a form ID"))
 			return
 		}

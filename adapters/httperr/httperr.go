@@ -1,6 +1,7 @@
-// Package httperr is the one table that turns errors into HTTP answers, for both HTTP
-// adapters: the API (adapters/http) and the public form pages (adapters/web). A domain or
-// application error gets the same status and code wherever it surfaces.
+// Package httperr is the one table that turns errors into HTTP answers, for the HTTP
+// adapters: the API (adapters/http), the public form pages (adapters/web) and the dashboard
+// (adapters/dashboard). A domain or application error gets the same status and code wherever
+// it surfaces. Everything else the three share is in adapters/httpkit.
 package httperr
 
 import (

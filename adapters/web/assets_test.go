@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/domain/form"
 )
 
@@ -121,12 +121,12 @@ func TestRequiredRadioGroupIsARadiogroup(t *testing.T) {
 	}
 }
 
-// Through the server's compression (adapters/http.Compress, as `formward serve` runs it), the
+// Through the server's compression (adapters/httpkit.Compress, as `formward serve` runs it), the
 // page and its assets go out gzipped to a browser that accepts it, with the same cache headers.
 func TestPageAndAssetsAreCompressed(t *testing.T) {
 	h := newHarness(t)
 	f := h.form(form.StatusPublished, lenient(), everyType()...)
-	srv := httpapi.Compress(h.handler)
+	srv := httpkit.Compress(h.handler)
 	get := func(path string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", path, nil)
 		req.RemoteAddr = h.ip + ":40000"

@@ -15,8 +15,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
-	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
@@ -156,7 +156,7 @@ func readJSON(c *gin.Context, p *post) error {
 		Honeypot string                     `json:"website"`
 		UTM      map[string]string          `json:"utm"`
 	}
-	if httpapi.CheckUTF8(raw) != nil {
+	if httpkit.CheckUTF8(raw) != nil {
 		return errBadBody // not valid UTF-8: 400, as the API answers
 	}
 	if err := json.Unmarshal(raw, &body); err != nil || body.Data == nil {
@@ -174,7 +174,7 @@ func readJSON(c *gin.Context, p *post) error {
 		if err := dec.Decode(&x); err != nil {
 			return errBadBody
 		}
-		cmd.Data[k] = httpapi.ToInput(x) // named by field ID or key: the capture resolves it
+		cmd.Data[k] = httpkit.ToInput(x) // named by field ID or key: the capture resolves it
 	}
 	return nil
 }

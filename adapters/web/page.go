@@ -14,8 +14,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
-	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/httperr"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
@@ -321,7 +321,7 @@ func (h *Handler) message(c *gin.Context, status int, s *form.Settings, title, h
 // lookup finds the form of the URL; drafts are as good as unknown to respondents.
 func (h *Handler) lookup(c *gin.Context) (*form.Form, error) {
 	id := c.Param("form_id")
-	if !httpapi.WellFormedID(id) {
+	if !httpkit.WellFormedID(id) {
 		// A malformed ID (NUL, invalid UTF-8, …) names no form; it never reaches storage.
 		return nil, domain.ErrNotFound
 	}

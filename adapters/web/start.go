@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/spam"
 )
@@ -21,7 +21,7 @@ const maxStartBytes = 4 << 10
 func (h *Handler) start(c *gin.Context) {
 	id := c.Param("form_id")
 	c.Header("Cache-Control", "no-store")
-	if !httpapi.WellFormedID(id) {
+	if !httpkit.WellFormedID(id) {
 		c.Status(http.StatusNotFound)
 		return
 	}

@@ -139,7 +139,7 @@ func New(d Deps, o Options) (*Handler, error) {
 // preflight), GET /f/:form_id/challenge (token and challenge for JSON posts), POST
 // /f/:form_id/start (the page's report of a first interaction) and /f/assets/*.
 func (h *Handler) Mount(r gin.IRoutes) {
-	r.GET("/f/assets/*path", assets.serve)
+	r.GET("/f/assets/*path", assets.Serve)
 	r.GET("/f/:form_id", h.page)
 	r.POST("/f/:form_id", h.capture)
 	r.POST("/f/:form_id/page", h.step)

@@ -1,4 +1,4 @@
-package httpapi
+package httpkit
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formward/formward/adapters/httperr"
 	"github.com/formward/formward/application"
 )
 
@@ -15,19 +16,19 @@ func ExportFormat(format string) bool {
 	return ok
 }
 
-// StreamExport writes e as a download in format, exactly as the API's export does: the
-// headers (type, attachment name, no-store), then the rows as they are read. The dashboard
-// streams its exports through it. An error after the headers went out means an incomplete
+// StreamExport writes e as a download in format: the headers (type, attachment name,
+// no-store), then the rows as they are read. The API and the dashboard both stream their
+// exports through it, so a file is the same byte for byte from either. An error after the headers went out means an incomplete
 // file: the caller should break the connection (panic(http.ErrAbortHandler)).
 func StreamExport(c *gin.Context, e *application.Export, format string, fileURL FileLinker) error {
 	kind, ok := exportFormats[format]
 	if !ok {
-		return badRequest("format must be csv, xlsx or ndjson")
+		return httperr.BadRequest("format must be csv, xlsx or ndjson")
 	}
 	if fileURL == nil {
-		fileURL = keepValue
+		fileURL = KeepValue
 	}
-	a := &api{fileURL: fileURL}
+	// A large export outlives the server's write timeout, which is meant for ordinary answers.
 	_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
 	h := c.Writer.Header()
 	h.Set("Content-Type", kind.mediaType)
@@ -37,9 +38,9 @@ func StreamExport(c *gin.Context, e *application.Export, format string, fileURL 
 	c.Status(http.StatusOK)
 	switch format {
 	case "csv":
-		return a.exportCSV(c, e)
+		return exportCSV(c, e, fileURL)
 	case "xlsx":
-		return a.exportXLSX(c, e)
+		return exportXLSX(c, e, fileURL)
 	}
-	return a.exportNDJSON(c, e)
+	return exportNDJSON(c, e, fileURL)
 }

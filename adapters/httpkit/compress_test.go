@@ -1,4 +1,4 @@
-package httpapi_test
+package httpkit_test
 
 import (
 	"compress/gzip"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/httpkit"
 )
 
 func TestCompressTextButNotFilesOrCompressedTypes(t *testing.T) {
@@ -30,7 +30,7 @@ func TestCompressTextButNotFilesOrCompressedTypes(t *testing.T) {
 		r.GET(path, func(c *gin.Context) { c.Data(200, ctype, []byte(text)) })
 	}
 	r.GET("/v1/small", func(c *gin.Context) { c.Data(200, "application/json", []byte(`{"ok":true}`)) })
-	h := httpapi.Compress(r)
+	h := httpkit.Compress(r)
 
 	get := func(path, acceptEncoding string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", path, nil)
@@ -99,7 +99,7 @@ func TestCompressLeavesBodilessAnswersAlone(t *testing.T) {
 	req.Header.Set("Accept-Encoding", "gzip")
 	req.Header.Set("If-None-Match", `W/"v1"`)
 	rec := httptest.NewRecorder()
-	httpapi.Compress(r).ServeHTTP(rec, req)
+	httpkit.Compress(r).ServeHTTP(rec, req)
 	if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 || rec.Header().Get("Content-Encoding") != "" {
 		t.Fatalf("304: status %d, %d bytes, Content-Encoding %q", rec.Code, rec.Body.Len(), rec.Header().Get("Content-Encoding"))
 	}

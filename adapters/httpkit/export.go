@@ -1,4 +1,4 @@
-package httpapi
+package httpkit
 
 import (
 	"bufio"
@@ -6,14 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/xuri/excelize/v2"
-	"go.uber.org/zap"
 
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/submission"
@@ -32,74 +30,6 @@ const exportFlushRows = 1000
 // xlsxMaxRows is a worksheet's row limit (header included); an export goes on in a new
 // worksheet past it.
 const xlsxMaxRows = 1_048_576
-
-// timeBound reads an optional RFC 3339 query parameter.
-func timeBound(c *gin.Context, name string) (*time.Time, error) {
-	s, ok := c.GetQuery(name)
-	if !ok {
-		return nil, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return nil, badRequest(name + " must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z")
-	}
-	t = t.UTC()
-	return &t, nil
-}
-
-// exportSubmissions streams every submission of the form, oldest first, as CSV, XLSX or
-// NDJSON, reading one batch at a time.
-func (a *api) exportSubmissions(c *gin.Context) {
-	format := c.DefaultQuery("format", "csv")
-	kind, ok := exportFormats[format]
-	if !ok {
-		fail(c, a.Logger, badRequest("format must be csv, xlsx or ndjson"))
-		return
-	}
-	q := application.ExportSubmissions{WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Format: format}
-	var err error
-	if q.CreatedAfter, err = timeBound(c, "created_after"); err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	if q.CreatedBefore, err = timeBound(c, "created_before"); err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	if q.CreatedAfter != nil && q.CreatedBefore != nil && !q.CreatedAfter.Before(*q.CreatedBefore) {
-		fail(c, a.Logger, badRequest("created_before must be later than created_after"))
-		return
-	}
-	ctx := c.Request.Context()
-	export, err := a.App.Queries.ExportSubmissions.Handle(ctx, q)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	// A large export outlives the server's write timeout, which is meant for ordinary answers.
-	_ = http.NewResponseController(c.Writer).SetWriteDeadline(time.Time{})
-	h := c.Writer.Header()
-	h.Set("Content-Type", kind.mediaType)
-	h.Set("Content-Disposition", attachment(export.Form.Name()+"-"+export.At.UTC().Format("2006-01-02")+"."+kind.ext))
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	c.Status(http.StatusOK)
-
-	switch format {
-	case "csv":
-		err = a.exportCSV(c, export)
-	case "xlsx":
-		err = a.exportXLSX(c, export)
-	default:
-		err = a.exportNDJSON(c, export)
-	}
-	if err != nil {
-		// The status is sent: the only way to tell the client the file is incomplete is to
-		// break the connection, so that the download fails instead of looking complete.
-		a.Logger.Error("export submissions", zap.String("form_id", q.FormID), zap.String("format", format), zap.Error(err))
-		panic(http.ErrAbortHandler)
-	}
-}
 
 // flusher pushes buffered output to the client every exportFlushRows rows.
 type flusher struct {
@@ -129,7 +59,7 @@ func (f *flusher) flush() error {
 	return nil
 }
 
-func (a *api) exportCSV(c *gin.Context, e *application.Export) error {
+func exportCSV(c *gin.Context, e *application.Export, fileURL FileLinker) error {
 	buf := bufio.NewWriterSize(c.Writer, 64<<10)
 	w := csv.NewWriter(buf)
 	w.UseCRLF = true
@@ -140,7 +70,7 @@ func (a *api) exportCSV(c *gin.Context, e *application.Export) error {
 	}
 	var row []string
 	err := e.Each(c.Request.Context(), func(s *submission.Submission) error {
-		row = e.Row(s, a.fileURL, row)
+		row = e.Row(s, fileURL, row)
 		cells = safeCells(row, cells)
 		for i, v := range cells {
 			if strings.IndexByte(v, '\r') >= 0 {
@@ -163,13 +93,13 @@ func (a *api) exportCSV(c *gin.Context, e *application.Export) error {
 	return w.Error()
 }
 
-func (a *api) exportNDJSON(c *gin.Context, e *application.Export) error {
+func exportNDJSON(c *gin.Context, e *application.Export, fileURL FileLinker) error {
 	buf := bufio.NewWriterSize(c.Writer, 64<<10)
 	fl := &flusher{c: c, buf: buf}
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	err := e.Each(c.Request.Context(), func(s *submission.Submission) error {
-		if err := enc.Encode(presentSubmission(s, a.fileURL)); err != nil {
+		if err := enc.Encode(PresentSubmission(s, fileURL)); err != nil {
 			return err
 		}
 		return fl.row()
@@ -185,7 +115,7 @@ func (a *api) exportNDJSON(c *gin.Context, e *application.Export) error {
 // Cells are typed by their column's kind (xlsxFormats.fill); none is guarded with an apostrophe:
 // a workbook keeps formulas apart from values, and a text cell holds text, whatever it begins
 // with.
-func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
+func exportXLSX(c *gin.Context, e *application.Export, fileURL FileLinker) error {
 	f := excelize.NewFile()
 	defer func() { _ = f.Close() }()
 	sheet := "Submissions"
@@ -238,7 +168,7 @@ func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
 			rowNum = 1
 		}
 		rowNum++
-		row = e.Row(s, a.fileURL, row)
+		row = e.Row(s, fileURL, row)
 		formats.fill(values, row, e.Kinds)
 		return put(rowNum)
 	})

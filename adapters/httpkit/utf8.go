@@ -1,4 +1,4 @@
-package httpapi
+package httpkit
 
 import (
 	"fmt"
@@ -30,12 +30,4 @@ func CheckUTF8(body []byte) error {
 		i += size
 	}
 	return &InvalidUTF8Error{Offset: len(body)}
-}
-
-// checkBodyUTF8 is CheckUTF8 as a 400 invalid_request of the API.
-func checkBodyUTF8(body []byte) error {
-	if err := CheckUTF8(body); err != nil {
-		return badRequest(err.Error())
-	}
-	return nil
 }

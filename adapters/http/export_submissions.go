@@ -1,0 +1,62 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.uber.org/zap"
+
+	"github.com/formward/formward/adapters/httpkit"
+	"github.com/formward/formward/application"
+)
+
+// timeBound reads an optional RFC 3339 query parameter.
+func timeBound(c *gin.Context, name string) (*time.Time, error) {
+	s, ok := c.GetQuery(name)
+	if !ok {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return nil, badRequest(name + " must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z")
+	}
+	t = t.UTC()
+	return &t, nil
+}
+
+// exportSubmissions streams every submission of the form, oldest first, as CSV, XLSX or
+// NDJSON, reading one batch at a time, through the writers of adapters/httpkit.
+func (a *api) exportSubmissions(c *gin.Context) {
+	format := c.DefaultQuery("format", "csv")
+	if !httpkit.ExportFormat(format) {
+		fail(c, a.Logger, badRequest("format must be csv, xlsx or ndjson"))
+		return
+	}
+	q := application.ExportSubmissions{WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Format: format}
+	var err error
+	if q.CreatedAfter, err = timeBound(c, "created_after"); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	if q.CreatedBefore, err = timeBound(c, "created_before"); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	if q.CreatedAfter != nil && q.CreatedBefore != nil && !q.CreatedAfter.Before(*q.CreatedBefore) {
+		fail(c, a.Logger, badRequest("created_before must be later than created_after"))
+		return
+	}
+	ctx := c.Request.Context()
+	export, err := a.App.Queries.ExportSubmissions.Handle(ctx, q)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	if err := httpkit.StreamExport(c, export, format, a.fileURL); err != nil {
+		// The status is sent: the only way to tell the client the file is incomplete is to
+		// break the connection, so that the download fails instead of looking complete.
+		a.Logger.Error("export submissions", zap.String("form_id", q.FormID), zap.String("format", format), zap.Error(err))
+		panic(http.ErrAbortHandler)
+	}
+}
