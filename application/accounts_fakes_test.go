@@ -757,7 +757,7 @@ func (h *accountsHarness) addWorkspace(t *testing.T, name string) string {
 // the first, editor of the others).
 func (h *accountsHarness) addUser(t *testing.T, email, password string, workspaceIDs ...string) *user.User {
 	t.Helper()
-	u, err := user.New(h.ids.New(application.PrefixUser), email, strings.Split(email, "@")[0], h.clock.Now())
+	u, err := user.New(h.ids.New(ports.PrefixUser), email, strings.Split(email, "@")[0], h.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -774,7 +774,7 @@ func (h *accountsHarness) addUser(t *testing.T, email, password string, workspac
 		if i > 0 {
 			role = member.RoleEditor
 		}
-		m, err := member.New(h.ids.New(application.PrefixMembership), w, u.ID(), role, h.clock.Now().Add(time.Duration(i)))
+		m, err := member.New(h.ids.New(ports.PrefixMembership), w, u.ID(), role, h.clock.Now().Add(time.Duration(i)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -346,25 +346,5 @@ func New(d Deps, s Settings) *Application {
 	}
 }
 
-// ID prefixes of every resource.
-const (
-	PrefixWorkspace   = "wsp"
-	PrefixAPIKey      = "key"
-	PrefixForm        = "frm"
-	PrefixField       = "fld"
-	PrefixSubmission  = "sub"
-	PrefixEvent       = "evt"
-	PrefixWebhook     = "whk"
-	PrefixDelivery    = "dlv"
-	PrefixWorkflow    = "wfl"
-	PrefixAction      = "act"
-	PrefixIntegration = "int"
-	PrefixUser        = "usr"
-	PrefixMembership  = "mem"
-	PrefixInvitation  = "inv"
-	PrefixSession     = "ses"
-	PrefixAudit       = "aud"
-)
-
 // DefaultAppName names the service in mail and authenticator apps.
 const DefaultAppName = "Formward"

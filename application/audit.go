@@ -9,12 +9,6 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// auditEvent records an action of the principal in its workspace; the repository that makes
-// the change writes it in the same transaction. details hold no secret and no respondent data.
-func (p Principal) auditEvent(ids ports.IDs, now time.Time, action audit.Action, target *audit.Target, details map[string]any) (audit.Event, error) {
-	return audit.New(ids.New(PrefixAudit), p.WorkspaceID, action, p.Actor, target, p.IPHash, details, now)
-}
-
 // ListAuditEvents reads a page of the principal's workspace's audit log, newest first,
 // optionally of one action and within exclusive time bounds.
 type ListAuditEvents struct {

@@ -151,7 +151,7 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 		return nil, err
 	}
 
-	id := h.ids.New(PrefixSubmission)
+	id := h.ids.New(ports.PrefixSubmission)
 	stored, err := h.store(ctx, f, id, draft, cmd.Uploads)
 	if err != nil {
 		h.discard(ctx, stored)
@@ -162,7 +162,7 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 		h.discard(ctx, stored)
 		return nil, err
 	}
-	e := event.ForSubmission(h.ids.New(PrefixEvent), event.SubmissionCreated, s, now)
+	e := event.ForSubmission(h.ids.New(ports.PrefixEvent), event.SubmissionCreated, s, now)
 	guards := ports.CaptureGuards{Token: spend, MaxSubmissions: f.SubmissionLimit()}
 	emailField, onePerEmail := f.OnePerEmailField()
 	if onePerEmail {

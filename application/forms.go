@@ -41,7 +41,7 @@ func (h CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormView
 	if _, err := require(ctx, access.Write); err != nil {
 		return FormView{}, err
 	}
-	f, err := form.New(h.ids.New(PrefixForm), cmd.WorkspaceID, cmd.Draft, h.newFieldID, h.limits, h.clock.Now())
+	f, err := form.New(h.ids.New(ports.PrefixForm), cmd.WorkspaceID, cmd.Draft, h.newFieldID, h.limits, h.clock.Now())
 	if err != nil {
 		return FormView{}, err
 	}
@@ -51,7 +51,7 @@ func (h CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormView
 	return FormView{Form: f}, nil
 }
 
-func (h CreateFormHandler) newFieldID() string { return h.ids.New(PrefixField) }
+func (h CreateFormHandler) newFieldID() string { return h.ids.New(ports.PrefixField) }
 
 // UpdateForm applies a PATCH to a form.
 type UpdateForm struct {
@@ -80,11 +80,11 @@ func (h UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormView
 	}
 	f, err := h.forms.Update(ctx, cmd.WorkspaceID, cmd.ID, func(f *form.Form) ([]event.Event, error) {
 		now := h.clock.Now()
-		published, err := f.Apply(cmd.Patch, func() string { return h.ids.New(PrefixField) }, h.limits, now)
+		published, err := f.Apply(cmd.Patch, func() string { return h.ids.New(ports.PrefixField) }, h.limits, now)
 		if err != nil || !published {
 			return nil, err
 		}
-		return []event.Event{event.Published(h.ids.New(PrefixEvent), f, now)}, nil
+		return []event.Event{event.Published(h.ids.New(ports.PrefixEvent), f, now)}, nil
 	})
 	if err != nil {
 		return FormView{}, err

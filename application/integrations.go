@@ -31,7 +31,7 @@ func (h CreateIntegrationHandler) Handle(ctx context.Context, cmd CreateIntegrat
 	if _, err := require(ctx, access.Write); err != nil {
 		return nil, err
 	}
-	i, err := integration.New(h.ids.New(PrefixIntegration), cmd.WorkspaceID, cmd.Draft, h.clock.Now())
+	i, err := integration.New(h.ids.New(ports.PrefixIntegration), cmd.WorkspaceID, cmd.Draft, h.clock.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func (h InviteMemberHandler) Handle(ctx context.Context, cmd InviteMember) (Crea
 	}
 	token := base64.RawURLEncoding.EncodeToString(raw)
 	now := h.clock.Now()
-	inv, err := invitation.New(h.ids.New(PrefixInvitation), p.WorkspaceID, cmd.Email, member.Role(cmd.Role), invitation.HashToken(token), p.Actor.ID, now)
+	inv, err := invitation.New(h.ids.New(ports.PrefixInvitation), p.WorkspaceID, cmd.Email, member.Role(cmd.Role), invitation.HashToken(token), p.Actor.ID, now)
 	if err != nil {
 		return CreatedInvitation{}, err
 	}
@@ -293,7 +293,7 @@ func (h AcceptInvitationHandler) Handle(ctx context.Context, cmd AcceptInvitatio
 		return SignedIn{}, ErrOtherAccount
 	case existing == nil:
 		now := h.clock.Now()
-		u, err := user.New(h.ids.New(PrefixUser), inv.Email(), cmd.Name, now)
+		u, err := user.New(h.ids.New(ports.PrefixUser), inv.Email(), cmd.Name, now)
 		vs, err := violationsOf(err)
 		if err != nil {
 			return SignedIn{}, err
@@ -324,11 +324,11 @@ func (h AcceptInvitationHandler) Handle(ctx context.Context, cmd AcceptInvitatio
 			}
 			u = found
 		}
-		m, err := member.New(h.ids.New(PrefixMembership), inv.WorkspaceID(), u.ID(), inv.Role(), now)
+		m, err := member.New(h.ids.New(ports.PrefixMembership), inv.WorkspaceID(), u.ID(), inv.Role(), now)
 		if err != nil {
 			return ports.InvitationAcceptance{}, err
 		}
-		joined, err := audit.New(h.ids.New(PrefixAudit), inv.WorkspaceID(), audit.MemberJoined, userActor(u),
+		joined, err := audit.New(h.ids.New(ports.PrefixAudit), inv.WorkspaceID(), audit.MemberJoined, userActor(u),
 			&audit.Target{Type: "membership", ID: m.ID()}, ipHash,
 			map[string]any{"role": string(m.Role()), "via": "invitation", "invitation_id": inv.ID()}, now)
 		if err != nil {

@@ -122,7 +122,7 @@ func (h SetupFirstOwnerHandler) Handle(ctx context.Context, cmd SetupFirstOwner)
 	} else if err != nil {
 		return SignedIn{}, fmt.Errorf("check setup token: %w", err)
 	}
-	u, err := user.New(h.ids.New(PrefixUser), cmd.Email, cmd.Name, now)
+	u, err := user.New(h.ids.New(ports.PrefixUser), cmd.Email, cmd.Name, now)
 	vs, _ := violationsOf(err)
 	pw, _ := violationsOf(user.CheckPassword(cmd.Password))
 	vs = append(vs, pw...)
@@ -152,11 +152,11 @@ func (h SetupFirstOwnerHandler) Handle(ctx context.Context, cmd SetupFirstOwner)
 	if err != nil {
 		return SignedIn{}, err
 	}
-	m, err := member.New(h.ids.New(PrefixMembership), w.ID(), u.ID(), member.RoleOwner, now)
+	m, err := member.New(h.ids.New(ports.PrefixMembership), w.ID(), u.ID(), member.RoleOwner, now)
 	if err != nil {
 		return SignedIn{}, err
 	}
-	joined, err := audit.New(h.ids.New(PrefixAudit), w.ID(), audit.MemberJoined, userActor(u),
+	joined, err := audit.New(h.ids.New(ports.PrefixAudit), w.ID(), audit.MemberJoined, userActor(u),
 		&audit.Target{Type: "membership", ID: m.ID()}, hashIP(h.starter.ipHasher, cmd.IP),
 		map[string]any{"role": string(m.Role()), "via": "setup"}, now)
 	if err != nil {
@@ -176,7 +176,7 @@ func (h SetupFirstOwnerHandler) ownWorkspace(ctx context.Context, name string, n
 		if name == "" {
 			name = workspace.DefaultName
 		}
-		w, err = workspace.New(h.ids.New(PrefixWorkspace), name, h.defaultPlan, now)
+		w, err = workspace.New(h.ids.New(ports.PrefixWorkspace), name, h.defaultPlan, now)
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +196,7 @@ func (h SetupFirstOwnerHandler) ownWorkspace(ctx context.Context, name string, n
 		if err != nil {
 			return nil, err
 		}
-		e, err := audit.New(h.ids.New(PrefixAudit), w.ID(), audit.WorkspaceUpdated, audit.System, &audit.Target{Type: "workspace", ID: w.ID()},
+		e, err := audit.New(h.ids.New(ports.PrefixAudit), w.ID(), audit.WorkspaceUpdated, audit.System, &audit.Target{Type: "workspace", ID: w.ID()},
 			"", map[string]any{"changed": changed, "via": "setup"}, now)
 		return []audit.Event{e}, err
 	})
@@ -251,7 +251,7 @@ func (h CreateUserHandler) Handle(ctx context.Context, cmd CreateUser) (CreatedU
 		}
 		role = r
 	}
-	u, err := user.New(h.ids.New(PrefixUser), cmd.Email, cmd.Name, now)
+	u, err := user.New(h.ids.New(ports.PrefixUser), cmd.Email, cmd.Name, now)
 	if err != nil {
 		return CreatedUser{}, err
 	}
@@ -282,10 +282,10 @@ func (h CreateUserHandler) Handle(ctx context.Context, cmd CreateUser) (CreatedU
 		_, err := h.memberships.Find(ctx, workspaceID, u.ID())
 		switch {
 		case errors.Is(err, domain.ErrNotFound):
-			if m, err = member.New(h.ids.New(PrefixMembership), workspaceID, u.ID(), role, now); err != nil {
+			if m, err = member.New(h.ids.New(ports.PrefixMembership), workspaceID, u.ID(), role, now); err != nil {
 				return CreatedUser{}, err
 			}
-			e, err := audit.New(h.ids.New(PrefixAudit), workspaceID, audit.MemberJoined, audit.System,
+			e, err := audit.New(h.ids.New(ports.PrefixAudit), workspaceID, audit.MemberJoined, audit.System,
 				&audit.Target{Type: "membership", ID: m.ID()}, "", map[string]any{"role": string(role), "via": "cli"}, now)
 			if err != nil {
 				return CreatedUser{}, err
@@ -575,7 +575,7 @@ func userEvents(ids ports.IDs, memberships []ports.WorkspaceMembership, action a
 		for k, v := range details {
 			d[k] = v
 		}
-		e, err := audit.New(ids.New(PrefixAudit), wm.Membership.WorkspaceID(), action, userActor(u),
+		e, err := audit.New(ids.New(ports.PrefixAudit), wm.Membership.WorkspaceID(), action, userActor(u),
 			&audit.Target{Type: "user", ID: u.ID()}, ipHash, d, now)
 		if err != nil {
 			return nil, err

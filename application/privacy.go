@@ -71,7 +71,7 @@ func (h PrivacyExportHandler) Handle(ctx context.Context, q PrivacyExport) (Priv
 		return PrivacyExportResult{}, err
 	}
 	subs, err := h.index.Export(ctx, p.WorkspaceID, h.blind.Email(p.WorkspaceID, email), func(found int) ([]audit.Event, error) {
-		e, err := audit.New(h.ids.New(PrefixAudit), p.WorkspaceID, audit.PrivacyExported, p.Actor, nil, p.IPHash,
+		e, err := audit.New(h.ids.New(ports.PrefixAudit), p.WorkspaceID, audit.PrivacyExported, p.Actor, nil, p.IPHash,
 			map[string]any{"submissions": found}, h.clock.Now())
 		return []audit.Event{e}, err
 	})
@@ -160,7 +160,7 @@ func (h PrivacyEraseHandler) Handle(ctx context.Context, cmd PrivacyErase) (Priv
 		var record ports.DeletionAudit
 		if last {
 			record = func(d int64) ([]audit.Event, error) {
-				e, err := audit.New(h.ids.New(PrefixAudit), p.WorkspaceID, audit.PrivacyErased, p.Actor, nil, p.IPHash,
+				e, err := audit.New(h.ids.New(ports.PrefixAudit), p.WorkspaceID, audit.PrivacyErased, p.Actor, nil, p.IPHash,
 					map[string]any{"submissions_deleted": deleted + d, "files_deleted": files, "deliveries_deleted": deliveries}, h.clock.Now())
 				return []audit.Event{e}, err
 			}

@@ -439,7 +439,7 @@ func (d *deletion) events(deleted int64, extra map[string]any) ([]audit.Event, e
 	for k, v := range extra {
 		details[k] = v
 	}
-	e, err := audit.New(d.h.ids.New(PrefixAudit), d.workspaceID, audit.RetentionDeleted, audit.System, nil, "", details, d.now)
+	e, err := audit.New(d.h.ids.New(ports.PrefixAudit), d.workspaceID, audit.RetentionDeleted, audit.System, nil, "", details, d.now)
 	if err != nil {
 		return nil, err
 	}

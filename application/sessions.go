@@ -113,7 +113,7 @@ func (s sessionStarter) start(ctx context.Context, u *user.User, workspaceID, ip
 	if err != nil {
 		return SignedIn{}, err
 	}
-	sess := session.New(s.ids.New(PrefixSession), session.HashToken(token), u.ID(), current, now)
+	sess := session.New(s.ids.New(ports.PrefixSession), session.HashToken(token), u.ID(), current, now)
 	if err := s.sessions.Create(ctx, sess); err != nil {
 		return SignedIn{}, fmt.Errorf("store session: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/formward/formward/ports"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func TestSignInStartsASessionKeptAsAHash(t *testing.T) {
 	if len(in.Token) < 43 || in.User.ID() != u.ID() || in.Session.UserID() != u.ID() || in.Session.WorkspaceID() != w1 {
 		t.Fatalf("signed in = %+v", in)
 	}
-	if !strings.HasPrefix(in.Session.ID(), application.PrefixSession+"_") {
+	if !strings.HasPrefix(in.Session.ID(), ports.PrefixSession+"_") {
 		t.Fatalf("session ID %q", in.Session.ID())
 	}
 	stored := h.sessions.forUser(u.ID())

@@ -66,14 +66,14 @@ func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmiss
 		meta.IPHash = &hash
 	}
 	now := h.clock.Now()
-	s, err := submission.New(h.ids.New(PrefixSubmission), f, cmd.Data, meta, now)
+	s, err := submission.New(h.ids.New(ports.PrefixSubmission), f, cmd.Data, meta, now)
 	if own := submission.OwnLinks(f.Fields(), cmd.Data, h.publicURL); len(own) > 0 {
 		return nil, withViolations(own, err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	e := event.ForSubmission(h.ids.New(PrefixEvent), event.SubmissionCreated, s, now)
+	e := event.ForSubmission(h.ids.New(ports.PrefixEvent), event.SubmissionCreated, s, now)
 	if cmd.Token != nil {
 		err = h.submissions.AddSpendingToken(ctx, s, e, *cmd.Token)
 	} else {
@@ -159,7 +159,7 @@ func (h UpdateSubmissionHandler) Handle(ctx context.Context, cmd UpdateSubmissio
 		if err := s.Update(f, cmd.Changes, now); err != nil {
 			return event.Event{}, err
 		}
-		return event.ForSubmission(h.ids.New(PrefixEvent), event.SubmissionUpdated, s, now), nil
+		return event.ForSubmission(h.ids.New(ports.PrefixEvent), event.SubmissionUpdated, s, now), nil
 	})
 }
 

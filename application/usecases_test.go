@@ -59,11 +59,11 @@ func TestCreateForm(t *testing.T) {
 	if f.Status() != form.StatusDraft {
 		t.Errorf("status = %q", f.Status())
 	}
-	if !strings.HasPrefix(f.ID(), application.PrefixForm+"_") {
+	if !strings.HasPrefix(f.ID(), ports.PrefixForm+"_") {
 		t.Errorf("form ID = %q", f.ID())
 	}
 	for _, fl := range f.Fields() {
-		if !strings.HasPrefix(fl.ID, application.PrefixField+"_") {
+		if !strings.HasPrefix(fl.ID, ports.PrefixField+"_") {
 			t.Errorf("field ID = %q", fl.ID)
 		}
 	}
@@ -123,7 +123,7 @@ func TestUpdateFormPublishedEvents(t *testing.T) {
 			t.Fatalf("step %d (→%s): %d events, want exactly one", i, st.status, len(added))
 		}
 		e := added[0]
-		if e.Type != event.FormPublished || e.FormID != f.ID() || e.WorkspaceID != "wsp_a" || !strings.HasPrefix(e.ID, application.PrefixEvent+"_") {
+		if e.Type != event.FormPublished || e.FormID != f.ID() || e.WorkspaceID != "wsp_a" || !strings.HasPrefix(e.ID, ports.PrefixEvent+"_") {
 			t.Fatalf("event = %+v", e)
 		}
 		want := map[string]any{"name": "Contact", "published_at": domain.FormatTime(h.clock.now)}
@@ -217,7 +217,7 @@ func TestCaptureSubmission(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CaptureSubmission: %v", err)
 	}
-	if !strings.HasPrefix(s.ID(), application.PrefixSubmission+"_") || s.FormID() != f.ID() || s.WorkspaceID() != "wsp_a" {
+	if !strings.HasPrefix(s.ID(), ports.PrefixSubmission+"_") || s.FormID() != f.ID() || s.WorkspaceID() != "wsp_a" {
 		t.Errorf("submission ids = %q %q %q", s.ID(), s.FormID(), s.WorkspaceID())
 	}
 	if !s.SubmittedAt().Equal(testNow) {
@@ -713,7 +713,7 @@ func TestDeletionsAreAudited(t *testing.T) {
 		}
 		e := tc.got[0]
 		if e.Action != tc.action || e.Actor != actor || e.Target == nil || *e.Target != tc.target || e.WorkspaceID != "wsp_a" ||
-			!strings.HasPrefix(e.ID, application.PrefixAudit+"_") || !e.CreatedAt.Equal(testNow) {
+			!strings.HasPrefix(e.ID, ports.PrefixAudit+"_") || !e.CreatedAt.Equal(testNow) {
 			t.Errorf("event %+v", e)
 		}
 		if fmt.Sprint(e.Details) != "map[]" && fmt.Sprint(e.Details) != "map[form_id:"+f.ID()+"]" || strings.Contains(fmt.Sprint(e.Details), "Ada") {

@@ -44,7 +44,7 @@ func (h CreateWebhookHandler) Handle(ctx context.Context, cmd CreateWebhook) (*w
 	if _, err := require(ctx, access.Write); err != nil {
 		return nil, err
 	}
-	w, err := webhook.New(h.ids.New(PrefixWebhook), cmd.WorkspaceID, cmd.Draft, h.clock.Now())
+	w, err := webhook.New(h.ids.New(ports.PrefixWebhook), cmd.WorkspaceID, cmd.Draft, h.clock.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func (h SendTestEventHandler) Handle(ctx context.Context, cmd SendTestEvent) (*w
 		return nil, err
 	}
 	now := h.clock.Now()
-	e := event.Event{ID: h.ids.New(PrefixEvent), Type: event.WebhookTest, WorkspaceID: cmd.WorkspaceID, OccurredAt: now,
+	e := event.Event{ID: h.ids.New(ports.PrefixEvent), Type: event.WebhookTest, WorkspaceID: cmd.WorkspaceID, OccurredAt: now,
 		Data: map[string]any{"webhook_id": w.ID(), "message": "This is a test event sent from the Formward dashboard."}}
 	if f := w.FormID(); f != nil {
 		e.FormID = *f

@@ -197,7 +197,7 @@ func TestCreateWebhook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(w.ID(), application.PrefixWebhook+"_") || w.WorkspaceID() != "wsp_a" || !w.CreatedAt().Equal(testNow) {
+	if !strings.HasPrefix(w.ID(), ports.PrefixWebhook+"_") || w.WorkspaceID() != "wsp_a" || !w.CreatedAt().Equal(testNow) {
 		t.Fatalf("webhook = %+v", w)
 	}
 	if _, err := h.webhooks.Get(ctx, "wsp_a", w.ID()); err != nil {

@@ -162,8 +162,8 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 		return nil, err
 	}
 	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, cmd.WorkspaceID)
-	w, err := workflow.New(h.ids.New(PrefixWorkflow), cmd.WorkspaceID, cmd.Draft,
-		func() string { return h.ids.New(PrefixAction) }, chk.validate, h.limits, h.clock.Now())
+	w, err := workflow.New(h.ids.New(ports.PrefixWorkflow), cmd.WorkspaceID, cmd.Draft,
+		func() string { return h.ids.New(ports.PrefixAction) }, chk.validate, h.limits, h.clock.Now())
 	if chk.err != nil {
 		return nil, chk.err
 	}
@@ -300,7 +300,7 @@ func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (
 	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, cmd.WorkspaceID)
 	preview := *current
 	p := &preview
-	newID := func() string { return h.ids.New(PrefixAction) }
+	newID := func() string { return h.ids.New(ports.PrefixAction) }
 	err = p.Apply(cmd.Patch, newID, chk.validate, h.limits, h.clock.Now())
 	if chk.err != nil {
 		return nil, chk.err

@@ -36,7 +36,7 @@ func (h CreateWorkspaceHandler) Handle(ctx context.Context, cmd CreateWorkspace)
 	if plan == "" {
 		plan = h.defaultPlan
 	}
-	w, err := workspace.New(h.ids.New(PrefixWorkspace), cmd.Name, plan, h.clock.Now())
+	w, err := workspace.New(h.ids.New(ports.PrefixWorkspace), cmd.Name, plan, h.clock.Now())
 	if err != nil {
 		return nil, err
 	}
