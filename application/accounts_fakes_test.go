@@ -13,6 +13,7 @@ import (
 
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/member"
@@ -746,7 +747,7 @@ func (h *accountsHarness) advance(d time.Duration) { h.clock.now = h.clock.now.A
 // addWorkspace creates a workspace.
 func (h *accountsHarness) addWorkspace(t *testing.T, name string) string {
 	t.Helper()
-	w, err := h.app.Commands.CreateWorkspace.Handle(context.Background(), application.CreateWorkspace{Name: name})
+	w, err := h.app.Commands.CreateWorkspace.Handle(context.Background(), workspace.CreateWorkspace{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/web"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/form"
@@ -114,10 +114,10 @@ func (h *Handler) formsList(c *gin.Context, status int, v *view) {
 	q := strings.TrimSpace(c.Query("q"))
 	page := pageOf(c)
 	d := formsData{Query: q, CanWrite: p.Allows(access.Write)}
-	var last application.FormView
+	var last forms.FormView
 	more := false
 	for {
-		views, m, err := h.app.Queries.ListForms.Handle(c.Request.Context(), application.ListForms{WorkspaceID: p.WorkspaceID, Page: page})
+		views, m, err := h.app.Queries.ListForms.Handle(c.Request.Context(), forms.ListForms{WorkspaceID: p.WorkspaceID, Page: page})
 		if err != nil {
 			h.fail(c, err)
 			return
@@ -164,7 +164,7 @@ func (h *Handler) addLastResponses(c *gin.Context, rows []formRow) error {
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	last, err := h.app.Queries.LastSubmissionTimes.Handle(c.Request.Context(), application.LastSubmissionTimes{WorkspaceID: principal(c).WorkspaceID,
+	last, err := h.app.Queries.LastSubmissionTimes.Handle(c.Request.Context(), forms.LastSubmissionTimes{WorkspaceID: principal(c).WorkspaceID,
 		FormIDs: ids})
 	if err != nil {
 		return err
@@ -182,7 +182,7 @@ func (h *Handler) addLastResponses(c *gin.Context, rows []formRow) error {
 func (h *Handler) createForm(c *gin.Context) {
 	p := principal(c)
 	name := c.PostForm("name")
-	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{WorkspaceID: p.WorkspaceID, Draft: form.Draft{Name: name}})
+	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{WorkspaceID: p.WorkspaceID, Draft: form.Draft{Name: name}})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity {
@@ -222,7 +222,7 @@ func (h *Handler) duplicateForm(c *gin.Context) {
 	if len(name) > 200 {
 		name = name[:200]
 	}
-	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{WorkspaceID: p.WorkspaceID,
+	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{WorkspaceID: p.WorkspaceID,
 		Draft: form.Draft{Name: string(name), Description: f.Description(), Fields: specs, Settings: &s}})
 	if err != nil {
 		h.fail(c, err)
@@ -249,15 +249,15 @@ func (h *Handler) deleteFormConfirm(c *gin.Context) {
 
 func (h *Handler) deleteForm(c *gin.Context) {
 	p := principal(c)
-	if err := h.app.Commands.DeleteForm.Handle(c.Request.Context(), application.DeleteForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")}); err != nil {
+	if err := h.app.Commands.DeleteForm.Handle(c.Request.Context(), forms.DeleteForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return
 	}
 	h.redirect(c, "/app/forms", "Form deleted.")
 }
 
-func (h *Handler) loadForm(c *gin.Context) (application.FormView, bool) {
-	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), application.GetForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+func (h *Handler) loadForm(c *gin.Context) (forms.FormView, bool) {
+	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return fv, false
@@ -388,7 +388,7 @@ func (h *Handler) builder(c *gin.Context) {
 	h.drawBuilder(c, fv, builderState{status: http.StatusOK, open: c.Query("field")})
 }
 
-func (h *Handler) drawBuilder(c *gin.Context, fv application.FormView, st builderState) {
+func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState) {
 	f := fv.Form
 	p := principal(c)
 	d := builderData{ID: f.ID(), Name: f.Name(), Status: string(f.Status()), StatusClass: statusClass(f.Status()), Submissions: fv.SubmissionCount,
@@ -464,9 +464,9 @@ func (h *Handler) preview(c *gin.Context) {
 
 // patchFields sends the whole field list; a 422 draws the builder with each error next to its
 // control (domain paths fields[i].property).
-func (h *Handler) patchFields(c *gin.Context, fv application.FormView, specs []form.FieldSpec, open, notice, anchor string) {
+func (h *Handler) patchFields(c *gin.Context, fv forms.FormView, specs []form.FieldSpec, open, notice, anchor string) {
 	p := principal(c)
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
 		Patch: form.Patch{Fields: &specs}})
 	if err != nil {
 		b := problem(err)
@@ -503,17 +503,17 @@ func (h *Handler) patchFields(c *gin.Context, fv application.FormView, specs []f
 	h.redirect(c, to+anchor, notice)
 }
 
-func (h *Handler) editable(c *gin.Context) (application.FormView, bool) {
+func (h *Handler) editable(c *gin.Context) (forms.FormView, bool) {
 	if err := principal(c).Require(access.Write); err != nil {
 		h.fail(c, err)
-		return application.FormView{}, false
+		return forms.FormView{}, false
 	}
 	return h.loadForm(c)
 }
 
 // editableField loads the form for a change (Write) and finds the field of the route's :fid in
 // its specs; it has answered the request when ok is false.
-func (h *Handler) editableField(c *gin.Context) (fv application.FormView, specs []form.FieldSpec, i int, ok bool) {
+func (h *Handler) editableField(c *gin.Context) (fv forms.FormView, specs []form.FieldSpec, i int, ok bool) {
 	if fv, ok = h.editable(c); !ok {
 		return fv, nil, -1, false
 	}
@@ -537,7 +537,7 @@ func (h *Handler) addField(c *gin.Context) {
 	}
 	specs := append(specsOf(fv.Form.Fields()), spec)
 	p := principal(c)
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
 		Patch: form.Patch{Fields: &specs}})
 	if err != nil {
 		b := problem(err)
@@ -715,7 +715,7 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 	}
 	err = vs.Err()
 	if err == nil {
-		_, err = h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: f.ID(),
+		_, err = h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{WorkspaceID: p.WorkspaceID, ID: f.ID(),
 			Patch: form.Patch{Name: &name, Settings: &s}})
 	}
 	if err != nil {
@@ -761,7 +761,7 @@ func (h *Handler) changeFormStatus(c *gin.Context) {
 	}
 	st := c.PostForm("status")
 	p := principal(c)
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
 		Patch: form.Patch{Status: &st}})
 	if err != nil {
 		b := problem(err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/submission"
@@ -90,7 +90,7 @@ func presentPrivacy(s *submission.Submission) privacySubmission {
 // privacyExport downloads {"submissions": [...]}, oldest first.
 func (h *Handler) privacyExport(c *gin.Context) {
 	email := c.PostForm("email")
-	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), application.PrivacyExport{Email: email})
+	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), workspace.PrivacyExport{Email: email})
 	if err != nil {
 		if !h.privacyInvalid(c, err, email) {
 			h.fail(c, err)
@@ -116,7 +116,7 @@ func (h *Handler) privacyExport(c *gin.Context) {
 // and asks for confirmation.
 func (h *Handler) privacyEraseConfirm(c *gin.Context) {
 	email := c.PostForm("email")
-	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), application.PrivacyExport{Email: email})
+	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), workspace.PrivacyExport{Email: email})
 	if err != nil {
 		if !h.privacyInvalid(c, err, email) {
 			h.fail(c, err)
@@ -144,7 +144,7 @@ func (h *Handler) privacyEraseConfirm(c *gin.Context) {
 
 func (h *Handler) privacyErase(c *gin.Context) {
 	email := c.PostForm("email")
-	res, err := h.app.Commands.PrivacyErase.Handle(c.Request.Context(), application.PrivacyErase{Email: email})
+	res, err := h.app.Commands.PrivacyErase.Handle(c.Request.Context(), workspace.PrivacyErase{Email: email})
 	if err != nil {
 		if !h.privacyInvalid(c, err, email) {
 			h.fail(c, err)

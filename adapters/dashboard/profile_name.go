@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 )
 
 // mountProfile adds the profile's name form.
@@ -17,7 +17,7 @@ func (h *Handler) mountProfile(a *gin.RouterGroup) {
 // to the field.
 func (h *Handler) updateName(c *gin.Context) {
 	name := c.PostForm("name")
-	_, err := h.app.Commands.UpdateProfile.Handle(c.Request.Context(), application.UpdateProfile{Name: name})
+	_, err := h.app.Commands.UpdateProfile.Handle(c.Request.Context(), accounts.UpdateProfile{Name: name})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity {

@@ -15,7 +15,8 @@ import (
 
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/httperr"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/form"
@@ -128,7 +129,7 @@ func formTabs(id, current string) []navItem {
 func (h *Handler) responses(c *gin.Context) {
 	p := principal(c)
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -137,7 +138,7 @@ func (h *Handler) responses(c *gin.Context) {
 	d := responsesData{FormID: f.ID(), FormName: f.Name(), Total: fv.SubmissionCount, CanDelete: p.Allows(access.Write),
 		CreatedAfter: c.Query("created_after"), CreatedBefore: c.Query("created_before"),
 		Field: c.Query("field"), Contains: strings.TrimSpace(c.Query("contains")), Tabs: formTabs(f.ID(), "responses")}
-	q := application.ListSubmissions{WorkspaceID: p.WorkspaceID, FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
+	q := capture.ListSubmissions{WorkspaceID: p.WorkspaceID, FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
 	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(d.CreatedAfter, d.CreatedBefore); err != nil {
 		h.fail(c, err)
 		return
@@ -147,7 +148,7 @@ func (h *Handler) responses(c *gin.Context) {
 			h.fail(c, httperr.BadRequest("Choose the field to search in."))
 			return
 		}
-		q.Match = &application.ValueMatch{FieldID: d.Field, Contains: d.Contains}
+		q.Match = &capture.ValueMatch{FieldID: d.Field, Contains: d.Contains}
 	}
 	after, before := c.Query("after"), c.Query("before")
 	switch {
@@ -281,13 +282,13 @@ type responseData struct {
 func (h *Handler) response(c *gin.Context) {
 	p := principal(c)
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
 	f := fv.Form
-	s, err := h.app.Queries.GetSubmission.Handle(ctx, application.GetSubmission{WorkspaceID: p.WorkspaceID, FormID: f.ID(), ID: c.Param("sid")})
+	s, err := h.app.Queries.GetSubmission.Handle(ctx, capture.GetSubmission{WorkspaceID: p.WorkspaceID, FormID: f.ID(), ID: c.Param("sid")})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -340,7 +341,7 @@ func (h *Handler) deleteResponsesConfirm(c *gin.Context) {
 	if !ok {
 		return
 	}
-	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -377,7 +378,7 @@ func (h *Handler) deleteResponses(c *gin.Context) {
 	formID := c.Param("id")
 	deleted := 0
 	for _, id := range ids {
-		err := h.app.Commands.DeleteSubmission.Handle(c.Request.Context(), application.DeleteSubmission{WorkspaceID: p.WorkspaceID, FormID: formID, ID: id})
+		err := h.app.Commands.DeleteSubmission.Handle(c.Request.Context(), capture.DeleteSubmission{WorkspaceID: p.WorkspaceID, FormID: formID, ID: id})
 		switch {
 		case err == nil:
 			deleted++
@@ -438,7 +439,7 @@ func (h *Handler) export(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	e, err := h.app.Queries.ExportSubmissions.Handle(c.Request.Context(), application.ExportSubmissions{
+	e, err := h.app.Queries.ExportSubmissions.Handle(c.Request.Context(), capture.ExportSubmissions{
 		WorkspaceID: p.WorkspaceID, FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before})
 	if err != nil {
 		h.fail(c, err)
@@ -480,19 +481,19 @@ func (h *Handler) analytics(c *gin.Context) {
 	days := 30
 	if s := c.Query("days"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > application.MaxStatsDays {
-			h.fail(c, httperr.BadRequest(fmt.Sprintf("The period must be from 1 to %d days.", application.MaxStatsDays)))
+		if err != nil || n < 1 || n > capture.MaxStatsDays {
+			h.fail(c, httperr.BadRequest(fmt.Sprintf("The period must be from 1 to %d days.", capture.MaxStatsDays)))
 			return
 		}
 		days = n
 	}
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	r, err := h.app.Queries.GetFormStats.Handle(ctx, application.GetFormStats{WorkspaceID: p.WorkspaceID, FormID: fv.Form.ID(), Days: days})
+	r, err := h.app.Queries.GetFormStats.Handle(ctx, capture.GetFormStats{WorkspaceID: p.WorkspaceID, FormID: fv.Form.ID(), Days: days})
 	if err != nil {
 		h.fail(c, err)
 		return

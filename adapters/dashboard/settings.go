@@ -17,7 +17,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"rsc.io/qr"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
@@ -28,7 +29,7 @@ import (
 
 func (h *Handler) switchWorkspace(c *gin.Context) {
 	id := c.PostForm("workspace_id")
-	if err := h.app.Commands.SwitchWorkspace.Handle(c.Request.Context(), application.SwitchWorkspace{WorkspaceID: id}); err != nil {
+	if err := h.app.Commands.SwitchWorkspace.Handle(c.Request.Context(), accounts.SwitchWorkspace{WorkspaceID: id}); err != nil {
 		h.fail(c, err)
 		return
 	}
@@ -52,7 +53,7 @@ type keysData struct {
 }
 
 func (h *Handler) keysData(c *gin.Context) (keysData, error) {
-	keys, more, err := h.app.Queries.ListAPIKeys.Handle(c.Request.Context(), application.ListAPIKeys{Page: pageOf(c)})
+	keys, more, err := h.app.Queries.ListAPIKeys.Handle(c.Request.Context(), accounts.ListAPIKeys{Page: pageOf(c)})
 	if err != nil {
 		return keysData{}, err
 	}
@@ -91,7 +92,7 @@ func (h *Handler) keys(c *gin.Context) {
 
 func (h *Handler) createKey(c *gin.Context) {
 	name, scope := strings.TrimSpace(c.PostForm("name")), c.PostForm("scope")
-	created, err := h.app.Commands.CreateAPIKey.Handle(c.Request.Context(), application.CreateAPIKey{Name: name, Scope: scope})
+	created, err := h.app.Commands.CreateAPIKey.Handle(c.Request.Context(), accounts.CreateAPIKey{Name: name, Scope: scope})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity {
@@ -151,7 +152,7 @@ func (h *Handler) revokeKeyConfirm(c *gin.Context) {
 }
 
 func (h *Handler) revokeKey(c *gin.Context) {
-	if err := h.app.Commands.RevokeAPIKey.Handle(c.Request.Context(), application.RevokeAPIKey{ID: c.Param("id")}); err != nil {
+	if err := h.app.Commands.RevokeAPIKey.Handle(c.Request.Context(), accounts.RevokeAPIKey{ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return
 	}
@@ -213,7 +214,7 @@ type membersData struct {
 func (h *Handler) membersData(c *gin.Context, rowErrors map[string]string, inviteRole member.Role) (membersData, error) {
 	p := principal(c)
 	ctx := c.Request.Context()
-	members, more, err := h.app.Queries.ListMembers.Handle(ctx, application.ListMembers{Page: pageOf(c)})
+	members, more, err := h.app.Queries.ListMembers.Handle(ctx, accounts.ListMembers{Page: pageOf(c)})
 	if err != nil {
 		return membersData{}, err
 	}
@@ -241,7 +242,7 @@ func (h *Handler) membersData(c *gin.Context, rowErrors map[string]string, invit
 		d.Pager = pagerFor(c, more, members[n-1].Membership.CreatedAt(), members[n-1].Membership.ID())
 	}
 	if manage {
-		invs, _, err := h.app.Queries.ListInvitations.Handle(ctx, application.ListInvitations{Page: ports.Page{Limit: 100}})
+		invs, _, err := h.app.Queries.ListInvitations.Handle(ctx, accounts.ListInvitations{Page: ports.Page{Limit: 100}})
 		if err != nil {
 			return membersData{}, err
 		}
@@ -265,7 +266,7 @@ func (h *Handler) members(c *gin.Context) {
 func (h *Handler) changeRole(c *gin.Context) {
 	id := c.Param("id")
 	role := member.Role(c.PostForm("role"))
-	_, err := h.app.Commands.ChangeMemberRole.Handle(c.Request.Context(), application.ChangeMemberRole{ID: id, Role: string(role)})
+	_, err := h.app.Commands.ChangeMemberRole.Handle(c.Request.Context(), accounts.ChangeMemberRole{ID: id, Role: string(role)})
 	if err != nil {
 		b := problem(err)
 		if b.Status == http.StatusNotFound || b.Status >= 500 {
@@ -317,7 +318,7 @@ func (h *Handler) removeMemberConfirm(c *gin.Context) {
 
 func (h *Handler) removeMember(c *gin.Context) {
 	id := c.Param("id")
-	if err := h.app.Commands.RemoveMember.Handle(c.Request.Context(), application.RemoveMember{ID: id}); err != nil {
+	if err := h.app.Commands.RemoveMember.Handle(c.Request.Context(), accounts.RemoveMember{ID: id}); err != nil {
 		b := problem(err)
 		if b.Status == http.StatusConflict || b.Status == http.StatusForbidden {
 			d, lerr := h.membersData(c, map[string]string{id: friendly(b)}, "")
@@ -334,7 +335,7 @@ func (h *Handler) removeMember(c *gin.Context) {
 
 func (h *Handler) invite(c *gin.Context) {
 	email, role := strings.TrimSpace(c.PostForm("email")), member.Role(c.PostForm("role"))
-	created, err := h.app.Commands.InviteMember.Handle(c.Request.Context(), application.InviteMember{Email: email, Role: string(role)})
+	created, err := h.app.Commands.InviteMember.Handle(c.Request.Context(), accounts.InviteMember{Email: email, Role: string(role)})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity && b.Status != http.StatusConflict {
@@ -367,7 +368,7 @@ func (h *Handler) invite(c *gin.Context) {
 }
 
 func (h *Handler) withdrawInvitation(c *gin.Context) {
-	if err := h.app.Commands.WithdrawInvitation.Handle(c.Request.Context(), application.WithdrawInvitation{ID: c.Param("id")}); err != nil {
+	if err := h.app.Commands.WithdrawInvitation.Handle(c.Request.Context(), accounts.WithdrawInvitation{ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return
 	}
@@ -398,7 +399,7 @@ type billingData struct {
 var planLabels = map[workspace.Plan]string{workspace.PlanFree: "Free", workspace.PlanStarter: "Starter", workspace.PlanGrowth: "Growth", workspace.PlanBusiness: "Business"}
 
 func (h *Handler) billingData(c *gin.Context) (billingData, map[string]string, error) {
-	wv, err := h.app.Queries.GetWorkspace.Handle(c.Request.Context(), application.GetWorkspace{})
+	wv, err := h.app.Queries.GetWorkspace.Handle(c.Request.Context(), workspaceapp.GetWorkspace{})
 	if err != nil {
 		return billingData{}, nil, err
 	}
@@ -516,7 +517,7 @@ func (h *Handler) updateBilling(c *gin.Context) {
 }
 
 func (h *Handler) updateWorkspace(c *gin.Context, s workspace.Settings, notice string) {
-	_, err := h.app.Commands.UpdateWorkspace.Handle(c.Request.Context(), application.UpdateWorkspace{Settings: s})
+	_, err := h.app.Commands.UpdateWorkspace.Handle(c.Request.Context(), workspaceapp.UpdateWorkspace{Settings: s})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity {
@@ -588,7 +589,7 @@ func (h *Handler) audit(c *gin.Context) {
 		d.Actions = append(d.Actions, string(a))
 	}
 	sort.Strings(d.Actions)
-	events, more, err := h.app.Queries.ListAuditEvents.Handle(c.Request.Context(), application.ListAuditEvents{Action: action, Page: pageOf(c)})
+	events, more, err := h.app.Queries.ListAuditEvents.Handle(c.Request.Context(), workspaceapp.ListAuditEvents{Action: action, Page: pageOf(c)})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -665,12 +666,12 @@ func (h *Handler) profile(c *gin.Context) {
 }
 
 func (h *Handler) changePassword(c *gin.Context) {
-	err := h.app.Commands.ChangePassword.Handle(c.Request.Context(), application.ChangePassword{Current: c.PostForm("current"), New: c.PostForm("new")})
+	err := h.app.Commands.ChangePassword.Handle(c.Request.Context(), accounts.ChangePassword{Current: c.PostForm("current"), New: c.PostForm("new")})
 	if err != nil {
 		v := &view{Title: "Profile", Data: h.profileData(c)}
 		b := problem(err)
 		switch {
-		case errors.Is(err, application.ErrInvalidCredentials):
+		case errors.Is(err, accounts.ErrInvalidCredentials):
 			v.Errors = map[string]string{"current": "That is not your current password."}
 			h.render(c, http.StatusUnprocessableEntity, "profile", v)
 		case b.Status == http.StatusUnprocessableEntity:
@@ -711,7 +712,7 @@ func qrDataURL(text string) (string, error) {
 }
 
 func (h *Handler) beginTwoFactor(c *gin.Context) {
-	st, err := h.app.Commands.BeginTwoFactor.Handle(c.Request.Context(), application.BeginTwoFactor{})
+	st, err := h.app.Commands.BeginTwoFactor.Handle(c.Request.Context(), accounts.BeginTwoFactor{})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -725,7 +726,7 @@ func (h *Handler) beginTwoFactor(c *gin.Context) {
 	h.renderSetup(c, http.StatusOK, st, nil)
 }
 
-func (h *Handler) renderSetup(c *gin.Context, status int, st application.TwoFactorSetup, errs map[string]string) {
+func (h *Handler) renderSetup(c *gin.Context, status int, st accounts.TwoFactorSetup, errs map[string]string) {
 	img, err := qrDataURL(st.URL)
 	if err != nil {
 		h.fail(c, err)
@@ -738,12 +739,12 @@ func (h *Handler) renderSetup(c *gin.Context, status int, st application.TwoFact
 }
 
 func (h *Handler) confirmTwoFactor(c *gin.Context) {
-	codes, err := h.app.Commands.ConfirmTwoFactor.Handle(c.Request.Context(), application.ConfirmTwoFactor{Code: strings.ReplaceAll(strings.TrimSpace(c.PostForm("code")), " ", "")})
+	codes, err := h.app.Commands.ConfirmTwoFactor.Handle(c.Request.Context(), accounts.ConfirmTwoFactor{Code: strings.ReplaceAll(strings.TrimSpace(c.PostForm("code")), " ", "")})
 	if err != nil {
 		b := problem(err)
 		raw, _ := c.Cookie(twoFactorCookie)
-		var st application.TwoFactorSetup
-		if (b.Status == http.StatusUnprocessableEntity || errors.Is(err, application.ErrInvalidCredentials)) && h.cookies.open(twoFactorCookie, raw, h.now(), &st) == nil {
+		var st accounts.TwoFactorSetup
+		if (b.Status == http.StatusUnprocessableEntity || errors.Is(err, accounts.ErrInvalidCredentials)) && h.cookies.open(twoFactorCookie, raw, h.now(), &st) == nil {
 			h.renderSetup(c, http.StatusUnprocessableEntity, st, map[string]string{"code": "That code is not valid. Enter the code your app shows now."})
 			return
 		}
@@ -758,10 +759,10 @@ func (h *Handler) confirmTwoFactor(c *gin.Context) {
 }
 
 func (h *Handler) disableTwoFactor(c *gin.Context) {
-	err := h.app.Commands.DisableTwoFactor.Handle(c.Request.Context(), application.DisableTwoFactor{Password: c.PostForm("disable_password")})
+	err := h.app.Commands.DisableTwoFactor.Handle(c.Request.Context(), accounts.DisableTwoFactor{Password: c.PostForm("disable_password")})
 	if err != nil {
 		b := problem(err)
-		if errors.Is(err, application.ErrInvalidCredentials) || b.Status == http.StatusUnprocessableEntity {
+		if errors.Is(err, accounts.ErrInvalidCredentials) || b.Status == http.StatusUnprocessableEntity {
 			h.render(c, http.StatusUnprocessableEntity, "profile", &view{Title: "Profile", Data: h.profileData(c),
 				Errors: map[string]string{"disable_password": "That is not your password."}})
 			return
@@ -773,7 +774,7 @@ func (h *Handler) disableTwoFactor(c *gin.Context) {
 }
 
 func (h *Handler) signOutEverywhere(c *gin.Context) {
-	if err := h.app.Commands.SignOutEverywhere.Handle(c.Request.Context(), application.SignOutEverywhere{}); err != nil {
+	if err := h.app.Commands.SignOutEverywhere.Handle(c.Request.Context(), accounts.SignOutEverywhere{}); err != nil {
 		h.fail(c, err)
 		return
 	}

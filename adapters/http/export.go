@@ -15,7 +15,7 @@ import (
 	"github.com/xuri/excelize/v2"
 	"go.uber.org/zap"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain/submission"
 )
 
@@ -56,7 +56,7 @@ func (a *api) exportSubmissions(c *gin.Context) {
 		fail(c, a.Logger, badRequest("format must be csv, xlsx or ndjson"))
 		return
 	}
-	q := application.ExportSubmissions{WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Format: format}
+	q := capture.ExportSubmissions{WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Format: format}
 	var err error
 	if q.CreatedAfter, err = timeBound(c, "created_after"); err != nil {
 		fail(c, a.Logger, err)
@@ -129,7 +129,7 @@ func (f *flusher) flush() error {
 	return nil
 }
 
-func (a *api) exportCSV(c *gin.Context, e *application.Export) error {
+func (a *api) exportCSV(c *gin.Context, e *capture.Export) error {
 	buf := bufio.NewWriterSize(c.Writer, 64<<10)
 	w := csv.NewWriter(buf)
 	w.UseCRLF = true
@@ -163,7 +163,7 @@ func (a *api) exportCSV(c *gin.Context, e *application.Export) error {
 	return w.Error()
 }
 
-func (a *api) exportNDJSON(c *gin.Context, e *application.Export) error {
+func (a *api) exportNDJSON(c *gin.Context, e *capture.Export) error {
 	buf := bufio.NewWriterSize(c.Writer, 64<<10)
 	fl := &flusher{c: c, buf: buf}
 	enc := json.NewEncoder(buf)
@@ -185,7 +185,7 @@ func (a *api) exportNDJSON(c *gin.Context, e *application.Export) error {
 // Cells are typed by their column's kind (xlsxFormats.fill); none is guarded with an apostrophe:
 // a workbook keeps formulas apart from values, and a text cell holds text, whatever it begins
 // with.
-func (a *api) exportXLSX(c *gin.Context, e *application.Export) error {
+func (a *api) exportXLSX(c *gin.Context, e *capture.Export) error {
 	f := excelize.NewFile()
 	defer func() { _ = f.Close() }()
 	sheet := "Submissions"
@@ -285,7 +285,7 @@ func newXLSXFormats(f *excelize.File) (xlsxFormats, error) {
 // shown in ISO order; everything else is an inline string, cut by excelize at 32,767
 // characters. Numbers keep Excel's 15 significant digits. A value a spreadsheet cannot hold as
 // typed (a date before 1 March 1900, a number beyond Excel's range) stays text.
-func (fm xlsxFormats) fill(values []any, row []string, kinds []application.ColumnKind) {
+func (fm xlsxFormats) fill(values []any, row []string, kinds []capture.ColumnKind) {
 	for i, v := range row {
 		values[i] = nil
 		if v == "" {
@@ -293,15 +293,15 @@ func (fm xlsxFormats) fill(values []any, row []string, kinds []application.Colum
 		}
 		values[i] = v
 		switch kinds[i] {
-		case application.NumberColumn:
+		case capture.NumberColumn:
 			if n, err := strconv.ParseFloat(v, 64); err == nil && math.Abs(n) <= xlsxMaxNumber {
 				values[i] = excelDigits(n)
 			}
-		case application.DateColumn:
+		case capture.DateColumn:
 			if d, err := time.Parse(time.DateOnly, v); err == nil && !d.Before(xlsxFirstDay) {
 				values[i] = excelize.Cell{StyleID: fm.date, Value: float64((d.Unix() - xlsxEpoch.Unix()) / 86400)}
 			}
-		case application.TimeColumn:
+		case capture.TimeColumn:
 			if t, err := time.Parse(time.RFC3339Nano, v); err == nil && !t.Before(xlsxFirstDay) {
 				days := float64(t.UnixMilli()-xlsxEpoch.UnixMilli()) / float64(24*time.Hour/time.Millisecond)
 				values[i] = excelize.Cell{StyleID: fm.dateTime, Value: excelDigits(days)}

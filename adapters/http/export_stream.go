@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 )
 
 // ExportFormat reports whether format is an export file format (csv, xlsx, ndjson).
@@ -19,7 +19,7 @@ func ExportFormat(format string) bool {
 // headers (type, attachment name, no-store), then the rows as they are read. The dashboard
 // streams its exports through it. An error after the headers went out means an incomplete
 // file: the caller should break the connection (panic(http.ErrAbortHandler)).
-func StreamExport(c *gin.Context, e *application.Export, format string, fileURL FileLinker) error {
+func StreamExport(c *gin.Context, e *capture.Export, format string, fileURL FileLinker) error {
 	kind, ok := exportFormats[format]
 	if !ok {
 		return badRequest("format must be csv, xlsx or ndjson")

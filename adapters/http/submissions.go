@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
@@ -14,7 +14,7 @@ import (
 
 func (a *api) listSubmissions(c *gin.Context) {
 	p := principal(c)
-	q := application.ListSubmissions{WorkspaceID: p.WorkspaceID, FormID: c.Param("id")}
+	q := capture.ListSubmissions{WorkspaceID: p.WorkspaceID, FormID: c.Param("id")}
 	for name, dst := range map[string]**time.Time{"created_after": &q.CreatedAfter, "created_before": &q.CreatedBefore} {
 		if s, ok := c.GetQuery(name); ok {
 			t, err := time.Parse(time.RFC3339Nano, s)
@@ -69,7 +69,7 @@ func (a *api) createSubmission(c *gin.Context) {
 	if !ok {
 		return
 	}
-	s, err := a.App.Commands.CaptureSubmission.Handle(c.Request.Context(), application.CaptureSubmission{
+	s, err := a.App.Commands.CaptureSubmission.Handle(c.Request.Context(), capture.CaptureSubmission{
 		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Data: data, Source: submission.SourceAPI,
 	})
 	if err != nil {
@@ -81,7 +81,7 @@ func (a *api) createSubmission(c *gin.Context) {
 }
 
 func (a *api) getSubmission(c *gin.Context) {
-	s, err := a.App.Queries.GetSubmission.Handle(c.Request.Context(), application.GetSubmission{
+	s, err := a.App.Queries.GetSubmission.Handle(c.Request.Context(), capture.GetSubmission{
 		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"),
 	})
 	if err != nil {
@@ -96,7 +96,7 @@ func (a *api) updateSubmission(c *gin.Context) {
 	if !ok {
 		return
 	}
-	s, err := a.App.Commands.UpdateSubmission.Handle(c.Request.Context(), application.UpdateSubmission{
+	s, err := a.App.Commands.UpdateSubmission.Handle(c.Request.Context(), capture.UpdateSubmission{
 		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"), Changes: data,
 	})
 	if err != nil {
@@ -107,7 +107,7 @@ func (a *api) updateSubmission(c *gin.Context) {
 }
 
 func (a *api) deleteSubmission(c *gin.Context) {
-	err := a.App.Commands.DeleteSubmission.Handle(c.Request.Context(), application.DeleteSubmission{
+	err := a.App.Commands.DeleteSubmission.Handle(c.Request.Context(), capture.DeleteSubmission{
 		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"),
 	})
 	if err != nil {
