@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/formward/formward/domain/apikey"
 	"io"
 	"strings"
 	"sync"
@@ -179,7 +180,7 @@ func newCapture(t *testing.T, sp form.Spam, plan workspace.Plan) *captureFixture
 	h.app.Commands.SubmitPublicForm = h.app.Commands.SubmitPublicForm.WithSpamChecks(
 		capture.SpamChecks{Tokens: fakeTokens{}, ProofOfWork: fakePoW{}, Captcha: fakeCaptcha{}, Limiter: lim})
 	settings := form.Settings{Spam: sp}
-	v, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{WorkspaceID: "wsp_a", Draft: form.Draft{Name: "Jobs", Settings: &settings,
+	v, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{Draft: form.Draft{Name: "Jobs", Settings: &settings,
 		Fields: []form.FieldSpec{{Label: "Name", Type: "text", Required: true}, {Label: "CV", Type: "file", Accept: []string{"application/pdf"}},
 			{Label: "More", Type: "file"}}}})
 	if err != nil {
@@ -407,13 +408,13 @@ func TestAPIRefusesLinksToTheServersOwnFiles(t *testing.T) {
 	f := h.createForm(t, "wsp_b", form.FieldSpec{Label: "CV", Type: "file"}, form.FieldSpec{Label: "Age", Type: "number"})
 	cv := f.Fields()[0].ID
 	for _, link := range []string{"https://forms.example.com/files/workspaces/wsp_a/forms/frm_1/x/cv.pdf", "https://FORMS.example.com:443/files/x"} {
-		_, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{WorkspaceID: "wsp_b", FormID: f.ID(), Source: submission.SourceAPI,
+		_, err := h.app.Commands.CaptureSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceAPI,
 			Data: map[string]submission.Input{cv: []any{link}, f.Fields()[1].ID: "x"}})
 		if got := captureCodes(t, err); got[cv] != "invalid_value" || got[f.Fields()[1].ID] == "" {
 			t.Fatalf("%s: codes %v", link, got)
 		}
 	}
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{WorkspaceID: "wsp_b", FormID: f.ID(), Source: submission.SourceAPI,
+	s, err := h.app.Commands.CaptureSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{cv: "https://cdn.example.org/cv.pdf"}})
 	if err != nil {
 		t.Fatalf("an external link: %v", err)
@@ -421,7 +422,7 @@ func TestAPIRefusesLinksToTheServersOwnFiles(t *testing.T) {
 	if got := s.Data()[cv].Strings(); got[0] != "https://cdn.example.org/cv.pdf" {
 		t.Fatalf("kept %v", got)
 	}
-	_, err = h.app.Commands.UpdateSubmission.Handle(ctx, capture.UpdateSubmission{WorkspaceID: "wsp_b", FormID: f.ID(), ID: s.ID(),
+	_, err = h.app.Commands.UpdateSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.UpdateSubmission{FormID: f.ID(), ID: s.ID(),
 		Changes: map[string]submission.Input{cv: "https://forms.example.com/files/x"}})
 	if got := captureCodes(t, err); got[cv] != "invalid_value" {
 		t.Fatalf("update: %v", got)

@@ -18,7 +18,7 @@ func (c *captureFixture) withSettings(t *testing.T, change func(*form.Settings))
 	t.Helper()
 	s := c.form.Settings()
 	change(&s)
-	v, err := c.h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{WorkspaceID: "wsp_a", ID: c.form.ID(), Patch: form.Patch{Settings: &s}})
+	v, err := c.h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: c.form.ID(), Patch: form.Patch{Settings: &s}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -205,11 +205,11 @@ func TestListNotificationRuns(t *testing.T) {
 	}
 	h := workflows.NewListNotificationRunsHandler(w.forms, w.runs)
 	ctx = as("wsp_a", apikey.ScopeReadOnly)
-	rs, more, err := h.Handle(ctx, workflows.ListNotificationRuns{WorkspaceID: "wsp_a", FormID: "frm_1", Page: ports.Page{Limit: 1}})
+	rs, more, err := h.Handle(ctx, workflows.ListNotificationRuns{FormID: "frm_1", Page: ports.Page{Limit: 1}})
 	if err != nil || len(rs) != 1 || !more {
 		t.Fatalf("page: %d runs, more %v, %v", len(rs), more, err)
 	}
-	if _, _, err := h.Handle(ctx, workflows.ListNotificationRuns{WorkspaceID: "wsp_b", FormID: "frm_1", Page: ports.Page{Limit: 1}}); err == nil {
+	if _, _, err := h.Handle(as("wsp_b", apikey.ScopeAdmin), workflows.ListNotificationRuns{FormID: "frm_1", Page: ports.Page{Limit: 1}}); err == nil {
 		t.Fatal("another workspace's form was listed")
 	}
 }

@@ -45,22 +45,7 @@ func TestPrincipalRequire(t *testing.T) {
 // checking would panic. Each handler is refused without a principal and with the strongest
 // grant short of its permission, and let through with the weakest grant that holds it.
 func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
-	needs := map[string]access.Permission{}
-	for _, n := range []string{"GetForm", "ListForms", "LastSubmissionTimes", "GetSubmission", "ListSubmissions", "GetWebhook", "ListWebhooks",
-		"ListDeliveries", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
-		"ExportSubmissions", "GetFormStats"} {
-		needs[n] = access.Read
-	}
-	for _, n := range []string{"CreateForm", "UpdateForm", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
-		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
-		"CreateIntegration", "DeleteIntegration"} {
-		needs[n] = access.Write
-	}
-	for _, n := range []string{"CreateAPIKey", "RevokeAPIKey", "ListAPIKeys", "GetWorkspace", "UpdateWorkspace", "ListMembers",
-		"ChangeMemberRole", "RemoveMember", "ListInvitations", "InviteMember", "WithdrawInvitation", "ListAuditEvents",
-		"PrivacyExport", "PrivacyErase"} {
-		needs[n] = access.ManageAccount
-	}
+	needs := permissionNeeded()
 	// Use cases with no principal to check: the operator's CLI and startup, the public form,
 	// background work, and the steps that establish who somebody is.
 	public := map[string]bool{"CreateWorkspace": true, "EnsureDefaultWorkspace": true, "ListWorkspaces": true,
@@ -132,4 +117,25 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 	if checked != len(needs) {
 		t.Errorf("checked %d use cases, want %d: a listed one is missing from the application", checked, len(needs))
 	}
+}
+
+// permissionNeeded names the permission of every use case that acts for a principal.
+func permissionNeeded() map[string]access.Permission {
+	needs := map[string]access.Permission{}
+	for _, n := range []string{"GetForm", "ListForms", "LastSubmissionTimes", "GetSubmission", "ListSubmissions", "GetWebhook", "ListWebhooks",
+		"ListDeliveries", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
+		"ExportSubmissions", "GetFormStats"} {
+		needs[n] = access.Read
+	}
+	for _, n := range []string{"CreateForm", "UpdateForm", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
+		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
+		"CreateIntegration", "DeleteIntegration"} {
+		needs[n] = access.Write
+	}
+	for _, n := range []string{"CreateAPIKey", "RevokeAPIKey", "ListAPIKeys", "GetWorkspace", "UpdateWorkspace", "ListMembers",
+		"ChangeMemberRole", "RemoveMember", "ListInvitations", "InviteMember", "WithdrawInvitation", "ListAuditEvents",
+		"PrivacyExport", "PrivacyErase"} {
+		needs[n] = access.ManageAccount
+	}
+	return needs
 }

@@ -482,26 +482,29 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 
 	retry := workflowsapp.NewRetryRunHandler(w.workflows, w.runs, w.clock)
 	w.clock.now = w.clock.now.Add(time.Hour)
-	if _, err := retry.Handle(as("wsp_a", apikey.ScopeReadOnly), workflowsapp.RetryRun{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, auth.ErrForbidden) {
+	if _, err := retry.Handle(as("wsp_a", apikey.ScopeReadOnly), workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, auth.ErrForbidden) {
 		t.Fatalf("a read-only key: %v", err)
 	}
-	for name, cmd := range map[string]workflowsapp.RetryRun{
-		"another workspace":     {WorkspaceID: "wsp_b", WorkflowID: wf.ID(), ID: failed.ID()},
-		"another workflow":      {WorkspaceID: "wsp_a", WorkflowID: other.ID(), ID: failed.ID()},
-		"an unknown run":        {WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: "run_nope"},
-		"an unknown workflow":   {WorkspaceID: "wsp_a", WorkflowID: "wfl_nope", ID: failed.ID()},
-		"another workspace key": {WorkspaceID: "wsp_b", WorkflowID: "wfl_nope", ID: failed.ID()},
+	for name, c := range map[string]struct {
+		ws  string
+		cmd workflowsapp.RetryRun
+	}{
+		"another workspace":     {"wsp_b", workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()}},
+		"another workflow":      {"wsp_a", workflowsapp.RetryRun{WorkflowID: other.ID(), ID: failed.ID()}},
+		"an unknown run":        {"wsp_a", workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: "run_nope"}},
+		"an unknown workflow":   {"wsp_a", workflowsapp.RetryRun{WorkflowID: "wfl_nope", ID: failed.ID()}},
+		"another workspace key": {"wsp_b", workflowsapp.RetryRun{WorkflowID: "wfl_nope", ID: failed.ID()}},
 	} {
-		if _, err := retry.Handle(ctx, cmd); !errors.Is(err, domain.ErrNotFound) {
+		if _, err := retry.Handle(as(c.ws, apikey.ScopeAdmin), c.cmd); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("%s: %v, want not found", name, err)
 		}
 	}
-	_, err := retry.Handle(ctx, workflowsapp.RetryRun{WorkspaceID: "wsp_a", WorkflowID: other.ID(), ID: succeeded.ID()})
+	_, err := retry.Handle(ctx, workflowsapp.RetryRun{WorkflowID: other.ID(), ID: succeeded.ID()})
 	if !errors.Is(err, workflow.ErrRunNotFailed) || !errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("retry of a succeeded run: %v, want a conflict", err)
 	}
 
-	got, err := retry.Handle(ctx, workflowsapp.RetryRun{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: failed.ID()})
+	got, err := retry.Handle(ctx, workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +512,7 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 		t.Fatalf("after the retry: %s next %v finished %v", got.Status(), got.NextAttemptAt(), got.FinishedAt())
 	}
 	// Queued again, not yet run: a second retry is refused until it fails again.
-	if _, err := retry.Handle(ctx, workflowsapp.RetryRun{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, workflow.ErrRunNotFailed) {
+	if _, err := retry.Handle(ctx, workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, workflow.ErrRunNotFailed) {
 		t.Fatalf("retry of a queued run: %v", err)
 	}
 
@@ -664,7 +667,7 @@ func TestRunsOfDeletedWorkflowFinish(t *testing.T) {
 		t.Fatalf("fallback values %v", in.Fields)
 	}
 	// The list query 404s for the deleted workflow.
-	_, _, err := workflowsapp.NewListRunsHandler(w.workflows, w.runs).Handle(as("wsp_a", apikey.ScopeReadOnly), workflowsapp.ListRuns{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), Page: ports.Page{Limit: 10}})
+	_, _, err := workflowsapp.NewListRunsHandler(w.workflows, w.runs).Handle(as("wsp_a", apikey.ScopeReadOnly), workflowsapp.ListRuns{WorkflowID: wf.ID(), Page: ports.Page{Limit: 10}})
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("list runs of deleted workflow: %v", err)
 	}

@@ -37,7 +37,7 @@ func as(workspaceID string, scope apikey.Scope) context.Context {
 
 func (h *harness) createForm(t *testing.T, ws string, fields ...form.FieldSpec) *form.Form {
 	t.Helper()
-	v, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{WorkspaceID: ws,
+	v, err := h.app.Commands.CreateForm.Handle(as(ws, apikey.ScopeAdmin), forms.CreateForm{
 		Draft: form.Draft{Name: "Contact", Fields: fields}})
 	if err != nil {
 		t.Fatalf("CreateForm: %v", err)
@@ -47,7 +47,7 @@ func (h *harness) createForm(t *testing.T, ws string, fields ...form.FieldSpec) 
 
 func (h *harness) setStatus(t *testing.T, ws, id, status string) *form.Form {
 	t.Helper()
-	v, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{WorkspaceID: ws, ID: id,
+	v, err := h.app.Commands.UpdateForm.Handle(as(ws, apikey.ScopeAdmin), forms.UpdateForm{ID: id,
 		Patch: form.Patch{Status: ptr(status)}})
 	if err != nil {
 		t.Fatalf("UpdateForm(status=%s): %v", status, err)
@@ -77,11 +77,11 @@ func TestCreateForm(t *testing.T) {
 	if len(h.forms.items) != 1 || len(h.forms.events) != 0 {
 		t.Fatalf("stored %d forms, %d events", len(h.forms.items), len(h.forms.events))
 	}
-	if _, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{WorkspaceID: "wsp_a", ID: f.ID()}); err != nil {
+	if _, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: f.ID()}); err != nil {
 		t.Fatalf("GetForm: %v", err)
 	}
 
-	_, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{WorkspaceID: "wsp_a",
+	_, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{
 		Draft: form.Draft{Name: " ", Fields: []form.FieldSpec{{Label: "x", Type: "radio"}}}})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || len(ve.Violations) != 2 {
@@ -143,7 +143,7 @@ func TestUpdateFormPublishedEvents(t *testing.T) {
 func TestUpdateFormPublishWithRenameUsesNewName(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a")
-	_, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{WorkspaceID: "wsp_a", ID: f.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(),
 		Patch: form.Patch{Name: ptr("Signup"), Status: ptr("published")}})
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestUpdateFormFailures(t *testing.T) {
 	fieldID := f.Fields()[0].ID
 
 	// Invalid patch: nothing stored, no event, even though it would publish.
-	_, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{WorkspaceID: "wsp_a", ID: f.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(),
 		Patch: form.Patch{Status: ptr("published"), Fields: &[]form.FieldSpec{{ID: "fld_foreign", Label: "x", Type: "text"}}}})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Violations[0].Field != "fields[0].id" {
@@ -168,18 +168,18 @@ func TestUpdateFormFailures(t *testing.T) {
 	if len(h.forms.events) != 0 {
 		t.Fatal("event emitted for a rejected patch")
 	}
-	got, _ := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{WorkspaceID: "wsp_a", ID: f.ID()})
+	got, _ := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: f.ID()})
 	if got.Form.Status() != form.StatusDraft || got.Form.Fields()[0].ID != fieldID {
 		t.Fatalf("form changed: %q %v", got.Form.Status(), got.Form.Fields())
 	}
 
 	// Another workspace's form is not found.
-	_, err = h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{WorkspaceID: "wsp_b", ID: f.ID(),
+	_, err = h.app.Commands.UpdateForm.Handle(as("wsp_b", apikey.ScopeAdmin), forms.UpdateForm{ID: f.ID(),
 		Patch: form.Patch{Status: ptr("published")}})
 	if !errors.Is(err, domain.ErrNotFound) || len(h.forms.events) != 0 {
 		t.Fatalf("err = %v, events = %d", err, len(h.forms.events))
 	}
-	if _, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{WorkspaceID: "wsp_b", ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Queries.GetForm.Handle(as("wsp_b", apikey.ScopeAdmin), forms.GetForm{ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("GetForm from another workspace: %v", err)
 	}
 }
@@ -188,7 +188,7 @@ func TestUpdateFormReturnsCount(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a")
 	h.forms.counts[f.ID()] = 7
-	v, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{WorkspaceID: "wsp_a", ID: f.ID(), Patch: form.Patch{Name: ptr("N")}})
+	v, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Name: ptr("N")}})
 	if err != nil || v.SubmissionCount != 7 || v.Form.Name() != "N" {
 		t.Fatalf("view = %+v, %v", v, err)
 	}
@@ -210,7 +210,7 @@ func TestCaptureSubmission(t *testing.T) {
 	ua, ref := "Mozilla/5.0", "https://example.com/landing"
 
 	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceForm,
+		FormID: f.ID(), Source: submission.SourceForm,
 		Data: map[string]submission.Input{nameID: "Jane", ageID: submission.Number("4.0")},
 		IP:   ip, UserAgent: &ua, Referrer: &ref,
 		UTM: map[string]string{
@@ -280,7 +280,7 @@ func TestCaptureSubmissionUTM(t *testing.T) {
 			h := newHarness()
 			f := h.createForm(t, "wsp_a", captureFields()...)
 			_, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
-				WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+				FormID: f.ID(), Source: submission.SourceAPI,
 				Data: map[string]submission.Input{f.Fields()[0].ID: "x"}, UTM: tt.in,
 			})
 			if err != nil {
@@ -303,7 +303,7 @@ func TestCaptureSubmissionAPIWithoutIP(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a", captureFields()...) // draft: the API accepts it
 	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "x"},
 	})
 	if err != nil {
@@ -330,7 +330,7 @@ func TestCaptureSubmissionErrors(t *testing.T) {
 	bad := map[string]submission.Input{"fld_unknown": "x", published.Fields()[1].ID: "abc"}
 	_, wantErr := submission.Validate(published.Fields(), bad)
 	_, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: published.ID(), Source: submission.SourceForm, Data: bad, IP: "198.51.100.1",
+		FormID: published.ID(), Source: submission.SourceForm, Data: bad, IP: "198.51.100.1",
 	})
 	var ve, wantVE *domain.ValidationError
 	if !errors.As(err, &ve) || !errors.As(wantErr, &wantVE) {
@@ -357,8 +357,8 @@ func TestCaptureSubmissionErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
-				WorkspaceID: tt.ws, FormID: tt.id, Source: tt.source, Data: map[string]submission.Input{nameID: "x"},
+			s, err := h.app.Commands.CaptureSubmission.Handle(as(tt.ws, apikey.ScopeAdmin), capture.CaptureSubmission{
+				FormID: tt.id, Source: tt.source, Data: map[string]submission.Input{nameID: "x"},
 			})
 			if !errors.Is(err, tt.want) || s != nil {
 				t.Fatalf("Handle = %v, %v; want %v", s, err, tt.want)
@@ -375,7 +375,7 @@ func TestUpdateSubmission(t *testing.T) {
 	f := h.createForm(t, "wsp_a", captureFields()...)
 	nameID, ageID := f.Fields()[0].ID, f.Fields()[1].ID
 	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{nameID: "Jane", ageID: "30"},
 	})
 	if err != nil {
@@ -383,7 +383,7 @@ func TestUpdateSubmission(t *testing.T) {
 	}
 	h.clock.now = testNow.Add(time.Hour)
 	got, err := h.app.Commands.UpdateSubmission.Handle(ctx, capture.UpdateSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{ageID: nil},
+		FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{ageID: nil},
 	})
 	if err != nil {
 		t.Fatalf("UpdateSubmission: %v", err)
@@ -396,14 +396,14 @@ func TestUpdateSubmission(t *testing.T) {
 	}
 
 	_, err = h.app.Commands.UpdateSubmission.Handle(ctx, capture.UpdateSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: ""},
+		FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: ""},
 	})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Violations[0].Code != "required" || len(h.submissions.events) != 2 {
 		t.Fatalf("clearing a required value: %v (events %d)", err, len(h.submissions.events))
 	}
-	_, err = h.app.Commands.UpdateSubmission.Handle(ctx, capture.UpdateSubmission{
-		WorkspaceID: "wsp_b", FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: "x"},
+	_, err = h.app.Commands.UpdateSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.UpdateSubmission{
+		FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: "x"},
 	})
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("other workspace: %v", err)
@@ -560,7 +560,7 @@ func TestListFormsHasMore(t *testing.T) {
 			if len(ids) > 0 {
 				h.forms.counts[ids[len(ids)-1]] = 5
 			}
-			views, more, err := h.app.Queries.ListForms.Handle(ctx, forms.ListForms{WorkspaceID: "wsp_a", Page: ports.Page{Limit: tt.limit}})
+			views, more, err := h.app.Queries.ListForms.Handle(ctx, forms.ListForms{Page: ports.Page{Limit: tt.limit}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -592,7 +592,7 @@ func TestListFormsPassesStatusAndCursor(t *testing.T) {
 	h.setStatus(t, "wsp_a", a.ID(), "published")
 	pos := &ports.Position{CreatedAt: testNow, ID: "frm_x"}
 	st := form.StatusPublished
-	views, more, err := h.app.Queries.ListForms.Handle(ctx, forms.ListForms{WorkspaceID: "wsp_a", Status: &st,
+	views, more, err := h.app.Queries.ListForms.Handle(ctx, forms.ListForms{Status: &st,
 		Page: ports.Page{Limit: 10, After: pos}})
 	if err != nil || more || len(views) != 1 || views[0].Form.ID() != a.ID() {
 		t.Fatalf("views = %v more = %v err = %v", views, more, err)
@@ -619,7 +619,7 @@ func TestListSubmissionsHasMore(t *testing.T) {
 			f := h.createForm(t, "wsp_a", captureFields()...)
 			for i := 0; i < tt.stored; i++ {
 				if _, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
-					WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+					FormID: f.ID(), Source: submission.SourceAPI,
 					Data: map[string]submission.Input{f.Fields()[0].ID: fmt.Sprint(i)},
 				}); err != nil {
 					t.Fatal(err)
@@ -628,7 +628,7 @@ func TestListSubmissionsHasMore(t *testing.T) {
 			after := testNow.Add(-time.Hour)
 			before := testNow.Add(time.Hour)
 			subs, more, err := h.app.Queries.ListSubmissions.Handle(ctx, capture.ListSubmissions{
-				WorkspaceID: "wsp_a", FormID: f.ID(), Page: ports.Page{Limit: tt.limit},
+				FormID: f.ID(), Page: ports.Page{Limit: tt.limit},
 				CreatedAfter: &after, CreatedBefore: &before,
 			})
 			if err != nil {
@@ -651,11 +651,15 @@ func TestListSubmissionsHasMore(t *testing.T) {
 func TestListSubmissionsUnknownForm(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a")
-	for _, q := range []capture.ListSubmissions{
-		{WorkspaceID: "wsp_a", FormID: "frm_nope", Page: ports.Page{Limit: 10}},
-		{WorkspaceID: "wsp_b", FormID: f.ID(), Page: ports.Page{Limit: 10}},
+	for _, c := range []struct {
+		ws string
+		q  capture.ListSubmissions
+	}{
+		{"wsp_a", capture.ListSubmissions{FormID: "frm_nope", Page: ports.Page{Limit: 10}}},
+		{"wsp_b", capture.ListSubmissions{FormID: f.ID(), Page: ports.Page{Limit: 10}}},
 	} {
-		if _, _, err := h.app.Queries.ListSubmissions.Handle(ctx, q); !errors.Is(err, domain.ErrNotFound) {
+		q := c.q
+		if _, _, err := h.app.Queries.ListSubmissions.Handle(as(c.ws, apikey.ScopeAdmin), q); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("ListSubmissions(%+v) = %v, want ErrNotFound", q, err)
 		}
 	}
@@ -668,19 +672,19 @@ func TestGetAndDeleteSubmissionScoped(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a", captureFields()...)
 	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "x"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.GetSubmission.Handle(ctx, capture.GetSubmission{WorkspaceID: "wsp_b", FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Queries.GetSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.GetSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("other workspace: %v", err)
 	}
-	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); err != nil {
+	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.GetSubmission.Handle(ctx, capture.GetSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Queries.GetSubmission.Handle(ctx, capture.GetSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
@@ -691,16 +695,16 @@ func TestDeletionsAreAudited(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a", captureFields()...)
 	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "Ada Lovelace"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); err != nil {
+	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.DeleteForm.Handle(ctx, forms.DeleteForm{WorkspaceID: "wsp_a", ID: f.ID()}); err != nil {
+	if err := h.app.Commands.DeleteForm.Handle(ctx, forms.DeleteForm{ID: f.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	actor := audit.Actor{Type: audit.ActorAPIKey, ID: "key_test", Name: "test key"}
@@ -727,7 +731,7 @@ func TestDeletionsAreAudited(t *testing.T) {
 	// A refused deletion records nothing.
 	readOnly := as("wsp_a", apikey.ScopeReadOnly)
 	g := h.createForm(t, "wsp_a")
-	if err := h.app.Commands.DeleteForm.Handle(readOnly, forms.DeleteForm{WorkspaceID: "wsp_a", ID: g.ID()}); !errors.Is(err, auth.ErrForbidden) {
+	if err := h.app.Commands.DeleteForm.Handle(readOnly, forms.DeleteForm{ID: g.ID()}); !errors.Is(err, auth.ErrForbidden) {
 		t.Fatalf("read-only delete: %v", err)
 	}
 	if len(h.forms.audits) != 1 || len(h.forms.items) != 1 {

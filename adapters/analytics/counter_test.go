@@ -27,7 +27,7 @@ func newForm(t *testing.T, db *persistence.DB) string {
 		t.Fatal(err)
 	}
 	v, err := app.Commands.CreateForm.Handle(auth.WithPrincipal(context.Background(), auth.SystemPrincipal(ws.ID())),
-		forms.CreateForm{WorkspaceID: ws.ID(), Draft: form.Draft{Name: "F", Fields: []form.FieldSpec{{Label: "Name", Type: "text"}}}})
+		forms.CreateForm{Draft: form.Draft{Name: "F", Fields: []form.FieldSpec{{Label: "Name", Type: "text"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

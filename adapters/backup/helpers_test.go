@@ -97,7 +97,7 @@ func (a *app) workspace(t testing.TB) string {
 
 func (a *app) form(t testing.TB, ws string) *form.Form {
 	t.Helper()
-	v, err := a.create.Handle(auth.WithPrincipal(context.Background(), auth.SystemPrincipal(ws)), formsapp.CreateForm{WorkspaceID: ws,
+	v, err := a.create.Handle(auth.WithPrincipal(context.Background(), auth.SystemPrincipal(ws)), formsapp.CreateForm{
 		Draft: form.Draft{Name: "Contact", Fields: []form.FieldSpec{{Label: "Name", Type: "text"}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +106,7 @@ func (a *app) form(t testing.TB, ws string) *form.Form {
 }
 
 func (a *app) submit(ctx context.Context, f *form.Form, text string) (*submission.Submission, error) {
-	return a.capture.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(f.WorkspaceID())), captureapp.CaptureSubmission{WorkspaceID: f.WorkspaceID(), FormID: f.ID(),
+	return a.capture.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(f.WorkspaceID())), captureapp.CaptureSubmission{FormID: f.ID(),
 		Data: map[string]submission.Input{f.Fields()[0].ID: text}, Source: submission.SourceAPI, IP: "203.0.113.9"})
 }
 

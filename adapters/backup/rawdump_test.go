@@ -74,12 +74,12 @@ func TestBackupsHoldNoPlaintext(t *testing.T) {
 		}
 
 		b, dir, _ := localBackups(t, cfg, clock)
-		noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), captureapp.DeleteSubmission{WorkspaceID: ws, FormID: f.ID(), ID: subs[0].ID()}))
+		noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), captureapp.DeleteSubmission{FormID: f.ID(), ID: subs[0].ID()}))
 		_, err = b.ShipTombstones(ctx, a.db)
 		noErr(t, err)
 		m, err := b.Create(ctx, a.db)
 		noErr(t, err)
-		noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), captureapp.DeleteSubmission{WorkspaceID: ws, FormID: f.ID(), ID: subs[1].ID()}))
+		noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), captureapp.DeleteSubmission{FormID: f.ID(), ID: subs[1].ID()}))
 		n, err := b.ShipTombstones(ctx, a.db)
 		noErr(t, err)
 		if n == 0 {

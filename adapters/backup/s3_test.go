@@ -50,7 +50,7 @@ func TestS3Backups(t *testing.T) {
 	_, err = b.Verify(ctx, m.ID)
 	noErr(t, err)
 
-	noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), capture.DeleteSubmission{WorkspaceID: ws, FormID: f.ID(), ID: gone}))
+	noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), capture.DeleteSubmission{FormID: f.ID(), ID: gone}))
 	n, err := b.ShipTombstones(ctx, a.db)
 	noErr(t, err)
 	if n != 1 {
@@ -176,7 +176,7 @@ func TestShipperCopiesEachDeletionAtOnce(t *testing.T) {
 	}()
 	defer func() { cancel(); <-done }()
 	time.Sleep(50 * time.Millisecond) // the first, empty pass
-	noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), capture.DeleteSubmission{WorkspaceID: ws, FormID: f.ID(), ID: id}))
+	noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), capture.DeleteSubmission{FormID: f.ID(), ID: id}))
 	// In the log, and then no longer in the database.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		ts, err := log.Since(ctx, time.Time{})

@@ -117,7 +117,7 @@ func (h *Handler) formsList(c *gin.Context, status int, v *view) {
 	var last forms.FormView
 	more := false
 	for {
-		views, m, err := h.app.Queries.ListForms.Handle(c.Request.Context(), forms.ListForms{WorkspaceID: p.WorkspaceID, Page: page})
+		views, m, err := h.app.Queries.ListForms.Handle(c.Request.Context(), forms.ListForms{Page: page})
 		if err != nil {
 			h.fail(c, err)
 			return
@@ -164,7 +164,7 @@ func (h *Handler) addLastResponses(c *gin.Context, rows []formRow) error {
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	last, err := h.app.Queries.LastSubmissionTimes.Handle(c.Request.Context(), forms.LastSubmissionTimes{WorkspaceID: principal(c).WorkspaceID,
+	last, err := h.app.Queries.LastSubmissionTimes.Handle(c.Request.Context(), forms.LastSubmissionTimes{
 		FormIDs: ids})
 	if err != nil {
 		return err
@@ -180,9 +180,8 @@ func (h *Handler) addLastResponses(c *gin.Context, rows []formRow) error {
 
 // createForm makes an empty draft and opens the builder.
 func (h *Handler) createForm(c *gin.Context) {
-	p := principal(c)
 	name := c.PostForm("name")
-	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{WorkspaceID: p.WorkspaceID, Draft: form.Draft{Name: name}})
+	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{Draft: form.Draft{Name: name}})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity {
@@ -199,7 +198,6 @@ func (h *Handler) createForm(c *gin.Context) {
 
 // duplicateForm copies a form's fields and settings into a new draft.
 func (h *Handler) duplicateForm(c *gin.Context) {
-	p := principal(c)
 	src, ok := h.loadForm(c)
 	if !ok {
 		return
@@ -222,7 +220,7 @@ func (h *Handler) duplicateForm(c *gin.Context) {
 	if len(name) > 200 {
 		name = name[:200]
 	}
-	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{WorkspaceID: p.WorkspaceID,
+	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{
 		Draft: form.Draft{Name: string(name), Description: f.Description(), Fields: specs, Settings: &s}})
 	if err != nil {
 		h.fail(c, err)
@@ -248,8 +246,7 @@ func (h *Handler) deleteFormConfirm(c *gin.Context) {
 }
 
 func (h *Handler) deleteForm(c *gin.Context) {
-	p := principal(c)
-	if err := h.app.Commands.DeleteForm.Handle(c.Request.Context(), forms.DeleteForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")}); err != nil {
+	if err := h.app.Commands.DeleteForm.Handle(c.Request.Context(), forms.DeleteForm{ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return
 	}
@@ -257,7 +254,7 @@ func (h *Handler) deleteForm(c *gin.Context) {
 }
 
 func (h *Handler) loadForm(c *gin.Context) (forms.FormView, bool) {
-	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return fv, false
@@ -465,8 +462,7 @@ func (h *Handler) preview(c *gin.Context) {
 // patchFields sends the whole field list; a 422 draws the builder with each error next to its
 // control (domain paths fields[i].property).
 func (h *Handler) patchFields(c *gin.Context, fv forms.FormView, specs []form.FieldSpec, open, notice, anchor string) {
-	p := principal(c)
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
 		Patch: form.Patch{Fields: &specs}})
 	if err != nil {
 		b := problem(err)
@@ -536,8 +532,7 @@ func (h *Handler) addField(c *gin.Context) {
 		spec.Options = []string{"Option 1", "Option 2"}
 	}
 	specs := append(specsOf(fv.Form.Fields()), spec)
-	p := principal(c)
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
 		Patch: form.Patch{Fields: &specs}})
 	if err != nil {
 		b := problem(err)
@@ -708,14 +703,13 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 	s.Embed.CORSOrigins = form.ParseOrigins(&vs, "settings.embed.cors_origins", lines(sf.CORSOrigins))
 	s.AllowedOrigins = form.ParseOrigins(&vs, "settings.allowed_origins", lines(sf.AllowedOrigins))
 	name := sf.Name
-	p := principal(c)
 	var ve *domain.ValidationError
 	if len(vs) > 0 && errors.As(form.CheckSettings(s), &ve) {
 		vs = append(vs, ve.Violations...) // the other settings' problems, shown in the same answer
 	}
 	err = vs.Err()
 	if err == nil {
-		_, err = h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{WorkspaceID: p.WorkspaceID, ID: f.ID(),
+		_, err = h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: f.ID(),
 			Patch: form.Patch{Name: &name, Settings: &s}})
 	}
 	if err != nil {
@@ -760,8 +754,7 @@ func (h *Handler) changeFormStatus(c *gin.Context) {
 		return
 	}
 	st := c.PostForm("status")
-	p := principal(c)
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
 		Patch: form.Patch{Status: &st}})
 	if err != nil {
 		b := problem(err)

@@ -195,7 +195,7 @@ func seedWorkspace(t *testing.T, h *harness) []*browser {
 	}
 	ctx := auth.WithPrincipal(context.Background(), sp.Principal)
 	for i := 1; i <= 30; i++ {
-		_, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{WorkspaceID: sp.Principal.WorkspaceID, Draft: form.Draft{
+		_, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{Draft: form.Draft{
 			Name: fmt.Sprintf("Survey %02d", i),
 			Fields: []form.FieldSpec{
 				{Label: "Name", Type: "text", Required: true},

@@ -53,7 +53,7 @@ func TestResponsesTableLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		sys := auth.WithPrincipal(ctx, auth.SystemPrincipal(ws.ID()))
-		fv, err := h.app.Commands.CreateForm.Handle(sys, forms.CreateForm{WorkspaceID: ws.ID(),
+		fv, err := h.app.Commands.CreateForm.Handle(sys, forms.CreateForm{
 			Draft: form.Draft{Name: "Big form", Fields: persistencetest.TypicalFields()}})
 		if err != nil {
 			t.Fatal(err)

@@ -33,7 +33,7 @@ func responsesForm(t *testing.T, h *harness, db *persistence.DB, n int) (*form.F
 		t.Fatal(err)
 	}
 	sys := auth.WithPrincipal(ctx, auth.SystemPrincipal(ws.ID()))
-	fv, err := h.app.Commands.CreateForm.Handle(sys, forms.CreateForm{WorkspaceID: ws.ID(), Draft: form.Draft{Name: "Paint survey", Fields: []form.FieldSpec{
+	fv, err := h.app.Commands.CreateForm.Handle(sys, forms.CreateForm{Draft: form.Draft{Name: "Paint survey", Fields: []form.FieldSpec{
 		{Label: "Name", Type: "text", Required: true},
 		{Label: "Email", Type: "email"},
 		{Label: "Colour", Type: "radio", Options: []string{"Red", "Blue"}},
@@ -50,7 +50,7 @@ func responsesForm(t *testing.T, h *harness, db *persistence.DB, n int) (*form.F
 			colour = "Red"
 		}
 		ref := "https://blog.example.com/post"
-		s, err := h.app.Commands.CaptureSubmission.Handle(sys, capture.CaptureSubmission{WorkspaceID: ws.ID(), FormID: f.ID(),
+		s, err := h.app.Commands.CaptureSubmission.Handle(sys, capture.CaptureSubmission{FormID: f.ID(),
 			Source: submission.SourceAPI, Referrer: &ref, UTM: map[string]string{"utm_source": "newsletter"},
 			Data: map[string]submission.Input{fs[0].ID: fmt.Sprintf("Person %d", i), fs[1].ID: fmt.Sprintf("person-%d@example.org", i), fs[2].ID: colour}})
 		if err != nil {
@@ -208,12 +208,12 @@ func TestDeleteResponses(t *testing.T) {
 			t.Fatal(err)
 		}
 		osys := auth.WithPrincipal(ctx, auth.SystemPrincipal(other.ID()))
-		ofv, err := h.app.Commands.CreateForm.Handle(osys, forms.CreateForm{WorkspaceID: other.ID(), Draft: form.Draft{Name: "Theirs",
+		ofv, err := h.app.Commands.CreateForm.Handle(osys, forms.CreateForm{Draft: form.Draft{Name: "Theirs",
 			Fields: []form.FieldSpec{{Label: "Name", Type: "text"}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		theirs, err := h.app.Commands.CaptureSubmission.Handle(osys, capture.CaptureSubmission{WorkspaceID: other.ID(), FormID: ofv.Form.ID(),
+		theirs, err := h.app.Commands.CaptureSubmission.Handle(osys, capture.CaptureSubmission{FormID: ofv.Form.ID(),
 			Source: submission.SourceAPI, Data: map[string]submission.Input{ofv.Form.Fields()[0].ID: "Not yours"}})
 		if err != nil {
 			t.Fatal(err)
@@ -226,7 +226,7 @@ func TestDeleteResponses(t *testing.T) {
 		if got := text(owner.get(base).body); !strings.Contains(got, "1 response deleted; 2 others could not be found") {
 			t.Fatalf("a mixed deletion: %s", got)
 		}
-		if _, err := h.app.Queries.GetSubmission.Handle(osys, capture.GetSubmission{WorkspaceID: other.ID(), FormID: ofv.Form.ID(), ID: theirs.ID()}); err != nil {
+		if _, err := h.app.Queries.GetSubmission.Handle(osys, capture.GetSubmission{FormID: ofv.Form.ID(), ID: theirs.ID()}); err != nil {
 			t.Fatalf("the other workspace's response is gone: %v", err)
 		}
 	})
@@ -295,7 +295,7 @@ func TestValueFilterBoundsItsWork(t *testing.T) {
 	fs := f.Fields()
 	n := capture.MaxScannedPerPage + 30
 	for i := 1; i <= n; i++ {
-		if _, err := h.app.Commands.CaptureSubmission.Handle(sys, capture.CaptureSubmission{WorkspaceID: f.WorkspaceID(), FormID: f.ID(),
+		if _, err := h.app.Commands.CaptureSubmission.Handle(sys, capture.CaptureSubmission{FormID: f.ID(),
 			Source: submission.SourceAPI, Data: map[string]submission.Input{fs[0].ID: fmt.Sprintf("Filler %d", i), fs[2].ID: "Blue"}}); err != nil {
 			t.Fatal(err)
 		}

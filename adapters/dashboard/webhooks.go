@@ -113,7 +113,7 @@ func formNames(views []formsapp.FormView) map[string]string {
 
 // workspaceForms are the first forms of the workspace, for the form selects.
 func (h *Handler) workspaceForms(c *gin.Context) ([]formsapp.FormView, error) {
-	views, _, err := h.app.Queries.ListForms.Handle(c.Request.Context(), formsapp.ListForms{WorkspaceID: principal(c).WorkspaceID,
+	views, _, err := h.app.Queries.ListForms.Handle(c.Request.Context(), formsapp.ListForms{
 		Page: ports.Page{Limit: 200}})
 	return views, err
 }
@@ -146,7 +146,7 @@ func (h *Handler) webhookRowOf(c *gin.Context, w *webhook.Webhook, forms map[str
 	for _, e := range w.Events() {
 		r.Events = append(r.Events, string(e))
 	}
-	last, _, err := h.app.Queries.ListDeliveries.Handle(c.Request.Context(), webhooks.ListDeliveries{WorkspaceID: w.WorkspaceID(),
+	last, _, err := h.app.Queries.ListDeliveries.Handle(c.Request.Context(), webhooks.ListDeliveries{
 		WebhookID: w.ID(), Page: ports.Page{Limit: 1}})
 	if err != nil {
 		return r, err
@@ -161,8 +161,7 @@ func (h *Handler) webhookRowOf(c *gin.Context, w *webhook.Webhook, forms map[str
 }
 
 func (h *Handler) webhooks(c *gin.Context) {
-	p := principal(c)
-	ws, more, err := h.app.Queries.ListWebhooks.Handle(c.Request.Context(), webhooks.ListWebhooks{WorkspaceID: p.WorkspaceID, Page: pageOf(c)})
+	ws, more, err := h.app.Queries.ListWebhooks.Handle(c.Request.Context(), webhooks.ListWebhooks{Page: pageOf(c)})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -301,7 +300,7 @@ func (h *Handler) createWebhook(c *gin.Context) {
 	if secret != "" {
 		draft.Secret = &secret
 	}
-	w, err := h.app.Commands.CreateWebhook.Handle(c.Request.Context(), webhooks.CreateWebhook{WorkspaceID: principal(c).WorkspaceID, Draft: draft})
+	w, err := h.app.Commands.CreateWebhook.Handle(c.Request.Context(), webhooks.CreateWebhook{Draft: draft})
 	if err != nil {
 		h.webhookInvalid(c, err, nil, url, deref(formID), checked)
 		return
@@ -310,7 +309,7 @@ func (h *Handler) createWebhook(c *gin.Context) {
 }
 
 func (h *Handler) getWebhook(c *gin.Context) (*webhook.Webhook, error) {
-	return h.app.Queries.GetWebhook.Handle(c.Request.Context(), webhooks.GetWebhook{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	return h.app.Queries.GetWebhook.Handle(c.Request.Context(), webhooks.GetWebhook{ID: c.Param("id")})
 }
 
 // webhookData is the webhook's summary and a page of its delivery log.
@@ -323,7 +322,7 @@ func (h *Handler) webhookData(c *gin.Context, w *webhook.Webhook) (webhookData, 
 	if err != nil {
 		return webhookData{}, err
 	}
-	ds, more, err := h.app.Queries.ListDeliveries.Handle(c.Request.Context(), webhooks.ListDeliveries{WorkspaceID: w.WorkspaceID(),
+	ds, more, err := h.app.Queries.ListDeliveries.Handle(c.Request.Context(), webhooks.ListDeliveries{
 		WebhookID: w.ID(), Page: pageOf(c)})
 	if err != nil {
 		return webhookData{}, err
@@ -391,7 +390,7 @@ func (h *Handler) updateWebhook(c *gin.Context) {
 		var none *string
 		patch.Secret = &none
 	}
-	if _, err := h.app.Commands.UpdateWebhook.Handle(c.Request.Context(), webhooks.UpdateWebhook{WorkspaceID: principal(c).WorkspaceID,
+	if _, err := h.app.Commands.UpdateWebhook.Handle(c.Request.Context(), webhooks.UpdateWebhook{
 		ID: w.ID(), Patch: patch}); err != nil {
 		h.webhookInvalid(c, err, w, url, deref(formID), checked)
 		return
@@ -416,7 +415,7 @@ func (h *Handler) deleteWebhookConfirm(c *gin.Context) {
 }
 
 func (h *Handler) deleteWebhook(c *gin.Context) {
-	if err := h.app.Commands.DeleteWebhook.Handle(c.Request.Context(), webhooks.DeleteWebhook{WorkspaceID: principal(c).WorkspaceID,
+	if err := h.app.Commands.DeleteWebhook.Handle(c.Request.Context(), webhooks.DeleteWebhook{
 		ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return
@@ -426,7 +425,7 @@ func (h *Handler) deleteWebhook(c *gin.Context) {
 
 func (h *Handler) testWebhook(c *gin.Context) {
 	id := c.Param("id")
-	if _, err := h.app.Commands.SendTestEvent.Handle(c.Request.Context(), webhooks.SendTestEvent{WorkspaceID: principal(c).WorkspaceID,
+	if _, err := h.app.Commands.SendTestEvent.Handle(c.Request.Context(), webhooks.SendTestEvent{
 		WebhookID: id}); err != nil {
 		h.fail(c, err)
 		return
@@ -438,7 +437,7 @@ func (h *Handler) testWebhook(c *gin.Context) {
 func (h *Handler) toggleWebhook(c *gin.Context) {
 	id := c.Param("id")
 	on := c.PostForm("enabled") == "1"
-	if _, err := h.app.Commands.UpdateWebhook.Handle(c.Request.Context(), webhooks.UpdateWebhook{WorkspaceID: principal(c).WorkspaceID,
+	if _, err := h.app.Commands.UpdateWebhook.Handle(c.Request.Context(), webhooks.UpdateWebhook{
 		ID: id, Patch: webhook.Patch{Enabled: &on}}); err != nil {
 		h.fail(c, err)
 		return
@@ -456,7 +455,7 @@ func (h *Handler) toggleWebhook(c *gin.Context) {
 
 func (h *Handler) retryDelivery(c *gin.Context) {
 	id := c.Param("id")
-	if _, err := h.app.Commands.RetryDelivery.Handle(c.Request.Context(), webhooks.RetryDelivery{WorkspaceID: principal(c).WorkspaceID,
+	if _, err := h.app.Commands.RetryDelivery.Handle(c.Request.Context(), webhooks.RetryDelivery{
 		WebhookID: id, ID: c.Param("delivery")}); err != nil {
 		h.fail(c, err)
 		return

@@ -87,8 +87,8 @@ func TestWebhookPages(t *testing.T) {
 		}
 
 		b.post("/app/webhooks/"+id, url.Values{"url": {"https://127.0.0.1:9/changed"}, "events": {"submission.updated"}}).redirectsTo(t, "/app/webhooks/"+id)
-		sctx, wsID := systemCtx(t, db)
-		w, err := h.app.Queries.GetWebhook.Handle(sctx, webhooks.GetWebhook{WorkspaceID: wsID, ID: id})
+		sctx, _ := systemCtx(t, db)
+		w, err := h.app.Queries.GetWebhook.Handle(sctx, webhooks.GetWebhook{ID: id})
 		if err != nil || w.URL() != "https://127.0.0.1:9/changed" || len(w.Events()) != 1 || w.Events()[0] != event.SubmissionUpdated || !w.SecretSet() {
 			t.Fatalf("after edit: %v %v", w, err)
 		}
@@ -100,7 +100,7 @@ func TestWebhookPages(t *testing.T) {
 			t.Fatalf("no Disable button: %s", text(page.body))
 		}
 		b.post("/app/webhooks/"+id+"/enabled", url.Values{"enabled": {"0"}}).redirectsTo(t, "/app/webhooks/"+id)
-		if w, err := h.app.Queries.GetWebhook.Handle(sctx, webhooks.GetWebhook{WorkspaceID: wsID, ID: id}); err != nil || w.Enabled() {
+		if w, err := h.app.Queries.GetWebhook.Handle(sctx, webhooks.GetWebhook{ID: id}); err != nil || w.Enabled() {
 			t.Fatalf("after Disable: %v %v", w, err)
 		}
 		page = b.get("/app/webhooks/"+id).expect(t, http.StatusOK)
@@ -112,7 +112,7 @@ func TestWebhookPages(t *testing.T) {
 			t.Fatalf("list of a disabled webhook: %s", text(list.body))
 		}
 		b.post("/app/webhooks/"+id+"/enabled", url.Values{"enabled": {"1"}, "from": {"list"}}).redirectsTo(t, "/app/webhooks")
-		if w, err := h.app.Queries.GetWebhook.Handle(sctx, webhooks.GetWebhook{WorkspaceID: wsID, ID: id}); err != nil || !w.Enabled() ||
+		if w, err := h.app.Queries.GetWebhook.Handle(sctx, webhooks.GetWebhook{ID: id}); err != nil || !w.Enabled() ||
 			w.URL() != "https://127.0.0.1:9/changed" || !w.SecretSet() {
 			t.Fatalf("after Enable: %v %v", w, err)
 		}

@@ -56,7 +56,7 @@ func (a *api) exportSubmissions(c *gin.Context) {
 		fail(c, a.Logger, badRequest("format must be csv, xlsx or ndjson"))
 		return
 	}
-	q := capture.ExportSubmissions{WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Format: format}
+	q := capture.ExportSubmissions{FormID: c.Param("id"), Format: format}
 	var err error
 	if q.CreatedAfter, err = timeBound(c, "created_after"); err != nil {
 		fail(c, a.Logger, err)

@@ -84,7 +84,7 @@ func benchmarkExport(b *testing.B, db *persistence.DB, format string, rows int) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := app.Commands.CreateForm.Handle(owner, forms.CreateForm{WorkspaceID: ws.ID(),
+	v, err := app.Commands.CreateForm.Handle(owner, forms.CreateForm{
 		Draft: form.Draft{Name: "Bench", Fields: persistencetest.TypicalFields()}})
 	if err != nil {
 		b.Fatal(err)

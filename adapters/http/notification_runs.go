@@ -96,7 +96,7 @@ func (a *api) listNotificationRuns(c *gin.Context) {
 		return
 	}
 	rs, more, err := a.App.Queries.ListNotificationRuns.Handle(c.Request.Context(),
-		workflows.ListNotificationRuns{WorkspaceID: p.WorkspaceID, FormID: c.Param("id"), Page: page})
+		workflows.ListNotificationRuns{FormID: c.Param("id"), Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return

@@ -53,7 +53,7 @@ func TestPrivacyExportAndErase(t *testing.T) {
 
 		// An upload on form 1, stored as the public capture stores it.
 		admin := auth.WithPrincipal(ctx, auth.Principal{WorkspaceID: h.wsA, Scope: "admin"})
-		form1, err := h.app.Queries.GetForm.Handle(admin, forms.GetForm{WorkspaceID: h.wsA, ID: id1})
+		form1, err := h.app.Queries.GetForm.Handle(admin, forms.GetForm{ID: id1})
 		if err != nil {
 			t.Fatal(err)
 		}

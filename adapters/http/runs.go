@@ -56,7 +56,7 @@ func (a *api) listRuns(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	rs, more, err := a.App.Queries.ListRuns.Handle(c.Request.Context(), workflows.ListRuns{WorkspaceID: p.WorkspaceID, WorkflowID: c.Param("id"), Page: page})
+	rs, more, err := a.App.Queries.ListRuns.Handle(c.Request.Context(), workflows.ListRuns{WorkflowID: c.Param("id"), Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -69,7 +69,7 @@ func (a *api) listRuns(c *gin.Context) {
 
 func (a *api) retryRun(c *gin.Context) {
 	r, err := a.App.Commands.RetryRun.Handle(c.Request.Context(), workflows.RetryRun{
-		WorkspaceID: principal(c).WorkspaceID, WorkflowID: c.Param("id"), ID: c.Param("run_id")})
+		WorkflowID: c.Param("id"), ID: c.Param("run_id")})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return

@@ -48,7 +48,7 @@ func (a *api) getFormStats(c *gin.Context) {
 		days = n
 	}
 	r, err := a.App.Queries.GetFormStats.Handle(c.Request.Context(), capture.GetFormStats{
-		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Days: days,
+		FormID: c.Param("id"), Days: days,
 	})
 	if err != nil {
 		fail(c, a.Logger, err)

@@ -14,7 +14,7 @@ import (
 
 func (a *api) listSubmissions(c *gin.Context) {
 	p := principal(c)
-	q := capture.ListSubmissions{WorkspaceID: p.WorkspaceID, FormID: c.Param("id")}
+	q := capture.ListSubmissions{FormID: c.Param("id")}
 	for name, dst := range map[string]**time.Time{"created_after": &q.CreatedAfter, "created_before": &q.CreatedBefore} {
 		if s, ok := c.GetQuery(name); ok {
 			t, err := time.Parse(time.RFC3339Nano, s)
@@ -70,7 +70,7 @@ func (a *api) createSubmission(c *gin.Context) {
 		return
 	}
 	s, err := a.App.Commands.CaptureSubmission.Handle(c.Request.Context(), capture.CaptureSubmission{
-		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Data: data, Source: submission.SourceAPI,
+		FormID: c.Param("id"), Data: data, Source: submission.SourceAPI,
 	})
 	if err != nil {
 		fail(c, a.Logger, err)
@@ -82,7 +82,7 @@ func (a *api) createSubmission(c *gin.Context) {
 
 func (a *api) getSubmission(c *gin.Context) {
 	s, err := a.App.Queries.GetSubmission.Handle(c.Request.Context(), capture.GetSubmission{
-		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"),
+		FormID: c.Param("id"), ID: c.Param("submission_id"),
 	})
 	if err != nil {
 		fail(c, a.Logger, err)
@@ -97,7 +97,7 @@ func (a *api) updateSubmission(c *gin.Context) {
 		return
 	}
 	s, err := a.App.Commands.UpdateSubmission.Handle(c.Request.Context(), capture.UpdateSubmission{
-		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"), Changes: data,
+		FormID: c.Param("id"), ID: c.Param("submission_id"), Changes: data,
 	})
 	if err != nil {
 		fail(c, a.Logger, err)
@@ -108,7 +108,7 @@ func (a *api) updateSubmission(c *gin.Context) {
 
 func (a *api) deleteSubmission(c *gin.Context) {
 	err := a.App.Commands.DeleteSubmission.Handle(c.Request.Context(), capture.DeleteSubmission{
-		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"),
+		FormID: c.Param("id"), ID: c.Param("submission_id"),
 	})
 	if err != nil {
 		fail(c, a.Logger, err)

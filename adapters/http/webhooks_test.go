@@ -30,7 +30,7 @@ func (h *harness) createWebhook(body map[string]any) map[string]any {
 func (h *harness) addDeliveries(webhookID string, n int) []*webhook.Delivery {
 	h.t.Helper()
 	ctx := context.Background()
-	w, err := h.app.Queries.GetWebhook.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(h.wsA)), webhooks.GetWebhook{WorkspaceID: h.wsA, ID: webhookID})
+	w, err := h.app.Queries.GetWebhook.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(h.wsA)), webhooks.GetWebhook{ID: webhookID})
 	if err != nil {
 		h.t.Fatal(err)
 	}

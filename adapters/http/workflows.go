@@ -128,7 +128,7 @@ func (a *api) listWorkflows(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	ws, more, err := a.App.Queries.ListWorkflows.Handle(c.Request.Context(), workflows.ListWorkflows{WorkspaceID: p.WorkspaceID, FormID: formID, Page: page})
+	ws, more, err := a.App.Queries.ListWorkflows.Handle(c.Request.Context(), workflows.ListWorkflows{FormID: formID, Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -173,7 +173,7 @@ func (a *api) createWorkflow(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	w, err := a.App.Commands.CreateWorkflow.Handle(c.Request.Context(), workflows.CreateWorkflow{WorkspaceID: principal(c).WorkspaceID, Draft: d})
+	w, err := a.App.Commands.CreateWorkflow.Handle(c.Request.Context(), workflows.CreateWorkflow{Draft: d})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -182,7 +182,7 @@ func (a *api) createWorkflow(c *gin.Context) {
 }
 
 func (a *api) getWorkflow(c *gin.Context) {
-	w, err := a.App.Queries.GetWorkflow.Handle(c.Request.Context(), workflows.GetWorkflow{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	w, err := a.App.Queries.GetWorkflow.Handle(c.Request.Context(), workflows.GetWorkflow{ID: c.Param("id")})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -217,7 +217,7 @@ func (a *api) updateWorkflow(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	w, err := a.App.Commands.UpdateWorkflow.Handle(c.Request.Context(), workflows.UpdateWorkflow{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id"), Patch: p})
+	w, err := a.App.Commands.UpdateWorkflow.Handle(c.Request.Context(), workflows.UpdateWorkflow{ID: c.Param("id"), Patch: p})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -226,7 +226,7 @@ func (a *api) updateWorkflow(c *gin.Context) {
 }
 
 func (a *api) deleteWorkflow(c *gin.Context) {
-	if err := a.App.Commands.DeleteWorkflow.Handle(c.Request.Context(), workflows.DeleteWorkflow{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")}); err != nil {
+	if err := a.App.Commands.DeleteWorkflow.Handle(c.Request.Context(), workflows.DeleteWorkflow{ID: c.Param("id")}); err != nil {
 		fail(c, a.Logger, err)
 		return
 	}

@@ -116,13 +116,13 @@ func newHarnessOn(t *testing.T, db *persistence.DB, files ports.ObjectStore, lim
 func (h *harness) form(status form.Status, settings *form.Settings, fields ...form.FieldSpec) *form.Form {
 	h.t.Helper()
 	ctx := context.Background()
-	v, err := h.app.Commands.CreateForm.Handle(h.owner(ctx), forms.CreateForm{WorkspaceID: h.ws, Draft: form.Draft{Name: "Contact", Fields: fields, Settings: settings}})
+	v, err := h.app.Commands.CreateForm.Handle(h.owner(ctx), forms.CreateForm{Draft: form.Draft{Name: "Contact", Fields: fields, Settings: settings}})
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if status != form.StatusDraft {
 		st := string(status)
-		v, err = h.app.Commands.UpdateForm.Handle(h.owner(ctx), forms.UpdateForm{WorkspaceID: h.ws, ID: v.Form.ID(), Patch: form.Patch{Status: &st}})
+		v, err = h.app.Commands.UpdateForm.Handle(h.owner(ctx), forms.UpdateForm{ID: v.Form.ID(), Patch: form.Patch{Status: &st}})
 		if err != nil {
 			h.t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func (h *harness) spam(f *form.Form, reason string) float64 {
 
 func (h *harness) submissions(f *form.Form) []*submission.Submission {
 	h.t.Helper()
-	subs, _, err := h.app.Queries.ListSubmissions.Handle(h.owner(context.Background()), capture.ListSubmissions{WorkspaceID: h.ws, FormID: f.ID(), Page: portsPage()})
+	subs, _, err := h.app.Queries.ListSubmissions.Handle(h.owner(context.Background()), capture.ListSubmissions{FormID: f.ID(), Page: portsPage()})
 	if err != nil {
 		h.t.Fatal(err)
 	}

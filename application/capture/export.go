@@ -21,7 +21,6 @@ const ExportBatch = 1000
 // ExportSubmissions asks for every submission of a form, oldest first, optionally within
 // exclusive time bounds. Format names the file format; it is recorded in the audit log.
 type ExportSubmissions struct {
-	WorkspaceID   string
 	FormID        string
 	Format        string
 	CreatedAfter  *time.Time

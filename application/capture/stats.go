@@ -18,9 +18,8 @@ const MaxStatsDays = 366
 // GetFormStats asks how a form's public page performed over the last Days UTC days, today
 // included.
 type GetFormStats struct {
-	WorkspaceID string
-	FormID      string
-	Days        int
+	FormID string
+	Days   int
 }
 
 // GetFormStatsHandler reads the daily counts of a form.

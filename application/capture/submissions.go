@@ -18,14 +18,13 @@ import (
 // Public form posts go through SubmitPublicForm. Data names each field by its ID or its key. IP
 // is the respondent's address as seen by the edge; only its keyed hash is kept.
 type CaptureSubmission struct {
-	WorkspaceID string
-	FormID      string
-	Data        map[string]submission.Input
-	Source      submission.Source
-	IP          string
-	UserAgent   *string
-	Referrer    *string
-	UTM         map[string]string
+	FormID    string
+	Data      map[string]submission.Input
+	Source    submission.Source
+	IP        string
+	UserAgent *string
+	Referrer  *string
+	UTM       map[string]string
 	// Token, when set, is the public form's render token: its nonce is spent in the
 	// submission's own transaction, and a nonce already spent gives ports.ErrTokenUsed.
 	Token *ports.SpentToken
@@ -54,10 +53,11 @@ func NewCaptureSubmissionHandler(forms ports.FormRepository, submissions ports.S
 
 // Handle returns the stored submission once its commit is durable.
 func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmission) (*submission.Submission, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return nil, err
 	}
-	f, err := h.forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
+	f, err := h.forms.Get(ctx, p.WorkspaceID, cmd.FormID)
 	if err != nil {
 		return nil, err
 	}
@@ -121,10 +121,9 @@ func keepUTM(in map[string]string) map[string]string {
 // UpdateSubmission merges changed values into a submission; Changes name each field by its ID
 // or its key.
 type UpdateSubmission struct {
-	WorkspaceID string
-	FormID      string
-	ID          string
-	Changes     map[string]submission.Input
+	FormID  string
+	ID      string
+	Changes map[string]submission.Input
 }
 
 // UpdateSubmissionHandler updates submissions and emits submission.updated.
@@ -145,17 +144,18 @@ func NewUpdateSubmissionHandler(forms ports.FormRepository, submissions ports.Su
 
 // Handle re-validates the merged answers and stores them with the event.
 func (h UpdateSubmissionHandler) Handle(ctx context.Context, cmd UpdateSubmission) (*submission.Submission, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return nil, err
 	}
-	f, err := h.forms.Get(ctx, cmd.WorkspaceID, cmd.FormID)
+	f, err := h.forms.Get(ctx, p.WorkspaceID, cmd.FormID)
 	if err != nil {
 		return nil, err
 	}
 	if own := submission.OwnLinks(f.Fields(), cmd.Changes, h.publicURL); len(own) > 0 {
 		return nil, own.Err()
 	}
-	return h.submissions.Update(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID, func(s *submission.Submission) (event.Event, error) {
+	return h.submissions.Update(ctx, p.WorkspaceID, cmd.FormID, cmd.ID, func(s *submission.Submission) (event.Event, error) {
 		now := h.clock.Now()
 		if err := s.Update(f, cmd.Changes, now); err != nil {
 			return event.Event{}, err
@@ -166,9 +166,8 @@ func (h UpdateSubmissionHandler) Handle(ctx context.Context, cmd UpdateSubmissio
 
 // DeleteSubmission permanently deletes one submission.
 type DeleteSubmission struct {
-	WorkspaceID string
-	FormID      string
-	ID          string
+	FormID string
+	ID     string
 }
 
 // DeleteSubmissionHandler deletes submissions and records submission.deleted (which names the
@@ -194,7 +193,7 @@ func (h DeleteSubmissionHandler) Handle(ctx context.Context, cmd DeleteSubmissio
 	if err != nil {
 		return err
 	}
-	if err := deleteSubmissionFiles(ctx, h.forms, h.submissions, h.files, cmd.WorkspaceID, cmd.FormID, cmd.ID); err != nil {
+	if err := deleteSubmissionFiles(ctx, h.forms, h.submissions, h.files, p.WorkspaceID, cmd.FormID, cmd.ID); err != nil {
 		return err
 	}
 	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.SubmissionDeleted, &audit.Target{Type: "submission", ID: cmd.ID},
@@ -202,14 +201,13 @@ func (h DeleteSubmissionHandler) Handle(ctx context.Context, cmd DeleteSubmissio
 	if err != nil {
 		return err
 	}
-	return h.submissions.Delete(ctx, cmd.WorkspaceID, cmd.FormID, cmd.ID, e)
+	return h.submissions.Delete(ctx, p.WorkspaceID, cmd.FormID, cmd.ID, e)
 }
 
 // GetSubmission reads one submission of a form.
 type GetSubmission struct {
-	WorkspaceID string
-	FormID      string
-	ID          string
+	FormID string
+	ID     string
 }
 
 // GetSubmissionHandler reads submissions.
@@ -222,15 +220,15 @@ func NewGetSubmissionHandler(submissions ports.SubmissionRepository) GetSubmissi
 
 // Handle returns the submission.
 func (h GetSubmissionHandler) Handle(ctx context.Context, q GetSubmission) (*submission.Submission, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, err
 	}
-	return h.submissions.Get(ctx, q.WorkspaceID, q.FormID, q.ID)
+	return h.submissions.Get(ctx, p.WorkspaceID, q.FormID, q.ID)
 }
 
 // ListSubmissions reads a page of a form's submissions, newest first.
 type ListSubmissions struct {
-	WorkspaceID   string
 	FormID        string
 	Page          ports.Page
 	CreatedAfter  *time.Time
@@ -263,15 +261,16 @@ func (h ListSubmissionsHandler) Handle(ctx context.Context, q ListSubmissions) (
 		p, err := h.Find(ctx, q)
 		return p.Submissions, p.More, err
 	}
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, false, err
 	}
-	if _, err := h.forms.Get(ctx, q.WorkspaceID, q.FormID); err != nil {
+	if _, err := h.forms.Get(ctx, p.WorkspaceID, q.FormID); err != nil {
 		return nil, false, err
 	}
 	page := q.Page
 	page.Limit++
-	subs, err := h.submissions.List(ctx, q.WorkspaceID, q.FormID, ports.SubmissionQuery{
+	subs, err := h.submissions.List(ctx, p.WorkspaceID, q.FormID, ports.SubmissionQuery{
 		Page: page, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
 	})
 	if err != nil {

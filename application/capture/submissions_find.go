@@ -49,10 +49,11 @@ type SubmissionPage struct {
 // submissions (Before). A filtered page stops after MaxScannedPerPage submissions even when it
 // is not full; Resume then says where the search goes on.
 func (h ListSubmissionsHandler) Find(ctx context.Context, q ListSubmissions) (SubmissionPage, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return SubmissionPage{}, err
 	}
-	f, err := h.forms.Get(ctx, q.WorkspaceID, q.FormID)
+	f, err := h.forms.Get(ctx, p.WorkspaceID, q.FormID)
 	if err != nil {
 		return SubmissionPage{}, err
 	}
@@ -82,7 +83,7 @@ func (h ListSubmissionsHandler) Find(ctx context.Context, q ListSubmissions) (Su
 		}
 	}
 	read := func(after *ports.Position, n int) ([]*submission.Submission, error) {
-		return h.submissions.List(ctx, q.WorkspaceID, q.FormID, ports.SubmissionQuery{
+		return h.submissions.List(ctx, p.WorkspaceID, q.FormID, ports.SubmissionQuery{
 			Page: ports.Page{Limit: n, After: after}, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore})
 	}
 	from := q.Page.After
@@ -92,7 +93,7 @@ func (h ListSubmissionsHandler) Find(ctx context.Context, q ListSubmissions) (Su
 		}
 		from = q.Before
 		read = func(after *ports.Position, n int) ([]*submission.Submission, error) {
-			return h.scanner.ListOldestFirst(ctx, q.WorkspaceID, q.FormID, ports.OldestFirst{
+			return h.scanner.ListOldestFirst(ctx, p.WorkspaceID, q.FormID, ports.OldestFirst{
 				Limit: n, After: after, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore})
 		}
 	}

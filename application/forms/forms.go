@@ -21,8 +21,7 @@ type FormView struct {
 
 // CreateForm asks for a new draft form.
 type CreateForm struct {
-	WorkspaceID string
-	Draft       form.Draft
+	Draft form.Draft
 }
 
 // CreateFormHandler creates forms.
@@ -40,10 +39,11 @@ func NewCreateFormHandler(forms ports.FormRepository, ids ports.IDs, clock ports
 
 // Handle validates the draft and stores the form as draft.
 func (h CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormView, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return FormView{}, err
 	}
-	f, err := form.New(h.ids.New(ports.PrefixForm), cmd.WorkspaceID, cmd.Draft, h.newFieldID, h.limits, h.clock.Now())
+	f, err := form.New(h.ids.New(ports.PrefixForm), p.WorkspaceID, cmd.Draft, h.newFieldID, h.limits, h.clock.Now())
 	if err != nil {
 		return FormView{}, err
 	}
@@ -57,9 +57,8 @@ func (h CreateFormHandler) newFieldID() string { return h.ids.New(ports.PrefixFi
 
 // UpdateForm applies a PATCH to a form.
 type UpdateForm struct {
-	WorkspaceID string
-	ID          string
-	Patch       form.Patch
+	ID    string
+	Patch form.Patch
 }
 
 // UpdateFormHandler updates forms and emits form.published when a form becomes published.
@@ -77,10 +76,11 @@ func NewUpdateFormHandler(forms ports.FormRepository, ids ports.IDs, clock ports
 
 // Handle applies the patch in one transaction with its event.
 func (h UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormView, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return FormView{}, err
 	}
-	f, err := h.forms.Update(ctx, cmd.WorkspaceID, cmd.ID, func(f *form.Form) ([]event.Event, error) {
+	f, err := h.forms.Update(ctx, p.WorkspaceID, cmd.ID, func(f *form.Form) ([]event.Event, error) {
 		now := h.clock.Now()
 		published, err := f.Apply(cmd.Patch, func() string { return h.ids.New(ports.PrefixField) }, h.limits, now)
 		if err != nil || !published {
@@ -96,8 +96,7 @@ func (h UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormView
 
 // DeleteForm deletes a form and everything it holds.
 type DeleteForm struct {
-	WorkspaceID string
-	ID          string
+	ID string
 }
 
 // DeleteFormHandler deletes forms and records form.deleted.
@@ -119,20 +118,19 @@ func (h DeleteFormHandler) Handle(ctx context.Context, cmd DeleteForm) error {
 	if err != nil {
 		return err
 	}
-	if err := deleteFormFiles(ctx, h.forms, h.files, cmd.WorkspaceID, cmd.ID); err != nil {
+	if err := deleteFormFiles(ctx, h.forms, h.files, p.WorkspaceID, cmd.ID); err != nil {
 		return err
 	}
 	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.FormDeleted, &audit.Target{Type: "form", ID: cmd.ID}, nil)
 	if err != nil {
 		return err
 	}
-	return h.forms.Delete(ctx, cmd.WorkspaceID, cmd.ID, e)
+	return h.forms.Delete(ctx, p.WorkspaceID, cmd.ID, e)
 }
 
 // GetForm reads one form.
 type GetForm struct {
-	WorkspaceID string
-	ID          string
+	ID string
 }
 
 // GetFormHandler reads forms.
@@ -145,10 +143,11 @@ func NewGetFormHandler(forms ports.FormRepository) GetFormHandler {
 
 // Handle returns the form with its submission count.
 func (h GetFormHandler) Handle(ctx context.Context, q GetForm) (FormView, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return FormView{}, err
 	}
-	f, err := h.forms.Get(ctx, q.WorkspaceID, q.ID)
+	f, err := h.forms.Get(ctx, p.WorkspaceID, q.ID)
 	if err != nil {
 		return FormView{}, err
 	}
@@ -157,9 +156,8 @@ func (h GetFormHandler) Handle(ctx context.Context, q GetForm) (FormView, error)
 
 // ListForms reads a page of forms, newest first.
 type ListForms struct {
-	WorkspaceID string
-	Status      *form.Status
-	Page        ports.Page
+	Status *form.Status
+	Page   ports.Page
 }
 
 // ListFormsHandler lists forms.
@@ -172,12 +170,13 @@ func NewListFormsHandler(forms ports.FormRepository) ListFormsHandler {
 
 // Handle returns up to Page.Limit forms and whether more exist.
 func (h ListFormsHandler) Handle(ctx context.Context, q ListForms) ([]FormView, bool, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, false, err
 	}
 	page := q.Page
 	page.Limit++
-	forms, err := h.forms.List(ctx, q.WorkspaceID, q.Status, page)
+	forms, err := h.forms.List(ctx, p.WorkspaceID, q.Status, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -189,7 +188,7 @@ func (h ListFormsHandler) Handle(ctx context.Context, q ListForms) ([]FormView, 
 	for i, f := range forms {
 		ids[i] = f.ID()
 	}
-	counts, err := h.forms.SubmissionCounts(ctx, q.WorkspaceID, ids)
+	counts, err := h.forms.SubmissionCounts(ctx, p.WorkspaceID, ids)
 	if err != nil {
 		return nil, false, err
 	}
@@ -202,8 +201,7 @@ func (h ListFormsHandler) Handle(ctx context.Context, q ListForms) ([]FormView, 
 
 // LastSubmissionTimes asks when the newest submission of each form was received.
 type LastSubmissionTimes struct {
-	WorkspaceID string
-	FormIDs     []string
+	FormIDs []string
 }
 
 // LastSubmissionTimesHandler reads the forms' last submission times.
@@ -218,10 +216,11 @@ func NewLastSubmissionTimesHandler(forms ports.FormRepository) LastSubmissionTim
 // submissions, and IDs of no form of the workspace, are left out. It is meant for a page of
 // forms (a list shows it next to the submission count): one index lookup per form.
 func (h LastSubmissionTimesHandler) Handle(ctx context.Context, q LastSubmissionTimes) (map[string]time.Time, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, err
 	}
-	return h.forms.LastSubmissionTimes(ctx, q.WorkspaceID, q.FormIDs)
+	return h.forms.LastSubmissionTimes(ctx, p.WorkspaceID, q.FormIDs)
 }
 
 func withCount(ctx context.Context, forms ports.FormRepository, f *form.Form) (FormView, error) {

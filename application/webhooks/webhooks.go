@@ -19,8 +19,7 @@ const DefaultMaxWebhooks = 100
 
 // CreateWebhook registers an endpoint.
 type CreateWebhook struct {
-	WorkspaceID string
-	Draft       webhook.Draft
+	Draft webhook.Draft
 }
 
 // CreateWebhookHandler registers webhooks.
@@ -42,21 +41,22 @@ func NewCreateWebhookHandler(webhooks ports.WebhookRepository, forms ports.FormR
 // Handle validates the draft, checks that its form exists and its URL resolves only to allowed
 // addresses, and stores the webhook, within the workspace's limit.
 func (h CreateWebhookHandler) Handle(ctx context.Context, cmd CreateWebhook) (*webhook.Webhook, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
-		return nil, err
-	}
-	w, err := webhook.New(h.ids.New(ports.PrefixWebhook), cmd.WorkspaceID, cmd.Draft, h.clock.Now())
+	p, err := auth.Require(ctx, access.Write)
 	if err != nil {
 		return nil, err
 	}
-	n, err := h.webhooks.Count(ctx, cmd.WorkspaceID)
+	w, err := webhook.New(h.ids.New(ports.PrefixWebhook), p.WorkspaceID, cmd.Draft, h.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	n, err := h.webhooks.Count(ctx, p.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
 	if n >= h.maxWebhooks {
 		return nil, domain.Validation("", "too_many", fmt.Sprintf("a workspace may have at most %d webhooks; delete one first", h.maxWebhooks))
 	}
-	if err := checkDestination(ctx, h.forms, h.urls, cmd.WorkspaceID, w, true, true); err != nil {
+	if err := checkDestination(ctx, h.forms, h.urls, p.WorkspaceID, w, true, true); err != nil {
 		return nil, err
 	}
 	if err := h.webhooks.Create(ctx, w); err != nil {
@@ -87,8 +87,7 @@ func checkDestination(ctx context.Context, forms ports.FormRepository, urls port
 
 // GetWebhook reads one webhook.
 type GetWebhook struct {
-	WorkspaceID string
-	ID          string
+	ID string
 }
 
 // GetWebhookHandler reads webhooks.
@@ -101,16 +100,16 @@ func NewGetWebhookHandler(webhooks ports.WebhookRepository) GetWebhookHandler {
 
 // Handle returns the webhook of the workspace, or domain.ErrNotFound.
 func (h GetWebhookHandler) Handle(ctx context.Context, q GetWebhook) (*webhook.Webhook, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, err
 	}
-	return h.webhooks.Get(ctx, q.WorkspaceID, q.ID)
+	return h.webhooks.Get(ctx, p.WorkspaceID, q.ID)
 }
 
 // ListWebhooks reads a page of webhooks, newest first.
 type ListWebhooks struct {
-	WorkspaceID string
-	Page        ports.Page
+	Page ports.Page
 }
 
 // ListWebhooksHandler lists webhooks.
@@ -123,12 +122,13 @@ func NewListWebhooksHandler(webhooks ports.WebhookRepository) ListWebhooksHandle
 
 // Handle returns up to Page.Limit webhooks and whether more exist.
 func (h ListWebhooksHandler) Handle(ctx context.Context, q ListWebhooks) ([]*webhook.Webhook, bool, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, false, err
 	}
 	page := q.Page
 	page.Limit++
-	ws, err := h.webhooks.List(ctx, q.WorkspaceID, page)
+	ws, err := h.webhooks.List(ctx, p.WorkspaceID, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -141,9 +141,8 @@ func (h ListWebhooksHandler) Handle(ctx context.Context, q ListWebhooks) ([]*web
 
 // UpdateWebhook applies a PATCH to a webhook.
 type UpdateWebhook struct {
-	WorkspaceID string
-	ID          string
-	Patch       webhook.Patch
+	ID    string
+	Patch webhook.Patch
 }
 
 // UpdateWebhookHandler updates webhooks.
@@ -162,31 +161,31 @@ func NewUpdateWebhookHandler(webhooks ports.WebhookRepository, forms ports.FormR
 // Handle validates the patch on a copy first, so that a changed URL or form is checked (which
 // may need the network) outside the repository's transaction, then applies it.
 func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*webhook.Webhook, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return nil, err
 	}
-	current, err := h.webhooks.Get(ctx, cmd.WorkspaceID, cmd.ID)
+	current, err := h.webhooks.Get(ctx, p.WorkspaceID, cmd.ID)
 	if err != nil {
 		return nil, err
 	}
 	preview := *current
-	p := &preview
-	if err := p.Apply(cmd.Patch, h.clock.Now()); err != nil {
+	next := &preview
+	if err := next.Apply(cmd.Patch, h.clock.Now()); err != nil {
 		return nil, err
 	}
 	urlChanged := cmd.Patch.URL != nil && strings.TrimSpace(*cmd.Patch.URL) != current.URL()
-	if err := checkDestination(ctx, h.forms, h.urls, cmd.WorkspaceID, p, urlChanged, cmd.Patch.FormID != nil); err != nil {
+	if err := checkDestination(ctx, h.forms, h.urls, p.WorkspaceID, next, urlChanged, cmd.Patch.FormID != nil); err != nil {
 		return nil, err
 	}
-	return h.webhooks.Update(ctx, cmd.WorkspaceID, cmd.ID, func(w *webhook.Webhook) error {
+	return h.webhooks.Update(ctx, p.WorkspaceID, cmd.ID, func(w *webhook.Webhook) error {
 		return w.Apply(cmd.Patch, h.clock.Now())
 	})
 }
 
 // DeleteWebhook removes a webhook.
 type DeleteWebhook struct {
-	WorkspaceID string
-	ID          string
+	ID string
 }
 
 // DeleteWebhookHandler deletes webhooks.
@@ -199,17 +198,17 @@ func NewDeleteWebhookHandler(webhooks ports.WebhookRepository) DeleteWebhookHand
 
 // Handle deletes the webhook and its deliveries, so pending retries stop at once.
 func (h DeleteWebhookHandler) Handle(ctx context.Context, cmd DeleteWebhook) error {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return err
 	}
-	return h.webhooks.Delete(ctx, cmd.WorkspaceID, cmd.ID)
+	return h.webhooks.Delete(ctx, p.WorkspaceID, cmd.ID)
 }
 
 // ListDeliveries reads a page of a webhook's deliveries, newest first.
 type ListDeliveries struct {
-	WorkspaceID string
-	WebhookID   string
-	Page        ports.Page
+	WebhookID string
+	Page      ports.Page
 }
 
 // ListDeliveriesHandler lists deliveries.
@@ -226,15 +225,16 @@ func NewListDeliveriesHandler(webhooks ports.WebhookRepository, deliveries ports
 // Handle returns up to Page.Limit deliveries and whether more exist; domain.ErrNotFound when
 // the webhook is not in the workspace.
 func (h ListDeliveriesHandler) Handle(ctx context.Context, q ListDeliveries) ([]*webhook.Delivery, bool, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, false, err
 	}
-	if _, err := h.webhooks.Get(ctx, q.WorkspaceID, q.WebhookID); err != nil {
+	if _, err := h.webhooks.Get(ctx, p.WorkspaceID, q.WebhookID); err != nil {
 		return nil, false, err
 	}
 	page := q.Page
 	page.Limit++
-	ds, err := h.deliveries.List(ctx, q.WorkspaceID, q.WebhookID, page)
+	ds, err := h.deliveries.List(ctx, p.WorkspaceID, q.WebhookID, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -247,9 +247,8 @@ func (h ListDeliveriesHandler) Handle(ctx context.Context, q ListDeliveries) ([]
 
 // RetryDelivery replays a delivery: a new cycle of attempts, due at once.
 type RetryDelivery struct {
-	WorkspaceID string
-	WebhookID   string
-	ID          string
+	WebhookID string
+	ID        string
 }
 
 // RetryDeliveryHandler replays deliveries.
@@ -265,10 +264,11 @@ func NewRetryDeliveryHandler(deliveries ports.DeliveryRepository, clock ports.Cl
 
 // Handle starts a new cycle whatever the delivery's status and returns the delivery.
 func (h RetryDeliveryHandler) Handle(ctx context.Context, cmd RetryDelivery) (*webhook.Delivery, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return nil, err
 	}
-	return h.deliveries.Update(ctx, cmd.WorkspaceID, cmd.WebhookID, cmd.ID, func(d *webhook.Delivery) error {
+	return h.deliveries.Update(ctx, p.WorkspaceID, cmd.WebhookID, cmd.ID, func(d *webhook.Delivery) error {
 		d.Retry(h.clock.Now())
 		return nil
 	})
@@ -277,8 +277,7 @@ func (h RetryDeliveryHandler) Handle(ctx context.Context, cmd RetryDelivery) (*w
 // SendTestEvent delivers a webhook.test event to one webhook, through the delivery engine like
 // any other event (signature, retries, delivery log).
 type SendTestEvent struct {
-	WorkspaceID string
-	WebhookID   string
+	WebhookID string
 }
 
 // SendTestEventHandler sends test events.
@@ -297,15 +296,16 @@ func NewSendTestEventHandler(webhooks ports.WebhookRepository, deliveries ports.
 // Handle stores a pending delivery of a new webhook.test event to the webhook, due at once, and
 // returns it; domain.ErrNotFound when the webhook is not in the workspace.
 func (h SendTestEventHandler) Handle(ctx context.Context, cmd SendTestEvent) (*webhook.Delivery, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return nil, err
 	}
-	w, err := h.webhooks.Get(ctx, cmd.WorkspaceID, cmd.WebhookID)
+	w, err := h.webhooks.Get(ctx, p.WorkspaceID, cmd.WebhookID)
 	if err != nil {
 		return nil, err
 	}
 	now := h.clock.Now()
-	e := event.Event{ID: h.ids.New(ports.PrefixEvent), Type: event.WebhookTest, WorkspaceID: cmd.WorkspaceID, OccurredAt: now,
+	e := event.Event{ID: h.ids.New(ports.PrefixEvent), Type: event.WebhookTest, WorkspaceID: p.WorkspaceID, OccurredAt: now,
 		Data: map[string]any{"webhook_id": w.ID(), "message": "This is a test event sent from the Formward dashboard."}}
 	if f := w.FormID(); f != nil {
 		e.FormID = *f

@@ -11,8 +11,7 @@ import (
 
 // CreateIntegration connects a third-party account to a workspace.
 type CreateIntegration struct {
-	WorkspaceID string
-	Draft       integration.Draft
+	Draft integration.Draft
 }
 
 // CreateIntegrationHandler creates integrations.
@@ -29,10 +28,11 @@ func NewCreateIntegrationHandler(integrations ports.IntegrationRepository, ids p
 
 // Handle validates the credentials' shape and stores them (sealed).
 func (h CreateIntegrationHandler) Handle(ctx context.Context, cmd CreateIntegration) (*integration.Integration, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return nil, err
 	}
-	i, err := integration.New(h.ids.New(ports.PrefixIntegration), cmd.WorkspaceID, cmd.Draft, h.clock.Now())
+	i, err := integration.New(h.ids.New(ports.PrefixIntegration), p.WorkspaceID, cmd.Draft, h.clock.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -44,8 +44,7 @@ func (h CreateIntegrationHandler) Handle(ctx context.Context, cmd CreateIntegrat
 
 // GetIntegration reads one integration.
 type GetIntegration struct {
-	WorkspaceID string
-	ID          string
+	ID string
 }
 
 // GetIntegrationHandler reads integrations.
@@ -58,16 +57,16 @@ func NewGetIntegrationHandler(integrations ports.IntegrationRepository) GetInteg
 
 // Handle returns the integration of the workspace, or domain.ErrNotFound.
 func (h GetIntegrationHandler) Handle(ctx context.Context, q GetIntegration) (*integration.Integration, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, err
 	}
-	return h.integrations.Get(ctx, q.WorkspaceID, q.ID)
+	return h.integrations.Get(ctx, p.WorkspaceID, q.ID)
 }
 
 // ListIntegrations reads a page of integrations, newest first.
 type ListIntegrations struct {
-	WorkspaceID string
-	Page        ports.Page
+	Page ports.Page
 }
 
 // ListIntegrationsHandler lists integrations.
@@ -80,12 +79,13 @@ func NewListIntegrationsHandler(integrations ports.IntegrationRepository) ListIn
 
 // Handle returns up to Page.Limit integrations and whether more exist.
 func (h ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations) ([]*integration.Integration, bool, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, false, err
 	}
 	page := q.Page
 	page.Limit++
-	is, err := h.integrations.List(ctx, q.WorkspaceID, page)
+	is, err := h.integrations.List(ctx, p.WorkspaceID, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -98,8 +98,7 @@ func (h ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations)
 
 // DeleteIntegration disconnects an integration.
 type DeleteIntegration struct {
-	WorkspaceID string
-	ID          string
+	ID string
 }
 
 // DeleteIntegrationHandler deletes integrations.
@@ -112,8 +111,9 @@ func NewDeleteIntegrationHandler(integrations ports.IntegrationRepository) Delet
 
 // Handle deletes the integration; actions that need it fail at run time from now on.
 func (h DeleteIntegrationHandler) Handle(ctx context.Context, cmd DeleteIntegration) error {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return err
 	}
-	return h.integrations.Delete(ctx, cmd.WorkspaceID, cmd.ID)
+	return h.integrations.Delete(ctx, p.WorkspaceID, cmd.ID)
 }

@@ -142,9 +142,8 @@ func valueStrings(v submission.Value) []string {
 
 // ListNotificationRuns reads a page of a form's notification runs, newest first.
 type ListNotificationRuns struct {
-	WorkspaceID string
-	FormID      string
-	Page        ports.Page
+	FormID string
+	Page   ports.Page
 }
 
 // ListNotificationRunsHandler lists notification runs.
@@ -161,15 +160,16 @@ func NewListNotificationRunsHandler(forms ports.FormRepository, runs ports.RunRe
 // Handle returns up to Page.Limit runs and whether more exist; domain.ErrNotFound when the form
 // is not in the workspace.
 func (h ListNotificationRunsHandler) Handle(ctx context.Context, q ListNotificationRuns) ([]*workflow.Run, bool, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, false, err
 	}
-	if _, err := h.forms.Get(ctx, q.WorkspaceID, q.FormID); err != nil {
+	if _, err := h.forms.Get(ctx, p.WorkspaceID, q.FormID); err != nil {
 		return nil, false, err
 	}
 	page := q.Page
 	page.Limit++
-	rs, err := h.runs.ListNotifications(ctx, q.WorkspaceID, q.FormID, page)
+	rs, err := h.runs.ListNotifications(ctx, p.WorkspaceID, q.FormID, page)
 	if err != nil {
 		return nil, false, fmt.Errorf("list notification runs of %s: %w", q.FormID, err)
 	}

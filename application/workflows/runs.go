@@ -99,9 +99,8 @@ func (hs EventHandlers) HandleBatch(ctx context.Context, events []event.Event) e
 
 // ListRuns reads a page of a workflow's runs, newest first.
 type ListRuns struct {
-	WorkspaceID string
-	WorkflowID  string
-	Page        ports.Page
+	WorkflowID string
+	Page       ports.Page
 }
 
 // ListRunsHandler lists runs.
@@ -118,15 +117,16 @@ func NewListRunsHandler(workflows ports.WorkflowRepository, runs ports.RunReposi
 // Handle returns up to Page.Limit runs and whether more exist; domain.ErrNotFound when the
 // workflow is not in the workspace (a deleted workflow's runs are no longer listed).
 func (h ListRunsHandler) Handle(ctx context.Context, q ListRuns) ([]*workflow.Run, bool, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, false, err
 	}
-	if _, err := h.workflows.Get(ctx, q.WorkspaceID, q.WorkflowID); err != nil {
+	if _, err := h.workflows.Get(ctx, p.WorkspaceID, q.WorkflowID); err != nil {
 		return nil, false, err
 	}
 	page := q.Page
 	page.Limit++
-	rs, err := h.runs.List(ctx, q.WorkspaceID, q.WorkflowID, page)
+	rs, err := h.runs.List(ctx, p.WorkspaceID, q.WorkflowID, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -140,9 +140,8 @@ func (h ListRunsHandler) Handle(ctx context.Context, q ListRuns) ([]*workflow.Ru
 // RetryRun replays a failed run: the action that failed gets a new cycle of attempts, due at
 // once, and the actions it skipped follow it; actions that succeeded are not run again.
 type RetryRun struct {
-	WorkspaceID string
-	WorkflowID  string
-	ID          string
+	WorkflowID string
+	ID         string
 }
 
 // RetryRunHandler replays runs.
@@ -162,13 +161,14 @@ func NewRetryRunHandler(workflows ports.WorkflowRepository, runs ports.RunReposi
 // workflow.ErrRunNotFailed (a conflict) when the run succeeded or is still queued or running.
 // The run engine claims it like any due run.
 func (h RetryRunHandler) Handle(ctx context.Context, cmd RetryRun) (*workflow.Run, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := h.workflows.Get(ctx, cmd.WorkspaceID, cmd.WorkflowID); err != nil {
+	if _, err := h.workflows.Get(ctx, p.WorkspaceID, cmd.WorkflowID); err != nil {
 		return nil, err
 	}
-	return h.runs.Update(ctx, cmd.WorkspaceID, cmd.ID, func(r *workflow.Run) error {
+	return h.runs.Update(ctx, p.WorkspaceID, cmd.ID, func(r *workflow.Run) error {
 		if r.Kind() != workflow.KindWorkflow || r.WorkflowID() != cmd.WorkflowID {
 			return domain.ErrNotFound
 		}

@@ -131,8 +131,7 @@ func violationsOf(err error) (domain.Violations, error) {
 
 // CreateWorkflow creates a workflow attached to a form.
 type CreateWorkflow struct {
-	WorkspaceID string
-	Draft       workflow.Draft
+	Draft workflow.Draft
 }
 
 // CreateWorkflowHandler creates workflows.
@@ -161,11 +160,12 @@ func NewCreateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.Fo
 // checks the form, the integrations the actions need and the per-form limit, and stores the
 // workflow, enabled.
 func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (*workflow.Workflow, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return nil, err
 	}
-	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, cmd.WorkspaceID)
-	w, err := workflow.New(h.ids.New(ports.PrefixWorkflow), cmd.WorkspaceID, cmd.Draft,
+	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, p.WorkspaceID)
+	w, err := workflow.New(h.ids.New(ports.PrefixWorkflow), p.WorkspaceID, cmd.Draft,
 		func() string { return h.ids.New(ports.PrefixAction) }, chk.validate, h.limits, h.clock.Now())
 	if chk.err != nil {
 		return nil, chk.err
@@ -175,7 +175,7 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 		return nil, err
 	}
 	if formID := strings.TrimSpace(cmd.Draft.FormID); formID != "" && text.Valid(formID) {
-		if f, err := h.forms.Get(ctx, cmd.WorkspaceID, formID); errors.Is(err, domain.ErrNotFound) {
+		if f, err := h.forms.Get(ctx, p.WorkspaceID, formID); errors.Is(err, domain.ErrNotFound) {
 			vs.Add("form_id", "not_found", "form_id names no form of this workspace")
 		} else if err != nil {
 			return nil, err
@@ -183,7 +183,7 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 			if w != nil {
 				vs = append(vs, conditionFieldViolations(w, f)...)
 			}
-			n, err := h.workflows.CountForForm(ctx, cmd.WorkspaceID, formID)
+			n, err := h.workflows.CountForForm(ctx, p.WorkspaceID, formID)
 			if err != nil {
 				return nil, err
 			}
@@ -210,8 +210,7 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 
 // GetWorkflow reads one workflow.
 type GetWorkflow struct {
-	WorkspaceID string
-	ID          string
+	ID string
 }
 
 // GetWorkflowHandler reads workflows.
@@ -224,17 +223,17 @@ func NewGetWorkflowHandler(workflows ports.WorkflowRepository) GetWorkflowHandle
 
 // Handle returns the workflow of the workspace, or domain.ErrNotFound.
 func (h GetWorkflowHandler) Handle(ctx context.Context, q GetWorkflow) (*workflow.Workflow, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, err
 	}
-	return h.workflows.Get(ctx, q.WorkspaceID, q.ID)
+	return h.workflows.Get(ctx, p.WorkspaceID, q.ID)
 }
 
 // ListWorkflows reads a page of workflows, newest first, optionally of one form.
 type ListWorkflows struct {
-	WorkspaceID string
-	FormID      *string
-	Page        ports.Page
+	FormID *string
+	Page   ports.Page
 }
 
 // ListWorkflowsHandler lists workflows.
@@ -247,12 +246,13 @@ func NewListWorkflowsHandler(workflows ports.WorkflowRepository) ListWorkflowsHa
 
 // Handle returns up to Page.Limit workflows and whether more exist.
 func (h ListWorkflowsHandler) Handle(ctx context.Context, q ListWorkflows) ([]*workflow.Workflow, bool, error) {
-	if _, err := auth.Require(ctx, access.Read); err != nil {
+	p, err := auth.Require(ctx, access.Read)
+	if err != nil {
 		return nil, false, err
 	}
 	page := q.Page
 	page.Limit++
-	ws, err := h.workflows.List(ctx, q.WorkspaceID, q.FormID, page)
+	ws, err := h.workflows.List(ctx, p.WorkspaceID, q.FormID, page)
 	if err != nil {
 		return nil, false, err
 	}
@@ -265,9 +265,8 @@ func (h ListWorkflowsHandler) Handle(ctx context.Context, q ListWorkflows) ([]*w
 
 // UpdateWorkflow applies a PATCH to a workflow.
 type UpdateWorkflow struct {
-	WorkspaceID string
-	ID          string
-	Patch       workflow.Patch
+	ID    string
+	Patch workflow.Patch
 }
 
 // UpdateWorkflowHandler updates workflows.
@@ -293,18 +292,19 @@ func NewUpdateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.Fo
 // Handle validates the patch on a copy first (action configs, integrations and URLs need reads
 // and the network, which stay outside the repository's transaction), then applies it.
 func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (*workflow.Workflow, error) {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
-		return nil, err
-	}
-	current, err := h.workflows.Get(ctx, cmd.WorkspaceID, cmd.ID)
+	p, err := auth.Require(ctx, access.Write)
 	if err != nil {
 		return nil, err
 	}
-	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, cmd.WorkspaceID)
+	current, err := h.workflows.Get(ctx, p.WorkspaceID, cmd.ID)
+	if err != nil {
+		return nil, err
+	}
+	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, p.WorkspaceID)
 	preview := *current
-	p := &preview
+	next := &preview
 	newID := func() string { return h.ids.New(ports.PrefixAction) }
-	err = p.Apply(cmd.Patch, newID, chk.validate, h.limits, h.clock.Now())
+	err = next.Apply(cmd.Patch, newID, chk.validate, h.limits, h.clock.Now())
 	if chk.err != nil {
 		return nil, chk.err
 	}
@@ -313,29 +313,28 @@ func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (
 	}
 	var vs domain.Violations
 	if cmd.Patch.Trigger != nil {
-		f, err := h.forms.Get(ctx, cmd.WorkspaceID, p.FormID())
+		f, err := h.forms.Get(ctx, p.WorkspaceID, next.FormID())
 		if err != nil {
 			return nil, err
 		}
-		vs = append(vs, conditionFieldViolations(p, f)...)
+		vs = append(vs, conditionFieldViolations(next, f)...)
 	}
 	if cmd.Patch.Actions != nil {
-		chk.checkActionURLs(&vs, p.Actions())
+		chk.checkActionURLs(&vs, next.Actions())
 	}
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
 	// Type-specific rules do not depend on the stored state and were checked above; the
 	// domain's own rules (kept action IDs among them) are checked again under the lock.
-	return h.workflows.Update(ctx, cmd.WorkspaceID, cmd.ID, func(w *workflow.Workflow) error {
+	return h.workflows.Update(ctx, p.WorkspaceID, cmd.ID, func(w *workflow.Workflow) error {
 		return w.Apply(cmd.Patch, newID, nil, h.limits, h.clock.Now())
 	})
 }
 
 // DeleteWorkflow removes a workflow.
 type DeleteWorkflow struct {
-	WorkspaceID string
-	ID          string
+	ID string
 }
 
 // DeleteWorkflowHandler deletes workflows.
@@ -349,8 +348,9 @@ func NewDeleteWorkflowHandler(workflows ports.WorkflowRepository) DeleteWorkflow
 // Handle deletes the workflow; runs already in progress finish, since they carry their own
 // snapshot of the actions.
 func (h DeleteWorkflowHandler) Handle(ctx context.Context, cmd DeleteWorkflow) error {
-	if _, err := auth.Require(ctx, access.Write); err != nil {
+	p, err := auth.Require(ctx, access.Write)
+	if err != nil {
 		return err
 	}
-	return h.workflows.Delete(ctx, cmd.WorkspaceID, cmd.ID)
+	return h.workflows.Delete(ctx, p.WorkspaceID, cmd.ID)
 }
