@@ -13,6 +13,7 @@ import (
 
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/member"
@@ -746,7 +747,7 @@ func (h *accountsHarness) advance(d time.Duration) { h.clock.now = h.clock.now.A
 // addWorkspace creates a workspace.
 func (h *accountsHarness) addWorkspace(t *testing.T, name string) string {
 	t.Helper()
-	w, err := h.app.Commands.CreateWorkspace.Handle(context.Background(), application.CreateWorkspace{Name: name})
+	w, err := h.app.Commands.CreateWorkspace.Handle(context.Background(), workspace.CreateWorkspace{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -757,7 +758,7 @@ func (h *accountsHarness) addWorkspace(t *testing.T, name string) string {
 // the first, editor of the others).
 func (h *accountsHarness) addUser(t *testing.T, email, password string, workspaceIDs ...string) *user.User {
 	t.Helper()
-	u, err := user.New(h.ids.New(application.PrefixUser), email, strings.Split(email, "@")[0], h.clock.Now())
+	u, err := user.New(h.ids.New(ports.PrefixUser), email, strings.Split(email, "@")[0], h.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -774,7 +775,7 @@ func (h *accountsHarness) addUser(t *testing.T, email, password string, workspac
 		if i > 0 {
 			role = member.RoleEditor
 		}
-		m, err := member.New(h.ids.New(application.PrefixMembership), w, u.ID(), role, h.clock.Now().Add(time.Duration(i)))
+		m, err := member.New(h.ids.New(ports.PrefixMembership), w, u.ID(), role, h.clock.Now().Add(time.Duration(i)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,16 @@
-// Package application holds the use cases: one handler per command or query, each with
-// Handle(ctx, cmd), depending only on the domain and the ports.
+// Package application is the composition root of the use cases, which live in one package per
+// bounded context (auth, accounts, capture, forms, webhooks, workflows, workspace, relay): one
+// handler per command or query, each with Handle(ctx, cmd), depending only on the domain, the
+// ports and application/auth.
 package application
 
 import (
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/application/webhooks"
+	"github.com/formward/formward/application/workflows"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/webhook"
@@ -18,110 +26,110 @@ type Application struct {
 	// AccountMail sends the mail that use cases queue in the account mail outbox (password
 	// links) after their requests were answered; serve runs it. Nil when no mail can be sent
 	// (Deps.Mailer or Deps.AccountMail is nil).
-	AccountMail *AccountMailSender
+	AccountMail *accounts.AccountMailSender
 }
 
 // Commands change state.
 type Commands struct {
-	CreateWorkspace        CreateWorkspaceHandler
-	EnsureDefaultWorkspace EnsureDefaultWorkspaceHandler
-	CreateAPIKey           CreateAPIKeyHandler
-	RevokeAPIKey           RevokeAPIKeyHandler
-	CreateForm             CreateFormHandler
-	UpdateForm             UpdateFormHandler
-	DeleteForm             DeleteFormHandler
-	CaptureSubmission      CaptureSubmissionHandler
-	SubmitPublicForm       SubmitPublicFormHandler
-	UpdateSubmission       UpdateSubmissionHandler
-	DeleteSubmission       DeleteSubmissionHandler
-	CreateWebhook          CreateWebhookHandler
-	UpdateWebhook          UpdateWebhookHandler
-	DeleteWebhook          DeleteWebhookHandler
-	RetryDelivery          RetryDeliveryHandler
-	RetryRun               RetryRunHandler
-	SendTestEvent          SendTestEventHandler
-	CreateWorkflow         CreateWorkflowHandler
-	UpdateWorkflow         UpdateWorkflowHandler
-	DeleteWorkflow         DeleteWorkflowHandler
-	CreateIntegration      CreateIntegrationHandler
-	DeleteIntegration      DeleteIntegrationHandler
+	CreateWorkspace        workspaceapp.CreateWorkspaceHandler
+	EnsureDefaultWorkspace workspaceapp.EnsureDefaultWorkspaceHandler
+	CreateAPIKey           accounts.CreateAPIKeyHandler
+	RevokeAPIKey           accounts.RevokeAPIKeyHandler
+	CreateForm             forms.CreateFormHandler
+	UpdateForm             forms.UpdateFormHandler
+	DeleteForm             forms.DeleteFormHandler
+	CaptureSubmission      capture.CaptureSubmissionHandler
+	SubmitPublicForm       capture.SubmitPublicFormHandler
+	UpdateSubmission       capture.UpdateSubmissionHandler
+	DeleteSubmission       capture.DeleteSubmissionHandler
+	CreateWebhook          webhooks.CreateWebhookHandler
+	UpdateWebhook          webhooks.UpdateWebhookHandler
+	DeleteWebhook          webhooks.DeleteWebhookHandler
+	RetryDelivery          webhooks.RetryDeliveryHandler
+	RetryRun               workflows.RetryRunHandler
+	SendTestEvent          webhooks.SendTestEventHandler
+	CreateWorkflow         workflows.CreateWorkflowHandler
+	UpdateWorkflow         workflows.UpdateWorkflowHandler
+	DeleteWorkflow         workflows.DeleteWorkflowHandler
+	CreateIntegration      workflows.CreateIntegrationHandler
+	DeleteIntegration      workflows.DeleteIntegrationHandler
 	// RecordFormView and RecordFormStart count the public page's views and starts.
-	RecordFormView  RecordFormViewHandler
-	RecordFormStart RecordFormStartHandler
+	RecordFormView  capture.RecordFormViewHandler
+	RecordFormStart capture.RecordFormStartHandler
 
 	// People and sessions.
-	IssueSetupToken      IssueSetupTokenHandler
-	SetupFirstOwner      SetupFirstOwnerHandler
-	CreateUser           CreateUserHandler
-	SignIn               SignInHandler
-	SignOut              SignOutHandler
-	SignOutEverywhere    SignOutEverywhereHandler
-	SwitchWorkspace      SwitchWorkspaceHandler
-	ChangePassword       ChangePasswordHandler
-	UpdateProfile        UpdateProfileHandler
-	RequestPasswordReset RequestPasswordResetHandler
-	ResetPassword        ResetPasswordHandler
-	BeginTwoFactor       BeginTwoFactorHandler
-	ConfirmTwoFactor     ConfirmTwoFactorHandler
-	DisableTwoFactor     DisableTwoFactorHandler
-	StartOIDC            StartOIDCHandler
-	FinishOIDC           FinishOIDCHandler
+	IssueSetupToken      accounts.IssueSetupTokenHandler
+	SetupFirstOwner      accounts.SetupFirstOwnerHandler
+	CreateUser           accounts.CreateUserHandler
+	SignIn               accounts.SignInHandler
+	SignOut              accounts.SignOutHandler
+	SignOutEverywhere    accounts.SignOutEverywhereHandler
+	SwitchWorkspace      accounts.SwitchWorkspaceHandler
+	ChangePassword       accounts.ChangePasswordHandler
+	UpdateProfile        accounts.UpdateProfileHandler
+	RequestPasswordReset accounts.RequestPasswordResetHandler
+	ResetPassword        accounts.ResetPasswordHandler
+	BeginTwoFactor       accounts.BeginTwoFactorHandler
+	ConfirmTwoFactor     accounts.ConfirmTwoFactorHandler
+	DisableTwoFactor     accounts.DisableTwoFactorHandler
+	StartOIDC            accounts.StartOIDCHandler
+	FinishOIDC           accounts.FinishOIDCHandler
 
 	// Account management (access.ManageAccount).
-	UpdateWorkspace    UpdateWorkspaceHandler
-	ChangeMemberRole   ChangeMemberRoleHandler
-	RemoveMember       RemoveMemberHandler
-	InviteMember       InviteMemberHandler
-	WithdrawInvitation WithdrawInvitationHandler
+	UpdateWorkspace    workspaceapp.UpdateWorkspaceHandler
+	ChangeMemberRole   accounts.ChangeMemberRoleHandler
+	RemoveMember       accounts.RemoveMemberHandler
+	InviteMember       accounts.InviteMemberHandler
+	WithdrawInvitation accounts.WithdrawInvitationHandler
 	// AcceptInvitation is public: the accept link's token is the proof.
-	AcceptInvitation AcceptInvitationHandler
+	AcceptInvitation accounts.AcceptInvitationHandler
 	// RunRetention is one pass of the retention job.
-	RunRetention RunRetentionHandler
+	RunRetention workspaceapp.RunRetentionHandler
 	// PrivacyErase deletes a respondent's submissions; ReindexPrivacy backfills their index.
-	PrivacyErase   PrivacyEraseHandler
-	ReindexPrivacy ReindexPrivacyHandler
+	PrivacyErase   workspaceapp.PrivacyEraseHandler
+	ReindexPrivacy workspaceapp.ReindexPrivacyHandler
 }
 
 // Queries read state.
 type Queries struct {
-	Authenticate     AuthenticateHandler
-	ListWorkspaces   ListWorkspacesHandler
-	ListAPIKeys      ListAPIKeysHandler
-	GetForm          GetFormHandler
-	GetPublicForm    GetPublicFormHandler
-	ListForms        ListFormsHandler
-	GetSubmission    GetSubmissionHandler
-	ListSubmissions  ListSubmissionsHandler
-	GetWebhook       GetWebhookHandler
-	ListWebhooks     ListWebhooksHandler
-	ListDeliveries   ListDeliveriesHandler
-	GetWorkflow      GetWorkflowHandler
-	ListWorkflows    ListWorkflowsHandler
-	GetIntegration   GetIntegrationHandler
-	ListIntegrations ListIntegrationsHandler
-	ListRuns         ListRunsHandler
+	Authenticate     accounts.AuthenticateHandler
+	ListWorkspaces   workspaceapp.ListWorkspacesHandler
+	ListAPIKeys      accounts.ListAPIKeysHandler
+	GetForm          forms.GetFormHandler
+	GetPublicForm    capture.GetPublicFormHandler
+	ListForms        forms.ListFormsHandler
+	GetSubmission    capture.GetSubmissionHandler
+	ListSubmissions  capture.ListSubmissionsHandler
+	GetWebhook       webhooks.GetWebhookHandler
+	ListWebhooks     webhooks.ListWebhooksHandler
+	ListDeliveries   webhooks.ListDeliveriesHandler
+	GetWorkflow      workflows.GetWorkflowHandler
+	ListWorkflows    workflows.ListWorkflowsHandler
+	GetIntegration   workflows.GetIntegrationHandler
+	ListIntegrations workflows.ListIntegrationsHandler
+	ListRuns         workflows.ListRunsHandler
 	// ExportSubmissions streams a form's submissions, oldest first (CSV, XLSX, NDJSON).
-	ExportSubmissions ExportSubmissionsHandler
+	ExportSubmissions capture.ExportSubmissionsHandler
 	// GetFormStats reports a form's views, starts, submissions and completion.
-	GetFormStats GetFormStatsHandler
+	GetFormStats capture.GetFormStatsHandler
 	// LastSubmissionTimes is when each form of a page last received a submission.
-	LastSubmissionTimes LastSubmissionTimesHandler
+	LastSubmissionTimes forms.LastSubmissionTimesHandler
 
 	// ListNotificationRuns reads a form's notification run log.
-	ListNotificationRuns ListNotificationRunsHandler
+	ListNotificationRuns workflows.ListNotificationRunsHandler
 
 	// AuthenticateSession resolves a dashboard session cookie.
-	AuthenticateSession AuthenticateSessionHandler
+	AuthenticateSession accounts.AuthenticateSessionHandler
 
 	// Account management (access.ManageAccount).
-	GetWorkspace    GetWorkspaceHandler
-	ListMembers     ListMembersHandler
-	ListInvitations ListInvitationsHandler
-	ListAuditEvents ListAuditEventsHandler
+	GetWorkspace    workspaceapp.GetWorkspaceHandler
+	ListMembers     accounts.ListMembersHandler
+	ListInvitations accounts.ListInvitationsHandler
+	ListAuditEvents workspaceapp.ListAuditEventsHandler
 	// GetInvitation is public: the accept link's token is the proof.
-	GetInvitation GetInvitationHandler
+	GetInvitation accounts.GetInvitationHandler
 	// PrivacyExport finds a respondent's submissions across the workspace's forms.
-	PrivacyExport PrivacyExportHandler
+	PrivacyExport workspaceapp.PrivacyExportHandler
 }
 
 // Settings are the limits and defaults the use cases apply.
@@ -217,7 +225,7 @@ func New(d Deps, s Settings) *Application {
 		s.FormLimits = form.DefaultLimits
 	}
 	if s.MaxWebhooks <= 0 {
-		s.MaxWebhooks = DefaultMaxWebhooks
+		s.MaxWebhooks = webhooks.DefaultMaxWebhooks
 	}
 	if s.WorkflowLimits.MaxActions <= 0 {
 		s.WorkflowLimits.MaxActions = workflow.DefaultLimits.MaxActions
@@ -226,7 +234,7 @@ func New(d Deps, s Settings) *Application {
 		s.WorkflowLimits.MaxConditions = workflow.DefaultLimits.MaxConditions
 	}
 	if s.MaxWorkflowsPerForm <= 0 {
-		s.MaxWorkflowsPerForm = DefaultMaxWorkflowsPerForm
+		s.MaxWorkflowsPerForm = workflows.DefaultMaxWorkflowsPerForm
 	}
 	if s.DefaultPlan == "" {
 		s.DefaultPlan = workspace.PlanBusiness
@@ -236,135 +244,115 @@ func New(d Deps, s Settings) *Application {
 	}
 	var (
 		mailOutbox ports.AccountMailOutbox
-		mailSender *AccountMailSender
+		mailSender *accounts.AccountMailSender
 		mailWake   func()
 	)
 	if d.Mailer != nil && d.AccountMail != nil {
 		mailOutbox = d.AccountMail
-		mailSender = NewAccountMailSender(d.AccountMail, d.Users, d.Tokens, d.Mailer, d.Cipher, d.Clock, s.MailRetry, s.PublicURL, s.AppName)
+		mailSender = accounts.NewAccountMailSender(d.AccountMail, d.Users, d.Tokens, d.Mailer, d.Cipher, d.Clock, s.MailRetry, s.PublicURL, s.AppName)
 		mailWake = mailSender.Notify
 	}
 	return &Application{
 		AccountMail: mailSender,
 		Commands: Commands{
-			CreateWorkspace:        NewCreateWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, s.DefaultPlan),
-			EnsureDefaultWorkspace: NewEnsureDefaultWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, s.DefaultPlan),
-			CreateAPIKey:           NewCreateAPIKeyHandler(d.Workspaces, d.Keys, d.IDs, d.Clock),
-			RevokeAPIKey:           NewRevokeAPIKeyHandler(d.Keys, d.IDs, d.Clock),
-			CreateForm:             NewCreateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
-			UpdateForm:             NewUpdateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
-			DeleteForm:             NewDeleteFormHandler(d.Forms, d.Files, d.IDs, d.Clock),
-			CaptureSubmission:      NewCaptureSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, d.IPHasher, d.Activity, s.PublicURL),
-			SubmitPublicForm: NewSubmitPublicFormHandler(d.Forms, d.Workspaces, d.Submissions, d.Files, d.IDs, d.Clock, d.IPHasher,
-				SpamChecks{}, s.FileLimits, d.Activity),
-			UpdateSubmission: NewUpdateSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, s.PublicURL),
-			DeleteSubmission: NewDeleteSubmissionHandler(d.Forms, d.Submissions, d.Files, d.IDs, d.Clock),
-			CreateWebhook:    NewCreateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.IDs, d.Clock, s.MaxWebhooks),
-			UpdateWebhook:    NewUpdateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.Clock),
-			DeleteWebhook:    NewDeleteWebhookHandler(d.Webhooks),
-			RetryDelivery:    NewRetryDeliveryHandler(d.Deliveries, d.Clock),
-			RetryRun:         NewRetryRunHandler(d.Workflows, d.Runs, d.Clock),
-			SendTestEvent:    NewSendTestEventHandler(d.Webhooks, d.Deliveries, d.IDs, d.Clock),
-			CreateWorkflow: NewCreateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
+			CreateWorkspace:        workspaceapp.NewCreateWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, s.DefaultPlan),
+			EnsureDefaultWorkspace: workspaceapp.NewEnsureDefaultWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, s.DefaultPlan),
+			CreateAPIKey:           accounts.NewCreateAPIKeyHandler(d.Workspaces, d.Keys, d.IDs, d.Clock),
+			RevokeAPIKey:           accounts.NewRevokeAPIKeyHandler(d.Keys, d.IDs, d.Clock),
+			CreateForm:             forms.NewCreateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
+			UpdateForm:             forms.NewUpdateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
+			DeleteForm:             forms.NewDeleteFormHandler(d.Forms, d.Files, d.IDs, d.Clock),
+			CaptureSubmission:      capture.NewCaptureSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, d.IPHasher, d.Activity, s.PublicURL),
+			SubmitPublicForm: capture.NewSubmitPublicFormHandler(d.Forms, d.Workspaces, d.Submissions, d.Files, d.IDs, d.Clock, d.IPHasher,
+				capture.SpamChecks{}, s.FileLimits, d.Activity),
+			UpdateSubmission: capture.NewUpdateSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, s.PublicURL),
+			DeleteSubmission: capture.NewDeleteSubmissionHandler(d.Forms, d.Submissions, d.Files, d.IDs, d.Clock),
+			CreateWebhook:    webhooks.NewCreateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.IDs, d.Clock, s.MaxWebhooks),
+			UpdateWebhook:    webhooks.NewUpdateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.Clock),
+			DeleteWebhook:    webhooks.NewDeleteWebhookHandler(d.Webhooks),
+			RetryDelivery:    webhooks.NewRetryDeliveryHandler(d.Deliveries, d.Clock),
+			RetryRun:         workflows.NewRetryRunHandler(d.Workflows, d.Runs, d.Clock),
+			SendTestEvent:    webhooks.NewSendTestEventHandler(d.Webhooks, d.Deliveries, d.IDs, d.Clock),
+			CreateWorkflow: workflows.NewCreateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
 				s.WorkflowLimits, s.MaxWorkflowsPerForm),
-			UpdateWorkflow: NewUpdateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
+			UpdateWorkflow: workflows.NewUpdateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
 				s.WorkflowLimits),
-			DeleteWorkflow:    NewDeleteWorkflowHandler(d.Workflows),
-			CreateIntegration: NewCreateIntegrationHandler(d.Integrations, d.IDs, d.Clock),
-			DeleteIntegration: NewDeleteIntegrationHandler(d.Integrations),
-			RecordFormView:    NewRecordFormViewHandler(d.Activity, d.Clock),
-			RecordFormStart:   NewRecordFormStartHandler(d.Activity, d.Clock, d.IPHasher),
+			DeleteWorkflow:    workflows.NewDeleteWorkflowHandler(d.Workflows),
+			CreateIntegration: workflows.NewCreateIntegrationHandler(d.Integrations, d.IDs, d.Clock),
+			DeleteIntegration: workflows.NewDeleteIntegrationHandler(d.Integrations),
+			RecordFormView:    capture.NewRecordFormViewHandler(d.Activity, d.Clock),
+			RecordFormStart:   capture.NewRecordFormStartHandler(d.Activity, d.Clock, d.IPHasher),
 
-			IssueSetupToken: NewIssueSetupTokenHandler(d.Users, d.Tokens, d.Clock),
-			SetupFirstOwner: NewSetupFirstOwnerHandler(d.Users, d.Memberships, d.Workspaces, d.Sessions, d.Tokens, d.Audit,
+			IssueSetupToken: accounts.NewIssueSetupTokenHandler(d.Users, d.Tokens, d.Clock),
+			SetupFirstOwner: accounts.NewSetupFirstOwnerHandler(d.Users, d.Memberships, d.Workspaces, d.Sessions, d.Tokens, d.Audit,
 				d.Passwords, d.IDs, d.Clock, d.IPHasher, s.DefaultPlan),
-			CreateUser: NewCreateUserHandler(d.Users, d.Memberships, d.Workspaces, d.Tokens, d.IDs, d.Clock, s.PublicURL),
-			SignIn: NewSignInHandler(d.Users, d.Memberships, d.Sessions, d.Tokens, d.Audit, d.Throttle, d.Passwords, d.TOTP,
+			CreateUser: accounts.NewCreateUserHandler(d.Users, d.Memberships, d.Workspaces, d.Tokens, d.IDs, d.Clock, s.PublicURL),
+			SignIn: accounts.NewSignInHandler(d.Users, d.Memberships, d.Sessions, d.Tokens, d.Audit, d.Throttle, d.Passwords, d.TOTP,
 				d.Cipher, d.IDs, d.Clock, d.IPHasher),
-			SignOut:           NewSignOutHandler(d.Sessions),
-			SignOutEverywhere: NewSignOutEverywhereHandler(d.Sessions),
-			SwitchWorkspace:   NewSwitchWorkspaceHandler(d.Sessions, d.Memberships, d.Clock),
-			ChangePassword: NewChangePasswordHandler(d.Users, d.Memberships, d.Sessions, d.Throttle, d.Passwords, d.IDs,
+			SignOut:           accounts.NewSignOutHandler(d.Sessions),
+			SignOutEverywhere: accounts.NewSignOutEverywhereHandler(d.Sessions),
+			SwitchWorkspace:   accounts.NewSwitchWorkspaceHandler(d.Sessions, d.Memberships, d.Clock),
+			ChangePassword: accounts.NewChangePasswordHandler(d.Users, d.Memberships, d.Sessions, d.Throttle, d.Passwords, d.IDs,
 				d.Clock),
-			UpdateProfile:        NewUpdateProfileHandler(d.Users),
-			RequestPasswordReset: NewRequestPasswordResetHandler(mailOutbox, d.Throttle, d.Cipher, d.IDs, d.Clock, d.IPHasher, mailWake),
-			ResetPassword: NewResetPasswordHandler(d.Users, d.Memberships, d.Sessions, d.Tokens, d.Passwords, d.IDs, d.Clock,
+			UpdateProfile:        accounts.NewUpdateProfileHandler(d.Users),
+			RequestPasswordReset: accounts.NewRequestPasswordResetHandler(mailOutbox, d.Throttle, d.Cipher, d.IDs, d.Clock, d.IPHasher, mailWake),
+			ResetPassword: accounts.NewResetPasswordHandler(d.Users, d.Memberships, d.Sessions, d.Tokens, d.Passwords, d.IDs, d.Clock,
 				d.IPHasher),
-			BeginTwoFactor:   NewBeginTwoFactorHandler(d.Users, d.Tokens, d.TOTP, d.Cipher, d.Clock, s.AppName),
-			ConfirmTwoFactor: NewConfirmTwoFactorHandler(d.Users, d.Memberships, d.Tokens, d.TOTP, d.Cipher, d.IDs, d.Clock),
-			DisableTwoFactor: NewDisableTwoFactorHandler(d.Users, d.Memberships, d.Tokens, d.Throttle, d.Passwords, d.TOTP, d.Cipher,
+			BeginTwoFactor:   accounts.NewBeginTwoFactorHandler(d.Users, d.Tokens, d.TOTP, d.Cipher, d.Clock, s.AppName),
+			ConfirmTwoFactor: accounts.NewConfirmTwoFactorHandler(d.Users, d.Memberships, d.Tokens, d.TOTP, d.Cipher, d.IDs, d.Clock),
+			DisableTwoFactor: accounts.NewDisableTwoFactorHandler(d.Users, d.Memberships, d.Tokens, d.Throttle, d.Passwords, d.TOTP, d.Cipher,
 				d.IDs, d.Clock),
-			StartOIDC:  NewStartOIDCHandler(d.OIDC),
-			FinishOIDC: NewFinishOIDCHandler(d.OIDC, d.Users, d.Memberships, d.Sessions, d.Audit, d.IDs, d.Clock, d.IPHasher),
+			StartOIDC:  accounts.NewStartOIDCHandler(d.OIDC),
+			FinishOIDC: accounts.NewFinishOIDCHandler(d.OIDC, d.Users, d.Memberships, d.Sessions, d.Audit, d.IDs, d.Clock, d.IPHasher),
 
-			UpdateWorkspace:    NewUpdateWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, d.Usage, d.Files),
-			ChangeMemberRole:   NewChangeMemberRoleHandler(d.Memberships, d.IDs, d.Clock),
-			RemoveMember:       NewRemoveMemberHandler(d.Memberships, d.IDs, d.Clock),
-			InviteMember:       NewInviteMemberHandler(d.Invitations, d.Users, d.Memberships, d.Workspaces, d.Mailer, d.IDs, d.Clock, s.PublicURL),
-			WithdrawInvitation: NewWithdrawInvitationHandler(d.Invitations, d.IDs, d.Clock),
-			AcceptInvitation: NewAcceptInvitationHandler(d.Invitations, d.Users, d.Memberships, d.Sessions, d.Audit, d.Passwords,
+			UpdateWorkspace:    workspaceapp.NewUpdateWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, d.Usage, d.Files),
+			ChangeMemberRole:   accounts.NewChangeMemberRoleHandler(d.Memberships, d.IDs, d.Clock),
+			RemoveMember:       accounts.NewRemoveMemberHandler(d.Memberships, d.IDs, d.Clock),
+			InviteMember:       accounts.NewInviteMemberHandler(d.Invitations, d.Users, d.Memberships, d.Workspaces, d.Mailer, d.IDs, d.Clock, s.PublicURL),
+			WithdrawInvitation: accounts.NewWithdrawInvitationHandler(d.Invitations, d.IDs, d.Clock),
+			AcceptInvitation: accounts.NewAcceptInvitationHandler(d.Invitations, d.Users, d.Memberships, d.Sessions, d.Audit, d.Passwords,
 				d.IDs, d.Clock, d.IPHasher),
-			RunRetention: NewRunRetentionHandler(d.Workspaces, d.Forms, d.Retention, d.Files, d.Audit, d.Sessions, d.Throttle,
-				d.Idempotency, d.IDs, d.Clock, DefaultRetentionBatch),
-			PrivacyErase:   NewPrivacyEraseHandler(d.Privacy, d.BlindIndex, d.Forms, d.Retention, d.Files, d.IDs, d.Clock),
-			ReindexPrivacy: NewReindexPrivacyHandler(d.Privacy),
+			RunRetention: workspaceapp.NewRunRetentionHandler(d.Workspaces, d.Forms, d.Retention, d.Files, d.Audit, d.Sessions, d.Throttle,
+				d.Idempotency, d.IDs, d.Clock, workspaceapp.DefaultRetentionBatch),
+			PrivacyErase:   workspaceapp.NewPrivacyEraseHandler(d.Privacy, d.BlindIndex, d.Forms, d.Retention, d.Files, d.IDs, d.Clock),
+			ReindexPrivacy: workspaceapp.NewReindexPrivacyHandler(d.Privacy),
 		},
 		Queries: Queries{
-			Authenticate:     NewAuthenticateHandler(d.Keys, d.Clock),
-			ListWorkspaces:   NewListWorkspacesHandler(d.Workspaces),
-			ListAPIKeys:      NewListAPIKeysHandler(d.Keys),
-			GetForm:          NewGetFormHandler(d.Forms),
-			GetPublicForm:    NewGetPublicFormHandler(d.Forms),
-			ListForms:        NewListFormsHandler(d.Forms),
-			GetSubmission:    NewGetSubmissionHandler(d.Submissions),
-			ListSubmissions:  NewListSubmissionsHandler(d.Forms, d.Submissions, d.Scanner),
-			GetWebhook:       NewGetWebhookHandler(d.Webhooks),
-			ListWebhooks:     NewListWebhooksHandler(d.Webhooks),
-			ListDeliveries:   NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
-			GetWorkflow:      NewGetWorkflowHandler(d.Workflows),
-			ListWorkflows:    NewListWorkflowsHandler(d.Workflows),
-			GetIntegration:   NewGetIntegrationHandler(d.Integrations),
-			ListIntegrations: NewListIntegrationsHandler(d.Integrations),
-			ListRuns:         NewListRunsHandler(d.Workflows, d.Runs),
+			Authenticate:     accounts.NewAuthenticateHandler(d.Keys, d.Clock),
+			ListWorkspaces:   workspaceapp.NewListWorkspacesHandler(d.Workspaces),
+			ListAPIKeys:      accounts.NewListAPIKeysHandler(d.Keys),
+			GetForm:          forms.NewGetFormHandler(d.Forms),
+			GetPublicForm:    capture.NewGetPublicFormHandler(d.Forms),
+			ListForms:        forms.NewListFormsHandler(d.Forms),
+			GetSubmission:    capture.NewGetSubmissionHandler(d.Submissions),
+			ListSubmissions:  capture.NewListSubmissionsHandler(d.Forms, d.Submissions, d.Scanner),
+			GetWebhook:       webhooks.NewGetWebhookHandler(d.Webhooks),
+			ListWebhooks:     webhooks.NewListWebhooksHandler(d.Webhooks),
+			ListDeliveries:   webhooks.NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
+			GetWorkflow:      workflows.NewGetWorkflowHandler(d.Workflows),
+			ListWorkflows:    workflows.NewListWorkflowsHandler(d.Workflows),
+			GetIntegration:   workflows.NewGetIntegrationHandler(d.Integrations),
+			ListIntegrations: workflows.NewListIntegrationsHandler(d.Integrations),
+			ListRuns:         workflows.NewListRunsHandler(d.Workflows, d.Runs),
 
-			ExportSubmissions: NewExportSubmissionsHandler(d.Forms, d.Scanner, d.Audit, d.IDs, d.Clock),
-			GetFormStats:      NewGetFormStatsHandler(d.Forms, d.Stats, d.Activity, d.Clock),
+			ExportSubmissions: capture.NewExportSubmissionsHandler(d.Forms, d.Scanner, d.Audit, d.IDs, d.Clock),
+			GetFormStats:      capture.NewGetFormStatsHandler(d.Forms, d.Stats, d.Activity, d.Clock),
 
-			LastSubmissionTimes: NewLastSubmissionTimesHandler(d.Forms),
+			LastSubmissionTimes: forms.NewLastSubmissionTimesHandler(d.Forms),
 
-			ListNotificationRuns: NewListNotificationRunsHandler(d.Forms, d.Runs),
+			ListNotificationRuns: workflows.NewListNotificationRunsHandler(d.Forms, d.Runs),
 
-			AuthenticateSession: NewAuthenticateSessionHandler(d.Sessions, d.Users, d.Memberships, d.Clock, d.IPHasher),
+			AuthenticateSession: accounts.NewAuthenticateSessionHandler(d.Sessions, d.Users, d.Memberships, d.Clock, d.IPHasher),
 
-			GetWorkspace:    NewGetWorkspaceHandler(d.Workspaces, d.Usage, d.Files),
-			ListMembers:     NewListMembersHandler(d.Memberships),
-			ListInvitations: NewListInvitationsHandler(d.Invitations, d.Clock),
-			ListAuditEvents: NewListAuditEventsHandler(d.Audit),
-			GetInvitation:   NewGetInvitationHandler(d.Invitations, d.Workspaces, d.Users, d.Clock),
-			PrivacyExport:   NewPrivacyExportHandler(d.Privacy, d.BlindIndex, d.IDs, d.Clock),
+			GetWorkspace:    workspaceapp.NewGetWorkspaceHandler(d.Workspaces, d.Usage, d.Files),
+			ListMembers:     accounts.NewListMembersHandler(d.Memberships),
+			ListInvitations: accounts.NewListInvitationsHandler(d.Invitations, d.Clock),
+			ListAuditEvents: workspaceapp.NewListAuditEventsHandler(d.Audit),
+			GetInvitation:   accounts.NewGetInvitationHandler(d.Invitations, d.Workspaces, d.Users, d.Clock),
+			PrivacyExport:   workspaceapp.NewPrivacyExportHandler(d.Privacy, d.BlindIndex, d.IDs, d.Clock),
 		},
 	}
 }
-
-// ID prefixes of every resource.
-const (
-	PrefixWorkspace   = "wsp"
-	PrefixAPIKey      = "key"
-	PrefixForm        = "frm"
-	PrefixField       = "fld"
-	PrefixSubmission  = "sub"
-	PrefixEvent       = "evt"
-	PrefixWebhook     = "whk"
-	PrefixDelivery    = "dlv"
-	PrefixWorkflow    = "wfl"
-	PrefixAction      = "act"
-	PrefixIntegration = "int"
-	PrefixUser        = "usr"
-	PrefixMembership  = "mem"
-	PrefixInvitation  = "inv"
-	PrefixSession     = "ses"
-	PrefixAudit       = "aud"
-)
 
 // DefaultAppName names the service in mail and authenticator apps.
 const DefaultAppName = "Formward"

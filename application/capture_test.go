@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/formward/formward/domain/apikey"
 	"io"
 	"strings"
 	"sync"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/spam"
@@ -175,9 +178,9 @@ func newCapture(t *testing.T, sp form.Spam, plan workspace.Plan) *captureFixture
 		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher, Files: store,
 	}, application.Settings{FileLimits: submission.FileLimits{PerField: 3, PerPost: 4}})
 	h.app.Commands.SubmitPublicForm = h.app.Commands.SubmitPublicForm.WithSpamChecks(
-		application.SpamChecks{Tokens: fakeTokens{}, ProofOfWork: fakePoW{}, Captcha: fakeCaptcha{}, Limiter: lim})
+		capture.SpamChecks{Tokens: fakeTokens{}, ProofOfWork: fakePoW{}, Captcha: fakeCaptcha{}, Limiter: lim})
 	settings := form.Settings{Spam: sp}
-	v, err := h.app.Commands.CreateForm.Handle(ctx, application.CreateForm{WorkspaceID: "wsp_a", Draft: form.Draft{Name: "Jobs", Settings: &settings,
+	v, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{Draft: form.Draft{Name: "Jobs", Settings: &settings,
 		Fields: []form.FieldSpec{{Label: "Name", Type: "text", Required: true}, {Label: "CV", Type: "file", Accept: []string{"application/pdf"}},
 			{Label: "More", Type: "file"}}}})
 	if err != nil {
@@ -187,14 +190,14 @@ func newCapture(t *testing.T, sp form.Spam, plan workspace.Plan) *captureFixture
 	return &captureFixture{h: h, store: store, limiter: lim, form: f, name: f.Fields()[0].ID, cv: f.Fields()[1].ID}
 }
 
-func pdfUpload(name, body string) application.Upload {
-	return application.Upload{
+func pdfUpload(name, body string) capture.Upload {
+	return capture.Upload{
 		Info: submission.FileInfo{Name: name, Size: int64(len(body)), Declared: "application/pdf", Sniffed: "application/pdf"},
 		Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(body)), nil },
 	}
 }
 
-func (c *captureFixture) post(cmd application.SubmitPublicForm) (*submission.Submission, error) {
+func (c *captureFixture) post(cmd capture.SubmitPublicForm) (*submission.Submission, error) {
 	cmd.FormID = c.form.ID()
 	if cmd.IP == "" {
 		cmd.IP = "203.0.113.7"
@@ -207,8 +210,8 @@ func (c *captureFixture) post(cmd application.SubmitPublicForm) (*submission.Sub
 
 func TestSubmitPublicFormStoresFilesUnderTheSubmission(t *testing.T) {
 	c := newCapture(t, form.Spam{MinFillSeconds: 3, ProofOfWork: true}, workspace.PlanFree)
-	s, err := c.post(application.SubmitPublicForm{Token: "ok:n1:10", ProofOfWork: "solved:n1",
-		Uploads: map[string][]application.Upload{c.cv: {pdfUpload("cv.pdf", "%PDF-1"), pdfUpload("../letter.pdf", "%PDF-2")}}})
+	s, err := c.post(capture.SubmitPublicForm{Token: "ok:n1:10", ProofOfWork: "solved:n1",
+		Uploads: map[string][]capture.Upload{c.cv: {pdfUpload("cv.pdf", "%PDF-1"), pdfUpload("../letter.pdf", "%PDF-2")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,27 +232,27 @@ func TestSubmitPublicFormStoresFilesUnderTheSubmission(t *testing.T) {
 
 func TestSubmitPublicFormSpamRules(t *testing.T) {
 	all := form.Spam{Honeypot: true, MinFillSeconds: 3, ProofOfWork: true, Captcha: &form.Captcha{Provider: form.CaptchaTurnstile, SiteKey: "s", Secret: "x"}}
-	good := application.SubmitPublicForm{Token: "ok:n1:10", ProofOfWork: "solved:n1", Captcha: "human"}
+	good := capture.SubmitPublicForm{Token: "ok:n1:10", ProofOfWork: "solved:n1", Captcha: "human"}
 	cases := []struct {
 		name   string
-		change func(*application.SubmitPublicForm)
+		change func(*capture.SubmitPublicForm)
 		reason spam.Reason
 		silent bool
 	}{
-		{"honeypot", func(p *application.SubmitPublicForm) { p.Honeypot = "http://spam.example" }, spam.ReasonHoneypot, true},
-		{"no token", func(p *application.SubmitPublicForm) { p.Token = "" }, spam.ReasonTokenMissing, false},
-		{"forged token", func(p *application.SubmitPublicForm) { p.Token = "bad" }, spam.ReasonTokenInvalid, false},
-		{"expired token", func(p *application.SubmitPublicForm) { p.Token = "expired" }, spam.ReasonTokenExpired, false},
-		{"too fast", func(p *application.SubmitPublicForm) { p.Token = "ok:n1:2" }, spam.ReasonTooFast, false},
-		{"no proof of work", func(p *application.SubmitPublicForm) { p.ProofOfWork = "" }, spam.ReasonPoWMissing, false},
-		{"proof of another token", func(p *application.SubmitPublicForm) { p.ProofOfWork = "solved:n2" }, spam.ReasonPoWInvalid, false},
-		{"captcha", func(p *application.SubmitPublicForm) { p.Captcha = "bot" }, spam.ReasonCaptcha, false},
+		{"honeypot", func(p *capture.SubmitPublicForm) { p.Honeypot = "http://spam.example" }, spam.ReasonHoneypot, true},
+		{"no token", func(p *capture.SubmitPublicForm) { p.Token = "" }, spam.ReasonTokenMissing, false},
+		{"forged token", func(p *capture.SubmitPublicForm) { p.Token = "bad" }, spam.ReasonTokenInvalid, false},
+		{"expired token", func(p *capture.SubmitPublicForm) { p.Token = "expired" }, spam.ReasonTokenExpired, false},
+		{"too fast", func(p *capture.SubmitPublicForm) { p.Token = "ok:n1:2" }, spam.ReasonTooFast, false},
+		{"no proof of work", func(p *capture.SubmitPublicForm) { p.ProofOfWork = "" }, spam.ReasonPoWMissing, false},
+		{"proof of another token", func(p *capture.SubmitPublicForm) { p.ProofOfWork = "solved:n2" }, spam.ReasonPoWInvalid, false},
+		{"captcha", func(p *capture.SubmitPublicForm) { p.Captcha = "bot" }, spam.ReasonCaptcha, false},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newCapture(t, all, workspace.PlanBusiness)
 			cmd := good
-			cmd.Uploads = map[string][]application.Upload{c.cv: {pdfUpload("cv.pdf", "%PDF")}}
+			cmd.Uploads = map[string][]capture.Upload{c.cv: {pdfUpload("cv.pdf", "%PDF")}}
 			tt.change(&cmd)
 			_, err := c.post(cmd)
 			var rej *spam.Rejection
@@ -271,16 +274,16 @@ func TestSubmitPublicFormRateLimitCountsIPv6Slash64(t *testing.T) {
 	c := newCapture(t, form.Spam{}, workspace.PlanBusiness)
 	c.limiter.limit = 3
 	for i, ip := range []string{"2001:db8:1:2::1", "2001:db8:1:2::2", "2001:db8:1:2:ffff::3"} {
-		if _, err := c.post(application.SubmitPublicForm{IP: ip}); err != nil {
+		if _, err := c.post(capture.SubmitPublicForm{IP: ip}); err != nil {
 			t.Fatalf("post %d: %v", i, err)
 		}
 	}
-	_, err := c.post(application.SubmitPublicForm{IP: "2001:db8:1:2::99"})
+	_, err := c.post(capture.SubmitPublicForm{IP: "2001:db8:1:2::99"})
 	var rl *spam.RateLimited
 	if !errors.As(err, &rl) || rl.RetryAfter != 42*time.Second {
 		t.Fatalf("fourth address of the same /64: %v", err)
 	}
-	if _, err := c.post(application.SubmitPublicForm{IP: "2001:db8:1:3::1"}); err != nil {
+	if _, err := c.post(capture.SubmitPublicForm{IP: "2001:db8:1:3::1"}); err != nil {
 		t.Fatalf("another /64: %v", err)
 	}
 	// The challenge endpoint counts through the same rule.
@@ -312,19 +315,19 @@ func TestSubmitPublicFormValidatesBeforeStoringFiles(t *testing.T) {
 	more := c.form.Fields()[2].ID
 	cases := []struct {
 		name  string
-		cmd   application.SubmitPublicForm
+		cmd   capture.SubmitPublicForm
 		field string
 		code  string
 	}{
-		{"required text missing", application.SubmitPublicForm{Data: map[string]submission.Input{},
-			Uploads: map[string][]application.Upload{c.cv: {pdfUpload("cv.pdf", "%PDF")}}}, c.name, "required"},
-		{"file of the wrong type", application.SubmitPublicForm{Uploads: map[string][]application.Upload{c.cv: {{
+		{"required text missing", capture.SubmitPublicForm{Data: map[string]submission.Input{},
+			Uploads: map[string][]capture.Upload{c.cv: {pdfUpload("cv.pdf", "%PDF")}}}, c.name, "required"},
+		{"file of the wrong type", capture.SubmitPublicForm{Uploads: map[string][]capture.Upload{c.cv: {{
 			Info: submission.FileInfo{Name: "x.pdf", Size: 4, Declared: "application/pdf", Sniffed: "text/html; charset=utf-8"},
 			Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("<htm")), nil }}}}}, c.cv, "file_type_not_allowed"},
-		{"a link typed into a file field", application.SubmitPublicForm{Data: map[string]submission.Input{c.name: "Ada", c.cv: "https://evil.example/x.pdf.exe"}}, c.cv, "invalid_value"},
-		{"too many files in a field", application.SubmitPublicForm{Uploads: map[string][]application.Upload{
+		{"a link typed into a file field", capture.SubmitPublicForm{Data: map[string]submission.Input{c.name: "Ada", c.cv: "https://evil.example/x.pdf.exe"}}, c.cv, "invalid_value"},
+		{"too many files in a field", capture.SubmitPublicForm{Uploads: map[string][]capture.Upload{
 			c.cv: {pdfUpload("1.pdf", "%PDF"), pdfUpload("2.pdf", "%PDF"), pdfUpload("3.pdf", "%PDF"), pdfUpload("4.pdf", "%PDF")}}}, c.cv, "too_many_files"},
-		{"too many files in the post", application.SubmitPublicForm{Uploads: map[string][]application.Upload{
+		{"too many files in the post", capture.SubmitPublicForm{Uploads: map[string][]capture.Upload{
 			c.cv: {pdfUpload("1.pdf", "%PDF"), pdfUpload("2.pdf", "%PDF"), pdfUpload("3.pdf", "%PDF")},
 			more: {pdfUpload("4.pdf", "%PDF"), pdfUpload("5.pdf", "%PDF")}}}, "files", "too_many_files"},
 	}
@@ -345,7 +348,7 @@ func TestSubmitPublicFormDiscardsFilesOnRefusal(t *testing.T) {
 	t.Run("an upload fails", func(t *testing.T) {
 		c := newCapture(t, form.Spam{}, workspace.PlanBusiness)
 		c.store.failPut, c.store.err = 2, domain.ErrUnavailable
-		_, err := c.post(application.SubmitPublicForm{Uploads: map[string][]application.Upload{c.cv: {pdfUpload("1.pdf", "%PDF"), pdfUpload("2.pdf", "%PDF")}}})
+		_, err := c.post(capture.SubmitPublicForm{Uploads: map[string][]capture.Upload{c.cv: {pdfUpload("1.pdf", "%PDF"), pdfUpload("2.pdf", "%PDF")}}})
 		if !errors.Is(err, domain.ErrUnavailable) {
 			t.Fatalf("err %v", err)
 		}
@@ -355,11 +358,11 @@ func TestSubmitPublicFormDiscardsFilesOnRefusal(t *testing.T) {
 	})
 	t.Run("the token was already spent", func(t *testing.T) {
 		c := newCapture(t, form.Spam{MinFillSeconds: 1}, workspace.PlanBusiness)
-		up := map[string][]application.Upload{c.cv: {pdfUpload("1.pdf", "%PDF")}}
-		if _, err := c.post(application.SubmitPublicForm{Token: "ok:n1:10", Uploads: up}); err != nil {
+		up := map[string][]capture.Upload{c.cv: {pdfUpload("1.pdf", "%PDF")}}
+		if _, err := c.post(capture.SubmitPublicForm{Token: "ok:n1:10", Uploads: up}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := c.post(application.SubmitPublicForm{Token: "ok:n1:10", Uploads: up})
+		_, err := c.post(capture.SubmitPublicForm{Token: "ok:n1:10", Uploads: up})
 		var rej *spam.Rejection
 		if !errors.As(err, &rej) || rej.Reason != spam.ReasonTokenReplay {
 			t.Fatalf("replay: %v", err)
@@ -371,7 +374,7 @@ func TestSubmitPublicFormDiscardsFilesOnRefusal(t *testing.T) {
 	t.Run("over the plan's storage", func(t *testing.T) {
 		c := newCapture(t, form.Spam{}, workspace.PlanFree)
 		c.store.used = 100*workspace.MB - 5
-		_, err := c.post(application.SubmitPublicForm{Uploads: map[string][]application.Upload{c.cv: {pdfUpload("1.pdf", "%PDF"), pdfUpload("2.pdf", "%PDF")}}})
+		_, err := c.post(capture.SubmitPublicForm{Uploads: map[string][]capture.Upload{c.cv: {pdfUpload("1.pdf", "%PDF"), pdfUpload("2.pdf", "%PDF")}}})
 		if got := captureCodes(t, err); got[c.cv] != "storage_quota_exceeded" {
 			t.Fatalf("codes %v", got)
 		}
@@ -383,15 +386,15 @@ func TestSubmitPublicFormDiscardsFilesOnRefusal(t *testing.T) {
 
 func TestSubmitPublicFormNeedsAPublishedForm(t *testing.T) {
 	c := newCapture(t, form.Spam{}, workspace.PlanBusiness)
-	if _, err := c.h.app.Commands.SubmitPublicForm.Handle(ctx, application.SubmitPublicForm{FormID: "frm_unknown"}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := c.h.app.Commands.SubmitPublicForm.Handle(ctx, capture.SubmitPublicForm{FormID: "frm_unknown"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("unknown: %v", err)
 	}
 	c.h.setStatus(t, "wsp_a", c.form.ID(), "archived")
-	if _, err := c.post(application.SubmitPublicForm{}); !errors.Is(err, domain.ErrFormClosed) {
+	if _, err := c.post(capture.SubmitPublicForm{}); !errors.Is(err, domain.ErrFormClosed) {
 		t.Fatalf("archived: %v", err)
 	}
 	d := c.h.createForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"})
-	if _, err := c.h.app.Commands.SubmitPublicForm.Handle(ctx, application.SubmitPublicForm{FormID: d.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := c.h.app.Commands.SubmitPublicForm.Handle(ctx, capture.SubmitPublicForm{FormID: d.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("draft: %v", err)
 	}
 }
@@ -405,13 +408,13 @@ func TestAPIRefusesLinksToTheServersOwnFiles(t *testing.T) {
 	f := h.createForm(t, "wsp_b", form.FieldSpec{Label: "CV", Type: "file"}, form.FieldSpec{Label: "Age", Type: "number"})
 	cv := f.Fields()[0].ID
 	for _, link := range []string{"https://forms.example.com/files/workspaces/wsp_a/forms/frm_1/x/cv.pdf", "https://FORMS.example.com:443/files/x"} {
-		_, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{WorkspaceID: "wsp_b", FormID: f.ID(), Source: submission.SourceAPI,
+		_, err := h.app.Commands.CaptureSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceAPI,
 			Data: map[string]submission.Input{cv: []any{link}, f.Fields()[1].ID: "x"}})
 		if got := captureCodes(t, err); got[cv] != "invalid_value" || got[f.Fields()[1].ID] == "" {
 			t.Fatalf("%s: codes %v", link, got)
 		}
 	}
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{WorkspaceID: "wsp_b", FormID: f.ID(), Source: submission.SourceAPI,
+	s, err := h.app.Commands.CaptureSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{cv: "https://cdn.example.org/cv.pdf"}})
 	if err != nil {
 		t.Fatalf("an external link: %v", err)
@@ -419,7 +422,7 @@ func TestAPIRefusesLinksToTheServersOwnFiles(t *testing.T) {
 	if got := s.Data()[cv].Strings(); got[0] != "https://cdn.example.org/cv.pdf" {
 		t.Fatalf("kept %v", got)
 	}
-	_, err = h.app.Commands.UpdateSubmission.Handle(ctx, application.UpdateSubmission{WorkspaceID: "wsp_b", FormID: f.ID(), ID: s.ID(),
+	_, err = h.app.Commands.UpdateSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.UpdateSubmission{FormID: f.ID(), ID: s.ID(),
 		Changes: map[string]submission.Input{cv: "https://forms.example.com/files/x"}})
 	if got := captureCodes(t, err); got[cv] != "invalid_value" {
 		t.Fatalf("update: %v", got)
@@ -429,8 +432,8 @@ func TestAPIRefusesLinksToTheServersOwnFiles(t *testing.T) {
 // A capture wired without its spam checks refuses what a form asks to check (closed, not open).
 func TestSubmitPublicFormWithoutChecksFailsClosed(t *testing.T) {
 	c := newCapture(t, form.Spam{ProofOfWork: true}, workspace.PlanBusiness)
-	c.h.app.Commands.SubmitPublicForm = c.h.app.Commands.SubmitPublicForm.WithSpamChecks(application.SpamChecks{})
-	_, err := c.post(application.SubmitPublicForm{Token: "ok:n1:10", ProofOfWork: "solved:n1"})
+	c.h.app.Commands.SubmitPublicForm = c.h.app.Commands.SubmitPublicForm.WithSpamChecks(capture.SpamChecks{})
+	_, err := c.post(capture.SubmitPublicForm{Token: "ok:n1:10", ProofOfWork: "solved:n1"})
 	var rej *spam.Rejection
 	if !errors.As(err, &rej) || len(c.h.submissions.items) != 0 {
 		t.Fatalf("stored without checks: %v", err)

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/origin"
@@ -17,7 +18,7 @@ func (c *captureFixture) withSettings(t *testing.T, change func(*form.Settings))
 	t.Helper()
 	s := c.form.Settings()
 	change(&s)
-	v, err := c.h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: "wsp_a", ID: c.form.ID(), Patch: form.Patch{Settings: &s}})
+	v, err := c.h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: c.form.ID(), Patch: form.Patch{Settings: &s}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,16 +44,16 @@ func TestSubmitPublicFormFromOtherSites(t *testing.T) {
 		name    string
 		allowed []origin.Origin
 		cors    []origin.Origin
-		cmd     application.SubmitPublicForm
+		cmd     capture.SubmitPublicForm
 		reason  spam.Reason // "" stored
 	}{
-		{"form-backend post skips token, fill time and proof of work", at(site), nil, application.SubmitPublicForm{Origin: from(site)}, ""},
-		{"form-backend post still meets the honeypot", at(site), nil, application.SubmitPublicForm{Origin: from(site), Honeypot: "x"}, spam.ReasonHoneypot},
-		{"a token from an allowed site is checked as usual", at(site), nil, application.SubmitPublicForm{Origin: from(site), Token: "ok:n1:1"}, spam.ReasonTooFast},
-		{"another site is refused", at(site), nil, application.SubmitPublicForm{Origin: from("https://evil.example")}, application.ReasonOriginNotAllowed},
-		{"an embedding site keeps its token rules", at(site), at("https://app.example.com"), application.SubmitPublicForm{Origin: from("https://app.example.com")}, spam.ReasonTokenMissing},
-		{"without allowed origins nothing changes", nil, nil, application.SubmitPublicForm{Origin: from(site)}, spam.ReasonTokenMissing},
-		{"own page (no origin) needs its token", at(site), nil, application.SubmitPublicForm{}, spam.ReasonTokenMissing},
+		{"form-backend post skips token, fill time and proof of work", at(site), nil, capture.SubmitPublicForm{Origin: from(site)}, ""},
+		{"form-backend post still meets the honeypot", at(site), nil, capture.SubmitPublicForm{Origin: from(site), Honeypot: "x"}, spam.ReasonHoneypot},
+		{"a token from an allowed site is checked as usual", at(site), nil, capture.SubmitPublicForm{Origin: from(site), Token: "ok:n1:1"}, spam.ReasonTooFast},
+		{"another site is refused", at(site), nil, capture.SubmitPublicForm{Origin: from("https://evil.example")}, capture.ReasonOriginNotAllowed},
+		{"an embedding site keeps its token rules", at(site), at("https://app.example.com"), capture.SubmitPublicForm{Origin: from("https://app.example.com")}, spam.ReasonTokenMissing},
+		{"without allowed origins nothing changes", nil, nil, capture.SubmitPublicForm{Origin: from(site)}, spam.ReasonTokenMissing},
+		{"own page (no origin) needs its token", at(site), nil, capture.SubmitPublicForm{}, spam.ReasonTokenMissing},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,12 +82,12 @@ func TestSubmitPublicFormClosingInTheTransaction(t *testing.T) {
 	msg := "All seats taken."
 	one := int64(1)
 	c.withSettings(t, func(s *form.Settings) { s.Closing = form.Closing{MaxSubmissions: &one, Message: &msg} })
-	if _, err := c.post(application.SubmitPublicForm{}); err != nil {
+	if _, err := c.post(capture.SubmitPublicForm{}); err != nil {
 		t.Fatal(err)
 	}
 	// The form's count (read before the transaction) still says 0: the repository's guard
 	// refuses the post, with the owner's message, and the uploaded file is deleted again.
-	_, err := c.post(application.SubmitPublicForm{Uploads: map[string][]application.Upload{c.cv: {pdfUpload("cv.pdf", "%PDF")}}})
+	_, err := c.post(capture.SubmitPublicForm{Uploads: map[string][]capture.Upload{c.cv: {pdfUpload("cv.pdf", "%PDF")}}})
 	var closed *form.ClosedError
 	if !errors.As(err, &closed) || !errors.Is(err, domain.ErrFormClosed) || closed.Reason != form.ClosedByLimit || closed.Message != msg {
 		t.Fatalf("got %v", err)
@@ -98,7 +99,7 @@ func TestSubmitPublicFormClosingInTheTransaction(t *testing.T) {
 	// Reply fields are checked with the answers, in one 422.
 	c = newCapture(t, form.Spam{}, workspace.PlanBusiness)
 	bad := "two@example.com three@example.com"
-	_, err = c.post(application.SubmitPublicForm{ReplyTo: &bad, Data: map[string]any{}})
+	_, err = c.post(capture.SubmitPublicForm{ReplyTo: &bad, Data: map[string]any{}})
 	codes := captureCodes(t, err)
 	if codes[c.name] != "required" || codes["_replyto"] != "invalid_value" {
 		t.Fatalf("codes %v", codes)

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/webhooks"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
@@ -102,7 +103,7 @@ func TestHangingWorkspaceDoesNotDelayAnother(t *testing.T) {
 	}
 	// The defaults: 16 attempts at once, 4 per workspace, 2 per endpoint; the poll interval is
 	// the default too, so the second is not won by polling faster than in production.
-	engine := application.NewDeliveryEngine(ds, hooks, sender, wallClock{}, application.DeliveryEngineConfig{Retry: shortSchedule}, nil)
+	engine := webhooks.NewDeliveryEngine(ds, hooks, sender, wallClock{}, webhooks.DeliveryEngineConfig{Retry: shortSchedule}, nil)
 	runEngine(t, engine)
 	waitFor(t, "A's share in flight", func() bool { return sender.get(sender.inFlight, "wsp_a") >= 4 })
 
@@ -137,8 +138,8 @@ func TestHangingEndpointLeavesItsWorkspaceASlot(t *testing.T) {
 	if err := ds.AddAll(context.Background(), backlog); err != nil {
 		t.Fatal(err)
 	}
-	engine := application.NewDeliveryEngine(ds, newPipeWebhooks(slow, fast), sender, wallClock{},
-		application.DeliveryEngineConfig{Retry: shortSchedule, PerWorkspace: 4, PerEndpoint: 2}, nil)
+	engine := webhooks.NewDeliveryEngine(ds, newPipeWebhooks(slow, fast), sender, wallClock{},
+		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PerWorkspace: 4, PerEndpoint: 2}, nil)
 	runEngine(t, engine)
 	waitFor(t, "the healthy endpoint's delivery", func() bool { _, ok := sender.answeredAt(fast.ID()); return ok })
 	if peak := sender.get(sender.peak, slow.ID()); peak != 2 {
@@ -179,9 +180,9 @@ func (h *hangingRunner) Run(ctx context.Context, in ports.ActionInput) ports.Act
 func TestHangingRunsDoNotDelayAnotherWorkspace(t *testing.T) {
 	w := newRunsWorld(t)
 	runner := &hangingRunner{ran: map[string]time.Time{}}
-	engine := application.NewRunEngine(application.RunEngineDeps{Runs: w.runs, Forms: w.forms, Submissions: w.submissions,
+	engine := workflows.NewRunEngine(workflows.RunEngineDeps{Runs: w.runs, Forms: w.forms, Submissions: w.submissions,
 		Integrations: w.integrations, Clock: wallClock{}}, map[string]ports.ActionRunner{"send_webhook": runner},
-		application.RunEngineConfig{Retry: testSchedule, Timeout: time.Minute}, nil)
+		workflows.RunEngineConfig{Retry: testSchedule, Timeout: time.Minute}, nil)
 	start := func(workspaceID string, n int) *workflow.Run {
 		e := event.Event{ID: fmt.Sprintf("evt_%s_%d", workspaceID, n), Type: event.SubmissionCreated, WorkspaceID: workspaceID,
 			FormID: "frm_x", OccurredAt: time.Now(), Data: map[string]any{"submission_id": "sub_x", "fields": map[string]any{}}}

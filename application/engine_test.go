@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
@@ -284,7 +284,7 @@ func testEvent(id string) event.Event {
 }
 
 // runEngine runs an engine until the test ends.
-func runEngine(t *testing.T, e *application.DeliveryEngine) {
+func runEngine(t *testing.T, e *webhooks.DeliveryEngine) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -314,9 +314,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func engineWith(t *testing.T, sender ports.Sender, hooks ...*webhook.Webhook) (*pipeWebhooks, *pipeDeliveries, []string) {
 	t.Helper()
 	wh, ds := newPipeWebhooks(hooks...), newPipeDeliveries()
-	engine := application.NewDeliveryEngine(ds, wh, sender, wallClock{},
-		application.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond, ClaimLease: time.Second}, nil)
-	fan := application.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, engine.Notify)
+	engine := webhooks.NewDeliveryEngine(ds, wh, sender, wallClock{},
+		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond, ClaimLease: time.Second}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, engine.Notify)
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestFanOutBuildsOneDeliveryPerMatchingWebhook(t *testing.T) {
 		newTestHook(t, "whk_updates", nil, "submission.updated"),
 	)
 	ds := newPipeDeliveries()
-	fan := application.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
 	ctx := context.Background()
 	if err := fan.Handle(ctx, testEvent("evt_1")); err != nil {
 		t.Fatal(err)
@@ -382,7 +382,7 @@ func TestFanOutSkipsDisabledWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	wh, ds := newPipeWebhooks(on, off), newPipeDeliveries()
-	fan := application.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
 	ctx := context.Background()
 	if err := fan.Handle(ctx, testEvent("evt_1")); err != nil {
 		t.Fatal(err)
@@ -416,7 +416,7 @@ func TestFanOutBatchWritesOnce(t *testing.T) {
 	wh := newPipeWebhooks(newTestHook(t, "whk_all", nil, "submission.created"), newTestHook(t, "whk_form1", &form1, "submission.created"))
 	ds := newPipeDeliveries()
 	woken := 0
-	fan := application.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, func() { woken++ })
+	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, func() { woken++ })
 	var evs []event.Event
 	for i := range 10 {
 		e := testEvent(fmt.Sprintf("evt_%d", i))
@@ -442,7 +442,7 @@ func TestFanOutBatchWritesOnce(t *testing.T) {
 
 func TestDeliveryBodyFormPublished(t *testing.T) {
 	at := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
-	b, err := application.DeliveryBody(event.Event{ID: "evt_1", Type: event.FormPublished, WorkspaceID: "wsp_1", FormID: "frm_1", OccurredAt: at,
+	b, err := webhooks.DeliveryBody(event.Event{ID: "evt_1", Type: event.FormPublished, WorkspaceID: "wsp_1", FormID: "frm_1", OccurredAt: at,
 		Data: map[string]any{"name": "Contact", "published_at": "2024-05-01T10:00:00.000Z"}})
 	if err != nil {
 		t.Fatal(err)
@@ -456,7 +456,7 @@ func TestDeliveryBodyFormPublished(t *testing.T) {
 func TestFanOutFailsOnlyWhenStorageFails(t *testing.T) {
 	wh := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created"))
 	ds := newPipeDeliveries()
-	fan := application.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
 	ds.addErr = errors.New("database down")
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err == nil {
 		t.Fatal("want an error when deliveries cannot be stored")
@@ -567,15 +567,15 @@ func TestEngineBreakerRefusalWaitsForRetryAt(t *testing.T) {
 func TestEngineSkipsDeletedWebhook(t *testing.T) {
 	sender := &scriptedSender{script: []ports.OutboundResult{fail500}}
 	wh, ds := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created")), newPipeDeliveries()
-	fan := application.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err != nil {
 		t.Fatal(err)
 	}
 	// Deleted before the engine ever ran: its delivery rows are gone too in the real store,
 	// but a claim taken just before the delete must not be sent either.
 	_ = wh.Delete(context.Background(), "wsp_1", "whk_1")
-	engine := application.NewDeliveryEngine(ds, wh, sender, wallClock{},
-		application.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond}, nil)
+	engine := webhooks.NewDeliveryEngine(ds, wh, sender, wallClock{},
+		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond}, nil)
 	runEngine(t, engine)
 	time.Sleep(50 * time.Millisecond)
 	if n := len(sender.requests()); n != 0 {
@@ -640,14 +640,14 @@ func TestEngineBoundsConcurrency(t *testing.T) {
 	})
 	wh := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created"))
 	ds := newPipeDeliveries()
-	fan := application.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
 	for i := range 20 {
 		if err := fan.Handle(context.Background(), testEvent(fmt.Sprintf("evt_%d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	engine := application.NewDeliveryEngine(ds, wh, sender, wallClock{},
-		application.DeliveryEngineConfig{Concurrency: 4, PerEndpoint: 4, PollInterval: 2 * time.Millisecond}, nil)
+	engine := webhooks.NewDeliveryEngine(ds, wh, sender, wallClock{},
+		webhooks.DeliveryEngineConfig{Concurrency: 4, PerEndpoint: 4, PollInterval: 2 * time.Millisecond}, nil)
 	runEngine(t, engine)
 	waitFor(t, "4 in flight", func() bool { mu.Lock(); defer mu.Unlock(); return inFlight == 4 })
 	time.Sleep(20 * time.Millisecond)

@@ -2,12 +2,15 @@ package application_test
 
 import (
 	"errors"
+	"github.com/formward/formward/domain/apikey"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
@@ -56,8 +59,8 @@ func TestDeleteSubmissionDeletesItsFiles(t *testing.T) {
 	mine := putFile(t, store, "wsp_a", f.ID(), "cv.pdf")
 	kept := putFile(t, store, "wsp_a", f.ID(), "other-submission.pdf")
 	foreign := putFile(t, store, "wsp_a", other.ID(), "foreign.pdf")
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{
 			f.Fields()[0].ID: "https://forms.example.com/files/" + kept, // not a file field: left alone
 			f.Fields()[1].ID: []any{signer.Reference(mine), signer.Reference(foreign)},
@@ -66,7 +69,7 @@ func TestDeleteSubmissionDeletesItsFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.DeleteSubmission.Handle(ctx, application.DeleteSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); err != nil {
+	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	if exists(store, mine) {
@@ -75,7 +78,7 @@ func TestDeleteSubmissionDeletesItsFiles(t *testing.T) {
 	if !exists(store, kept) || !exists(store, foreign) {
 		t.Error("a file the submission does not own was deleted")
 	}
-	if err := h.app.Commands.DeleteSubmission.Handle(ctx, application.DeleteSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("second delete: %v", err)
 	}
 }
@@ -87,13 +90,13 @@ func TestDeleteFormDeletesItsFiles(t *testing.T) {
 	a := putFile(t, store, "wsp_a", f.ID(), "a.pdf")
 	b := putFile(t, store, "wsp_a", f.ID(), "b.pdf")
 	kept := putFile(t, store, "wsp_a", other.ID(), "c.pdf")
-	if err := h.app.Commands.DeleteForm.Handle(ctx, application.DeleteForm{WorkspaceID: "wsp_b", ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if err := h.app.Commands.DeleteForm.Handle(as("wsp_b", apikey.ScopeAdmin), forms.DeleteForm{ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("other workspace: %v", err)
 	}
 	if !exists(store, a) {
 		t.Fatal("another workspace deleted the files")
 	}
-	if err := h.app.Commands.DeleteForm.Handle(ctx, application.DeleteForm{WorkspaceID: "wsp_a", ID: f.ID()}); err != nil {
+	if err := h.app.Commands.DeleteForm.Handle(ctx, forms.DeleteForm{ID: f.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	if exists(store, a) || exists(store, b) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
@@ -54,9 +54,9 @@ func notificationWorld(t *testing.T, n func(fields []form.Field) form.Notificati
 	w.sub = sub
 	_ = w.submissions.Add(context.Background(), sub, event.Event{})
 	mailer := &scriptedRunner{typ: "send_email"}
-	w.engine = application.NewRunEngine(application.RunEngineDeps{Runs: w.runs, Forms: w.forms, Submissions: w.submissions,
+	w.engine = workflows.NewRunEngine(workflows.RunEngineDeps{Runs: w.runs, Forms: w.forms, Submissions: w.submissions,
 		Integrations: w.integrations, Clock: w.clock, Files: fakeLinks{}}, map[string]ports.ActionRunner{"send_email": mailer},
-		application.RunEngineConfig{Retry: testSchedule}, nil)
+		workflows.RunEngineConfig{Retry: testSchedule}, nil)
 	return w, mailer
 }
 
@@ -133,7 +133,7 @@ func TestRunStarterSkipsNotificationsThatAreOffOrHaveNoAddress(t *testing.T) {
 
 func TestRunStarterAsksAgainWhenTheFormCannotBeRead(t *testing.T) {
 	w, _ := notificationWorld(t, bothOn)
-	starter := application.NewRunStarter(w.workflows, failingForms{w.forms}, w.runs, w.ids, w.clock, nil)
+	starter := workflows.NewRunStarter(w.workflows, failingForms{w.forms}, w.runs, w.ids, w.clock, nil)
 	if err := starter.HandleBatch(context.Background(), []event.Event{w.event()}); err == nil {
 		t.Fatal("a failed form read was swallowed")
 	}
@@ -185,7 +185,7 @@ func TestNotificationRunsSendEveryAnswerWithRetries(t *testing.T) {
 		t.Fatalf("answers %+v", a)
 	}
 	wantLink := "https://forms.example/files/" + ports.SubmissionFilesPrefix("wsp_a", "frm_1", "sub_2") + "0123/cv.pdf?expires=" +
-		runsT0.Add(application.NotificationFileLinkLifetime).Format("20060102")
+		runsT0.Add(workflows.NotificationFileLinkLifetime).Format("20060102")
 	if len(a[3].Values) != 1 || a[3].Values[0] != wantLink {
 		t.Fatalf("file link %q, want %q", a[3].Values, wantLink)
 	}
@@ -203,13 +203,13 @@ func TestListNotificationRuns(t *testing.T) {
 	if err := w.starter.HandleBatch(ctx, []event.Event{w.event()}); err != nil {
 		t.Fatal(err)
 	}
-	h := application.NewListNotificationRunsHandler(w.forms, w.runs)
+	h := workflows.NewListNotificationRunsHandler(w.forms, w.runs)
 	ctx = as("wsp_a", apikey.ScopeReadOnly)
-	rs, more, err := h.Handle(ctx, application.ListNotificationRuns{WorkspaceID: "wsp_a", FormID: "frm_1", Page: ports.Page{Limit: 1}})
+	rs, more, err := h.Handle(ctx, workflows.ListNotificationRuns{FormID: "frm_1", Page: ports.Page{Limit: 1}})
 	if err != nil || len(rs) != 1 || !more {
 		t.Fatalf("page: %d runs, more %v, %v", len(rs), more, err)
 	}
-	if _, _, err := h.Handle(ctx, application.ListNotificationRuns{WorkspaceID: "wsp_b", FormID: "frm_1", Page: ports.Page{Limit: 1}}); err == nil {
+	if _, _, err := h.Handle(as("wsp_b", apikey.ScopeAdmin), workflows.ListNotificationRuns{FormID: "frm_1", Page: ports.Page{Limit: 1}}); err == nil {
 		t.Fatal("another workspace's form was listed")
 	}
 }

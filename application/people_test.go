@@ -13,6 +13,8 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/member"
@@ -22,16 +24,16 @@ import (
 func TestSetupFirstOwnerWorksOnce(t *testing.T) {
 	h := newAccountsHarness(t)
 	ctx := context.Background()
-	token, issued, err := h.app.Commands.IssueSetupToken.Handle(ctx, application.IssueSetupToken{})
+	token, issued, err := h.app.Commands.IssueSetupToken.Handle(ctx, accounts.IssueSetupToken{})
 	if err != nil || !issued || len(token) < 43 {
 		t.Fatalf("issue: %q %v %v", token, issued, err)
 	}
-	setup := application.SetupFirstOwner{Token: token, Email: "Ada@Example.com", Name: "Ada", Password: goodPassword,
+	setup := accounts.SetupFirstOwner{Token: token, Email: "Ada@Example.com", Name: "Ada", Password: goodPassword,
 		WorkspaceName: "Acme", IP: "203.0.113.7"}
 
 	wrong := setup
 	wrong.Token = "not-the-token"
-	if _, err := h.app.Commands.SetupFirstOwner.Handle(ctx, wrong); !errors.Is(err, application.ErrSetupClosed) {
+	if _, err := h.app.Commands.SetupFirstOwner.Handle(ctx, wrong); !errors.Is(err, accounts.ErrSetupClosed) {
 		t.Fatalf("wrong token: %v", err)
 	}
 	weak := setup
@@ -49,7 +51,7 @@ func TestSetupFirstOwnerWorksOnce(t *testing.T) {
 	if in.User.Email() != "ada@example.com" || !strings.HasPrefix(in.User.ID(), "usr_") || in.Token == "" {
 		t.Fatalf("signed in = %+v", in)
 	}
-	sp, err := h.app.Queries.AuthenticateSession.Handle(ctx, application.AuthenticateSession{Token: in.Token})
+	sp, err := h.app.Queries.AuthenticateSession.Handle(ctx, accounts.AuthenticateSession{Token: in.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,10 +64,10 @@ func TestSetupFirstOwnerWorksOnce(t *testing.T) {
 
 	// Never twice: not with the same token, not with a new one.
 	setup.Email = "mallory@example.com"
-	if _, err := h.app.Commands.SetupFirstOwner.Handle(ctx, setup); !errors.Is(err, application.ErrSetupClosed) {
+	if _, err := h.app.Commands.SetupFirstOwner.Handle(ctx, setup); !errors.Is(err, accounts.ErrSetupClosed) {
 		t.Fatalf("second setup: %v", err)
 	}
-	if token, issued, err := h.app.Commands.IssueSetupToken.Handle(ctx, application.IssueSetupToken{}); err != nil || issued || token != "" {
+	if token, issued, err := h.app.Commands.IssueSetupToken.Handle(ctx, accounts.IssueSetupToken{}); err != nil || issued || token != "" {
 		t.Fatalf("issue after setup: %q %v %v", token, issued, err)
 	}
 }
@@ -76,15 +78,15 @@ func TestSetupFirstOwnerJoinsTheExistingWorkspace(t *testing.T) {
 	h := newAccountsHarness(t)
 	ctx := context.Background()
 	w := h.addWorkspace(t, "Default")
-	token, _, _ := h.app.Commands.IssueSetupToken.Handle(ctx, application.IssueSetupToken{})
+	token, _, _ := h.app.Commands.IssueSetupToken.Handle(ctx, accounts.IssueSetupToken{})
 
-	h.advance(application.SetupTokenValidity)
-	if _, err := h.app.Commands.SetupFirstOwner.Handle(ctx, application.SetupFirstOwner{Token: token, Email: "ada@example.com",
-		Password: goodPassword}); !errors.Is(err, application.ErrSetupClosed) {
+	h.advance(accounts.SetupTokenValidity)
+	if _, err := h.app.Commands.SetupFirstOwner.Handle(ctx, accounts.SetupFirstOwner{Token: token, Email: "ada@example.com",
+		Password: goodPassword}); !errors.Is(err, accounts.ErrSetupClosed) {
 		t.Fatalf("expired link: %v", err)
 	}
-	token, _, _ = h.app.Commands.IssueSetupToken.Handle(ctx, application.IssueSetupToken{})
-	in, err := h.app.Commands.SetupFirstOwner.Handle(ctx, application.SetupFirstOwner{Token: token, Email: "ada@example.com",
+	token, _, _ = h.app.Commands.IssueSetupToken.Handle(ctx, accounts.IssueSetupToken{})
+	in, err := h.app.Commands.SetupFirstOwner.Handle(ctx, accounts.SetupFirstOwner{Token: token, Email: "ada@example.com",
 		Password: goodPassword, WorkspaceName: "Acme"})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +100,7 @@ func TestCreateUserPrintsASetPasswordLink(t *testing.T) {
 	h := newAccountsHarness(t)
 	ctx := context.Background()
 	w := h.addWorkspace(t, "Acme")
-	created, err := h.app.Commands.CreateUser.Handle(ctx, application.CreateUser{Email: "ops@example.com", WorkspaceID: w, Role: "admin"})
+	created, err := h.app.Commands.CreateUser.Handle(ctx, accounts.CreateUser{Email: "ops@example.com", WorkspaceID: w, Role: "admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,18 +111,18 @@ func TestCreateUserPrintsASetPasswordLink(t *testing.T) {
 		t.Fatalf("membership %v %v", m, err)
 	}
 	// No password yet: signing in fails like any wrong password.
-	if _, err := h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: "ops@example.com", Password: ""}); !errors.Is(err, application.ErrInvalidCredentials) {
+	if _, err := h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "ops@example.com", Password: ""}); !errors.Is(err, accounts.ErrInvalidCredentials) {
 		t.Fatalf("before setting a password: %v", err)
 	}
-	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: created.SetPasswordToken, Password: goodPassword}); err != nil {
+	if err := h.app.Commands.ResetPassword.Handle(ctx, accounts.ResetPassword{Token: created.SetPasswordToken, Password: goodPassword}); err != nil {
 		t.Fatal(err)
 	}
 	signIn(t, h, "ops@example.com", goodPassword)
 
-	if _, err := h.app.Commands.CreateUser.Handle(ctx, application.CreateUser{Email: "x@example.com", WorkspaceID: "wsp_nope"}); err == nil {
+	if _, err := h.app.Commands.CreateUser.Handle(ctx, accounts.CreateUser{Email: "x@example.com", WorkspaceID: "wsp_nope"}); err == nil {
 		t.Fatal("a user was created in a missing workspace")
 	}
-	if _, err := h.app.Commands.CreateUser.Handle(ctx, application.CreateUser{Email: "x@example.com", Role: "boss"}); err == nil {
+	if _, err := h.app.Commands.CreateUser.Handle(ctx, accounts.CreateUser{Email: "x@example.com", Role: "boss"}); err == nil {
 		t.Fatal("an unknown role was accepted")
 	}
 }
@@ -133,11 +135,11 @@ func TestChangePasswordEndsOtherSessions(t *testing.T) {
 	ctx := asSession(t, h, here.Token)
 
 	var ve *domain.ValidationError
-	err := h.app.Commands.ChangePassword.Handle(ctx, application.ChangePassword{Current: "not my password", New: "another fine password"})
+	err := h.app.Commands.ChangePassword.Handle(ctx, accounts.ChangePassword{Current: "not my password", New: "another fine password"})
 	if !errors.As(err, &ve) || ve.Violations[0].Field != "current" {
 		t.Fatalf("wrong current password: %v", err)
 	}
-	err = h.app.Commands.ChangePassword.Handle(ctx, application.ChangePassword{Current: goodPassword, New: "password1234"})
+	err = h.app.Commands.ChangePassword.Handle(ctx, accounts.ChangePassword{Current: goodPassword, New: "password1234"})
 	if !errors.As(err, &ve) || ve.Violations[0].Code != "common_password" {
 		t.Fatalf("common new password: %v", err)
 	}
@@ -145,19 +147,19 @@ func TestChangePasswordEndsOtherSessions(t *testing.T) {
 		t.Fatal("a refused change ended sessions")
 	}
 
-	if err := h.app.Commands.ChangePassword.Handle(ctx, application.ChangePassword{Current: goodPassword, New: "another fine password"}); err != nil {
+	if err := h.app.Commands.ChangePassword.Handle(ctx, accounts.ChangePassword{Current: goodPassword, New: "another fine password"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: here.Token}); err != nil {
+	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: here.Token}); err != nil {
 		t.Fatalf("the current session ended: %v", err)
 	}
-	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: elsewhere.Token}); !errors.Is(err, application.ErrUnauthenticated) {
+	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: elsewhere.Token}); !errors.Is(err, auth.ErrUnauthenticated) {
 		t.Fatalf("the other session survived: %v", err)
 	}
 	if ev := h.audit.of(audit.UserPasswordChanged); len(ev) != 1 || ev[0].WorkspaceID != w || ev[0].Actor.ID != u.ID() {
 		t.Fatalf("password_changed events = %+v", ev)
 	}
-	if _, err := h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: goodPassword}); !errors.Is(err, application.ErrInvalidCredentials) {
+	if _, err := h.app.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: goodPassword}); !errors.Is(err, accounts.ErrInvalidCredentials) {
 		t.Fatalf("old password: %v", err)
 	}
 	signIn(t, h, "ada@example.com", "another fine password")
@@ -172,7 +174,7 @@ func TestPasswordResetLinkWorksOnce(t *testing.T) {
 
 	// Unknown or malformed addresses: nil, queued like any other, and no mail once handled.
 	for _, email := range []string{"nobody@example.com", "not an address", ""} {
-		if err := h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: email}); err != nil {
+		if err := h.app.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: email}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -188,7 +190,7 @@ func TestPasswordResetLinkWorksOnce(t *testing.T) {
 	if len(h.mailer.sent) != 0 || h.outbox.len() != 0 {
 		t.Fatalf("unknown addresses: mail sent %+v, %d items left", h.mailer.sent, h.outbox.len())
 	}
-	if err := h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: "ADA@example.com"}); err != nil {
+	if err := h.app.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: "ADA@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.mailer.sent) != 0 || len(h.tokens.items) != 0 {
@@ -204,30 +206,30 @@ func TestPasswordResetLinkWorksOnce(t *testing.T) {
 	}
 	token, _ := url.QueryUnescape(m[1])
 
-	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: token, Password: "short"}); err == nil {
+	if err := h.app.Commands.ResetPassword.Handle(ctx, accounts.ResetPassword{Token: token, Password: "short"}); err == nil {
 		t.Fatal("a short password was accepted")
 	}
-	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: token, Password: "a brand new passphrase"}); err != nil {
+	if err := h.app.Commands.ResetPassword.Handle(ctx, accounts.ResetPassword{Token: token, Password: "a brand new passphrase"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: token, Password: "yet another passphrase"}); !errors.Is(err, application.ErrLinkNotUsable) {
+	if err := h.app.Commands.ResetPassword.Handle(ctx, accounts.ResetPassword{Token: token, Password: "yet another passphrase"}); !errors.Is(err, accounts.ErrLinkNotUsable) {
 		t.Fatalf("second use: %v", err)
 	}
 	if len(h.sessions.forUser(u.ID())) != 0 {
 		t.Fatal("sessions survived a reset")
 	}
-	if _, err := h.app.Queries.AuthenticateSession.Handle(ctx, application.AuthenticateSession{Token: before.Token}); !errors.Is(err, application.ErrUnauthenticated) {
+	if _, err := h.app.Queries.AuthenticateSession.Handle(ctx, accounts.AuthenticateSession{Token: before.Token}); !errors.Is(err, auth.ErrUnauthenticated) {
 		t.Fatalf("old session: %v", err)
 	}
 	signIn(t, h, "ada@example.com", "a brand new passphrase")
 
 	// A link expires after an hour.
-	h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: "ada@example.com"})
+	h.app.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: "ada@example.com"})
 	sendQueuedMail(t, h)
 	m = regexp.MustCompile(`token=(\S+)`).FindStringSubmatch(h.mailer.sent[1].Text)
 	token, _ = url.QueryUnescape(m[1])
-	h.advance(application.PasswordResetValidity)
-	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: token, Password: "a third passphrase!"}); !errors.Is(err, application.ErrLinkNotUsable) {
+	h.advance(accounts.PasswordResetValidity)
+	if err := h.app.Commands.ResetPassword.Handle(ctx, accounts.ResetPassword{Token: token, Password: "a third passphrase!"}); !errors.Is(err, accounts.ErrLinkNotUsable) {
 		t.Fatalf("expired link: %v", err)
 	}
 }
@@ -237,7 +239,7 @@ func TestRequestPasswordResetWithoutMailSendsNothing(t *testing.T) {
 	w := h.addWorkspace(t, "Acme")
 	h.addUser(t, "ada@example.com", goodPassword, w)
 	app := application.New(application.Deps{Users: h.users, Tokens: h.tokens, Clock: h.clock}, application.Settings{})
-	if err := app.Commands.RequestPasswordReset.Handle(context.Background(), application.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
+	if err := app.Commands.RequestPasswordReset.Handle(context.Background(), accounts.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.tokens.items) != 0 || app.AccountMail != nil {
@@ -246,9 +248,9 @@ func TestRequestPasswordResetWithoutMailSendsNothing(t *testing.T) {
 }
 
 // enableTwoFactor turns two-factor on for the session and returns the secret and recovery codes.
-func enableTwoFactor(t *testing.T, h *accountsHarness, ctx context.Context) (string, application.RecoveryCodes) {
+func enableTwoFactor(t *testing.T, h *accountsHarness, ctx context.Context) (string, accounts.RecoveryCodes) {
 	t.Helper()
-	setup, err := h.app.Commands.BeginTwoFactor.Handle(ctx, application.BeginTwoFactor{})
+	setup, err := h.app.Commands.BeginTwoFactor.Handle(ctx, accounts.BeginTwoFactor{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +258,7 @@ func enableTwoFactor(t *testing.T, h *accountsHarness, ctx context.Context) (str
 		t.Fatalf("setup URL %q", setup.URL)
 	}
 	code, _ := totp.GenerateCode(setup.Secret, h.clock.Now())
-	codes, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, application.ConfirmTwoFactor{Code: code})
+	codes, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, accounts.ConfirmTwoFactor{Code: code})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,23 +273,23 @@ func TestTwoFactorSignIn(t *testing.T) {
 	ctx := asSession(t, h, in.Token)
 
 	// Confirming needs the right code; nothing changes before.
-	if _, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, application.ConfirmTwoFactor{Code: "123456"}); err == nil {
+	if _, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, accounts.ConfirmTwoFactor{Code: "123456"}); err == nil {
 		t.Fatal("confirmed without a setup")
 	}
-	setup, err := h.app.Commands.BeginTwoFactor.Handle(ctx, application.BeginTwoFactor{})
+	setup, err := h.app.Commands.BeginTwoFactor.Handle(ctx, accounts.BeginTwoFactor{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wrong, _ := totp.GenerateCode(setup.Secret, h.clock.Now().Add(-5*time.Minute))
 	var ve *domain.ValidationError
-	if _, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, application.ConfirmTwoFactor{Code: wrong}); !errors.As(err, &ve) {
+	if _, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, accounts.ConfirmTwoFactor{Code: wrong}); !errors.As(err, &ve) {
 		t.Fatalf("wrong confirmation code: %v", err)
 	}
 	if stored, _ := h.users.Get(context.Background(), u.ID()); stored.TwoFactorEnabled() {
 		t.Fatal("two-factor on before confirmation")
 	}
 	confirm, _ := totp.GenerateCode(setup.Secret, h.clock.Now())
-	codes, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, application.ConfirmTwoFactor{Code: confirm})
+	codes, err := h.app.Commands.ConfirmTwoFactor.Handle(ctx, accounts.ConfirmTwoFactor{Code: confirm})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +300,7 @@ func TestTwoFactorSignIn(t *testing.T) {
 	if ev := h.audit.of(audit.UserTwoFactorOn); len(ev) != 1 || ev[0].WorkspaceID != w {
 		t.Fatalf("two_factor_enabled events = %+v", ev)
 	}
-	if len(codes) != application.RecoveryCodeCount {
+	if len(codes) != accounts.RecoveryCodeCount {
 		t.Fatalf("%d recovery codes", len(codes))
 	}
 	seen := map[string]bool{}
@@ -308,29 +310,29 @@ func TestTwoFactorSignIn(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	if _, err := h.app.Commands.BeginTwoFactor.Handle(ctx, application.BeginTwoFactor{}); !errors.Is(err, domain.ErrConflict) {
+	if _, err := h.app.Commands.BeginTwoFactor.Handle(ctx, accounts.BeginTwoFactor{}); !errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("begin while on: %v", err)
 	}
 
-	attempt := func(code, recovery string) (application.SignedIn, error) {
-		return h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: goodPassword,
+	attempt := func(code, recovery string) (accounts.SignedIn, error) {
+		return h.app.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: goodPassword,
 			TOTPCode: code, RecoveryCode: recovery, IP: "203.0.113.7"})
 	}
 	sessionsBefore := len(h.sessions.forUser(u.ID()))
 	res, err := attempt("", "")
-	if !errors.Is(err, application.ErrTwoFactorRequired) || !res.NeedsTwoFactor || res.Token != "" {
+	if !errors.Is(err, accounts.ErrTwoFactorRequired) || !res.NeedsTwoFactor || res.Token != "" {
 		t.Fatalf("without a code: %+v %v", res, err)
 	}
 	if len(h.sessions.forUser(u.ID())) != sessionsBefore {
 		t.Fatal("a session was made before the second factor")
 	}
 	// A wrong password never reaches the code question.
-	if _, err := h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: "wrong one"}); !errors.Is(err, application.ErrInvalidCredentials) || errors.Is(err, application.ErrTwoFactorRequired) {
+	if _, err := h.app.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: "wrong one"}); !errors.Is(err, accounts.ErrInvalidCredentials) || errors.Is(err, accounts.ErrTwoFactorRequired) {
 		t.Fatalf("wrong password: %v", err)
 	}
 
 	// The code that confirmed the setup was spent: not again within its window.
-	if _, err := attempt(confirm, ""); !errors.Is(err, application.ErrInvalidTwoFactorCode) {
+	if _, err := attempt(confirm, ""); !errors.Is(err, accounts.ErrInvalidTwoFactorCode) {
 		t.Fatalf("replayed confirmation code: %v", err)
 	}
 	h.advance(30 * time.Second)
@@ -338,12 +340,12 @@ func TestTwoFactorSignIn(t *testing.T) {
 	if _, err := attempt(code, ""); err != nil {
 		t.Fatalf("fresh code: %v", err)
 	}
-	if _, err := attempt(code, ""); !errors.Is(err, application.ErrInvalidTwoFactorCode) {
+	if _, err := attempt(code, ""); !errors.Is(err, accounts.ErrInvalidTwoFactorCode) {
 		t.Fatalf("replayed code: %v", err)
 	}
 	// Still within the skew, an older code is refused too: its step is not newer than the last.
 	h.advance(30 * time.Second)
-	if _, err := attempt(code, ""); !errors.Is(err, application.ErrInvalidTwoFactorCode) {
+	if _, err := attempt(code, ""); !errors.Is(err, accounts.ErrInvalidTwoFactorCode) {
 		t.Fatalf("older code within the window: %v", err)
 	}
 	// A code of the next step (the phone's clock a little ahead) works once.
@@ -359,18 +361,18 @@ func TestTwoFactorSignIn(t *testing.T) {
 	if _, err := attempt("", strings.ToUpper(codes[3])); err != nil {
 		t.Fatalf("recovery code: %v", err)
 	}
-	if _, err := attempt("", codes[3]); !errors.Is(err, application.ErrInvalidTwoFactorCode) {
+	if _, err := attempt("", codes[3]); !errors.Is(err, accounts.ErrInvalidTwoFactorCode) {
 		t.Fatalf("recovery code again: %v", err)
 	}
-	if stored, _ := h.users.Get(context.Background(), u.ID()); stored.RecoveryCodesLeft() != application.RecoveryCodeCount-1 {
+	if stored, _ := h.users.Get(context.Background(), u.ID()); stored.RecoveryCodesLeft() != accounts.RecoveryCodeCount-1 {
 		t.Fatalf("%d recovery codes left", stored.RecoveryCodesLeft())
 	}
 
 	// Turning it off needs the password.
-	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, application.DisableTwoFactor{Password: "wrong one"}); !errors.Is(err, application.ErrInvalidCredentials) {
+	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: "wrong one"}); !errors.Is(err, accounts.ErrInvalidCredentials) {
 		t.Fatalf("disable with a wrong password: %v", err)
 	}
-	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, application.DisableTwoFactor{Password: goodPassword}); err != nil {
+	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: goodPassword}); err != nil {
 		t.Fatal(err)
 	}
 	if ev := h.audit.of(audit.UserTwoFactorOff); len(ev) != 1 {
@@ -389,12 +391,12 @@ func TestWrongTwoFactorCodesAreThrottled(t *testing.T) {
 	h.addUser(t, "ada@example.com", goodPassword, w)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	secret, _ := enableTwoFactor(t, h, asSession(t, h, in.Token))
-	for range application.SignInFailureLimit {
-		h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: "000000"})
+	for range accounts.SignInFailureLimit {
+		h.app.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: "000000"})
 	}
 	h.advance(time.Minute)
 	code, _ := totp.GenerateCode(secret, h.clock.Now())
-	if _, err := h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: code}); !errors.Is(err, application.ErrThrottled) {
+	if _, err := h.app.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: code}); !errors.Is(err, accounts.ErrThrottled) {
 		t.Fatalf("after ten wrong codes: %v", err)
 	}
 }
@@ -410,11 +412,11 @@ func TestFinishOIDC(t *testing.T) {
 	h.oidc.refusals["code-unverified"] = errors.New("email not verified")
 
 	h.oidc.down = true
-	if _, err := h.app.Commands.StartOIDC.Handle(ctx, application.StartOIDC{}); !errors.Is(err, application.ErrOIDCUnavailable) || !errors.Is(err, domain.ErrUnavailable) {
+	if _, err := h.app.Commands.StartOIDC.Handle(ctx, accounts.StartOIDC{}); !errors.Is(err, accounts.ErrOIDCUnavailable) || !errors.Is(err, domain.ErrUnavailable) {
 		t.Fatalf("provider down: %v, want ErrOIDCUnavailable", err)
 	}
 	h.oidc.down = false
-	start, err := h.app.Commands.StartOIDC.Handle(ctx, application.StartOIDC{})
+	start, err := h.app.Commands.StartOIDC.Handle(ctx, accounts.StartOIDC{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,14 +424,14 @@ func TestFinishOIDC(t *testing.T) {
 		!strings.Contains(start.URL, "state="+start.State) {
 		t.Fatalf("start = %+v", start)
 	}
-	finish := func(code string) (application.SignedIn, error) {
-		return h.app.Commands.FinishOIDC.Handle(ctx, application.FinishOIDC{Code: code, Verifier: start.Verifier, Nonce: start.Nonce, IP: "203.0.113.7"})
+	finish := func(code string) (accounts.SignedIn, error) {
+		return h.app.Commands.FinishOIDC.Handle(ctx, accounts.FinishOIDC{Code: code, Verifier: start.Verifier, Nonce: start.Nonce, IP: "203.0.113.7"})
 	}
 
-	if _, err := finish("code-unverified"); !errors.Is(err, application.ErrOIDCRefused) {
+	if _, err := finish("code-unverified"); !errors.Is(err, accounts.ErrOIDCRefused) {
 		t.Fatalf("unverified email: %v", err)
 	}
-	if _, err := finish("code-stranger"); !errors.Is(err, application.ErrNoAccount) {
+	if _, err := finish("code-stranger"); !errors.Is(err, accounts.ErrNoAccount) {
 		t.Fatalf("no account: %v", err)
 	}
 	if n, _ := h.users.Count(ctx); n != 1 {
@@ -452,7 +454,7 @@ func TestFinishOIDC(t *testing.T) {
 		t.Fatalf("by subject: %v", err)
 	}
 	// Another identity with the same email cannot take the linked account.
-	if _, err := finish("code-imposter"); !errors.Is(err, application.ErrOIDCRefused) {
+	if _, err := finish("code-imposter"); !errors.Is(err, accounts.ErrOIDCRefused) {
 		t.Fatalf("other subject, same email: %v", err)
 	}
 	if ev := h.audit.of(audit.UserSignedIn); len(ev) != 2 {
@@ -460,10 +462,10 @@ func TestFinishOIDC(t *testing.T) {
 	}
 
 	off := application.New(application.Deps{Users: h.users}, application.Settings{})
-	if _, err := off.Commands.StartOIDC.Handle(ctx, application.StartOIDC{}); !errors.Is(err, application.ErrOIDCNotConfigured) {
+	if _, err := off.Commands.StartOIDC.Handle(ctx, accounts.StartOIDC{}); !errors.Is(err, accounts.ErrOIDCNotConfigured) {
 		t.Fatalf("not configured: %v", err)
 	}
-	if _, err := off.Commands.FinishOIDC.Handle(ctx, application.FinishOIDC{Code: "code-ada"}); !errors.Is(err, application.ErrOIDCNotConfigured) {
+	if _, err := off.Commands.FinishOIDC.Handle(ctx, accounts.FinishOIDC{Code: "code-ada"}); !errors.Is(err, accounts.ErrOIDCNotConfigured) {
 		t.Fatalf("not configured: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/audit"
@@ -25,14 +26,14 @@ func TestPrincipalRequire(t *testing.T) {
 		{apikey.ScopeReadWrite, []access.Permission{access.Read, access.Write}, []access.Permission{access.ManageAccount}},
 		{apikey.ScopeAdmin, []access.Permission{access.Read, access.Write, access.ManageAccount}, nil},
 	} {
-		p := application.Principal{KeyID: "key_1", WorkspaceID: "wsp_1", Scope: tc.scope}
+		p := auth.Principal{KeyID: "key_1", WorkspaceID: "wsp_1", Scope: tc.scope}
 		for _, perm := range tc.allowed {
 			if err := p.Require(perm); err != nil {
 				t.Errorf("%s refused %s: %v", tc.scope, perm, err)
 			}
 		}
 		for _, perm := range tc.refused {
-			if err := p.Require(perm); !errors.Is(err, application.ErrForbidden) {
+			if err := p.Require(perm); !errors.Is(err, auth.ErrForbidden) {
 				t.Errorf("%s given %s: %v, want ErrForbidden", tc.scope, perm, err)
 			}
 		}
@@ -44,22 +45,7 @@ func TestPrincipalRequire(t *testing.T) {
 // checking would panic. Each handler is refused without a principal and with the strongest
 // grant short of its permission, and let through with the weakest grant that holds it.
 func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
-	needs := map[string]access.Permission{}
-	for _, n := range []string{"GetForm", "ListForms", "LastSubmissionTimes", "GetSubmission", "ListSubmissions", "GetWebhook", "ListWebhooks",
-		"ListDeliveries", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
-		"ExportSubmissions", "GetFormStats"} {
-		needs[n] = access.Read
-	}
-	for _, n := range []string{"CreateForm", "UpdateForm", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
-		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
-		"CreateIntegration", "DeleteIntegration"} {
-		needs[n] = access.Write
-	}
-	for _, n := range []string{"CreateAPIKey", "RevokeAPIKey", "ListAPIKeys", "GetWorkspace", "UpdateWorkspace", "ListMembers",
-		"ChangeMemberRole", "RemoveMember", "ListInvitations", "InviteMember", "WithdrawInvitation", "ListAuditEvents",
-		"PrivacyExport", "PrivacyErase"} {
-		needs[n] = access.ManageAccount
-	}
+	needs := permissionNeeded()
 	// Use cases with no principal to check: the operator's CLI and startup, the public form,
 	// background work, and the steps that establish who somebody is.
 	public := map[string]bool{"CreateWorkspace": true, "EnsureDefaultWorkspace": true, "ListWorkspaces": true,
@@ -71,18 +57,18 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 		// Jobs of the server itself (serve's schedule, the CLI), never reachable from a request.
 		"RunRetention": true, "ReindexPrivacy": true}
 
-	key := func(s apikey.Scope) application.Principal {
-		return application.Principal{WorkspaceID: "wsp_a", KeyID: "key_1", Scope: s, Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_1"}}
+	key := func(s apikey.Scope) auth.Principal {
+		return auth.Principal{WorkspaceID: "wsp_a", KeyID: "key_1", Scope: s, Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_1"}}
 	}
-	role := func(r member.Role) application.Principal {
-		return application.Principal{WorkspaceID: "wsp_a", Role: r, Actor: audit.Actor{Type: audit.ActorUser, ID: "usr_1"}}
+	role := func(r member.Role) auth.Principal {
+		return auth.Principal{WorkspaceID: "wsp_a", Role: r, Actor: audit.Actor{Type: audit.ActorUser, ID: "usr_1"}}
 	}
-	refused := map[access.Permission][]application.Principal{
+	refused := map[access.Permission][]auth.Principal{
 		access.Read:          {{WorkspaceID: "wsp_a", Actor: audit.Actor{Type: audit.ActorUser, ID: "usr_1"}}},
 		access.Write:         {key(apikey.ScopeReadOnly), role(member.RoleViewer)},
 		access.ManageAccount: {key(apikey.ScopeReadWrite), role(member.RoleEditor)},
 	}
-	allowed := map[access.Permission][]application.Principal{
+	allowed := map[access.Permission][]auth.Principal{
 		access.Read:          {key(apikey.ScopeReadOnly), role(member.RoleViewer)},
 		access.Write:         {key(apikey.ScopeReadWrite), role(member.RoleEditor)},
 		access.ManageAccount: {key(apikey.ScopeAdmin), role(member.RoleAdmin)},
@@ -112,16 +98,16 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 				err, _ = out[len(out)-1].Interface().(error)
 				return err, false
 			}
-			if err, reached := call(context.Background()); reached || !errors.Is(err, application.ErrForbidden) {
+			if err, reached := call(context.Background()); reached || !errors.Is(err, auth.ErrForbidden) {
 				t.Errorf("%s without a principal: %v (reached its ports: %v), want ErrForbidden", name, err, reached)
 			}
 			for _, p := range refused[perm] {
-				if err, reached := call(application.WithPrincipal(context.Background(), p)); reached || !errors.Is(err, application.ErrForbidden) {
+				if err, reached := call(auth.WithPrincipal(context.Background(), p)); reached || !errors.Is(err, auth.ErrForbidden) {
 					t.Errorf("%s as %s%s: %v (reached its ports: %v), want ErrForbidden", name, p.Scope, p.Role, err, reached)
 				}
 			}
 			for _, p := range allowed[perm] {
-				if err, _ := call(application.WithPrincipal(context.Background(), p)); errors.Is(err, application.ErrForbidden) {
+				if err, _ := call(auth.WithPrincipal(context.Background(), p)); errors.Is(err, auth.ErrForbidden) {
 					t.Errorf("%s as %s%s refused: %v", name, p.Scope, p.Role, err)
 				}
 			}
@@ -131,4 +117,25 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 	if checked != len(needs) {
 		t.Errorf("checked %d use cases, want %d: a listed one is missing from the application", checked, len(needs))
 	}
+}
+
+// permissionNeeded names the permission of every use case that acts for a principal.
+func permissionNeeded() map[string]access.Permission {
+	needs := map[string]access.Permission{}
+	for _, n := range []string{"GetForm", "ListForms", "LastSubmissionTimes", "GetSubmission", "ListSubmissions", "GetWebhook", "ListWebhooks",
+		"ListDeliveries", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
+		"ExportSubmissions", "GetFormStats"} {
+		needs[n] = access.Read
+	}
+	for _, n := range []string{"CreateForm", "UpdateForm", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
+		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
+		"CreateIntegration", "DeleteIntegration"} {
+		needs[n] = access.Write
+	}
+	for _, n := range []string{"CreateAPIKey", "RevokeAPIKey", "ListAPIKeys", "GetWorkspace", "UpdateWorkspace", "ListMembers",
+		"ChangeMemberRole", "RemoveMember", "ListInvitations", "InviteMember", "WithdrawInvitation", "ListAuditEvents",
+		"PrivacyExport", "PrivacyErase"} {
+		needs[n] = access.ManageAccount
+	}
+	return needs
 }

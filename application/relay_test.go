@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/relay"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/ports"
 )
@@ -113,7 +113,7 @@ func (l *memLease) Acquire(context.Context) (func(), error) {
 }
 
 type recordingObserver struct {
-	application.NopRelayObserver
+	relay.NopRelayObserver
 	mu       sync.Mutex
 	failures []string
 }
@@ -124,7 +124,7 @@ func (o *recordingObserver) Failed(step string, _ error, _ int, _ time.Duration)
 	o.mu.Unlock()
 }
 
-func runRelay(t *testing.T, r *application.Relay, until func() bool) {
+func runRelay(t *testing.T, r *relay.Relay, until func() bool) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -147,8 +147,8 @@ func runRelay(t *testing.T, r *application.Relay, until func() bool) {
 func TestRelayPublishesInOrderAndMarksAfterAck(t *testing.T) {
 	o := newMemOutbox(25)
 	p := &memPublisher{outbox: o}
-	r := application.NewRelay(o, p, &memLease{}, &fixedClock{now: time.Unix(1e9, 0)},
-		application.RelayConfig{Batch: 10, Poll: time.Millisecond}, nil)
+	r := relay.NewRelay(o, p, &memLease{}, &fixedClock{now: time.Unix(1e9, 0)},
+		relay.RelayConfig{Batch: 10, Poll: time.Millisecond}, nil)
 	runRelay(t, r, func() bool { return o.markedCount() == 25 })
 
 	want := make([]string, 25)
@@ -171,8 +171,8 @@ func TestRelayRetriesFailedPublishWithoutMarking(t *testing.T) {
 	p := &memPublisher{outbox: o, failures: 3}
 	obs := &recordingObserver{}
 	var marksWhileFailing []int
-	r := application.NewRelay(o, p, &memLease{}, &fixedClock{now: time.Unix(1e9, 0)},
-		application.RelayConfig{Batch: 5, Poll: time.Millisecond, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}, obs)
+	r := relay.NewRelay(o, p, &memLease{}, &fixedClock{now: time.Unix(1e9, 0)},
+		relay.RelayConfig{Batch: 5, Poll: time.Millisecond, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}, obs)
 	runRelay(t, r, func() bool {
 		p.mu.Lock()
 		failing := p.failures > 0
@@ -203,8 +203,8 @@ func TestRelayRepublishesWhenMarkFails(t *testing.T) {
 	o := newMemOutbox(3)
 	o.markErrs = 1
 	p := &memPublisher{outbox: o}
-	r := application.NewRelay(o, p, &memLease{}, &fixedClock{now: time.Unix(1e9, 0)},
-		application.RelayConfig{Batch: 10, Poll: time.Millisecond, MinBackoff: time.Millisecond}, nil)
+	r := relay.NewRelay(o, p, &memLease{}, &fixedClock{now: time.Unix(1e9, 0)},
+		relay.RelayConfig{Batch: 10, Poll: time.Millisecond, MinBackoff: time.Millisecond}, nil)
 	runRelay(t, r, func() bool { return o.markedCount() == 3 })
 	// At least once: the acknowledged batch whose mark failed is published again, whole and in order.
 	want := []string{"evt_0000", "evt_0001", "evt_0002", "evt_0000", "evt_0001", "evt_0002"}
@@ -218,8 +218,8 @@ func TestRelayWaitsForLease(t *testing.T) {
 	p := &memPublisher{outbox: o}
 	lease := &memLease{}
 	lease.mu.Lock() // another relay holds it
-	r := application.NewRelay(o, p, lease, &fixedClock{now: time.Unix(1e9, 0)},
-		application.RelayConfig{Poll: time.Millisecond}, nil)
+	r := relay.NewRelay(o, p, lease, &fixedClock{now: time.Unix(1e9, 0)},
+		relay.RelayConfig{Poll: time.Millisecond}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()

@@ -16,6 +16,8 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
@@ -61,8 +63,8 @@ func newStore(t *testing.T, db *persistence.DB) *store {
 		files:   files, clock: &fixedClock{now: t0}, ids: &seqIDs{}}
 }
 
-func (s *store) retentionJob(batch int) application.RunRetentionHandler {
-	return application.NewRunRetentionHandler(s.workspaces, s.forms, s.retention, s.files, s.audit, s.sessions, nil, nil, s.ids, s.clock, batch)
+func (s *store) retentionJob(batch int) workspaceapp.RunRetentionHandler {
+	return workspaceapp.NewRunRetentionHandler(s.workspaces, s.forms, s.retention, s.files, s.audit, s.sessions, nil, nil, s.ids, s.clock, batch)
 }
 
 func (s *store) workspace(t *testing.T, plan workspace.Plan) *workspace.Workspace {
@@ -198,9 +200,9 @@ func (s *store) fileExists(key string) bool {
 	return err == nil
 }
 
-func (s *store) run(t *testing.T, job application.RunRetentionHandler) application.RetentionResult {
+func (s *store) run(t *testing.T, job workspaceapp.RunRetentionHandler) workspaceapp.RetentionResult {
 	t.Helper()
-	r, err := job.Handle(context.Background(), application.RunRetention{})
+	r, err := job.Handle(context.Background(), workspaceapp.RunRetention{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +306,7 @@ func TestRetentionByPlan(t *testing.T) {
 			t.Error("an audit event younger than 400 days was purged")
 		}
 		// A second pass finds nothing and records nothing.
-		if r := s.run(t, s.retentionJob(7)); r != (application.RetentionResult{}) {
+		if r := s.run(t, s.retentionJob(7)); r != (workspaceapp.RetentionResult{}) {
 			t.Errorf("second pass = %+v, want nothing", r)
 		}
 		if n := s.retentionEvents(t, free.ID()); n != 1 {
@@ -356,7 +358,7 @@ func TestRetentionUpgradeOrReactivationCancelsDeletion(t *testing.T) {
 		s.change(t, cancelled.ID(), workspace.Settings{Status: &active})
 
 		s.clock.now = t0.Add(120 * day)
-		if r := s.run(t, s.retentionJob(0)); r != (application.RetentionResult{}) {
+		if r := s.run(t, s.retentionJob(0)); r != (workspaceapp.RetentionResult{}) {
 			t.Fatalf("pass = %+v, want nothing deleted", r)
 		}
 		if !s.has(t, oldGrowth) || !s.has(t, kept) {
@@ -386,7 +388,7 @@ func TestRetentionDeletesCancelledWorkspaceAfterNinetyDays(t *testing.T) {
 		s.change(t, w.ID(), workspace.Settings{Status: &cancel})
 
 		s.clock.now = t0.Add(90*day - time.Millisecond)
-		if r := s.run(t, s.retentionJob(5)); r != (application.RetentionResult{}) {
+		if r := s.run(t, s.retentionJob(5)); r != (workspaceapp.RetentionResult{}) {
 			t.Fatalf("before 90 days: %+v", r)
 		}
 		s.clock.now = t0.Add(90 * day)
@@ -425,7 +427,7 @@ func TestRetentionDeletesCancelledWorkspaceAfterNinetyDays(t *testing.T) {
 			t.Error("another workspace lost data")
 		}
 		// Already deleted: the next pass counts nothing.
-		if r := s.run(t, s.retentionJob(5)); r != (application.RetentionResult{}) {
+		if r := s.run(t, s.retentionJob(5)); r != (workspaceapp.RetentionResult{}) {
 			t.Errorf("next pass = %+v", r)
 		}
 	})
@@ -522,17 +524,17 @@ func TestPrivacyEraseAcrossFormsDeletesFiles(t *testing.T) {
 		a, aKey := s.capture(t, f1, t0.Add(-2*day), "Jane@Example.org", true)
 		b, bKey := s.capture(t, f2, t0.Add(-day), "jane@example.org", true)
 		other, otherKey := s.capture(t, f2, t0, "john@example.org", true)
-		ctx := application.WithPrincipal(context.Background(), application.Principal{WorkspaceID: w.ID(), Scope: "admin",
+		ctx := auth.WithPrincipal(context.Background(), auth.Principal{WorkspaceID: w.ID(), Scope: "admin",
 			Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_1", Name: "admin"}})
 
-		exported, err := app.Queries.PrivacyExport.Handle(ctx, application.PrivacyExport{Email: " JANE@example.org"})
+		exported, err := app.Queries.PrivacyExport.Handle(ctx, workspaceapp.PrivacyExport{Email: " JANE@example.org"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(exported.Submissions) != 2 || exported.Submissions[0].ID() != a.ID() || exported.Submissions[1].ID() != b.ID() {
 			t.Fatalf("exported %d submissions", len(exported.Submissions))
 		}
-		erased, err := app.Commands.PrivacyErase.Handle(ctx, application.PrivacyErase{Email: "jane@example.org"})
+		erased, err := app.Commands.PrivacyErase.Handle(ctx, workspaceapp.PrivacyErase{Email: "jane@example.org"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -546,11 +548,11 @@ func TestPrivacyEraseAcrossFormsDeletesFiles(t *testing.T) {
 			t.Errorf("tombstones %v, want %s and %s (and not %s)", ids, a.ID(), b.ID(), other.ID())
 		}
 		// Only an account manager may ask.
-		rw := application.WithPrincipal(context.Background(), application.Principal{WorkspaceID: w.ID(), Scope: "read-write"})
-		if _, err := app.Commands.PrivacyErase.Handle(rw, application.PrivacyErase{Email: "john@example.org"}); !errors.Is(err, application.ErrForbidden) {
+		rw := auth.WithPrincipal(context.Background(), auth.Principal{WorkspaceID: w.ID(), Scope: "read-write"})
+		if _, err := app.Commands.PrivacyErase.Handle(rw, workspaceapp.PrivacyErase{Email: "john@example.org"}); !errors.Is(err, auth.ErrForbidden) {
 			t.Errorf("read-write erase: %v, want ErrForbidden", err)
 		}
-		if _, err := app.Queries.PrivacyExport.Handle(context.Background(), application.PrivacyExport{Email: "john@example.org"}); !errors.Is(err, application.ErrForbidden) {
+		if _, err := app.Queries.PrivacyExport.Handle(context.Background(), workspaceapp.PrivacyExport{Email: "john@example.org"}); !errors.Is(err, auth.ErrForbidden) {
 			t.Errorf("export without a principal: %v, want ErrForbidden", err)
 		}
 	})
@@ -593,9 +595,9 @@ func TestPacedRetentionRestsOnlyWhileCapturesCompete(t *testing.T) {
 			s.capture(t, f, t0.Add(-400*day+time.Duration(i)*time.Second), "", false)
 		}
 		store := &pacedStore{RetentionStore: s.retention, delay: delay, busy: busy}
-		job := application.NewRunRetentionHandler(s.workspaces, s.forms, store, s.files, s.audit, s.sessions, nil, nil, s.ids, s.clock, 10)
+		job := workspaceapp.NewRunRetentionHandler(s.workspaces, s.forms, store, s.files, s.audit, s.sessions, nil, nil, s.ids, s.clock, 10)
 		start := time.Now()
-		r, err := job.Handle(context.Background(), application.RunRetention{Rest: rest})
+		r, err := job.Handle(context.Background(), workspaceapp.RunRetention{Rest: rest})
 		took := time.Since(start)
 		if err != nil || r.SubmissionsDeleted != batches*10 {
 			t.Fatalf("busy=%v: deleted %d, %v", busy, r.SubmissionsDeleted, err)

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	workflowsapp "github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/event"
@@ -269,8 +270,8 @@ type runsWorld struct {
 	order        []string
 	form         *form.Form
 	sub          *submission.Submission
-	starter      *application.RunStarter
-	engine       *application.RunEngine
+	starter      *workflowsapp.RunStarter
+	engine       *workflowsapp.RunEngine
 }
 
 var runsT0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -316,9 +317,9 @@ func newRunsWorld(t *testing.T) *runsWorld {
 		w.runners[typ] = r
 		runners[typ] = r
 	}
-	w.starter = application.NewRunStarter(w.workflows, w.forms, w.runs, w.ids, w.clock, nil)
-	w.engine = application.NewRunEngine(application.RunEngineDeps{Runs: w.runs, Forms: w.forms, Submissions: w.submissions,
-		Integrations: w.integrations, Clock: w.clock}, runners, application.RunEngineConfig{Retry: testSchedule}, nil)
+	w.starter = workflowsapp.NewRunStarter(w.workflows, w.forms, w.runs, w.ids, w.clock, nil)
+	w.engine = workflowsapp.NewRunEngine(workflowsapp.RunEngineDeps{Runs: w.runs, Forms: w.forms, Submissions: w.submissions,
+		Integrations: w.integrations, Clock: w.clock}, runners, workflowsapp.RunEngineConfig{Retry: testSchedule}, nil)
 	return w
 }
 
@@ -479,28 +480,31 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 		t.Fatalf("the other workflow's run: %v", succeeded)
 	}
 
-	retry := application.NewRetryRunHandler(w.workflows, w.runs, w.clock)
+	retry := workflowsapp.NewRetryRunHandler(w.workflows, w.runs, w.clock)
 	w.clock.now = w.clock.now.Add(time.Hour)
-	if _, err := retry.Handle(as("wsp_a", apikey.ScopeReadOnly), application.RetryRun{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, application.ErrForbidden) {
+	if _, err := retry.Handle(as("wsp_a", apikey.ScopeReadOnly), workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, auth.ErrForbidden) {
 		t.Fatalf("a read-only key: %v", err)
 	}
-	for name, cmd := range map[string]application.RetryRun{
-		"another workspace":     {WorkspaceID: "wsp_b", WorkflowID: wf.ID(), ID: failed.ID()},
-		"another workflow":      {WorkspaceID: "wsp_a", WorkflowID: other.ID(), ID: failed.ID()},
-		"an unknown run":        {WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: "run_nope"},
-		"an unknown workflow":   {WorkspaceID: "wsp_a", WorkflowID: "wfl_nope", ID: failed.ID()},
-		"another workspace key": {WorkspaceID: "wsp_b", WorkflowID: "wfl_nope", ID: failed.ID()},
+	for name, c := range map[string]struct {
+		ws  string
+		cmd workflowsapp.RetryRun
+	}{
+		"another workspace":     {"wsp_b", workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()}},
+		"another workflow":      {"wsp_a", workflowsapp.RetryRun{WorkflowID: other.ID(), ID: failed.ID()}},
+		"an unknown run":        {"wsp_a", workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: "run_nope"}},
+		"an unknown workflow":   {"wsp_a", workflowsapp.RetryRun{WorkflowID: "wfl_nope", ID: failed.ID()}},
+		"another workspace key": {"wsp_b", workflowsapp.RetryRun{WorkflowID: "wfl_nope", ID: failed.ID()}},
 	} {
-		if _, err := retry.Handle(ctx, cmd); !errors.Is(err, domain.ErrNotFound) {
+		if _, err := retry.Handle(as(c.ws, apikey.ScopeAdmin), c.cmd); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("%s: %v, want not found", name, err)
 		}
 	}
-	_, err := retry.Handle(ctx, application.RetryRun{WorkspaceID: "wsp_a", WorkflowID: other.ID(), ID: succeeded.ID()})
+	_, err := retry.Handle(ctx, workflowsapp.RetryRun{WorkflowID: other.ID(), ID: succeeded.ID()})
 	if !errors.Is(err, workflow.ErrRunNotFailed) || !errors.Is(err, domain.ErrConflict) {
 		t.Fatalf("retry of a succeeded run: %v, want a conflict", err)
 	}
 
-	got, err := retry.Handle(ctx, application.RetryRun{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: failed.ID()})
+	got, err := retry.Handle(ctx, workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +512,7 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 		t.Fatalf("after the retry: %s next %v finished %v", got.Status(), got.NextAttemptAt(), got.FinishedAt())
 	}
 	// Queued again, not yet run: a second retry is refused until it fails again.
-	if _, err := retry.Handle(ctx, application.RetryRun{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, workflow.ErrRunNotFailed) {
+	if _, err := retry.Handle(ctx, workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, workflow.ErrRunNotFailed) {
 		t.Fatalf("retry of a queued run: %v", err)
 	}
 
@@ -663,7 +667,7 @@ func TestRunsOfDeletedWorkflowFinish(t *testing.T) {
 		t.Fatalf("fallback values %v", in.Fields)
 	}
 	// The list query 404s for the deleted workflow.
-	_, _, err := application.NewListRunsHandler(w.workflows, w.runs).Handle(as("wsp_a", apikey.ScopeReadOnly), application.ListRuns{WorkspaceID: "wsp_a", WorkflowID: wf.ID(), Page: ports.Page{Limit: 10}})
+	_, _, err := workflowsapp.NewListRunsHandler(w.workflows, w.runs).Handle(as("wsp_a", apikey.ScopeReadOnly), workflowsapp.ListRuns{WorkflowID: wf.ID(), Page: ports.Page{Limit: 10}})
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("list runs of deleted workflow: %v", err)
 	}

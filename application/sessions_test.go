@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/formward/formward/ports"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	authapp "github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/session"
@@ -17,9 +19,9 @@ import (
 
 const goodPassword = "plum tuesday lantern 42"
 
-func signIn(t *testing.T, h *accountsHarness, email, password string) application.SignedIn {
+func signIn(t *testing.T, h *accountsHarness, email, password string) accounts.SignedIn {
 	t.Helper()
-	in, err := h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: email, Password: password, IP: "203.0.113.7"})
+	in, err := h.app.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: email, Password: password, IP: "203.0.113.7"})
 	if err != nil {
 		t.Fatalf("sign in %s: %v", email, err)
 	}
@@ -30,11 +32,11 @@ func signIn(t *testing.T, h *accountsHarness, email, password string) applicatio
 // adapter builds it.
 func asSession(t *testing.T, h *accountsHarness, token string) context.Context {
 	t.Helper()
-	sp, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: token, IP: "203.0.113.7"})
+	sp, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: token, IP: "203.0.113.7"})
 	if err != nil {
 		t.Fatalf("authenticate session: %v", err)
 	}
-	return application.WithPrincipal(context.Background(), sp.Principal)
+	return authapp.WithPrincipal(context.Background(), sp.Principal)
 }
 
 func TestSignInStartsASessionKeptAsAHash(t *testing.T) {
@@ -43,14 +45,14 @@ func TestSignInStartsASessionKeptAsAHash(t *testing.T) {
 	u := h.addUser(t, "ada@example.com", goodPassword, w1, w2)
 
 	in, err := h.app.Commands.SignIn.Handle(context.Background(),
-		application.SignIn{Email: "  Ada@Example.com ", Password: goodPassword, IP: "203.0.113.7"})
+		accounts.SignIn{Email: "  Ada@Example.com ", Password: goodPassword, IP: "203.0.113.7"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(in.Token) < 43 || in.User.ID() != u.ID() || in.Session.UserID() != u.ID() || in.Session.WorkspaceID() != w1 {
 		t.Fatalf("signed in = %+v", in)
 	}
-	if !strings.HasPrefix(in.Session.ID(), application.PrefixSession+"_") {
+	if !strings.HasPrefix(in.Session.ID(), ports.PrefixSession+"_") {
 		t.Fatalf("session ID %q", in.Session.ID())
 	}
 	stored := h.sessions.forUser(u.ID())
@@ -69,7 +71,7 @@ func TestSignInStartsASessionKeptAsAHash(t *testing.T) {
 		}
 	}
 
-	sp, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token})
+	sp, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +97,12 @@ func TestSignInGivesNothingAwayAboutAccounts(t *testing.T) {
 
 	ctx := context.Background()
 	h.passwords.reset()
-	_, wrongErr := h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: "ada@example.com", Password: "not the password", IP: "198.51.100.1"})
+	_, wrongErr := h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "ada@example.com", Password: "not the password", IP: "198.51.100.1"})
 	wrong := h.passwords.reset()
-	_, unknownErr := h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: "bob@example.com", Password: "not the password", IP: "198.51.100.1"})
+	_, unknownErr := h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "bob@example.com", Password: "not the password", IP: "198.51.100.1"})
 	unknown := h.passwords.reset()
 
-	if !errors.Is(wrongErr, application.ErrInvalidCredentials) || !errors.Is(unknownErr, application.ErrInvalidCredentials) {
+	if !errors.Is(wrongErr, accounts.ErrInvalidCredentials) || !errors.Is(unknownErr, accounts.ErrInvalidCredentials) {
 		t.Fatalf("errors: %v / %v", wrongErr, unknownErr)
 	}
 	if wrongErr.Error() != unknownErr.Error() {
@@ -111,7 +113,7 @@ func TestSignInGivesNothingAwayAboutAccounts(t *testing.T) {
 		t.Fatalf("verifications: wrong password %q, unknown email %q; want one each, same parameters", wrong, unknown)
 	}
 	// A second unknown email reuses the dummy hash computed once.
-	h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: "eve@example.com", Password: "x"})
+	h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "eve@example.com", Password: "x"})
 	if again := h.passwords.reset(); len(again) != 1 || again[0] != unknown[0] {
 		t.Fatalf("dummy hash not reused: %q vs %q", again, unknown)
 	}
@@ -134,21 +136,21 @@ func TestSignInThrottlesPerAccount(t *testing.T) {
 	ctx := context.Background()
 	start := h.clock.Now()
 	// Ten failures a minute apart, each from another address.
-	for i := range application.SignInFailureLimit {
-		_, err := h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: "ada@example.com", Password: "wrong password",
+	for i := range accounts.SignInFailureLimit {
+		_, err := h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "ada@example.com", Password: "wrong password",
 			IP: fmt.Sprintf("192.0.2.%d", i+1)})
-		if !errors.Is(err, application.ErrInvalidCredentials) {
+		if !errors.Is(err, accounts.ErrInvalidCredentials) {
 			t.Fatalf("failure %d: %v", i+1, err)
 		}
 		h.advance(time.Minute)
 	}
 	// Now even the right password is refused, until the oldest failure is 15 minutes old.
-	_, err := h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: "ada@example.com", Password: goodPassword, IP: "192.0.2.200"})
-	var te *application.ThrottledError
-	if !errors.As(err, &te) || !errors.Is(err, application.ErrThrottled) {
+	_, err := h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "ada@example.com", Password: goodPassword, IP: "192.0.2.200"})
+	var te *accounts.ThrottledError
+	if !errors.As(err, &te) || !errors.Is(err, accounts.ErrThrottled) {
 		t.Fatalf("11th attempt: %v", err)
 	}
-	if want := start.Add(application.SignInWindow).Sub(h.clock.Now()); te.RetryAfter != want {
+	if want := start.Add(accounts.SignInWindow).Sub(h.clock.Now()); te.RetryAfter != want {
 		t.Fatalf("RetryAfter = %v, want %v", te.RetryAfter, want)
 	}
 	// Another account from the same addresses is not affected.
@@ -165,25 +167,25 @@ func TestSignInThrottlesPerIP(t *testing.T) {
 	h.addUser(t, "ada@example.com", goodPassword, w)
 	ctx := context.Background()
 	start := h.clock.Now()
-	for i := range application.SignInFailureLimit {
+	for i := range accounts.SignInFailureLimit {
 		// A different (unknown) account every time, from one address.
-		_, err := h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: fmt.Sprintf("guess%d@example.com", i),
+		_, err := h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: fmt.Sprintf("guess%d@example.com", i),
 			Password: "wrong password", IP: "198.51.100.9"})
-		if !errors.Is(err, application.ErrInvalidCredentials) {
+		if !errors.Is(err, accounts.ErrInvalidCredentials) {
 			t.Fatal(err)
 		}
 		h.advance(30 * time.Second)
 	}
-	_, err := h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: "ada@example.com", Password: goodPassword, IP: "198.51.100.9"})
-	var te *application.ThrottledError
+	_, err := h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "ada@example.com", Password: goodPassword, IP: "198.51.100.9"})
+	var te *accounts.ThrottledError
 	if !errors.As(err, &te) {
 		t.Fatalf("from the throttled address: %v", err)
 	}
-	if want := start.Add(application.SignInWindow).Sub(h.clock.Now()); te.RetryAfter != want {
+	if want := start.Add(accounts.SignInWindow).Sub(h.clock.Now()); te.RetryAfter != want {
 		t.Fatalf("RetryAfter = %v, want %v", te.RetryAfter, want)
 	}
 	// The same account from another address signs in.
-	if _, err := h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: "ada@example.com", Password: goodPassword, IP: "198.51.100.10"}); err != nil {
+	if _, err := h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "ada@example.com", Password: goodPassword, IP: "198.51.100.10"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -194,7 +196,7 @@ func TestSessionExpiresWhenIdle(t *testing.T) {
 	h.addUser(t, "ada@example.com", goodPassword, w)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	auth := func() error {
-		_, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token})
+		_, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token})
 		return err
 	}
 	// Activity within 12 hours keeps it alive.
@@ -205,7 +207,7 @@ func TestSessionExpiresWhenIdle(t *testing.T) {
 		}
 	}
 	h.advance(session.IdleTimeout)
-	if err := auth(); !errors.Is(err, application.ErrUnauthenticated) {
+	if err := auth(); !errors.Is(err, authapp.ErrUnauthenticated) {
 		t.Fatalf("idle session: %v", err)
 	}
 	if len(h.sessions.byID) != 0 {
@@ -221,12 +223,12 @@ func TestSessionEndsAfterThirtyDaysWhateverTheActivity(t *testing.T) {
 	started := h.clock.Now()
 	for h.clock.Now().Add(10 * time.Hour).Before(started.Add(session.AbsoluteTimeout)) {
 		h.advance(10 * time.Hour)
-		if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token}); err != nil {
+		if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token}); err != nil {
 			t.Fatalf("at %v: %v", h.clock.Now().Sub(started), err)
 		}
 	}
 	h.clock.now = started.Add(session.AbsoluteTimeout)
-	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token}); !errors.Is(err, application.ErrUnauthenticated) {
+	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token}); !errors.Is(err, authapp.ErrUnauthenticated) {
 		t.Fatalf("after 30 days: %v", err)
 	}
 }
@@ -238,7 +240,7 @@ func TestAuthenticateSessionTouchesAtMostOnceAMinute(t *testing.T) {
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	for range 5 {
 		h.advance(10 * time.Second)
-		if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token}); err != nil {
+		if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -246,7 +248,7 @@ func TestAuthenticateSessionTouchesAtMostOnceAMinute(t *testing.T) {
 		t.Fatalf("%d touches within the first minute", h.sessions.touches)
 	}
 	h.advance(20 * time.Second)
-	sp, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token})
+	sp, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +260,7 @@ func TestAuthenticateSessionTouchesAtMostOnceAMinute(t *testing.T) {
 func TestAuthenticateSessionRefusesUnknownTokens(t *testing.T) {
 	h := newAccountsHarness(t)
 	for _, token := range []string{"", "nonsense", strings.Repeat("A", 43)} {
-		if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: token}); !errors.Is(err, application.ErrUnauthenticated) {
+		if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: token}); !errors.Is(err, authapp.ErrUnauthenticated) {
 			t.Fatalf("%q: %v", token, err)
 		}
 	}
@@ -271,26 +273,26 @@ func TestSwitchWorkspaceOnlyToAMembersWorkspace(t *testing.T) {
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	ctx := asSession(t, h, in.Token)
 
-	if err := h.app.Commands.SwitchWorkspace.Handle(ctx, application.SwitchWorkspace{WorkspaceID: w2}); err != nil {
+	if err := h.app.Commands.SwitchWorkspace.Handle(ctx, accounts.SwitchWorkspace{WorkspaceID: w2}); err != nil {
 		t.Fatal(err)
 	}
-	sp, _ := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token})
+	sp, _ := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token})
 	if sp.Principal.WorkspaceID != w2 || sp.Principal.Role != member.RoleEditor {
 		t.Fatalf("after switching: %+v", sp.Principal)
 	}
 	for _, target := range []string{other, "wsp_missing", ""} {
-		if err := h.app.Commands.SwitchWorkspace.Handle(ctx, application.SwitchWorkspace{WorkspaceID: target}); !errors.Is(err, application.ErrForbidden) {
+		if err := h.app.Commands.SwitchWorkspace.Handle(ctx, accounts.SwitchWorkspace{WorkspaceID: target}); !errors.Is(err, authapp.ErrForbidden) {
 			t.Fatalf("switch to %q: %v", target, err)
 		}
 	}
-	sp, _ = h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token})
+	sp, _ = h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token})
 	if sp.Principal.WorkspaceID != w2 {
 		t.Fatalf("a refused switch moved the session to %q", sp.Principal.WorkspaceID)
 	}
 	// An API key principal has no session to switch.
-	keyCtx := application.WithPrincipal(context.Background(), application.Principal{WorkspaceID: w1, KeyID: "key_1",
+	keyCtx := authapp.WithPrincipal(context.Background(), authapp.Principal{WorkspaceID: w1, KeyID: "key_1",
 		Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_1"}})
-	if err := h.app.Commands.SwitchWorkspace.Handle(keyCtx, application.SwitchWorkspace{WorkspaceID: w1}); !errors.Is(err, application.ErrForbidden) {
+	if err := h.app.Commands.SwitchWorkspace.Handle(keyCtx, accounts.SwitchWorkspace{WorkspaceID: w1}); !errors.Is(err, authapp.ErrForbidden) {
 		t.Fatalf("API key: %v", err)
 	}
 }
@@ -302,7 +304,7 @@ func TestSessionWithoutMembership(t *testing.T) {
 	w := h.addWorkspace(t, "Acme")
 	u := h.addUser(t, "ada@example.com", goodPassword)
 	in := signIn(t, h, "ada@example.com", goodPassword)
-	sp, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token})
+	sp, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +314,7 @@ func TestSessionWithoutMembership(t *testing.T) {
 	// Invited later: the session moves to the new workspace.
 	m, _ := member.New("mem_x", w, u.ID(), member.RoleViewer, h.clock.Now())
 	h.memberships.Create(context.Background(), m)
-	sp, _ = h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token})
+	sp, _ = h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token})
 	if sp.Principal.WorkspaceID != w || sp.Principal.Role != member.RoleViewer {
 		t.Fatalf("after joining: %+v", sp.Principal)
 	}
@@ -320,7 +322,7 @@ func TestSessionWithoutMembership(t *testing.T) {
 	if err := h.memberships.Delete(context.Background(), w, "mem_x", func(*member.Membership, int) ([]audit.Event, error) { return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: in.Token}); !errors.Is(err, application.ErrUnauthenticated) {
+	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token}); !errors.Is(err, authapp.ErrUnauthenticated) {
 		t.Fatalf("after removal: %v", err)
 	}
 }
@@ -331,27 +333,27 @@ func TestSignOutAndSignOutEverywhere(t *testing.T) {
 	u := h.addUser(t, "ada@example.com", goodPassword, w)
 	a, b, c := signIn(t, h, "ada@example.com", goodPassword), signIn(t, h, "ada@example.com", goodPassword), signIn(t, h, "ada@example.com", goodPassword)
 
-	if err := h.app.Commands.SignOut.Handle(context.Background(), application.SignOut{Token: a.Token}); err != nil {
+	if err := h.app.Commands.SignOut.Handle(context.Background(), accounts.SignOut{Token: a.Token}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: a.Token}); !errors.Is(err, application.ErrUnauthenticated) {
+	if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: a.Token}); !errors.Is(err, authapp.ErrUnauthenticated) {
 		t.Fatalf("signed-out session: %v", err)
 	}
-	if err := h.app.Commands.SignOut.Handle(context.Background(), application.SignOut{Token: a.Token}); err != nil {
+	if err := h.app.Commands.SignOut.Handle(context.Background(), accounts.SignOut{Token: a.Token}); err != nil {
 		t.Fatalf("signing out twice: %v", err)
 	}
 	if n := len(h.sessions.forUser(u.ID())); n != 2 {
 		t.Fatalf("%d sessions left, want 2", n)
 	}
-	if err := h.app.Commands.SignOutEverywhere.Handle(asSession(t, h, b.Token), application.SignOutEverywhere{}); err != nil {
+	if err := h.app.Commands.SignOutEverywhere.Handle(asSession(t, h, b.Token), accounts.SignOutEverywhere{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tok := range []string{b.Token, c.Token} {
-		if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: tok}); !errors.Is(err, application.ErrUnauthenticated) {
+		if _, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: tok}); !errors.Is(err, authapp.ErrUnauthenticated) {
 			t.Fatalf("after signing out everywhere: %v", err)
 		}
 	}
-	if err := h.app.Commands.SignOutEverywhere.Handle(context.Background(), application.SignOutEverywhere{}); !errors.Is(err, application.ErrForbidden) {
+	if err := h.app.Commands.SignOutEverywhere.Handle(context.Background(), accounts.SignOutEverywhere{}); !errors.Is(err, authapp.ErrForbidden) {
 		t.Fatalf("without a principal: %v", err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/domain/webhook"
 )
 
@@ -23,7 +23,7 @@ const burstDeadline = 30 * time.Second
 // that exactly SignInFailureLimit of them are being checked while all the others were refused
 // with ErrThrottled without a check. It returns the release of the held checks and the
 // channel their answers arrive on.
-func holdBurst(t *testing.T, h *accountsHarness, n int, cmd application.SignIn) (release func(), entered <-chan struct{}, answers <-chan error) {
+func holdBurst(t *testing.T, h *accountsHarness, n int, cmd accounts.SignIn) (release func(), entered <-chan struct{}, answers <-chan error) {
 	t.Helper()
 	entered, release = h.passwords.hold(t)
 	out := make(chan error, n)
@@ -35,16 +35,16 @@ func holdBurst(t *testing.T, h *accountsHarness, n int, cmd application.SignIn) 
 	}
 	checking, refused := 0, 0
 	deadline := time.After(burstDeadline)
-	for checking < application.SignInFailureLimit || refused < n-application.SignInFailureLimit {
+	for checking < accounts.SignInFailureLimit || refused < n-accounts.SignInFailureLimit {
 		select {
 		case <-entered:
 			checking++
-			if checking > application.SignInFailureLimit {
-				t.Fatalf("%d passwords of the burst are being checked at once, want at most %d", checking, application.SignInFailureLimit)
+			if checking > accounts.SignInFailureLimit {
+				t.Fatalf("%d passwords of the burst are being checked at once, want at most %d", checking, accounts.SignInFailureLimit)
 			}
 		case err := <-out:
-			if !errors.Is(err, application.ErrThrottled) {
-				t.Fatalf("an attempt of the burst beyond the first %d: %v, want ErrThrottled", application.SignInFailureLimit, err)
+			if !errors.Is(err, accounts.ErrThrottled) {
+				t.Fatalf("an attempt of the burst beyond the first %d: %v, want ErrThrottled", accounts.SignInFailureLimit, err)
 			}
 			refused++
 		case <-deadline:
@@ -56,7 +56,7 @@ func holdBurst(t *testing.T, h *accountsHarness, n int, cmd application.SignIn) 
 
 // expectRefusedWhileHeld sends cmd while the burst's checks are held: it must be refused
 // without a password check of its own.
-func expectRefusedWhileHeld(t *testing.T, h *accountsHarness, entered <-chan struct{}, cmd application.SignIn) {
+func expectRefusedWhileHeld(t *testing.T, h *accountsHarness, entered <-chan struct{}, cmd accounts.SignIn) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
@@ -65,7 +65,7 @@ func expectRefusedWhileHeld(t *testing.T, h *accountsHarness, entered <-chan str
 	}()
 	select {
 	case err := <-done:
-		if !errors.Is(err, application.ErrThrottled) {
+		if !errors.Is(err, accounts.ErrThrottled) {
 			t.Fatalf("the right credentials sent during the burst: %v, want ErrThrottled", err)
 		}
 	case <-entered:
@@ -84,25 +84,25 @@ func TestSignInBurstTakesItsPlacesBeforeChecking(t *testing.T) {
 	h.addUser(t, "ada@example.com", goodPassword, w)
 	h.passwords.reset()
 
-	release, entered, answers := holdBurst(t, h, 40, application.SignIn{Email: "ada@example.com", Password: "wrong password", IP: "127.0.4.7"})
-	expectRefusedWhileHeld(t, h, entered, application.SignIn{Email: "ada@example.com", Password: goodPassword, IP: "127.0.3.1"})
+	release, entered, answers := holdBurst(t, h, 40, accounts.SignIn{Email: "ada@example.com", Password: "wrong password", IP: "127.0.4.7"})
+	expectRefusedWhileHeld(t, h, entered, accounts.SignIn{Email: "ada@example.com", Password: goodPassword, IP: "127.0.3.1"})
 	release()
-	for range application.SignInFailureLimit {
-		if err := <-answers; !errors.Is(err, application.ErrInvalidCredentials) {
+	for range accounts.SignInFailureLimit {
+		if err := <-answers; !errors.Is(err, accounts.ErrInvalidCredentials) {
 			t.Fatalf("a checked attempt: %v, want ErrInvalidCredentials", err)
 		}
 	}
-	if n := len(h.passwords.reset()); n != application.SignInFailureLimit {
-		t.Fatalf("%d passwords checked in all, want %d", n, application.SignInFailureLimit)
+	if n := len(h.passwords.reset()); n != accounts.SignInFailureLimit {
+		t.Fatalf("%d passwords checked in all, want %d", n, accounts.SignInFailureLimit)
 	}
 	if len(h.sessions.byID) != 0 {
 		t.Fatal("a session was made")
 	}
 	// Ten failures stand: the right password alone is refused until the window moves on.
-	if _, err := h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: goodPassword}); !errors.Is(err, application.ErrThrottled) {
+	if _, err := h.app.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: goodPassword}); !errors.Is(err, accounts.ErrThrottled) {
 		t.Fatalf("after the burst: %v, want ErrThrottled", err)
 	}
-	h.advance(application.SignInWindow)
+	h.advance(accounts.SignInWindow)
 	signIn(t, h, "ada@example.com", goodPassword)
 }
 
@@ -124,15 +124,15 @@ func TestTwoFactorBurstTakesItsPlacesBeforeChecking(t *testing.T) {
 		wrong = "000001"
 	}
 
-	release, entered, answers := holdBurst(t, h, 40, application.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: wrong})
-	expectRefusedWhileHeld(t, h, entered, application.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: code})
+	release, entered, answers := holdBurst(t, h, 40, accounts.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: wrong})
+	expectRefusedWhileHeld(t, h, entered, accounts.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: code})
 	release()
-	for range application.SignInFailureLimit {
-		if err := <-answers; !errors.Is(err, application.ErrInvalidTwoFactorCode) {
+	for range accounts.SignInFailureLimit {
+		if err := <-answers; !errors.Is(err, accounts.ErrInvalidTwoFactorCode) {
 			t.Fatalf("a checked attempt: %v, want ErrInvalidTwoFactorCode", err)
 		}
 	}
-	if _, err := h.app.Commands.SignIn.Handle(context.Background(), application.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: code}); !errors.Is(err, application.ErrThrottled) {
+	if _, err := h.app.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: code}); !errors.Is(err, accounts.ErrThrottled) {
 		t.Fatalf("after the burst: %v, want ErrThrottled", err)
 	}
 }
@@ -144,23 +144,23 @@ func TestSignInSuccessGivesItsPlaceBack(t *testing.T) {
 	h.addUser(t, "ada@example.com", goodPassword, w)
 	ctx := context.Background()
 	wrong := func() error {
-		_, err := h.app.Commands.SignIn.Handle(ctx, application.SignIn{Email: "ada@example.com", Password: "wrong password", IP: "127.0.2.1"})
+		_, err := h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "ada@example.com", Password: "wrong password", IP: "127.0.2.1"})
 		return err
 	}
 	// Thirty successes between nine failures leave nine failures counted: the tenth is still
 	// checked, and only then is the account throttled.
 	for i := range 30 {
 		signIn(t, h, "ada@example.com", goodPassword)
-		if i < application.SignInFailureLimit-1 {
-			if err := wrong(); !errors.Is(err, application.ErrInvalidCredentials) {
+		if i < accounts.SignInFailureLimit-1 {
+			if err := wrong(); !errors.Is(err, accounts.ErrInvalidCredentials) {
 				t.Fatalf("failure %d: %v", i+1, err)
 			}
 		}
 	}
-	if err := wrong(); !errors.Is(err, application.ErrInvalidCredentials) {
+	if err := wrong(); !errors.Is(err, accounts.ErrInvalidCredentials) {
 		t.Fatalf("the tenth failure: %v", err)
 	}
-	if err := wrong(); !errors.Is(err, application.ErrThrottled) {
+	if err := wrong(); !errors.Is(err, accounts.ErrThrottled) {
 		t.Fatalf("the eleventh attempt: %v, want ErrThrottled", err)
 	}
 	places := 0
@@ -168,7 +168,7 @@ func TestSignInSuccessGivesItsPlaceBack(t *testing.T) {
 		places += h.throttle.count(s, time.Time{})
 	}
 	// Ten failures, each counted for the account and the address; no success left a place.
-	if want := 2 * application.SignInFailureLimit; places != want {
+	if want := 2 * accounts.SignInFailureLimit; places != want {
 		t.Fatalf("%d places taken, want %d (the failures' only)", places, want)
 	}
 }
@@ -181,16 +181,16 @@ func TestDisableTwoFactorIsThrottled(t *testing.T) {
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	ctx := asSession(t, h, in.Token)
 	enableTwoFactor(t, h, ctx)
-	for range application.SignInFailureLimit {
-		if err := h.app.Commands.DisableTwoFactor.Handle(ctx, application.DisableTwoFactor{Password: "wrong password"}); !errors.Is(err, application.ErrInvalidCredentials) {
+	for range accounts.SignInFailureLimit {
+		if err := h.app.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: "wrong password"}); !errors.Is(err, accounts.ErrInvalidCredentials) {
 			t.Fatalf("wrong password: %v", err)
 		}
 	}
-	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, application.DisableTwoFactor{Password: goodPassword}); !errors.Is(err, application.ErrThrottled) {
+	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: goodPassword}); !errors.Is(err, accounts.ErrThrottled) {
 		t.Fatalf("after ten wrong passwords: %v, want ErrThrottled", err)
 	}
-	h.advance(application.SignInWindow)
-	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, application.DisableTwoFactor{Password: goodPassword}); err != nil {
+	h.advance(accounts.SignInWindow)
+	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: goodPassword}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -234,35 +234,35 @@ func TestPasswordResetRequestsAreLimited(t *testing.T) {
 	ctx := context.Background()
 	request := func(email, ip string) {
 		t.Helper()
-		if err := h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: email, IP: ip}); err != nil {
+		if err := h.app.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: email, IP: ip}); err != nil {
 			t.Fatalf("request for %s from %s: %v", email, ip, err)
 		}
 	}
 	for _, email := range []string{"ada@example.com", "nobody@example.com"} {
-		for i := range application.PasswordResetLimit + 1 {
+		for i := range accounts.PasswordResetLimit + 1 {
 			request(email, fmt.Sprintf("127.0.2.%d", i+1))
 		}
 	}
-	if n := h.outbox.len(); n != 2*application.PasswordResetLimit {
-		t.Fatalf("%d requests queued for two addresses, want %d", n, 2*application.PasswordResetLimit)
+	if n := h.outbox.len(); n != 2*accounts.PasswordResetLimit {
+		t.Fatalf("%d requests queued for two addresses, want %d", n, 2*accounts.PasswordResetLimit)
 	}
 	if len(h.mailer.sent) != 0 {
 		t.Fatal("a request sent mail itself")
 	}
 	// Per IP hash: five addresses from one IP, then a sixth.
-	for i := range application.PasswordResetLimit + 1 {
+	for i := range accounts.PasswordResetLimit + 1 {
 		request(fmt.Sprintf("guess%d@example.com", i), "127.0.3.9")
 	}
-	if n := h.outbox.len(); n != 3*application.PasswordResetLimit {
-		t.Fatalf("%d requests queued, want %d", n, 3*application.PasswordResetLimit)
+	if n := h.outbox.len(); n != 3*accounts.PasswordResetLimit {
+		t.Fatalf("%d requests queued, want %d", n, 3*accounts.PasswordResetLimit)
 	}
 	for sendQueuedMail(t, h) > 0 {
 	}
-	if len(h.mailer.sent) != application.PasswordResetLimit {
-		t.Fatalf("%d mails sent, want %d (to the one address with an account)", len(h.mailer.sent), application.PasswordResetLimit)
+	if len(h.mailer.sent) != accounts.PasswordResetLimit {
+		t.Fatalf("%d mails sent, want %d (to the one address with an account)", len(h.mailer.sent), accounts.PasswordResetLimit)
 	}
 	// An hour after the first, the address may ask again.
-	h.advance(application.PasswordResetWindow)
+	h.advance(accounts.PasswordResetWindow)
 	request("ada@example.com", "127.0.2.1")
 	if n := h.outbox.len(); n != 1 {
 		t.Fatalf("an hour later: %d requests queued, want 1", n)
@@ -276,15 +276,15 @@ func TestPasswordResetBurstIsLimitedExactly(t *testing.T) {
 	for i := range 20 {
 		wg.Go(func() {
 			err := h.app.Commands.RequestPasswordReset.Handle(context.Background(),
-				application.RequestPasswordReset{Email: "ada@example.com", IP: fmt.Sprintf("127.0.2.%d", i+1)})
+				accounts.RequestPasswordReset{Email: "ada@example.com", IP: fmt.Sprintf("127.0.2.%d", i+1)})
 			if err != nil {
 				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
-	if n := h.outbox.len(); n != application.PasswordResetLimit {
-		t.Fatalf("%d of 20 requests sent at once were queued, want %d", n, application.PasswordResetLimit)
+	if n := h.outbox.len(); n != accounts.PasswordResetLimit {
+		t.Fatalf("%d of 20 requests sent at once were queued, want %d", n, accounts.PasswordResetLimit)
 	}
 }
 
@@ -298,7 +298,7 @@ func TestPasswordLinkMailIsRetried(t *testing.T) {
 	obs := &mailFailures{}
 
 	h.mailer.refuse = 1
-	if err := h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
+	if err := h.app.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := h.app.AccountMail.SendDue(ctx, obs); n != 1 || len(h.mailer.sent) != 0 || len(obs.failures) != 1 {
@@ -317,14 +317,14 @@ func TestPasswordLinkMailIsRetried(t *testing.T) {
 	}
 	m := regexp.MustCompile(`token=(\S+)`).FindStringSubmatch(h.mailer.sent[0].Text)
 	token, _ := url.QueryUnescape(m[1])
-	if err := h.app.Commands.ResetPassword.Handle(ctx, application.ResetPassword{Token: token, Password: "a brand new passphrase"}); err != nil {
+	if err := h.app.Commands.ResetPassword.Handle(ctx, accounts.ResetPassword{Token: token, Password: "a brand new passphrase"}); err != nil {
 		t.Fatalf("the mailed link: %v", err)
 	}
 
 	// A relay that never takes it: five attempts, then given up.
 	h.mailer.refuse = 100
 	obs = &mailFailures{}
-	h.app.Commands.RequestPasswordReset.Handle(ctx, application.RequestPasswordReset{Email: "ada@example.com"})
+	h.app.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: "ada@example.com"})
 	for i := 1; h.outbox.len() > 0; i++ {
 		if i > webhook.DefaultRetrySchedule().MaxAttempts() {
 			t.Fatalf("still queued after %d attempts", i-1)

@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/event"
@@ -27,13 +31,13 @@ var ctx = as("wsp_a", apikey.ScopeAdmin)
 
 // as returns a context in which an API key of the workspace with the scope acts.
 func as(workspaceID string, scope apikey.Scope) context.Context {
-	return application.WithPrincipal(context.Background(), application.Principal{WorkspaceID: workspaceID, KeyID: "key_test",
+	return auth.WithPrincipal(context.Background(), auth.Principal{WorkspaceID: workspaceID, KeyID: "key_test",
 		Scope: scope, Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_test", Name: "test key"}})
 }
 
 func (h *harness) createForm(t *testing.T, ws string, fields ...form.FieldSpec) *form.Form {
 	t.Helper()
-	v, err := h.app.Commands.CreateForm.Handle(ctx, application.CreateForm{WorkspaceID: ws,
+	v, err := h.app.Commands.CreateForm.Handle(as(ws, apikey.ScopeAdmin), forms.CreateForm{
 		Draft: form.Draft{Name: "Contact", Fields: fields}})
 	if err != nil {
 		t.Fatalf("CreateForm: %v", err)
@@ -43,7 +47,7 @@ func (h *harness) createForm(t *testing.T, ws string, fields ...form.FieldSpec) 
 
 func (h *harness) setStatus(t *testing.T, ws, id, status string) *form.Form {
 	t.Helper()
-	v, err := h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: ws, ID: id,
+	v, err := h.app.Commands.UpdateForm.Handle(as(ws, apikey.ScopeAdmin), forms.UpdateForm{ID: id,
 		Patch: form.Patch{Status: ptr(status)}})
 	if err != nil {
 		t.Fatalf("UpdateForm(status=%s): %v", status, err)
@@ -59,11 +63,11 @@ func TestCreateForm(t *testing.T) {
 	if f.Status() != form.StatusDraft {
 		t.Errorf("status = %q", f.Status())
 	}
-	if !strings.HasPrefix(f.ID(), application.PrefixForm+"_") {
+	if !strings.HasPrefix(f.ID(), ports.PrefixForm+"_") {
 		t.Errorf("form ID = %q", f.ID())
 	}
 	for _, fl := range f.Fields() {
-		if !strings.HasPrefix(fl.ID, application.PrefixField+"_") {
+		if !strings.HasPrefix(fl.ID, ports.PrefixField+"_") {
 			t.Errorf("field ID = %q", fl.ID)
 		}
 	}
@@ -73,11 +77,11 @@ func TestCreateForm(t *testing.T) {
 	if len(h.forms.items) != 1 || len(h.forms.events) != 0 {
 		t.Fatalf("stored %d forms, %d events", len(h.forms.items), len(h.forms.events))
 	}
-	if _, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: "wsp_a", ID: f.ID()}); err != nil {
+	if _, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: f.ID()}); err != nil {
 		t.Fatalf("GetForm: %v", err)
 	}
 
-	_, err := h.app.Commands.CreateForm.Handle(ctx, application.CreateForm{WorkspaceID: "wsp_a",
+	_, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{
 		Draft: form.Draft{Name: " ", Fields: []form.FieldSpec{{Label: "x", Type: "radio"}}}})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || len(ve.Violations) != 2 {
@@ -123,7 +127,7 @@ func TestUpdateFormPublishedEvents(t *testing.T) {
 			t.Fatalf("step %d (→%s): %d events, want exactly one", i, st.status, len(added))
 		}
 		e := added[0]
-		if e.Type != event.FormPublished || e.FormID != f.ID() || e.WorkspaceID != "wsp_a" || !strings.HasPrefix(e.ID, application.PrefixEvent+"_") {
+		if e.Type != event.FormPublished || e.FormID != f.ID() || e.WorkspaceID != "wsp_a" || !strings.HasPrefix(e.ID, ports.PrefixEvent+"_") {
 			t.Fatalf("event = %+v", e)
 		}
 		want := map[string]any{"name": "Contact", "published_at": domain.FormatTime(h.clock.now)}
@@ -139,7 +143,7 @@ func TestUpdateFormPublishedEvents(t *testing.T) {
 func TestUpdateFormPublishWithRenameUsesNewName(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a")
-	_, err := h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: "wsp_a", ID: f.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(),
 		Patch: form.Patch{Name: ptr("Signup"), Status: ptr("published")}})
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +159,7 @@ func TestUpdateFormFailures(t *testing.T) {
 	fieldID := f.Fields()[0].ID
 
 	// Invalid patch: nothing stored, no event, even though it would publish.
-	_, err := h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: "wsp_a", ID: f.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(),
 		Patch: form.Patch{Status: ptr("published"), Fields: &[]form.FieldSpec{{ID: "fld_foreign", Label: "x", Type: "text"}}}})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Violations[0].Field != "fields[0].id" {
@@ -164,18 +168,18 @@ func TestUpdateFormFailures(t *testing.T) {
 	if len(h.forms.events) != 0 {
 		t.Fatal("event emitted for a rejected patch")
 	}
-	got, _ := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: "wsp_a", ID: f.ID()})
+	got, _ := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: f.ID()})
 	if got.Form.Status() != form.StatusDraft || got.Form.Fields()[0].ID != fieldID {
 		t.Fatalf("form changed: %q %v", got.Form.Status(), got.Form.Fields())
 	}
 
 	// Another workspace's form is not found.
-	_, err = h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: "wsp_b", ID: f.ID(),
+	_, err = h.app.Commands.UpdateForm.Handle(as("wsp_b", apikey.ScopeAdmin), forms.UpdateForm{ID: f.ID(),
 		Patch: form.Patch{Status: ptr("published")}})
 	if !errors.Is(err, domain.ErrNotFound) || len(h.forms.events) != 0 {
 		t.Fatalf("err = %v, events = %d", err, len(h.forms.events))
 	}
-	if _, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: "wsp_b", ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Queries.GetForm.Handle(as("wsp_b", apikey.ScopeAdmin), forms.GetForm{ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("GetForm from another workspace: %v", err)
 	}
 }
@@ -184,7 +188,7 @@ func TestUpdateFormReturnsCount(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a")
 	h.forms.counts[f.ID()] = 7
-	v, err := h.app.Commands.UpdateForm.Handle(ctx, application.UpdateForm{WorkspaceID: "wsp_a", ID: f.ID(), Patch: form.Patch{Name: ptr("N")}})
+	v, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Name: ptr("N")}})
 	if err != nil || v.SubmissionCount != 7 || v.Form.Name() != "N" {
 		t.Fatalf("view = %+v, %v", v, err)
 	}
@@ -205,8 +209,8 @@ func TestCaptureSubmission(t *testing.T) {
 	ip := "203.0.113.7"
 	ua, ref := "Mozilla/5.0", "https://example.com/landing"
 
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceForm,
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+		FormID: f.ID(), Source: submission.SourceForm,
 		Data: map[string]submission.Input{nameID: "Jane", ageID: submission.Number("4.0")},
 		IP:   ip, UserAgent: &ua, Referrer: &ref,
 		UTM: map[string]string{
@@ -217,7 +221,7 @@ func TestCaptureSubmission(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CaptureSubmission: %v", err)
 	}
-	if !strings.HasPrefix(s.ID(), application.PrefixSubmission+"_") || s.FormID() != f.ID() || s.WorkspaceID() != "wsp_a" {
+	if !strings.HasPrefix(s.ID(), ports.PrefixSubmission+"_") || s.FormID() != f.ID() || s.WorkspaceID() != "wsp_a" {
 		t.Errorf("submission ids = %q %q %q", s.ID(), s.FormID(), s.WorkspaceID())
 	}
 	if !s.SubmittedAt().Equal(testNow) {
@@ -275,8 +279,8 @@ func TestCaptureSubmissionUTM(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness()
 			f := h.createForm(t, "wsp_a", captureFields()...)
-			_, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
-				WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+			_, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+				FormID: f.ID(), Source: submission.SourceAPI,
 				Data: map[string]submission.Input{f.Fields()[0].ID: "x"}, UTM: tt.in,
 			})
 			if err != nil {
@@ -298,8 +302,8 @@ func TestCaptureSubmissionUTM(t *testing.T) {
 func TestCaptureSubmissionAPIWithoutIP(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a", captureFields()...) // draft: the API accepts it
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "x"},
 	})
 	if err != nil {
@@ -325,8 +329,8 @@ func TestCaptureSubmissionErrors(t *testing.T) {
 	// The validation error is returned unchanged: the same violations Validate reports.
 	bad := map[string]submission.Input{"fld_unknown": "x", published.Fields()[1].ID: "abc"}
 	_, wantErr := submission.Validate(published.Fields(), bad)
-	_, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: published.ID(), Source: submission.SourceForm, Data: bad, IP: "198.51.100.1",
+	_, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+		FormID: published.ID(), Source: submission.SourceForm, Data: bad, IP: "198.51.100.1",
 	})
 	var ve, wantVE *domain.ValidationError
 	if !errors.As(err, &ve) || !errors.As(wantErr, &wantVE) {
@@ -353,8 +357,8 @@ func TestCaptureSubmissionErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
-				WorkspaceID: tt.ws, FormID: tt.id, Source: tt.source, Data: map[string]submission.Input{nameID: "x"},
+			s, err := h.app.Commands.CaptureSubmission.Handle(as(tt.ws, apikey.ScopeAdmin), capture.CaptureSubmission{
+				FormID: tt.id, Source: tt.source, Data: map[string]submission.Input{nameID: "x"},
 			})
 			if !errors.Is(err, tt.want) || s != nil {
 				t.Fatalf("Handle = %v, %v; want %v", s, err, tt.want)
@@ -370,16 +374,16 @@ func TestUpdateSubmission(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a", captureFields()...)
 	nameID, ageID := f.Fields()[0].ID, f.Fields()[1].ID
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{nameID: "Jane", ageID: "30"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.clock.now = testNow.Add(time.Hour)
-	got, err := h.app.Commands.UpdateSubmission.Handle(ctx, application.UpdateSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{ageID: nil},
+	got, err := h.app.Commands.UpdateSubmission.Handle(ctx, capture.UpdateSubmission{
+		FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{ageID: nil},
 	})
 	if err != nil {
 		t.Fatalf("UpdateSubmission: %v", err)
@@ -391,15 +395,15 @@ func TestUpdateSubmission(t *testing.T) {
 		t.Fatalf("events = %+v", h.submissions.events)
 	}
 
-	_, err = h.app.Commands.UpdateSubmission.Handle(ctx, application.UpdateSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: ""},
+	_, err = h.app.Commands.UpdateSubmission.Handle(ctx, capture.UpdateSubmission{
+		FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: ""},
 	})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Violations[0].Code != "required" || len(h.submissions.events) != 2 {
 		t.Fatalf("clearing a required value: %v (events %d)", err, len(h.submissions.events))
 	}
-	_, err = h.app.Commands.UpdateSubmission.Handle(ctx, application.UpdateSubmission{
-		WorkspaceID: "wsp_b", FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: "x"},
+	_, err = h.app.Commands.UpdateSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.UpdateSubmission{
+		FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: "x"},
 	})
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("other workspace: %v", err)
@@ -408,20 +412,20 @@ func TestUpdateSubmission(t *testing.T) {
 
 func TestAuthenticate(t *testing.T) {
 	h := newHarness()
-	ws, err := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Acme"})
+	ws, err := h.app.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "Acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	admin := as(ws.ID(), apikey.ScopeAdmin)
-	created, err := h.app.Commands.CreateAPIKey.Handle(admin, application.CreateAPIKey{Name: "CI", Scope: "read-write"})
+	created, err := h.app.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: "CI", Scope: "read-write"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	revoked, err := h.app.Commands.CreateAPIKey.Handle(admin, application.CreateAPIKey{Name: "old", Scope: "admin"})
+	revoked, err := h.app.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: "old", Scope: "admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.RevokeAPIKey.Handle(admin, application.RevokeAPIKey{ID: revoked.Key.ID()}); err != nil {
+	if err := h.app.Commands.RevokeAPIKey.Handle(admin, accounts.RevokeAPIKey{ID: revoked.Key.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	if created.Key.CreatedBy() != (audit.Actor{Type: audit.ActorAPIKey, ID: "key_test", Name: "test key"}) {
@@ -437,22 +441,22 @@ func TestAuthenticate(t *testing.T) {
 		t.Fatal("stored key does not hold the hash of its secret")
 	}
 
-	p, err := h.app.Queries.Authenticate.Handle(ctx, application.Authenticate{Token: created.Token})
+	p, err := h.app.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token})
 	if err != nil {
 		t.Fatalf("valid token: %v", err)
 	}
-	if p != (application.Principal{KeyID: id, WorkspaceID: ws.ID(), Scope: apikey.ScopeReadWrite, Actor: audit.Actor{Type: audit.ActorAPIKey, ID: id, Name: "CI"}}) {
+	if p != (auth.Principal{KeyID: id, WorkspaceID: ws.ID(), Scope: apikey.ScopeReadWrite, Actor: audit.Actor{Type: audit.ActorAPIKey, ID: id, Name: "CI"}}) {
 		t.Fatalf("principal = %+v", p)
 	}
 	// last_used_at is written on the first use, then at most once a minute.
-	if _, err := h.app.Queries.Authenticate.Handle(ctx, application.Authenticate{Token: created.Token}); err != nil {
+	if _, err := h.app.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token}); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.keys.used) != 1 || !h.keys.used[0].Equal(testNow) {
 		t.Fatalf("marked used %v, want once at %v", h.keys.used, testNow)
 	}
 	h.clock.now = testNow.Add(apikey.LastUsedEvery)
-	if _, err := h.app.Queries.Authenticate.Handle(ctx, application.Authenticate{Token: created.Token}); err != nil {
+	if _, err := h.app.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token}); err != nil {
 		t.Fatal(err)
 	}
 	if len(h.keys.used) != 2 {
@@ -476,8 +480,8 @@ func TestAuthenticate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := h.app.Queries.Authenticate.Handle(ctx, application.Authenticate{Token: tt.token})
-			if !errors.Is(err, application.ErrUnauthenticated) || p != (application.Principal{}) {
+			p, err := h.app.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: tt.token})
+			if !errors.Is(err, auth.ErrUnauthenticated) || p != (auth.Principal{}) {
 				t.Fatalf("Authenticate(%q) = %+v, %v", tt.token, p, err)
 			}
 		})
@@ -485,24 +489,24 @@ func TestAuthenticate(t *testing.T) {
 
 	// A storage failure is not reported as a bad key.
 	h.keys.getErr = errors.New("db down")
-	if _, err := h.app.Queries.Authenticate.Handle(ctx, application.Authenticate{Token: created.Token}); err == nil || errors.Is(err, application.ErrUnauthenticated) {
+	if _, err := h.app.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token}); err == nil || errors.Is(err, auth.ErrUnauthenticated) {
 		t.Fatalf("storage failure: %v", err)
 	}
 }
 
 func TestCreateAPIKeyErrors(t *testing.T) {
 	h := newHarness()
-	_, err := h.app.Commands.CreateAPIKey.Handle(as("wsp_nope", apikey.ScopeAdmin), application.CreateAPIKey{Name: "k", Scope: "admin"})
+	_, err := h.app.Commands.CreateAPIKey.Handle(as("wsp_nope", apikey.ScopeAdmin), accounts.CreateAPIKey{Name: "k", Scope: "admin"})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Violations[0].Field != "workspace_id" {
 		t.Fatalf("unknown workspace: %v", err)
 	}
-	ws, _ := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Acme"})
+	ws, _ := h.app.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "Acme"})
 	admin := as(ws.ID(), apikey.ScopeAdmin)
-	if _, err := h.app.Commands.CreateAPIKey.Handle(admin, application.CreateAPIKey{Name: "k", Scope: "root"}); !errors.As(err, &ve) {
+	if _, err := h.app.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: "k", Scope: "root"}); !errors.As(err, &ve) {
 		t.Fatalf("bad scope: %v", err)
 	}
-	if _, err := h.app.Commands.CreateAPIKey.Handle(admin, application.CreateAPIKey{Name: " ", Scope: "admin"}); !errors.As(err, &ve) {
+	if _, err := h.app.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: " ", Scope: "admin"}); !errors.As(err, &ve) {
 		t.Fatalf("empty name: %v", err)
 	}
 	if len(h.keys.items) != 0 {
@@ -523,11 +527,11 @@ func TestWorkspaces(t *testing.T) {
 	if err != nil || again.ID() != w.ID() || len(h.workspaces.items) != 1 {
 		t.Fatalf("second call = %v, %v (%d workspaces)", again, err, len(h.workspaces.items))
 	}
-	free, err := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Hosted", Plan: workspace.PlanFree})
+	free, err := h.app.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "Hosted", Plan: workspace.PlanFree})
 	if err != nil || free.Plan() != workspace.PlanFree {
 		t.Fatalf("CreateWorkspace = %v, %v", free, err)
 	}
-	if _, err := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "X", Plan: "gold"}); err == nil {
+	if _, err := h.app.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "X", Plan: "gold"}); err == nil {
 		t.Fatal("bad plan accepted")
 	}
 }
@@ -556,7 +560,7 @@ func TestListFormsHasMore(t *testing.T) {
 			if len(ids) > 0 {
 				h.forms.counts[ids[len(ids)-1]] = 5
 			}
-			views, more, err := h.app.Queries.ListForms.Handle(ctx, application.ListForms{WorkspaceID: "wsp_a", Page: ports.Page{Limit: tt.limit}})
+			views, more, err := h.app.Queries.ListForms.Handle(ctx, forms.ListForms{Page: ports.Page{Limit: tt.limit}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -588,7 +592,7 @@ func TestListFormsPassesStatusAndCursor(t *testing.T) {
 	h.setStatus(t, "wsp_a", a.ID(), "published")
 	pos := &ports.Position{CreatedAt: testNow, ID: "frm_x"}
 	st := form.StatusPublished
-	views, more, err := h.app.Queries.ListForms.Handle(ctx, application.ListForms{WorkspaceID: "wsp_a", Status: &st,
+	views, more, err := h.app.Queries.ListForms.Handle(ctx, forms.ListForms{Status: &st,
 		Page: ports.Page{Limit: 10, After: pos}})
 	if err != nil || more || len(views) != 1 || views[0].Form.ID() != a.ID() {
 		t.Fatalf("views = %v more = %v err = %v", views, more, err)
@@ -614,8 +618,8 @@ func TestListSubmissionsHasMore(t *testing.T) {
 			h := newHarness()
 			f := h.createForm(t, "wsp_a", captureFields()...)
 			for i := 0; i < tt.stored; i++ {
-				if _, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
-					WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+				if _, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+					FormID: f.ID(), Source: submission.SourceAPI,
 					Data: map[string]submission.Input{f.Fields()[0].ID: fmt.Sprint(i)},
 				}); err != nil {
 					t.Fatal(err)
@@ -623,8 +627,8 @@ func TestListSubmissionsHasMore(t *testing.T) {
 			}
 			after := testNow.Add(-time.Hour)
 			before := testNow.Add(time.Hour)
-			subs, more, err := h.app.Queries.ListSubmissions.Handle(ctx, application.ListSubmissions{
-				WorkspaceID: "wsp_a", FormID: f.ID(), Page: ports.Page{Limit: tt.limit},
+			subs, more, err := h.app.Queries.ListSubmissions.Handle(ctx, capture.ListSubmissions{
+				FormID: f.ID(), Page: ports.Page{Limit: tt.limit},
 				CreatedAfter: &after, CreatedBefore: &before,
 			})
 			if err != nil {
@@ -647,11 +651,15 @@ func TestListSubmissionsHasMore(t *testing.T) {
 func TestListSubmissionsUnknownForm(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a")
-	for _, q := range []application.ListSubmissions{
-		{WorkspaceID: "wsp_a", FormID: "frm_nope", Page: ports.Page{Limit: 10}},
-		{WorkspaceID: "wsp_b", FormID: f.ID(), Page: ports.Page{Limit: 10}},
+	for _, c := range []struct {
+		ws string
+		q  capture.ListSubmissions
+	}{
+		{"wsp_a", capture.ListSubmissions{FormID: "frm_nope", Page: ports.Page{Limit: 10}}},
+		{"wsp_b", capture.ListSubmissions{FormID: f.ID(), Page: ports.Page{Limit: 10}}},
 	} {
-		if _, _, err := h.app.Queries.ListSubmissions.Handle(ctx, q); !errors.Is(err, domain.ErrNotFound) {
+		q := c.q
+		if _, _, err := h.app.Queries.ListSubmissions.Handle(as(c.ws, apikey.ScopeAdmin), q); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("ListSubmissions(%+v) = %v, want ErrNotFound", q, err)
 		}
 	}
@@ -663,20 +671,20 @@ func TestListSubmissionsUnknownForm(t *testing.T) {
 func TestGetAndDeleteSubmissionScoped(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a", captureFields()...)
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "x"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.GetSubmission.Handle(ctx, application.GetSubmission{WorkspaceID: "wsp_b", FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Queries.GetSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.GetSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("other workspace: %v", err)
 	}
-	if err := h.app.Commands.DeleteSubmission.Handle(ctx, application.DeleteSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); err != nil {
+	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.GetSubmission.Handle(ctx, application.GetSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Queries.GetSubmission.Handle(ctx, capture.GetSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
@@ -686,17 +694,17 @@ func TestGetAndDeleteSubmissionScoped(t *testing.T) {
 func TestDeletionsAreAudited(t *testing.T) {
 	h := newHarness()
 	f := h.createForm(t, "wsp_a", captureFields()...)
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, application.CaptureSubmission{
-		WorkspaceID: "wsp_a", FormID: f.ID(), Source: submission.SourceAPI,
+	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "Ada Lovelace"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.DeleteSubmission.Handle(ctx, application.DeleteSubmission{WorkspaceID: "wsp_a", FormID: f.ID(), ID: s.ID()}); err != nil {
+	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.DeleteForm.Handle(ctx, application.DeleteForm{WorkspaceID: "wsp_a", ID: f.ID()}); err != nil {
+	if err := h.app.Commands.DeleteForm.Handle(ctx, forms.DeleteForm{ID: f.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	actor := audit.Actor{Type: audit.ActorAPIKey, ID: "key_test", Name: "test key"}
@@ -713,7 +721,7 @@ func TestDeletionsAreAudited(t *testing.T) {
 		}
 		e := tc.got[0]
 		if e.Action != tc.action || e.Actor != actor || e.Target == nil || *e.Target != tc.target || e.WorkspaceID != "wsp_a" ||
-			!strings.HasPrefix(e.ID, application.PrefixAudit+"_") || !e.CreatedAt.Equal(testNow) {
+			!strings.HasPrefix(e.ID, ports.PrefixAudit+"_") || !e.CreatedAt.Equal(testNow) {
 			t.Errorf("event %+v", e)
 		}
 		if fmt.Sprint(e.Details) != "map[]" && fmt.Sprint(e.Details) != "map[form_id:"+f.ID()+"]" || strings.Contains(fmt.Sprint(e.Details), "Ada") {
@@ -723,7 +731,7 @@ func TestDeletionsAreAudited(t *testing.T) {
 	// A refused deletion records nothing.
 	readOnly := as("wsp_a", apikey.ScopeReadOnly)
 	g := h.createForm(t, "wsp_a")
-	if err := h.app.Commands.DeleteForm.Handle(readOnly, application.DeleteForm{WorkspaceID: "wsp_a", ID: g.ID()}); !errors.Is(err, application.ErrForbidden) {
+	if err := h.app.Commands.DeleteForm.Handle(readOnly, forms.DeleteForm{ID: g.ID()}); !errors.Is(err, auth.ErrForbidden) {
 		t.Fatalf("read-only delete: %v", err)
 	}
 	if len(h.forms.audits) != 1 || len(h.forms.items) != 1 {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	webhooksapp "github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/event"
@@ -175,7 +177,7 @@ func newWebhookHarness(max int) *webhookHarness {
 
 func (h *webhookHarness) create(t *testing.T, ws string, d webhook.Draft) (*webhook.Webhook, error) {
 	t.Helper()
-	return h.app.Commands.CreateWebhook.Handle(ctx, application.CreateWebhook{WorkspaceID: ws, Draft: d})
+	return h.app.Commands.CreateWebhook.Handle(as(ws, apikey.ScopeAdmin), webhooksapp.CreateWebhook{Draft: d})
 }
 
 func violationCodes(err error) map[string]string {
@@ -197,7 +199,7 @@ func TestCreateWebhook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(w.ID(), application.PrefixWebhook+"_") || w.WorkspaceID() != "wsp_a" || !w.CreatedAt().Equal(testNow) {
+	if !strings.HasPrefix(w.ID(), ports.PrefixWebhook+"_") || w.WorkspaceID() != "wsp_a" || !w.CreatedAt().Equal(testNow) {
 		t.Fatalf("webhook = %+v", w)
 	}
 	if _, err := h.webhooks.Get(ctx, "wsp_a", w.ID()); err != nil {
@@ -264,7 +266,7 @@ func TestUpdateWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	update := func(ws string, p webhook.Patch) (*webhook.Webhook, error) {
-		return h.app.Commands.UpdateWebhook.Handle(ctx, application.UpdateWebhook{WorkspaceID: ws, ID: w.ID(), Patch: p})
+		return h.app.Commands.UpdateWebhook.Handle(as(ws, apikey.ScopeAdmin), webhooksapp.UpdateWebhook{ID: w.ID(), Patch: p})
 	}
 	h.clock.now = testNow.Add(time.Hour)
 	got, err := update("wsp_a", webhook.Patch{FormID: ptr(ptr(f.ID())), Events: &[]string{"form.published"}})
@@ -304,21 +306,21 @@ func TestWebhookQueriesAndDelete(t *testing.T) {
 		}
 		ids = append(ids, w.ID())
 	}
-	list, more, err := h.app.Queries.ListWebhooks.Handle(ctx, application.ListWebhooks{WorkspaceID: "wsp_a", Page: ports.Page{Limit: 2}})
+	list, more, err := h.app.Queries.ListWebhooks.Handle(ctx, webhooksapp.ListWebhooks{Page: ports.Page{Limit: 2}})
 	if err != nil || !more || len(list) != 2 || list[0].ID() != ids[2] {
 		t.Fatalf("list: %v %v %v", err, more, list)
 	}
-	list, more, _ = h.app.Queries.ListWebhooks.Handle(ctx, application.ListWebhooks{WorkspaceID: "wsp_a", Page: ports.Page{Limit: 3}})
+	list, more, _ = h.app.Queries.ListWebhooks.Handle(ctx, webhooksapp.ListWebhooks{Page: ports.Page{Limit: 3}})
 	if more || len(list) != 3 {
 		t.Fatalf("full list: %v %v", more, list)
 	}
-	if _, err := h.app.Queries.GetWebhook.Handle(ctx, application.GetWebhook{WorkspaceID: "wsp_b", ID: ids[0]}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Queries.GetWebhook.Handle(as("wsp_b", apikey.ScopeAdmin), webhooksapp.GetWebhook{ID: ids[0]}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("get from another workspace: %v", err)
 	}
-	if err := h.app.Commands.DeleteWebhook.Handle(ctx, application.DeleteWebhook{WorkspaceID: "wsp_a", ID: ids[0]}); err != nil {
+	if err := h.app.Commands.DeleteWebhook.Handle(ctx, webhooksapp.DeleteWebhook{ID: ids[0]}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.GetWebhook.Handle(ctx, application.GetWebhook{WorkspaceID: "wsp_a", ID: ids[0]}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Queries.GetWebhook.Handle(ctx, webhooksapp.GetWebhook{ID: ids[0]}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("get after delete: %v", err)
 	}
 }
@@ -337,23 +339,23 @@ func TestDeliveriesListAndRetry(t *testing.T) {
 	}
 	_ = h.deliveries.AddAll(ctx, []*webhook.Delivery{d1, d2})
 
-	list, more, err := h.app.Queries.ListDeliveries.Handle(ctx, application.ListDeliveries{WorkspaceID: "wsp_a", WebhookID: w.ID(), Page: ports.Page{Limit: 1}})
+	list, more, err := h.app.Queries.ListDeliveries.Handle(ctx, webhooksapp.ListDeliveries{WebhookID: w.ID(), Page: ports.Page{Limit: 1}})
 	if err != nil || !more || len(list) != 1 || list[0].ID() != "dlv_2" {
 		t.Fatalf("list: %v %v %v", err, more, list)
 	}
-	if _, _, err := h.app.Queries.ListDeliveries.Handle(ctx, application.ListDeliveries{WorkspaceID: "wsp_b", WebhookID: w.ID(), Page: ports.Page{Limit: 1}}); !errors.Is(err, domain.ErrNotFound) {
+	if _, _, err := h.app.Queries.ListDeliveries.Handle(as("wsp_b", apikey.ScopeAdmin), webhooksapp.ListDeliveries{WebhookID: w.ID(), Page: ports.Page{Limit: 1}}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("another workspace's webhook: %v", err)
 	}
 
 	h.clock.now = testNow.Add(24 * time.Hour)
-	got, err := h.app.Commands.RetryDelivery.Handle(ctx, application.RetryDelivery{WorkspaceID: "wsp_a", WebhookID: w.ID(), ID: "dlv_1"})
+	got, err := h.app.Commands.RetryDelivery.Handle(ctx, webhooksapp.RetryDelivery{WebhookID: w.ID(), ID: "dlv_1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Status() != webhook.StatusPending || got.NextAttemptNumber() != 1 || !got.NextAttemptAt().Equal(h.clock.now) {
 		t.Fatalf("after retry: %s %d %v", got.Status(), got.NextAttemptNumber(), got.NextAttemptAt())
 	}
-	if _, err := h.app.Commands.RetryDelivery.Handle(ctx, application.RetryDelivery{WorkspaceID: "wsp_b", WebhookID: w.ID(), ID: "dlv_1"}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Commands.RetryDelivery.Handle(as("wsp_b", apikey.ScopeAdmin), webhooksapp.RetryDelivery{WebhookID: w.ID(), ID: "dlv_1"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("retry from another workspace: %v", err)
 	}
 }
@@ -365,7 +367,7 @@ func TestSendTestEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := h.app.Commands.SendTestEvent.Handle(ctx, application.SendTestEvent{WorkspaceID: "wsp_a", WebhookID: w.ID()})
+	d, err := h.app.Commands.SendTestEvent.Handle(ctx, webhooksapp.SendTestEvent{WebhookID: w.ID()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,11 +390,11 @@ func TestSendTestEvent(t *testing.T) {
 	if _, ok := event.ParseType("webhook.test"); ok {
 		t.Fatal("webhook.test must not be subscribable")
 	}
-	if _, err := h.app.Commands.SendTestEvent.Handle(ctx, application.SendTestEvent{WorkspaceID: "wsp_b", WebhookID: w.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Commands.SendTestEvent.Handle(as("wsp_b", apikey.ScopeAdmin), webhooksapp.SendTestEvent{WebhookID: w.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("another workspace's webhook: %v", err)
 	}
 	before := len(h.deliveries.items)
-	if _, err := h.app.Commands.SendTestEvent.Handle(as("wsp_a", apikey.ScopeReadOnly), application.SendTestEvent{WorkspaceID: "wsp_a", WebhookID: w.ID()}); !errors.Is(err, application.ErrForbidden) {
+	if _, err := h.app.Commands.SendTestEvent.Handle(as("wsp_a", apikey.ScopeReadOnly), webhooksapp.SendTestEvent{WebhookID: w.ID()}); !errors.Is(err, auth.ErrForbidden) {
 		t.Fatalf("read-only: %v", err)
 	}
 	if len(h.deliveries.items) != before {

@@ -3,11 +3,13 @@ package application_test
 import (
 	"context"
 	"errors"
+	"github.com/formward/formward/domain/apikey"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/formward/formward/application"
+	workflowsapp "github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/integration"
@@ -171,7 +173,7 @@ func TestCreateWorkflowRules(t *testing.T) {
 	h := newWorkflowHarness(application.Settings{MaxWorkflowsPerForm: 2, WorkflowLimits: workflow.Limits{MaxActions: 2, MaxConditions: 1}})
 	f := h.createForm(t, "wsp_a")
 	create := func(ws string, d workflow.Draft) (*workflow.Workflow, error) {
-		return h.app.Commands.CreateWorkflow.Handle(ctx, application.CreateWorkflow{WorkspaceID: ws, Draft: d})
+		return h.app.Commands.CreateWorkflow.Handle(as(ws, apikey.ScopeAdmin), workflowsapp.CreateWorkflow{Draft: d})
 	}
 	w, err := create("wsp_a", wfDraft(f.ID()))
 	if err != nil || !w.Enabled() || !strings.HasPrefix(w.ID(), "wfl_") || !strings.HasPrefix(w.Actions()[0].ID, "act_") {
@@ -219,7 +221,7 @@ func TestWorkflowIntegrationCheck(t *testing.T) {
 	f := h.createForm(t, "wsp_a")
 	chat := workflow.ActionSpec{Type: "chat_message", Config: map[string]any{"channel": "#x", "message": "m"}}
 	create := func() error {
-		_, err := h.app.Commands.CreateWorkflow.Handle(ctx, application.CreateWorkflow{WorkspaceID: "wsp_a", Draft: wfDraft(f.ID(), chat)})
+		_, err := h.app.Commands.CreateWorkflow.Handle(ctx, workflowsapp.CreateWorkflow{Draft: wfDraft(f.ID(), chat)})
 		return err
 	}
 	if got := violationCodes(create()); !strings.Contains(got["actions[0].type"], "needs a connected slack integration") {
@@ -232,7 +234,7 @@ func TestWorkflowIntegrationCheck(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	h.integrations.err = nil
-	if _, err := h.app.Commands.CreateIntegration.Handle(ctx, application.CreateIntegration{WorkspaceID: "wsp_a",
+	if _, err := h.app.Commands.CreateIntegration.Handle(ctx, workflowsapp.CreateIntegration{
 		Draft: integration.Draft{Type: "slack", Credentials: map[string]string{"bot_token": "xoxb"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -244,30 +246,30 @@ func TestWorkflowIntegrationCheck(t *testing.T) {
 func TestUpdateWorkflow(t *testing.T) {
 	h := newWorkflowHarness(application.Settings{})
 	f := h.createForm(t, "wsp_a")
-	w, err := h.app.Commands.CreateWorkflow.Handle(ctx, application.CreateWorkflow{WorkspaceID: "wsp_a", Draft: wfDraft(f.ID())})
+	w, err := h.app.Commands.CreateWorkflow.Handle(ctx, workflowsapp.CreateWorkflow{Draft: wfDraft(f.ID())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	keep := w.Actions()[0].ID
 	acts := []workflow.ActionSpec{{ID: keep, Type: "send_email", Config: map[string]any{"to": "c@d.co"}}, {Type: "send_email", Config: map[string]any{}}}
-	_, err = h.app.Commands.UpdateWorkflow.Handle(ctx, application.UpdateWorkflow{WorkspaceID: "wsp_a", ID: w.ID(), Patch: workflow.Patch{Actions: &acts}})
+	_, err = h.app.Commands.UpdateWorkflow.Handle(ctx, workflowsapp.UpdateWorkflow{ID: w.ID(), Patch: workflow.Patch{Actions: &acts}})
 	if got := violationCodes(err); !strings.HasPrefix(got["actions[1].config.to"], "required") {
 		t.Fatalf("got %v", got)
 	}
 	acts = acts[:1]
 	off := false
-	got, err := h.app.Commands.UpdateWorkflow.Handle(ctx, application.UpdateWorkflow{WorkspaceID: "wsp_a", ID: w.ID(), Patch: workflow.Patch{Actions: &acts, Enabled: &off}})
+	got, err := h.app.Commands.UpdateWorkflow.Handle(ctx, workflowsapp.UpdateWorkflow{ID: w.ID(), Patch: workflow.Patch{Actions: &acts, Enabled: &off}})
 	if err != nil || got.Actions()[0].ID != keep || got.Actions()[0].Config["to"] != "c@d.co" || got.Enabled() {
 		t.Fatalf("update: %v %+v", err, got)
 	}
-	if _, err := h.app.Commands.UpdateWorkflow.Handle(ctx, application.UpdateWorkflow{WorkspaceID: "wsp_b", ID: w.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.app.Commands.UpdateWorkflow.Handle(as("wsp_b", apikey.ScopeAdmin), workflowsapp.UpdateWorkflow{ID: w.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("other workspace: %v", err)
 	}
-	list, more, err := h.app.Queries.ListWorkflows.Handle(ctx, application.ListWorkflows{WorkspaceID: "wsp_a", Page: ports.Page{Limit: 10}})
+	list, more, err := h.app.Queries.ListWorkflows.Handle(ctx, workflowsapp.ListWorkflows{Page: ports.Page{Limit: 10}})
 	if err != nil || len(list) != 1 || more {
 		t.Fatalf("list %v %d", err, len(list))
 	}
-	if err := h.app.Commands.DeleteWorkflow.Handle(ctx, application.DeleteWorkflow{WorkspaceID: "wsp_a", ID: w.ID()}); err != nil {
+	if err := h.app.Commands.DeleteWorkflow.Handle(ctx, workflowsapp.DeleteWorkflow{ID: w.ID()}); err != nil {
 		t.Fatal(err)
 	}
 }

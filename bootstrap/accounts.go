@@ -9,7 +9,7 @@ import (
 
 	"github.com/formward/formward/adapters/email"
 	"github.com/formward/formward/adapters/oidc"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/ports"
 )
 
@@ -63,7 +63,7 @@ func startAccountMail(rt *Runtime) (stop func()) {
 // accountMailLog logs the account mail sender's failures: the kind and attempt, never a link.
 type accountMailLog struct{ log *zap.Logger }
 
-var _ application.AccountMailObserver = accountMailLog{}
+var _ accounts.AccountMailObserver = accountMailLog{}
 
 func (l accountMailLog) Failed(kind string, attempt int, gaveUp bool, err error) {
 	if gaveUp {

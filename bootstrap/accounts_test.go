@@ -10,7 +10,7 @@ import (
 
 	"github.com/formward/formward/adapters/oidc"
 	"github.com/formward/formward/adapters/oidc/oidctest"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 )
 
 // OpenID Connect needs issuer, client ID and client secret together; any other mix is refused
@@ -75,9 +75,9 @@ func TestSingleSignOnThroughTheWiredApplication(t *testing.T) {
 	}
 	defer cleanup()
 
-	signIn := func(username string) (application.SignedIn, error) {
+	signIn := func(username string) (accounts.SignedIn, error) {
 		t.Helper()
-		start, err := rt.App.Commands.StartOIDC.Handle(ctx, application.StartOIDC{})
+		start, err := rt.App.Commands.StartOIDC.Handle(ctx, accounts.StartOIDC{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,14 +85,14 @@ func TestSingleSignOnThroughTheWiredApplication(t *testing.T) {
 		if cb.Host != "forms.example.com" || cb.Path != "/app/oidc/callback" || cb.Query().Get("state") != start.State {
 			t.Fatalf("callback %s", cb)
 		}
-		return rt.App.Commands.FinishOIDC.Handle(ctx, application.FinishOIDC{Code: cb.Query().Get("code"),
+		return rt.App.Commands.FinishOIDC.Handle(ctx, accounts.FinishOIDC{Code: cb.Query().Get("code"),
 			Verifier: start.Verifier, Nonce: start.Nonce, IP: "127.0.0.1"})
 	}
 
-	if _, err := signIn(oidctest.Ada); !errors.Is(err, application.ErrNoAccount) {
+	if _, err := signIn(oidctest.Ada); !errors.Is(err, accounts.ErrNoAccount) {
 		t.Fatalf("sign-in without an account: %v, want ErrNoAccount", err)
 	}
-	if _, err := rt.App.Commands.CreateUser.Handle(ctx, application.CreateUser{Email: "ada@example.com", Name: "Ada"}); err != nil {
+	if _, err := rt.App.Commands.CreateUser.Handle(ctx, accounts.CreateUser{Email: "ada@example.com", Name: "Ada"}); err != nil {
 		t.Fatal(err)
 	}
 	in, err := signIn(oidctest.Ada)
@@ -102,14 +102,14 @@ func TestSingleSignOnThroughTheWiredApplication(t *testing.T) {
 	if in.Token == "" || in.Session == nil || in.User.Email() != "ada@example.com" || in.User.OIDCSubject() != "id-ada" {
 		t.Fatalf("signed in: %+v", in)
 	}
-	if _, err := rt.App.Queries.AuthenticateSession.Handle(ctx, application.AuthenticateSession{Token: in.Token, IP: "127.0.0.1"}); err != nil {
+	if _, err := rt.App.Queries.AuthenticateSession.Handle(ctx, accounts.AuthenticateSession{Token: in.Token, IP: "127.0.0.1"}); err != nil {
 		t.Fatalf("the new session does not authenticate: %v", err)
 	}
 
-	if _, err := rt.App.Commands.CreateUser.Handle(ctx, application.CreateUser{Email: "bob@example.com"}); err != nil {
+	if _, err := rt.App.Commands.CreateUser.Handle(ctx, accounts.CreateUser{Email: "bob@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := signIn(oidctest.Bob); !errors.Is(err, application.ErrOIDCRefused) || !errors.Is(err, oidc.ErrEmailNotVerified) {
+	if _, err := signIn(oidctest.Bob); !errors.Is(err, accounts.ErrOIDCRefused) || !errors.Is(err, oidc.ErrEmailNotVerified) {
 		t.Fatalf("sign-in with an unverified email: %v, want refused", err)
 	}
 }

@@ -22,7 +22,9 @@ import (
 
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/persistence"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/workspace"
@@ -193,7 +195,7 @@ func (c *cli) migrateCommand() *cobra.Command {
 			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
 				fmt.Fprintln(c.stdout, "migrations applied ("+rt.DB.Dialect()+")")
 				// Submissions stored before the privacy index existed are indexed now (resumable).
-				n, err := rt.App.Commands.ReindexPrivacy.Handle(cmd.Context(), application.ReindexPrivacy{})
+				n, err := rt.App.Commands.ReindexPrivacy.Handle(cmd.Context(), workspaceapp.ReindexPrivacy{})
 				if err != nil {
 					return fmt.Errorf("privacy index backfill: %w", err)
 				}
@@ -227,10 +229,10 @@ func (c *cli) allKeys(ctx context.Context, rt *Runtime, workspaceID string) ([]*
 	}
 	var out []*apikey.Key
 	for _, id := range ids {
-		as := application.WithPrincipal(ctx, application.SystemPrincipal(id))
+		as := auth.WithPrincipal(ctx, auth.SystemPrincipal(id))
 		page := ports.Page{Limit: 100}
 		for {
-			ks, more, err := rt.App.Queries.ListAPIKeys.Handle(as, application.ListAPIKeys{Page: page, IncludeRevoked: true})
+			ks, more, err := rt.App.Queries.ListAPIKeys.Handle(as, accounts.ListAPIKeys{Page: page, IncludeRevoked: true})
 			if err != nil {
 				return nil, err
 			}
@@ -252,7 +254,7 @@ func (c *cli) revokeKey(ctx context.Context, rt *Runtime, id string) error {
 		return err
 	}
 	for _, w := range all {
-		err := rt.App.Commands.RevokeAPIKey.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(w.ID())), application.RevokeAPIKey{ID: id})
+		err := rt.App.Commands.RevokeAPIKey.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(w.ID())), accounts.RevokeAPIKey{ID: id})
 		if !errors.Is(err, domain.ErrNotFound) {
 			return err
 		}
@@ -271,8 +273,8 @@ func (c *cli) keysCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				ctx := application.WithPrincipal(cmd.Context(), application.SystemPrincipal(target))
-				created, err := rt.App.Commands.CreateAPIKey.Handle(ctx, application.CreateAPIKey{Name: name, Scope: scope})
+				ctx := auth.WithPrincipal(cmd.Context(), auth.SystemPrincipal(target))
+				created, err := rt.App.Commands.CreateAPIKey.Handle(ctx, accounts.CreateAPIKey{Name: name, Scope: scope})
 				if err != nil {
 					return err
 				}
@@ -374,7 +376,7 @@ func (c *cli) workspacesCommand() *cobra.Command {
 	create := &cobra.Command{Use: "create", Short: "Create a workspace; prints its ID", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
-				w, err := rt.App.Commands.CreateWorkspace.Handle(cmd.Context(), application.CreateWorkspace{Name: name, Plan: workspace.Plan(plan)})
+				w, err := rt.App.Commands.CreateWorkspace.Handle(cmd.Context(), workspaceapp.CreateWorkspace{Name: name, Plan: workspace.Plan(plan)})
 				if err != nil {
 					return err
 				}

@@ -15,7 +15,9 @@ import (
 	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/relay"
+	webhooksapp "github.com/formward/formward/application/webhooks"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
@@ -48,11 +50,11 @@ func provideSender(cfg Config, m *metrics.Metrics) (delivery.Sender, func(), err
 }
 
 func provideDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.WebhookRepository, sender ports.Sender, clock ports.Clock,
-	cfg Config, log *zap.Logger, m *metrics.Metrics) (*application.DeliveryEngine, error) {
+	cfg Config, log *zap.Logger, m *metrics.Metrics) (*webhooksapp.DeliveryEngine, error) {
 	if err := checkFairShares(cfg); err != nil {
 		return nil, err
 	}
-	return application.NewDeliveryEngine(deliveries, webhooks, sender, clock, application.DeliveryEngineConfig{
+	return webhooksapp.NewDeliveryEngine(deliveries, webhooks, sender, clock, webhooksapp.DeliveryEngineConfig{
 		Retry: cfg.Retry, Concurrency: cfg.DeliveryConcurrency, Timeout: cfg.DeliveryTimeout,
 		PerWorkspace: cfg.DeliveryConcurrencyPerWorkspace, PerEndpoint: cfg.DeliveryConcurrencyPerEndpoint,
 	}, m.DeliveryObserver(deliveryLog{log: log.Named("deliveries")})), nil
@@ -77,12 +79,12 @@ func checkFairShares(cfg Config) error {
 
 // provideFanOut wakes the engine of the same process whenever it stored deliveries.
 func provideFanOut(webhooks ports.WebhookRepository, deliveries ports.DeliveryRepository, ids ports.IDs, clock ports.Clock,
-	engine *application.DeliveryEngine) *application.FanOut {
-	return application.NewFanOut(webhooks, deliveries, ids, clock, engine.Notify)
+	engine *webhooksapp.DeliveryEngine) *webhooksapp.FanOut {
+	return webhooksapp.NewFanOut(webhooks, deliveries, ids, clock, engine.Notify)
 }
 
 // provideBus hands each batch to the fan-out and the run starter, synchronously.
-func provideBus(handlers application.EventHandlers) *bus.Direct {
+func provideBus(handlers workflows.EventHandlers) *bus.Direct {
 	return bus.NewDirect(handlers.HandleBatch)
 }
 
@@ -121,9 +123,9 @@ func (l deliveryLog) Failed(step string, err error) {
 // EmbeddedPipeline is serve's event pipeline without Kafka: relay → in-process bus (the
 // fan-out and the run starter, run synchronously) → delivery engine and run engine.
 type EmbeddedPipeline struct {
-	Relay  *application.Relay
-	Engine *application.DeliveryEngine
-	Runs   *application.RunEngine
+	Relay  *relay.Relay
+	Engine *webhooksapp.DeliveryEngine
+	Runs   *workflows.RunEngine
 }
 
 // ServeProcess is the wired serve role: the API, plus the pipeline it runs in embedded mode.
@@ -150,9 +152,9 @@ func (p *EmbeddedPipeline) Start() (stop func()) {
 type WorkerProcess struct {
 	Subscriber *kafka.Subscriber
 	// Handlers are the fan-out to webhooks and the run starter of workflows.
-	Handlers application.EventHandlers
-	Engine   *application.DeliveryEngine
-	Runs     *application.RunEngine
+	Handlers workflows.EventHandlers
+	Engine   *webhooksapp.DeliveryEngine
+	Runs     *workflows.RunEngine
 	Metrics  *metrics.Metrics
 	// DB is checked by /readyz.
 	DB *persistence.DB

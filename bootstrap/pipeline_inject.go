@@ -10,7 +10,7 @@ import (
 
 	"github.com/formward/formward/adapters/bus"
 	"github.com/formward/formward/adapters/persistence"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/relay"
 	"github.com/formward/formward/ports"
 )
 
@@ -28,7 +28,7 @@ var embeddedPipelineSet = wire.NewSet(
 	persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)),
 	persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)),
 	provideBus, wire.Bind(new(ports.EventPublisher), new(*bus.Direct)),
-	provideRelayConfig, provideRelayObserver, application.NewRelay,
+	provideRelayConfig, provideRelayObserver, relay.NewRelay,
 	wire.Struct(new(EmbeddedPipeline), "*"),
 )
 

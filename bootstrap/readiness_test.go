@@ -16,7 +16,9 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain"
 )
 
@@ -69,7 +71,7 @@ func TestFullDiskIsUnavailableAndNotReady(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := rt.App.Commands.CreateAPIKey.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(ws.ID())), application.CreateAPIKey{Name: "t", Scope: "read-write"})
+	key, err := rt.App.Commands.CreateAPIKey.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws.ID())), accounts.CreateAPIKey{Name: "t", Scope: "read-write"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestFullDiskIsUnavailableAndNotReady(t *testing.T) {
 	// The first writes may still fit where the write-ahead log already had its blocks (it
 	// starts over once checkpointed); the first that needs space must fail, and as unavailable.
 	for i := 0; ; i++ {
-		_, err := rt.App.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Other"})
+		_, err := rt.App.Commands.CreateWorkspace.Handle(ctx, workspace.CreateWorkspace{Name: "Other"})
 		if errors.Is(err, domain.ErrUnavailable) {
 			break
 		}

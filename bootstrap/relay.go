@@ -11,14 +11,14 @@ import (
 	"github.com/formward/formward/adapters/kafka"
 	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/persistence"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/relay"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/ports"
 )
 
 // RelayProcess is the wired relay role.
 type RelayProcess struct {
-	Relay   *application.Relay
+	Relay   *relay.Relay
 	Log     *zap.Logger
 	Metrics *metrics.Metrics
 	// DB is checked by /readyz.
@@ -43,11 +43,11 @@ func provideKafkaPublisher(ctx context.Context, cfg Config) (*kafka.Publisher, f
 	return p, func() { _ = p.Close() }, nil
 }
 
-func provideRelayConfig(cfg Config) application.RelayConfig {
-	return application.RelayConfig{Batch: cfg.RelayBatch, Poll: cfg.RelayPoll, Retention: cfg.OutboxRetention}
+func provideRelayConfig(cfg Config) relay.RelayConfig {
+	return relay.RelayConfig{Batch: cfg.RelayBatch, Poll: cfg.RelayPoll, Retention: cfg.OutboxRetention}
 }
 
-func provideRelayObserver(log *zap.Logger, m *metrics.Metrics, clock ports.Clock) application.RelayObserver {
+func provideRelayObserver(log *zap.Logger, m *metrics.Metrics, clock ports.Clock) relay.RelayObserver {
 	return m.RelayObserver(relayLog{log: log.Named("relay")}, clock.Now)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/ports"
 )
 
@@ -54,7 +55,7 @@ func (j retentionJob) run(ctx context.Context) {
 	}
 	defer release()
 	j.log.Info("retention lease acquired: this process runs the retention job", zap.Duration("interval", j.interval))
-	if n, err := j.app.Commands.ReindexPrivacy.Handle(ctx, application.ReindexPrivacy{}); err != nil {
+	if n, err := j.app.Commands.ReindexPrivacy.Handle(ctx, workspace.ReindexPrivacy{}); err != nil {
 		if !errors.Is(err, context.Canceled) {
 			j.log.Warn("privacy index backfill stopped; it resumes at the next start", zap.Error(err))
 		}
@@ -75,7 +76,7 @@ func (j retentionJob) run(ctx context.Context) {
 
 func (j retentionJob) pass(ctx context.Context) {
 	start := time.Now()
-	r, err := j.app.Commands.RunRetention.Handle(ctx, application.RunRetention{Rest: serveRetentionRest, Batch: serveRetentionBatch})
+	r, err := j.app.Commands.RunRetention.Handle(ctx, workspace.RunRetention{Rest: serveRetentionRest, Batch: serveRetentionBatch})
 	if err != nil && ctx.Err() != nil {
 		return
 	}
@@ -85,7 +86,7 @@ func (j retentionJob) pass(ctx context.Context) {
 		j.log.Warn("retention pass failed; the next pass retries", append(fields, zap.Error(err))...)
 		return
 	}
-	if r == (application.RetentionResult{}) {
+	if r == (workspace.RetentionResult{}) {
 		j.log.Debug("retention pass", fields...)
 		return
 	}
@@ -107,7 +108,7 @@ func (c *cli) retentionCommand() *cobra.Command {
 	run := &cobra.Command{Use: "run", Short: "Run one retention pass now and print what it deleted as JSON", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
-				res, err := rt.App.Commands.RunRetention.Handle(cmd.Context(), application.RunRetention{})
+				res, err := rt.App.Commands.RunRetention.Handle(cmd.Context(), workspace.RunRetention{})
 				// What was deleted before a failure is reported too.
 				fmt.Fprintf(c.stdout, "{\"submissions_deleted\": %d, \"files_deleted\": %d, \"workspaces_deleted\": %d}\n",
 					res.SubmissionsDeleted, res.FilesDeleted, res.WorkspacesDeleted)
@@ -123,7 +124,7 @@ func (c *cli) privacyCommand() *cobra.Command {
 	reindex := &cobra.Command{Use: "reindex", Short: "Build the email index of submissions stored before it existed or under another master key (resumable)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return c.withRuntime(cmd.Context(), func(rt *Runtime) error {
-				n, err := rt.App.Commands.ReindexPrivacy.Handle(cmd.Context(), application.ReindexPrivacy{})
+				n, err := rt.App.Commands.ReindexPrivacy.Handle(cmd.Context(), workspace.ReindexPrivacy{})
 				if err != nil {
 					return err
 				}

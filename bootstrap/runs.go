@@ -10,7 +10,8 @@ import (
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/objectstore"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/webhooks"
+	workflowsapp "github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
@@ -21,15 +22,15 @@ import (
 // provideRunEngine makes the engine over the registered action runners.
 func provideRunEngine(runs ports.RunRepository, forms ports.FormRepository, submissions ports.SubmissionRepository,
 	integrations ports.IntegrationRepository, runners map[string]ports.ActionRunner, clock ports.Clock, keyring *crypto.Keyring, cfg Config,
-	log *zap.Logger, m *metrics.Metrics) (*application.RunEngine, error) {
+	log *zap.Logger, m *metrics.Metrics) (*workflowsapp.RunEngine, error) {
 	if err := checkFairShares(cfg); err != nil {
 		return nil, err
 	}
-	return application.NewRunEngine(application.RunEngineDeps{
+	return workflowsapp.NewRunEngine(workflowsapp.RunEngineDeps{
 		Runs: runs, Forms: forms, Submissions: submissions, Integrations: integrations, Clock: clock,
 		// Owner notifications link uploaded files through the same signer as the API.
 		Files: objectstore.Signer{Key: crypto.DeriveKey(keyring.Primary(), crypto.LabelFiles), BaseURL: publicURL(cfg)},
-	}, runners, application.RunEngineConfig{
+	}, runners, workflowsapp.RunEngineConfig{
 		Retry: cfg.Retry, Concurrency: cfg.DeliveryConcurrency, PerWorkspace: cfg.DeliveryConcurrencyPerWorkspace,
 		// An action may send mail or call an API that takes longer than a webhook endpoint.
 		Timeout: max(cfg.DeliveryTimeout, 30*time.Second),
@@ -38,13 +39,13 @@ func provideRunEngine(runs ports.RunRepository, forms ports.FormRepository, subm
 
 // provideRunStarter wakes the run engine of the same process whenever it stored runs.
 func provideRunStarter(workflows ports.WorkflowRepository, forms ports.FormRepository, runs ports.RunRepository, ids ports.IDs,
-	clock ports.Clock, engine *application.RunEngine) *application.RunStarter {
-	return application.NewRunStarter(workflows, forms, runs, ids, clock, engine.Notify)
+	clock ports.Clock, engine *workflowsapp.RunEngine) *workflowsapp.RunStarter {
+	return workflowsapp.NewRunStarter(workflows, forms, runs, ids, clock, engine.Notify)
 }
 
 // provideEventHandlers is what the worker does with each batch of events: deliveries, then runs.
-func provideEventHandlers(fanOut *application.FanOut, starter *application.RunStarter) application.EventHandlers {
-	return application.EventHandlers{fanOut.HandleBatch, starter.HandleBatch}
+func provideEventHandlers(fanOut *webhooks.FanOut, starter *workflowsapp.RunStarter) workflowsapp.EventHandlers {
+	return workflowsapp.EventHandlers{fanOut.HandleBatch, starter.HandleBatch}
 }
 
 // runLog logs failed steps and attempts: IDs and outcomes, never configs or submitted values.

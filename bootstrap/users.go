@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/ports"
 )
@@ -21,7 +21,7 @@ const setupPath = "/app/setup"
 // It is the one secret the server logs, on purpose: whoever installs Formward reads it there.
 // Each start issues a new link; the previous one stops working.
 func announceSetup(ctx context.Context, cfg Config, rt *Runtime) error {
-	token, issued, err := rt.App.Commands.IssueSetupToken.Handle(ctx, application.IssueSetupToken{})
+	token, issued, err := rt.App.Commands.IssueSetupToken.Handle(ctx, accounts.IssueSetupToken{})
 	if err != nil {
 		return fmt.Errorf("first-run setup link: %w", err)
 	}
@@ -44,7 +44,7 @@ func (c *cli) usersCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				created, err := rt.App.Commands.CreateUser.Handle(ctx, application.CreateUser{Email: email, Name: name, WorkspaceID: target, Role: role})
+				created, err := rt.App.Commands.CreateUser.Handle(ctx, accounts.CreateUser{Email: email, Name: name, WorkspaceID: target, Role: role})
 				if err != nil {
 					return err
 				}
@@ -59,7 +59,7 @@ func (c *cli) usersCommand() *cobra.Command {
 					"workspace_id":     m.WorkspaceID(),
 					"role":             string(m.Role()),
 					"set_password_url": created.SetPasswordURL,
-					"expires_at":       domain.FormatTime(rt.Clock.Now().Add(application.SetPasswordValidity)),
+					"expires_at":       domain.FormatTime(rt.Clock.Now().Add(accounts.SetPasswordValidity)),
 				})
 			})
 		}}

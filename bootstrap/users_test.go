@@ -11,7 +11,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 )
 
 // While nobody has an account, serve logs a one-time setup link under the public URL, a fresh
@@ -50,7 +50,7 @@ func TestSetupLinkIsLoggedUntilSomeoneHasAnAccount(t *testing.T) {
 	if second == "" || second == first {
 		t.Fatalf("second start: link %q, want a fresh one", second)
 	}
-	if _, err := rt.App.Commands.CreateUser.Handle(ctx, application.CreateUser{Email: "ada@example.com", Name: "Ada"}); err != nil {
+	if _, err := rt.App.Commands.CreateUser.Handle(ctx, accounts.CreateUser{Email: "ada@example.com", Name: "Ada"}); err != nil {
 		t.Fatal(err)
 	}
 	if l := link(); l != "" {

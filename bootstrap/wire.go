@@ -15,6 +15,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/relay"
 	"github.com/formward/formward/ports"
 )
 
@@ -94,7 +95,7 @@ var relaySet = wire.NewSet(
 	persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)),
 	provideKafkaPublisher, wire.Bind(new(ports.EventPublisher), new(*kafka.Publisher)),
 	provideRelayConfig, provideRelayObserver,
-	application.NewRelay,
+	relay.NewRelay,
 )
 
 // newRelayProcess wires the relay role.

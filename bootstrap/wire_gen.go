@@ -16,6 +16,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/relay"
 	"github.com/formward/formward/ports"
 	"github.com/google/wire"
 	"go.uber.org/zap"
@@ -178,9 +179,9 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	lease := persistence.NewLease(db)
 	relayConfig := provideRelayConfig(cfg)
 	relayObserver := provideRelayObserver(log, metrics, clock)
-	relay := application.NewRelay(outbox, direct, lease, clock, relayConfig, relayObserver)
+	relayRelay := relay.NewRelay(outbox, direct, lease, clock, relayConfig, relayObserver)
 	embeddedPipeline := &EmbeddedPipeline{
-		Relay:  relay,
+		Relay:  relayRelay,
 		Engine: deliveryEngine,
 		Runs:   runEngine,
 	}
@@ -297,9 +298,9 @@ func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayPr
 	relayConfig := provideRelayConfig(cfg)
 	metrics := provideMetrics(db, clock)
 	relayObserver := provideRelayObserver(log, metrics, clock)
-	relay := application.NewRelay(outbox, publisher, lease, clock, relayConfig, relayObserver)
+	relayRelay := relay.NewRelay(outbox, publisher, lease, clock, relayConfig, relayObserver)
 	relayProcess := &RelayProcess{
-		Relay:   relay,
+		Relay:   relayRelay,
 		Log:     log,
 		Metrics: metrics,
 		DB:      db,
@@ -462,7 +463,7 @@ var deliverySet = wire.NewSet(
 
 // embeddedPipelineSet is the relay publishing to the in-process bus, and the worker behind it.
 var embeddedPipelineSet = wire.NewSet(
-	deliverySet, persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideBus, wire.Bind(new(ports.EventPublisher), new(*bus.Direct)), provideRelayConfig, provideRelayObserver, application.NewRelay, wire.Struct(new(EmbeddedPipeline), "*"),
+	deliverySet, persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideBus, wire.Bind(new(ports.EventPublisher), new(*bus.Direct)), provideRelayConfig, provideRelayObserver, relay.NewRelay, wire.Struct(new(EmbeddedPipeline), "*"),
 )
 
 // wire.go:
@@ -500,4 +501,4 @@ var applicationSet = wire.NewSet(
 	provideURLChecker, wire.Bind(new(ports.URLChecker), new(delivery.URLChecker)), wire.Struct(new(application.Deps), "*"), application.New,
 )
 
-var relaySet = wire.NewSet(persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideKafkaPublisher, wire.Bind(new(ports.EventPublisher), new(*kafka.Publisher)), provideRelayConfig, provideRelayObserver, application.NewRelay)
+var relaySet = wire.NewSet(persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideKafkaPublisher, wire.Bind(new(ports.EventPublisher), new(*kafka.Publisher)), provideRelayConfig, provideRelayObserver, relay.NewRelay)

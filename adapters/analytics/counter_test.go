@@ -10,6 +10,9 @@ import (
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/formstats"
 )
@@ -19,12 +22,12 @@ func newForm(t *testing.T, db *persistence.DB) string {
 	cipher := persistencetest.Cipher()
 	app := application.New(application.Deps{Workspaces: persistence.NewWorkspaceRepository(db), Forms: persistence.NewFormRepository(db, cipher),
 		IDs: system.NewIDs(), Clock: system.Clock{}}, application.Settings{})
-	ws, err := app.Commands.CreateWorkspace.Handle(context.Background(), application.CreateWorkspace{Name: "A"})
+	ws, err := app.Commands.CreateWorkspace.Handle(context.Background(), workspace.CreateWorkspace{Name: "A"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := app.Commands.CreateForm.Handle(application.WithPrincipal(context.Background(), application.SystemPrincipal(ws.ID())),
-		application.CreateForm{WorkspaceID: ws.ID(), Draft: form.Draft{Name: "F", Fields: []form.FieldSpec{{Label: "Name", Type: "text"}}}})
+	v, err := app.Commands.CreateForm.Handle(auth.WithPrincipal(context.Background(), auth.SystemPrincipal(ws.ID())),
+		forms.CreateForm{Draft: form.Draft{Name: "F", Fields: []form.FieldSpec{{Label: "Name", Type: "text"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,9 @@ import (
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/ports"
 )
 
@@ -49,8 +51,8 @@ func TestRestoreBringsBackEverythingButTheDeleted(t *testing.T) {
 		noErr(t, err)
 
 		// Deleted through the API use cases, then copied to the log.
-		noErr(t, a.deleteSub.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(ws)), application.DeleteSubmission{WorkspaceID: ws, FormID: f1.ID(), ID: s1[0]}))
-		noErr(t, a.deleteSub.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(ws)), application.DeleteSubmission{WorkspaceID: ws, FormID: f1.ID(), ID: s1[1]}))
+		noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), capture.DeleteSubmission{FormID: f1.ID(), ID: s1[0]}))
+		noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), capture.DeleteSubmission{FormID: f1.ID(), ID: s1[1]}))
 		n, err := b.ShipTombstones(ctx, a.db)
 		noErr(t, err)
 		if n != 2 {
@@ -58,7 +60,7 @@ func TestRestoreBringsBackEverythingButTheDeleted(t *testing.T) {
 		}
 		// A whole form, and a retention-style deletion and a workspace's data, recorded through
 		// the tombstone API: these stay in the database until the restore copies them.
-		noErr(t, a.deleteForm.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(ws)), application.DeleteForm{WorkspaceID: ws, ID: f2.ID()}))
+		noErr(t, a.deleteForm.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), forms.DeleteForm{ID: f2.ID()}))
 		_, err = a.db.SQL().ExecContext(ctx, sqlText(cfg, "DELETE FROM submissions WHERE id = ?"), s1[2])
 		noErr(t, err)
 		_, err = a.db.SQL().ExecContext(ctx, sqlText(cfg, "DELETE FROM forms WHERE workspace_id = ?"), ws2)

@@ -14,7 +14,9 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	captureapp "github.com/formward/formward/application/capture"
+	formsapp "github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workspace"
@@ -46,10 +48,10 @@ type app struct {
 	workspaces  *persistence.WorkspaceRepository
 	forms       *persistence.FormRepository
 	submissions *persistence.SubmissionRepository
-	create      application.CreateFormHandler
-	capture     application.CaptureSubmissionHandler
-	deleteSub   application.DeleteSubmissionHandler
-	deleteForm  application.DeleteFormHandler
+	create      formsapp.CreateFormHandler
+	capture     captureapp.CaptureSubmissionHandler
+	deleteSub   captureapp.DeleteSubmissionHandler
+	deleteForm  formsapp.DeleteFormHandler
 }
 
 func openApp(t testing.TB, cfg persistence.Config) *app {
@@ -67,10 +69,10 @@ func openApp(t testing.TB, cfg persistence.Config) *app {
 	ids, clock := system.NewIDs(), system.Clock{}
 	a := &app{db: db, workspaces: persistence.NewWorkspaceRepository(db), forms: persistence.NewFormRepository(db, c),
 		submissions: persistence.NewSubmissionRepository(db, c, persistencetest.BlindIndex())}
-	a.create = application.NewCreateFormHandler(a.forms, ids, clock, form.DefaultLimits)
-	a.capture = application.NewCaptureSubmissionHandler(a.forms, a.submissions, ids, clock, crypto.NewIPHasher([]byte("test")), nil, "https://forms.example")
-	a.deleteSub = application.NewDeleteSubmissionHandler(a.forms, a.submissions, nil, ids, clock)
-	a.deleteForm = application.NewDeleteFormHandler(a.forms, nil, ids, clock)
+	a.create = formsapp.NewCreateFormHandler(a.forms, ids, clock, form.DefaultLimits)
+	a.capture = captureapp.NewCaptureSubmissionHandler(a.forms, a.submissions, ids, clock, crypto.NewIPHasher([]byte("test")), nil, "https://forms.example")
+	a.deleteSub = captureapp.NewDeleteSubmissionHandler(a.forms, a.submissions, nil, ids, clock)
+	a.deleteForm = formsapp.NewDeleteFormHandler(a.forms, nil, ids, clock)
 	return a
 }
 
@@ -95,7 +97,7 @@ func (a *app) workspace(t testing.TB) string {
 
 func (a *app) form(t testing.TB, ws string) *form.Form {
 	t.Helper()
-	v, err := a.create.Handle(application.WithPrincipal(context.Background(), application.SystemPrincipal(ws)), application.CreateForm{WorkspaceID: ws,
+	v, err := a.create.Handle(auth.WithPrincipal(context.Background(), auth.SystemPrincipal(ws)), formsapp.CreateForm{
 		Draft: form.Draft{Name: "Contact", Fields: []form.FieldSpec{{Label: "Name", Type: "text"}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +106,7 @@ func (a *app) form(t testing.TB, ws string) *form.Form {
 }
 
 func (a *app) submit(ctx context.Context, f *form.Form, text string) (*submission.Submission, error) {
-	return a.capture.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(f.WorkspaceID())), application.CaptureSubmission{WorkspaceID: f.WorkspaceID(), FormID: f.ID(),
+	return a.capture.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(f.WorkspaceID())), captureapp.CaptureSubmission{FormID: f.ID(),
 		Data: map[string]submission.Input{f.Fields()[0].ID: text}, Source: submission.SourceAPI, IP: "203.0.113.9"})
 }
 

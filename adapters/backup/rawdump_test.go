@@ -17,7 +17,8 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	captureapp "github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/submission"
@@ -57,14 +58,14 @@ func TestBackupsHoldNoPlaintext(t *testing.T) {
 		local, err := objectstore.NewLocal(fileDir)
 		noErr(t, err)
 		files := objectstore.NewEncrypted(local, persistencetest.Cipher())
-		capture := application.NewSubmitPublicFormHandler(a.forms, a.workspaces, a.submissions, files, ids, clock,
-			crypto.NewIPHasher([]byte("test")), application.SpamChecks{}, submission.FileLimits{PerField: 10, PerPost: 20}, nil)
+		capture := captureapp.NewSubmitPublicFormHandler(a.forms, a.workspaces, a.submissions, files, ids, clock,
+			crypto.NewIPHasher([]byte("test")), captureapp.SpamChecks{}, submission.FileLimits{PerField: 10, PerPost: 20}, nil)
 		content := "Passport of " + marker + ", number 123456789"
 		var subs []*submission.Submission
 		for i := range 4 {
-			res, err := capture.Handle(ctx, application.SubmitPublicForm{FormID: f.ID(), IP: "203.0.113.9", Origin: owner,
+			res, err := capture.Handle(ctx, captureapp.SubmitPublicForm{FormID: f.ID(), IP: "203.0.113.9", Origin: owner,
 				Data: map[string]submission.Input{f.Fields()[0].ID: marker + " respondent " + label(i), f.Fields()[1].ID: marker + "@example.org"},
-				Uploads: map[string][]application.Upload{f.Fields()[2].ID: {{
+				Uploads: map[string][]captureapp.Upload{f.Fields()[2].ID: {{
 					Info: submission.FileInfo{Name: marker + "_passport.txt", Size: int64(len(content)), Declared: "text/plain", Sniffed: "text/plain"},
 					Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(content)), nil },
 				}}}})
@@ -73,12 +74,12 @@ func TestBackupsHoldNoPlaintext(t *testing.T) {
 		}
 
 		b, dir, _ := localBackups(t, cfg, clock)
-		noErr(t, a.deleteSub.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(ws)), application.DeleteSubmission{WorkspaceID: ws, FormID: f.ID(), ID: subs[0].ID()}))
+		noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), captureapp.DeleteSubmission{FormID: f.ID(), ID: subs[0].ID()}))
 		_, err = b.ShipTombstones(ctx, a.db)
 		noErr(t, err)
 		m, err := b.Create(ctx, a.db)
 		noErr(t, err)
-		noErr(t, a.deleteSub.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(ws)), application.DeleteSubmission{WorkspaceID: ws, FormID: f.ID(), ID: subs[1].ID()}))
+		noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), captureapp.DeleteSubmission{FormID: f.ID(), ID: subs[1].ID()}))
 		n, err := b.ShipTombstones(ctx, a.db)
 		noErr(t, err)
 		if n == 0 {

@@ -17,7 +17,8 @@ import (
 	"github.com/formward/formward/adapters/objectstore/miniotest"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/ports"
 )
 
@@ -49,7 +50,7 @@ func TestS3Backups(t *testing.T) {
 	_, err = b.Verify(ctx, m.ID)
 	noErr(t, err)
 
-	noErr(t, a.deleteSub.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(ws)), application.DeleteSubmission{WorkspaceID: ws, FormID: f.ID(), ID: gone}))
+	noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), capture.DeleteSubmission{FormID: f.ID(), ID: gone}))
 	n, err := b.ShipTombstones(ctx, a.db)
 	noErr(t, err)
 	if n != 1 {
@@ -175,7 +176,7 @@ func TestShipperCopiesEachDeletionAtOnce(t *testing.T) {
 	}()
 	defer func() { cancel(); <-done }()
 	time.Sleep(50 * time.Millisecond) // the first, empty pass
-	noErr(t, a.deleteSub.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(ws)), application.DeleteSubmission{WorkspaceID: ws, FormID: f.ID(), ID: id}))
+	noErr(t, a.deleteSub.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws)), capture.DeleteSubmission{FormID: f.ID(), ID: id}))
 	// In the log, and then no longer in the database.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		ts, err := log.Since(ctx, time.Time{})

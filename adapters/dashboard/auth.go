@@ -11,7 +11,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/httperr"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/invitation"
 )
@@ -34,14 +35,14 @@ type pendingSignIn struct {
 
 // signedIn reports the current session when the browser has a valid one (signed-out pages
 // use it to offer the signed-in path); it does not require one.
-func (h *Handler) signedIn(c *gin.Context) (application.SessionPrincipal, bool) {
+func (h *Handler) signedIn(c *gin.Context) (accounts.SessionPrincipal, bool) {
 	token, err := c.Cookie(SessionCookie)
 	if err != nil || token == "" {
-		return application.SessionPrincipal{}, false
+		return accounts.SessionPrincipal{}, false
 	}
-	sp, err := h.app.Queries.AuthenticateSession.Handle(c.Request.Context(), application.AuthenticateSession{Token: token, IP: h.clientIP(c.Request)})
+	sp, err := h.app.Queries.AuthenticateSession.Handle(c.Request.Context(), accounts.AuthenticateSession{Token: token, IP: h.clientIP(c.Request)})
 	if err != nil {
-		return application.SessionPrincipal{}, false
+		return accounts.SessionPrincipal{}, false
 	}
 	return sp, true
 }
@@ -69,8 +70,8 @@ func (h *Handler) login(c *gin.Context) {
 		h.render(c, http.StatusUnprocessableEntity, "login", v)
 		return
 	}
-	res, err := h.app.Commands.SignIn.Handle(c.Request.Context(), application.SignIn{Email: email, Password: password, IP: h.clientIP(c.Request)})
-	if errors.Is(err, application.ErrTwoFactorRequired) || (err == nil && res.NeedsTwoFactor && res.Token == "") {
+	res, err := h.app.Commands.SignIn.Handle(c.Request.Context(), accounts.SignIn{Email: email, Password: password, IP: h.clientIP(c.Request)})
+	if errors.Is(err, accounts.ErrTwoFactorRequired) || (err == nil && res.NeedsTwoFactor && res.Token == "") {
 		sealed, serr := h.cookies.seal(signInCookie, pendingSignIn{Email: email, Password: password, Next: next}, h.now().Add(signInTTL))
 		if serr != nil {
 			h.fail(c, serr)
@@ -105,7 +106,7 @@ func (h *Handler) loginVerify(c *gin.Context) {
 		h.render(c, http.StatusUnprocessableEntity, "login", step)
 		return
 	}
-	cmd := application.SignIn{Email: p.Email, Password: p.Password, IP: h.clientIP(c.Request)}
+	cmd := accounts.SignIn{Email: p.Email, Password: p.Password, IP: h.clientIP(c.Request)}
 	if totpCode.MatchString(code) {
 		cmd.TOTPCode = strings.ReplaceAll(code, " ", "")
 	} else {
@@ -113,7 +114,7 @@ func (h *Handler) loginVerify(c *gin.Context) {
 	}
 	res, err := h.app.Commands.SignIn.Handle(c.Request.Context(), cmd)
 	if err != nil {
-		if errors.Is(err, application.ErrInvalidCredentials) || errors.Is(err, application.ErrTwoFactorRequired) {
+		if errors.Is(err, accounts.ErrInvalidCredentials) || errors.Is(err, accounts.ErrTwoFactorRequired) {
 			step.Errors = map[string]string{"code": "That code is not valid. Check your app and try again."}
 			h.render(c, http.StatusUnauthorized, "login", step)
 			return
@@ -131,11 +132,11 @@ var totpCode = regexp.MustCompile(`^[0-9 ]{6,8}$`)
 // signInFailed answers a refused sign-in: one message for unknown email and wrong password,
 // the throttled page with Retry-After, or the shared table's answer.
 func (h *Handler) signInFailed(c *gin.Context, err error, v *view) {
-	var throttled *application.ThrottledError
+	var throttled *accounts.ThrottledError
 	switch {
 	case errors.As(err, &throttled):
 		h.throttled(c, throttled)
-	case errors.Is(err, application.ErrInvalidCredentials):
+	case errors.Is(err, accounts.ErrInvalidCredentials):
 		v.Error = badCredentials
 		h.render(c, http.StatusUnauthorized, "login", v)
 	default:
@@ -149,7 +150,7 @@ func (h *Handler) signInFailed(c *gin.Context, err error, v *view) {
 	}
 }
 
-func (h *Handler) throttled(c *gin.Context, t *application.ThrottledError) {
+func (h *Handler) throttled(c *gin.Context, t *accounts.ThrottledError) {
 	b := problem(t)
 	if b.RetryAfter <= 0 {
 		b.RetryAfter = t.RetryAfter
@@ -165,7 +166,7 @@ func (h *Handler) throttled(c *gin.Context, t *application.ThrottledError) {
 
 func (h *Handler) logout(c *gin.Context) {
 	if token, err := c.Cookie(SessionCookie); err == nil && token != "" {
-		if err := h.app.Commands.SignOut.Handle(c.Request.Context(), application.SignOut{Token: token}); err != nil {
+		if err := h.app.Commands.SignOut.Handle(c.Request.Context(), accounts.SignOut{Token: token}); err != nil {
 			h.fail(c, err)
 			return
 		}
@@ -214,7 +215,7 @@ func (h *Handler) tokenPage(c *gin.Context, page, title string) {
 func (h *Handler) setupPage(c *gin.Context) { h.tokenPage(c, "setup", "Set up Formward") }
 
 func (h *Handler) setup(c *gin.Context) {
-	cmd := application.SetupFirstOwner{Token: c.PostForm("token"), Email: strings.TrimSpace(c.PostForm("email")), Name: strings.TrimSpace(c.PostForm("name")),
+	cmd := accounts.SetupFirstOwner{Token: c.PostForm("token"), Email: strings.TrimSpace(c.PostForm("email")), Name: strings.TrimSpace(c.PostForm("name")),
 		Password: c.PostForm("password"), WorkspaceName: strings.TrimSpace(c.PostForm("workspace_name")), IP: h.clientIP(c.Request)}
 	res, err := h.app.Commands.SetupFirstOwner.Handle(c.Request.Context(), cmd)
 	if err != nil {
@@ -257,7 +258,7 @@ func (h *Handler) forgot(c *gin.Context) {
 	}
 	// The answer is the same for every address, with or without an account, and over the
 	// request limit too: the link is mailed after the answer, when there is an account.
-	err := h.app.Commands.RequestPasswordReset.Handle(c.Request.Context(), application.RequestPasswordReset{Email: email, IP: h.clientIP(c.Request)})
+	err := h.app.Commands.RequestPasswordReset.Handle(c.Request.Context(), accounts.RequestPasswordReset{Email: email, IP: h.clientIP(c.Request)})
 	if err != nil {
 		b := problem(err)
 		if b.Status == http.StatusUnprocessableEntity {
@@ -276,7 +277,7 @@ func (h *Handler) resetPage(c *gin.Context) { h.tokenPage(c, "reset", "Choose a 
 
 func (h *Handler) reset(c *gin.Context) {
 	token := c.PostForm("token")
-	err := h.app.Commands.ResetPassword.Handle(c.Request.Context(), application.ResetPassword{Token: token, Password: c.PostForm("password")})
+	err := h.app.Commands.ResetPassword.Handle(c.Request.Context(), accounts.ResetPassword{Token: token, Password: c.PostForm("password")})
 	if err != nil {
 		b := problem(err)
 		v := &view{Title: "Choose a new password", Data: tokenData{Token: token}}
@@ -307,7 +308,7 @@ type invitationData struct {
 
 func (h *Handler) invitationPage(c *gin.Context) {
 	token := c.Param("token")
-	iv, err := h.app.Queries.GetInvitation.Handle(c.Request.Context(), application.GetInvitation{Token: token})
+	iv, err := h.app.Queries.GetInvitation.Handle(c.Request.Context(), accounts.GetInvitation{Token: token})
 	if err != nil {
 		h.invitationFailed(c, err)
 		return
@@ -316,7 +317,7 @@ func (h *Handler) invitationPage(c *gin.Context) {
 	h.render(c, http.StatusOK, "invitation", &view{Title: "Join " + iv.WorkspaceName, Data: h.invitationData(c, token, iv)})
 }
 
-func (h *Handler) invitationData(c *gin.Context, token string, iv application.InvitationView) invitationData {
+func (h *Handler) invitationData(c *gin.Context, token string, iv accounts.InvitationView) invitationData {
 	d := invitationData{Token: token, Path: "/app/invitations/" + token, WorkspaceName: iv.WorkspaceName, UserExists: iv.UserExists}
 	if iv.Invitation != nil {
 		d.Role, d.Email = string(iv.Invitation.Role()), iv.Invitation.Email()
@@ -340,7 +341,7 @@ func (h *Handler) invitationFailed(c *gin.Context, err error) {
 
 func (h *Handler) acceptInvitation(c *gin.Context) {
 	token := c.Param("token")
-	cmd := application.AcceptInvitation{Token: token, IP: h.clientIP(c.Request)}
+	cmd := accounts.AcceptInvitation{Token: token, IP: h.clientIP(c.Request)}
 	sp, signedIn := h.signedIn(c)
 	if signedIn && sp.User != nil {
 		cmd.SignedInUserID = sp.User.ID()
@@ -348,12 +349,12 @@ func (h *Handler) acceptInvitation(c *gin.Context) {
 		cmd.Name, cmd.Password = strings.TrimSpace(c.PostForm("name")), c.PostForm("password")
 	}
 	res, err := h.app.Commands.AcceptInvitation.Handle(c.Request.Context(), cmd)
-	if errors.Is(err, application.ErrSignInToAccept) {
+	if errors.Is(err, accounts.ErrSignInToAccept) {
 		h.flash(c, "An account with this email exists. Sign in, then accept the invitation.")
 		c.Redirect(http.StatusSeeOther, "/app/login?next="+url.QueryEscape("/app/invitations/"+token))
 		return
 	}
-	if errors.Is(err, application.ErrOtherAccount) {
+	if errors.Is(err, accounts.ErrOtherAccount) {
 		h.render(c, http.StatusForbidden, "message", &view{Title: "Another account", Data: message{
 			Heading:    "This invitation is for another email address",
 			Paragraphs: []string{"You are signed in with an account whose email is not the one invited. Sign out, then open the invitation link again."},
@@ -363,7 +364,7 @@ func (h *Handler) acceptInvitation(c *gin.Context) {
 	if err != nil {
 		b := problem(err)
 		if b.Status == http.StatusUnprocessableEntity {
-			iv, gerr := h.app.Queries.GetInvitation.Handle(c.Request.Context(), application.GetInvitation{Token: token})
+			iv, gerr := h.app.Queries.GetInvitation.Handle(c.Request.Context(), accounts.GetInvitation{Token: token})
 			if gerr != nil {
 				h.invitationFailed(c, gerr)
 				return
@@ -394,7 +395,7 @@ func (h *Handler) oidcStart(c *gin.Context) {
 		h.fail(c, domain.ErrNotFound)
 		return
 	}
-	st, err := h.app.Commands.StartOIDC.Handle(c.Request.Context(), application.StartOIDC{})
+	st, err := h.app.Commands.StartOIDC.Handle(c.Request.Context(), accounts.StartOIDC{})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -424,16 +425,16 @@ func (h *Handler) oidcCallback(c *gin.Context) {
 			Paragraphs: []string{"Your identity provider did not sign you in."}, Action: retry}})
 		return
 	}
-	res, err := h.app.Commands.FinishOIDC.Handle(c.Request.Context(), application.FinishOIDC{Code: c.Query("code"), Verifier: st.Verifier, Nonce: st.Nonce, IP: h.clientIP(c.Request)})
+	res, err := h.app.Commands.FinishOIDC.Handle(c.Request.Context(), accounts.FinishOIDC{Code: c.Query("code"), Verifier: st.Verifier, Nonce: st.Nonce, IP: h.clientIP(c.Request)})
 	if err != nil {
-		var throttled *application.ThrottledError
+		var throttled *accounts.ThrottledError
 		switch {
 		case errors.As(err, &throttled):
 			h.throttled(c, throttled)
-		case errors.Is(err, application.ErrNoAccount):
+		case errors.Is(err, accounts.ErrNoAccount):
 			h.render(c, http.StatusForbidden, "message", &view{Title: "No account", Data: message{Heading: "No Formward account for you yet",
 				Paragraphs: []string{"Formward accounts are by invitation. Ask an owner or admin of your workspace to invite your address, then open the invitation's link."}, Action: retry}})
-		case errors.Is(err, application.ErrInvalidCredentials), errors.Is(err, application.ErrUnauthenticated):
+		case errors.Is(err, accounts.ErrInvalidCredentials), errors.Is(err, auth.ErrUnauthenticated):
 			h.render(c, http.StatusUnauthorized, "message", &view{Title: "Sign-in failed", Data: message{Heading: "Single sign-on did not complete",
 				Paragraphs: []string{"Your identity provider's answer could not be verified, or your email is not verified there."}, Action: retry}})
 		default:

@@ -16,7 +16,9 @@ import (
 	"github.com/formward/formward/adapters/dashboard"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/workspace"
 )
 
 // TestSetupSignInAndSessionCookie walks the first owner's way in on both databases: the setup
@@ -129,12 +131,12 @@ func TestCrossOriginPostsAreRefused(t *testing.T) {
 		owner.post("/app/login", url.Values{"email": {ownerEmail}, "password": {ownerPassword}}, headers...).expect(t, http.StatusForbidden)
 	}
 	token := newKey.FindStringSubmatch(created.body)
-	if _, err := h.app.Queries.Authenticate.Handle(context.Background(), application.Authenticate{Token: token[1]}); err != nil {
+	if _, err := h.app.Queries.Authenticate.Handle(context.Background(), accounts.Authenticate{Token: token[1]}); err != nil {
 		t.Fatalf("the key was revoked by a cross-origin request: %v", err)
 	}
 	// The same request from the dashboard's own origin works.
 	owner.post("/app/settings/api-keys/"+id[1]+"/revoke", url.Values{}, "Sec-Fetch-Site", "same-origin").redirectsTo(t, "/app/settings/api-keys")
-	if _, err := h.app.Queries.Authenticate.Handle(context.Background(), application.Authenticate{Token: token[1]}); err == nil {
+	if _, err := h.app.Queries.Authenticate.Handle(context.Background(), accounts.Authenticate{Token: token[1]}); err == nil {
 		t.Fatal("the key still works after revoking it")
 	}
 }
@@ -170,7 +172,7 @@ func TestViewerCannotRevokeKeys(t *testing.T) {
 	viewer.get("/app/settings/api-keys/"+id[1]+"/revoke").expect(t, http.StatusForbidden)
 	viewer.post("/app/settings/api-keys/"+id[1]+"/revoke", url.Values{}).expect(t, http.StatusForbidden)
 	viewer.post("/app/settings/api-keys", url.Values{"name": {"mine"}, "scope": {"admin"}}).expect(t, http.StatusForbidden)
-	if _, err := h.app.Queries.Authenticate.Handle(context.Background(), application.Authenticate{Token: token[1]}); err != nil {
+	if _, err := h.app.Queries.Authenticate.Handle(context.Background(), accounts.Authenticate{Token: token[1]}); err != nil {
 		t.Fatalf("the viewer's refused request revoked the key: %v", err)
 	}
 }
@@ -316,7 +318,7 @@ func TestPasswordLinksAndChange(t *testing.T) {
 		t.Fatalf("forgot password answers differ:\n%s\n%s", known, unknown)
 	}
 
-	created, err := h.app.Commands.CreateUser.Handle(context.Background(), application.CreateUser{Email: "linus@example.org", Name: "Linus", Role: "editor"})
+	created, err := h.app.Commands.CreateUser.Handle(context.Background(), accounts.CreateUser{Email: "linus@example.org", Name: "Linus", Role: "editor"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,12 +350,12 @@ func TestSignedInPersonAcceptsAndSwitchesWorkspaces(t *testing.T) {
 	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")
 	owner := h.owner()
 	ctx := context.Background()
-	other, err := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Side Project"})
+	other, err := h.app.Commands.CreateWorkspace.Handle(ctx, workspace.CreateWorkspace{Name: "Side Project"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := h.app.Commands.InviteMember.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(other.ID())),
-		application.InviteMember{Email: ownerEmail, Role: "viewer"})
+	inv, err := h.app.Commands.InviteMember.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(other.ID())),
+		accounts.InviteMember{Email: ownerEmail, Role: "viewer"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/form"
@@ -113,10 +113,10 @@ func (h *Handler) formsList(c *gin.Context, status int, v *view) {
 	q := strings.TrimSpace(c.Query("q"))
 	page := pageOf(c)
 	d := formsData{Query: q, CanWrite: p.Allows(access.Write)}
-	var last application.FormView
+	var last forms.FormView
 	more := false
 	for {
-		views, m, err := h.app.Queries.ListForms.Handle(c.Request.Context(), application.ListForms{WorkspaceID: p.WorkspaceID, Page: page})
+		views, m, err := h.app.Queries.ListForms.Handle(c.Request.Context(), forms.ListForms{Page: page})
 		if err != nil {
 			h.fail(c, err)
 			return
@@ -163,7 +163,7 @@ func (h *Handler) addLastResponses(c *gin.Context, rows []formRow) error {
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	last, err := h.app.Queries.LastSubmissionTimes.Handle(c.Request.Context(), application.LastSubmissionTimes{WorkspaceID: principal(c).WorkspaceID,
+	last, err := h.app.Queries.LastSubmissionTimes.Handle(c.Request.Context(), forms.LastSubmissionTimes{
 		FormIDs: ids})
 	if err != nil {
 		return err
@@ -179,9 +179,8 @@ func (h *Handler) addLastResponses(c *gin.Context, rows []formRow) error {
 
 // createForm makes an empty draft and opens the builder.
 func (h *Handler) createForm(c *gin.Context) {
-	p := principal(c)
 	name := c.PostForm("name")
-	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{WorkspaceID: p.WorkspaceID, Draft: form.Draft{Name: name}})
+	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{Draft: form.Draft{Name: name}})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity {
@@ -198,7 +197,6 @@ func (h *Handler) createForm(c *gin.Context) {
 
 // duplicateForm copies a form's fields and settings into a new draft.
 func (h *Handler) duplicateForm(c *gin.Context) {
-	p := principal(c)
 	src, ok := h.loadForm(c)
 	if !ok {
 		return
@@ -221,7 +219,7 @@ func (h *Handler) duplicateForm(c *gin.Context) {
 	if len(name) > 200 {
 		name = name[:200]
 	}
-	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{WorkspaceID: p.WorkspaceID,
+	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{
 		Draft: form.Draft{Name: string(name), Description: f.Description(), Fields: specs, Settings: &s}})
 	if err != nil {
 		h.fail(c, err)
@@ -247,16 +245,15 @@ func (h *Handler) deleteFormConfirm(c *gin.Context) {
 }
 
 func (h *Handler) deleteForm(c *gin.Context) {
-	p := principal(c)
-	if err := h.app.Commands.DeleteForm.Handle(c.Request.Context(), application.DeleteForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")}); err != nil {
+	if err := h.app.Commands.DeleteForm.Handle(c.Request.Context(), forms.DeleteForm{ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return
 	}
 	h.redirect(c, "/app/forms", "Form deleted.")
 }
 
-func (h *Handler) loadForm(c *gin.Context) (application.FormView, bool) {
-	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), application.GetForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+func (h *Handler) loadForm(c *gin.Context) (forms.FormView, bool) {
+	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return fv, false
@@ -387,7 +384,7 @@ func (h *Handler) builder(c *gin.Context) {
 	h.drawBuilder(c, fv, builderState{status: http.StatusOK, open: c.Query("field")})
 }
 
-func (h *Handler) drawBuilder(c *gin.Context, fv application.FormView, st builderState) {
+func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState) {
 	f := fv.Form
 	p := principal(c)
 	d := builderData{ID: f.ID(), Name: f.Name(), Status: string(f.Status()), StatusClass: statusClass(f.Status()), Submissions: fv.SubmissionCount,
@@ -467,9 +464,8 @@ func (h *Handler) preview(c *gin.Context) {
 
 // patchFields sends the whole field list; a 422 draws the builder with each error next to its
 // control (domain paths fields[i].property).
-func (h *Handler) patchFields(c *gin.Context, fv application.FormView, specs []form.FieldSpec, open, notice, anchor string) {
-	p := principal(c)
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+func (h *Handler) patchFields(c *gin.Context, fv forms.FormView, specs []form.FieldSpec, open, notice, anchor string) {
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
 		Patch: form.Patch{Fields: &specs}})
 	if err != nil {
 		b := problem(err)
@@ -506,17 +502,17 @@ func (h *Handler) patchFields(c *gin.Context, fv application.FormView, specs []f
 	h.redirect(c, to+anchor, notice)
 }
 
-func (h *Handler) editable(c *gin.Context) (application.FormView, bool) {
+func (h *Handler) editable(c *gin.Context) (forms.FormView, bool) {
 	if err := principal(c).Require(access.Write); err != nil {
 		h.fail(c, err)
-		return application.FormView{}, false
+		return forms.FormView{}, false
 	}
 	return h.loadForm(c)
 }
 
 // editableField loads the form for a change (Write) and finds the field of the route's :fid in
 // its specs; it has answered the request when ok is false.
-func (h *Handler) editableField(c *gin.Context) (fv application.FormView, specs []form.FieldSpec, i int, ok bool) {
+func (h *Handler) editableField(c *gin.Context) (fv forms.FormView, specs []form.FieldSpec, i int, ok bool) {
 	if fv, ok = h.editable(c); !ok {
 		return fv, nil, -1, false
 	}
@@ -539,8 +535,7 @@ func (h *Handler) addField(c *gin.Context) {
 		spec.Options = []string{"Option 1", "Option 2"}
 	}
 	specs := append(specsOf(fv.Form.Fields()), spec)
-	p := principal(c)
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
 		Patch: form.Patch{Fields: &specs}})
 	if err != nil {
 		b := problem(err)
@@ -711,14 +706,13 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 	s.Embed.CORSOrigins = form.ParseOrigins(&vs, "settings.embed.cors_origins", lines(sf.CORSOrigins))
 	s.AllowedOrigins = form.ParseOrigins(&vs, "settings.allowed_origins", lines(sf.AllowedOrigins))
 	name := sf.Name
-	p := principal(c)
 	var ve *domain.ValidationError
 	if len(vs) > 0 && errors.As(form.CheckSettings(s), &ve) {
 		vs = append(vs, ve.Violations...) // the other settings' problems, shown in the same answer
 	}
 	err = vs.Err()
 	if err == nil {
-		_, err = h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: f.ID(),
+		_, err = h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: f.ID(),
 			Patch: form.Patch{Name: &name, Settings: &s}})
 	}
 	if err != nil {
@@ -763,8 +757,7 @@ func (h *Handler) changeFormStatus(c *gin.Context) {
 		return
 	}
 	st := c.PostForm("status")
-	p := principal(c)
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: p.WorkspaceID, ID: fv.Form.ID(),
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
 		Patch: form.Patch{Status: &st}})
 	if err != nil {
 		b := problem(err)

@@ -9,7 +9,8 @@ import (
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain/submission"
 )
 
@@ -223,12 +224,12 @@ func TestFormsListShowsLastResponse(t *testing.T) {
 		busy := createForm(t, b, "Busy form")
 		createForm(t, b, "Quiet form")
 		b.post("/app/forms/"+busy+"/fields", url.Values{"type": {"text"}, "label": {"Name"}}).redirectsTo(t, "/app/forms/"+busy)
-		sctx, wsID := systemCtx(t, db)
-		fv, err := h.app.Queries.GetForm.Handle(sctx, application.GetForm{WorkspaceID: wsID, ID: busy})
+		sctx, _ := systemCtx(t, db)
+		fv, err := h.app.Queries.GetForm.Handle(sctx, forms.GetForm{ID: busy})
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := h.app.Commands.CaptureSubmission.Handle(sctx, application.CaptureSubmission{WorkspaceID: wsID, FormID: busy,
+		s, err := h.app.Commands.CaptureSubmission.Handle(sctx, capture.CaptureSubmission{FormID: busy,
 			Source: submission.SourceAPI, Data: map[string]submission.Input{fv.Form.Fields()[0].ID: "Ada"}})
 		if err != nil {
 			t.Fatal(err)

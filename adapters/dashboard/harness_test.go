@@ -22,6 +22,7 @@ import (
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 )
 
 // harness is the dashboard through a real gin engine over real persistence.
@@ -167,7 +168,7 @@ func cookieOf(resp *http.Response, name string) *http.Cookie {
 // owner sets up the first owner through the setup page and returns that person's browser.
 func (h *harness) owner() *browser {
 	h.t.Helper()
-	token, issued, err := h.app.Commands.IssueSetupToken.Handle(context.Background(), application.IssueSetupToken{})
+	token, issued, err := h.app.Commands.IssueSetupToken.Handle(context.Background(), accounts.IssueSetupToken{})
 	if err != nil || !issued {
 		h.t.Fatalf("issue setup token: %v (issued %v)", err, issued)
 	}

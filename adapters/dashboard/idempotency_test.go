@@ -15,7 +15,8 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
 )
 
 // TestDeletedResponseTakesItsIdempotentAnswer: a response created through the API with an
@@ -31,8 +32,8 @@ func TestDeletedResponseTakesItsIdempotentAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := h.app.Commands.CreateAPIKey.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(ws.ID())),
-			application.CreateAPIKey{Name: "importer", Scope: "read-write"})
+		k, err := h.app.Commands.CreateAPIKey.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(ws.ID())),
+			accounts.CreateAPIKey{Name: "importer", Scope: "read-write"})
 		if err != nil {
 			t.Fatal(err)
 		}

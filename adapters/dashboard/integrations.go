@@ -7,7 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/integration"
@@ -42,7 +42,7 @@ func integrationLabel(typ string) string {
 }
 
 func (h *Handler) integrationsData(c *gin.Context) (integrationsData, error) {
-	is, more, err := h.app.Queries.ListIntegrations.Handle(c.Request.Context(), application.ListIntegrations{WorkspaceID: principal(c).WorkspaceID,
+	is, more, err := h.app.Queries.ListIntegrations.Handle(c.Request.Context(), workflows.ListIntegrations{
 		Page: pageOf(c)})
 	if err != nil {
 		return integrationsData{}, err
@@ -77,7 +77,7 @@ func (h *Handler) connectIntegration(c *gin.Context) {
 		}
 	}
 	noStore(c)
-	_, err := h.app.Commands.CreateIntegration.Handle(c.Request.Context(), application.CreateIntegration{WorkspaceID: principal(c).WorkspaceID,
+	_, err := h.app.Commands.CreateIntegration.Handle(c.Request.Context(), workflows.CreateIntegration{
 		Draft: integration.Draft{Type: typ, Credentials: creds}})
 	if err == nil {
 		h.redirect(c, "/app/integrations", integrationLabel(typ)+" connected.")
@@ -109,7 +109,7 @@ func (h *Handler) disconnectConfirm(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	i, err := h.app.Queries.GetIntegration.Handle(c.Request.Context(), application.GetIntegration{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	i, err := h.app.Queries.GetIntegration.Handle(c.Request.Context(), workflows.GetIntegration{ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -126,7 +126,7 @@ func (h *Handler) disconnectConfirm(c *gin.Context) {
 }
 
 func (h *Handler) disconnectIntegration(c *gin.Context) {
-	if err := h.app.Commands.DeleteIntegration.Handle(c.Request.Context(), application.DeleteIntegration{WorkspaceID: principal(c).WorkspaceID,
+	if err := h.app.Commands.DeleteIntegration.Handle(c.Request.Context(), workflows.DeleteIntegration{
 		ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return

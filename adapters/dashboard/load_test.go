@@ -23,6 +23,9 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain/form"
 )
 
@@ -186,13 +189,13 @@ func seedWorkspace(t *testing.T, h *harness) []*browser {
 			token = c.Value
 		}
 	}
-	sp, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), application.AuthenticateSession{Token: token, IP: "127.0.0.1"})
+	sp, err := h.app.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: token, IP: "127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := application.WithPrincipal(context.Background(), sp.Principal)
+	ctx := auth.WithPrincipal(context.Background(), sp.Principal)
 	for i := 1; i <= 30; i++ {
-		_, err := h.app.Commands.CreateForm.Handle(ctx, application.CreateForm{WorkspaceID: sp.Principal.WorkspaceID, Draft: form.Draft{
+		_, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{Draft: form.Draft{
 			Name: fmt.Sprintf("Survey %02d", i),
 			Fields: []form.FieldSpec{
 				{Label: "Name", Type: "text", Required: true},

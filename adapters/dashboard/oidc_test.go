@@ -12,6 +12,7 @@ import (
 	"github.com/formward/formward/adapters/oidc/oidctest"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 )
 
 // TestSingleSignOn runs the sign-in through a real OpenID provider on a loopback port: the
@@ -53,7 +54,7 @@ func TestSingleSignOn(t *testing.T) {
 	if !strings.Contains(text(refused.body), "invitation") {
 		t.Fatalf("a person without an account: %s", text(refused.body))
 	}
-	if _, err := h.app.Commands.CreateUser.Handle(context.Background(), application.CreateUser{Email: oidctest.Accounts[oidctest.Ada].Email, Name: "Ada"}); err != nil {
+	if _, err := h.app.Commands.CreateUser.Handle(context.Background(), accounts.CreateUser{Email: oidctest.Accounts[oidctest.Ada].Email, Name: "Ada"}); err != nil {
 		t.Fatal(err)
 	}
 	in := signIn(b).redirectsTo(t, "/app")

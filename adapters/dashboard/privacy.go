@@ -9,7 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/httpkit"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/access"
 )
 
@@ -50,7 +50,7 @@ func (h *Handler) privacyInvalid(c *gin.Context, err error, email string) bool {
 // privacyExport downloads {"submissions": [...]}, oldest first.
 func (h *Handler) privacyExport(c *gin.Context) {
 	email := c.PostForm("email")
-	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), application.PrivacyExport{Email: email})
+	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), workspace.PrivacyExport{Email: email})
 	if err != nil {
 		if !h.privacyInvalid(c, err, email) {
 			h.fail(c, err)
@@ -76,7 +76,7 @@ func (h *Handler) privacyExport(c *gin.Context) {
 // and asks for confirmation.
 func (h *Handler) privacyEraseConfirm(c *gin.Context) {
 	email := c.PostForm("email")
-	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), application.PrivacyExport{Email: email})
+	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), workspace.PrivacyExport{Email: email})
 	if err != nil {
 		if !h.privacyInvalid(c, err, email) {
 			h.fail(c, err)
@@ -104,7 +104,7 @@ func (h *Handler) privacyEraseConfirm(c *gin.Context) {
 
 func (h *Handler) privacyErase(c *gin.Context) {
 	email := c.PostForm("email")
-	res, err := h.app.Commands.PrivacyErase.Handle(c.Request.Context(), application.PrivacyErase{Email: email})
+	res, err := h.app.Commands.PrivacyErase.Handle(c.Request.Context(), workspace.PrivacyErase{Email: email})
 	if err != nil {
 		if !h.privacyInvalid(c, err, email) {
 			h.fail(c, err)

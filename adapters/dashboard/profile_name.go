@@ -5,14 +5,14 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 )
 
 // updateName renames the signed-in person; an invalid name comes back with the message next
 // to the field.
 func (h *Handler) updateName(c *gin.Context) {
 	name := c.PostForm("name")
-	_, err := h.app.Commands.UpdateProfile.Handle(c.Request.Context(), application.UpdateProfile{Name: name})
+	_, err := h.app.Commands.UpdateProfile.Handle(c.Request.Context(), accounts.UpdateProfile{Name: name})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity {

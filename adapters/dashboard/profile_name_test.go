@@ -10,7 +10,8 @@ import (
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/audit"
 )
 
@@ -51,8 +52,8 @@ func TestProfileRename(t *testing.T) {
 		h.browser().post("/app/settings/profile/name", url.Values{"name": {"Mallory"}}).redirectsTo(t, "/app/login")
 		// The use case itself fails closed: no principal, or one that is not a signed-in person.
 		for _, ctx := range []context.Context{context.Background(),
-			application.WithPrincipal(context.Background(), application.Principal{Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_1"}})} {
-			if _, err := h.app.Commands.UpdateProfile.Handle(ctx, application.UpdateProfile{Name: "Mallory"}); !errors.Is(err, application.ErrForbidden) {
+			auth.WithPrincipal(context.Background(), auth.Principal{Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_1"}})} {
+			if _, err := h.app.Commands.UpdateProfile.Handle(ctx, accounts.UpdateProfile{Name: "Mallory"}); !errors.Is(err, auth.ErrForbidden) {
 				t.Fatalf("UpdateProfile without a signed-in user: %v, want ErrForbidden", err)
 			}
 		}

@@ -15,7 +15,8 @@ import (
 
 	"github.com/formward/formward/adapters/httperr"
 	"github.com/formward/formward/adapters/httpkit"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/form"
@@ -128,7 +129,7 @@ func formTabs(id, current string) []navItem {
 func (h *Handler) responses(c *gin.Context) {
 	p := principal(c)
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -137,7 +138,7 @@ func (h *Handler) responses(c *gin.Context) {
 	d := responsesData{FormID: f.ID(), FormName: f.Name(), Total: fv.SubmissionCount, CanDelete: p.Allows(access.Write),
 		CreatedAfter: c.Query("created_after"), CreatedBefore: c.Query("created_before"),
 		Field: c.Query("field"), Contains: strings.TrimSpace(c.Query("contains")), Tabs: formTabs(f.ID(), "responses")}
-	q := application.ListSubmissions{WorkspaceID: p.WorkspaceID, FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
+	q := capture.ListSubmissions{FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
 	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(d.CreatedAfter, d.CreatedBefore); err != nil {
 		h.fail(c, err)
 		return
@@ -147,7 +148,7 @@ func (h *Handler) responses(c *gin.Context) {
 			h.fail(c, httperr.BadRequest("Choose the field to search in."))
 			return
 		}
-		q.Match = &application.ValueMatch{FieldID: d.Field, Contains: d.Contains}
+		q.Match = &capture.ValueMatch{FieldID: d.Field, Contains: d.Contains}
 	}
 	after, before := c.Query("after"), c.Query("before")
 	switch {
@@ -281,13 +282,13 @@ type responseData struct {
 func (h *Handler) response(c *gin.Context) {
 	p := principal(c)
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
 	f := fv.Form
-	s, err := h.app.Queries.GetSubmission.Handle(ctx, application.GetSubmission{WorkspaceID: p.WorkspaceID, FormID: f.ID(), ID: c.Param("sid")})
+	s, err := h.app.Queries.GetSubmission.Handle(ctx, capture.GetSubmission{FormID: f.ID(), ID: c.Param("sid")})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -340,7 +341,7 @@ func (h *Handler) deleteResponsesConfirm(c *gin.Context) {
 	if !ok {
 		return
 	}
-	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -377,7 +378,7 @@ func (h *Handler) deleteResponses(c *gin.Context) {
 	formID := c.Param("id")
 	deleted := 0
 	for _, id := range ids {
-		err := h.app.Commands.DeleteSubmission.Handle(c.Request.Context(), application.DeleteSubmission{WorkspaceID: p.WorkspaceID, FormID: formID, ID: id})
+		err := h.app.Commands.DeleteSubmission.Handle(c.Request.Context(), capture.DeleteSubmission{FormID: formID, ID: id})
 		switch {
 		case err == nil:
 			deleted++
@@ -427,7 +428,6 @@ func hasID(raw []string) bool {
 // export streams the form's responses as a download (CSV, XLSX or NDJSON), through the
 // export use case and the shared writers of adapters/httpkit (the API streams through them too).
 func (h *Handler) export(c *gin.Context) {
-	p := principal(c)
 	format := c.DefaultQuery("format", "csv")
 	if !httpkit.ExportFormat(format) {
 		h.fail(c, httperr.BadRequest("The format must be CSV, XLSX or NDJSON."))
@@ -438,8 +438,8 @@ func (h *Handler) export(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	e, err := h.app.Queries.ExportSubmissions.Handle(c.Request.Context(), application.ExportSubmissions{
-		WorkspaceID: p.WorkspaceID, FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before})
+	e, err := h.app.Queries.ExportSubmissions.Handle(c.Request.Context(), capture.ExportSubmissions{
+		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -476,23 +476,22 @@ type analyticsData struct {
 // analytics shows how the form's public page performs over a period, with a bar chart of the
 // submissions per day drawn on the server (and the same numbers in a table).
 func (h *Handler) analytics(c *gin.Context) {
-	p := principal(c)
 	days := 30
 	if s := c.Query("days"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > application.MaxStatsDays {
-			h.fail(c, httperr.BadRequest(fmt.Sprintf("The period must be from 1 to %d days.", application.MaxStatsDays)))
+		if err != nil || n < 1 || n > capture.MaxStatsDays {
+			h.fail(c, httperr.BadRequest(fmt.Sprintf("The period must be from 1 to %d days.", capture.MaxStatsDays)))
 			return
 		}
 		days = n
 	}
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, application.GetForm{WorkspaceID: p.WorkspaceID, ID: c.Param("id")})
+	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: c.Param("id")})
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	r, err := h.app.Queries.GetFormStats.Handle(ctx, application.GetFormStats{WorkspaceID: p.WorkspaceID, FormID: fv.Form.ID(), Days: days})
+	r, err := h.app.Queries.GetFormStats.Handle(ctx, capture.GetFormStats{FormID: fv.Form.ID(), Days: days})
 	if err != nil {
 		h.fail(c, err)
 		return

@@ -18,6 +18,8 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain/form"
 )
 
@@ -50,8 +52,8 @@ func TestResponsesTableLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sys := application.WithPrincipal(ctx, application.SystemPrincipal(ws.ID()))
-		fv, err := h.app.Commands.CreateForm.Handle(sys, application.CreateForm{WorkspaceID: ws.ID(),
+		sys := auth.WithPrincipal(ctx, auth.SystemPrincipal(ws.ID()))
+		fv, err := h.app.Commands.CreateForm.Handle(sys, forms.CreateForm{
 			Draft: form.Draft{Name: "Big form", Fields: persistencetest.TypicalFields()}})
 		if err != nil {
 			t.Fatal(err)

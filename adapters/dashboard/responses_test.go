@@ -14,7 +14,10 @@ import (
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 )
@@ -29,8 +32,8 @@ func responsesForm(t *testing.T, h *harness, db *persistence.DB, n int) (*form.F
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys := application.WithPrincipal(ctx, application.SystemPrincipal(ws.ID()))
-	fv, err := h.app.Commands.CreateForm.Handle(sys, application.CreateForm{WorkspaceID: ws.ID(), Draft: form.Draft{Name: "Paint survey", Fields: []form.FieldSpec{
+	sys := auth.WithPrincipal(ctx, auth.SystemPrincipal(ws.ID()))
+	fv, err := h.app.Commands.CreateForm.Handle(sys, forms.CreateForm{Draft: form.Draft{Name: "Paint survey", Fields: []form.FieldSpec{
 		{Label: "Name", Type: "text", Required: true},
 		{Label: "Email", Type: "email"},
 		{Label: "Colour", Type: "radio", Options: []string{"Red", "Blue"}},
@@ -47,7 +50,7 @@ func responsesForm(t *testing.T, h *harness, db *persistence.DB, n int) (*form.F
 			colour = "Red"
 		}
 		ref := "https://blog.example.com/post"
-		s, err := h.app.Commands.CaptureSubmission.Handle(sys, application.CaptureSubmission{WorkspaceID: ws.ID(), FormID: f.ID(),
+		s, err := h.app.Commands.CaptureSubmission.Handle(sys, capture.CaptureSubmission{FormID: f.ID(),
 			Source: submission.SourceAPI, Referrer: &ref, UTM: map[string]string{"utm_source": "newsletter"},
 			Data: map[string]submission.Input{fs[0].ID: fmt.Sprintf("Person %d", i), fs[1].ID: fmt.Sprintf("person-%d@example.org", i), fs[2].ID: colour}})
 		if err != nil {
@@ -200,17 +203,17 @@ func TestDeleteResponses(t *testing.T) {
 		// Another workspace's response, named from this form's page, is not deleted and
 		// not counted; nor is one already gone.
 		ctx := context.Background()
-		other, err := h.app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Elsewhere"})
+		other, err := h.app.Commands.CreateWorkspace.Handle(ctx, workspace.CreateWorkspace{Name: "Elsewhere"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		osys := application.WithPrincipal(ctx, application.SystemPrincipal(other.ID()))
-		ofv, err := h.app.Commands.CreateForm.Handle(osys, application.CreateForm{WorkspaceID: other.ID(), Draft: form.Draft{Name: "Theirs",
+		osys := auth.WithPrincipal(ctx, auth.SystemPrincipal(other.ID()))
+		ofv, err := h.app.Commands.CreateForm.Handle(osys, forms.CreateForm{Draft: form.Draft{Name: "Theirs",
 			Fields: []form.FieldSpec{{Label: "Name", Type: "text"}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		theirs, err := h.app.Commands.CaptureSubmission.Handle(osys, application.CaptureSubmission{WorkspaceID: other.ID(), FormID: ofv.Form.ID(),
+		theirs, err := h.app.Commands.CaptureSubmission.Handle(osys, capture.CaptureSubmission{FormID: ofv.Form.ID(),
 			Source: submission.SourceAPI, Data: map[string]submission.Input{ofv.Form.Fields()[0].ID: "Not yours"}})
 		if err != nil {
 			t.Fatal(err)
@@ -223,7 +226,7 @@ func TestDeleteResponses(t *testing.T) {
 		if got := text(owner.get(base).body); !strings.Contains(got, "1 response deleted; 2 others could not be found") {
 			t.Fatalf("a mixed deletion: %s", got)
 		}
-		if _, err := h.app.Queries.GetSubmission.Handle(osys, application.GetSubmission{WorkspaceID: other.ID(), FormID: ofv.Form.ID(), ID: theirs.ID()}); err != nil {
+		if _, err := h.app.Queries.GetSubmission.Handle(osys, capture.GetSubmission{FormID: ofv.Form.ID(), ID: theirs.ID()}); err != nil {
 			t.Fatalf("the other workspace's response is gone: %v", err)
 		}
 	})
@@ -288,19 +291,19 @@ func TestValueFilterBoundsItsWork(t *testing.T) {
 	owner := h.owner()
 	f, _ := responsesForm(t, h, db, 1) // Person 0, Red: the only match, and the oldest
 	ctx := context.Background()
-	sys := application.WithPrincipal(ctx, application.SystemPrincipal(f.WorkspaceID()))
+	sys := auth.WithPrincipal(ctx, auth.SystemPrincipal(f.WorkspaceID()))
 	fs := f.Fields()
-	n := application.MaxScannedPerPage + 30
+	n := capture.MaxScannedPerPage + 30
 	for i := 1; i <= n; i++ {
-		if _, err := h.app.Commands.CaptureSubmission.Handle(sys, application.CaptureSubmission{WorkspaceID: f.WorkspaceID(), FormID: f.ID(),
+		if _, err := h.app.Commands.CaptureSubmission.Handle(sys, capture.CaptureSubmission{FormID: f.ID(),
 			Source: submission.SourceAPI, Data: map[string]submission.Input{fs[0].ID: fmt.Sprintf("Filler %d", i), fs[2].ID: "Blue"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	base := "/app/forms/" + f.ID() + "/responses?" + url.Values{"field": {fs[2].ID}, "contains": {"red"}}.Encode()
 	first := owner.get(base).expect(t, http.StatusOK).body
-	if len(rowsOf(first)) != 0 || !strings.Contains(text(first), fmt.Sprintf("%d responses were searched for this page", application.MaxScannedPerPage)) {
-		t.Fatalf("the first filtered page did not stop at %d opened responses: %s", application.MaxScannedPerPage, text(first))
+	if len(rowsOf(first)) != 0 || !strings.Contains(text(first), fmt.Sprintf("%d responses were searched for this page", capture.MaxScannedPerPage)) {
+		t.Fatalf("the first filtered page did not stop at %d opened responses: %s", capture.MaxScannedPerPage, text(first))
 	}
 	next := nextLink.FindStringSubmatch(first)
 	if next == nil {

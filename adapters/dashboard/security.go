@@ -16,7 +16,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 )
 
 // SessionCookie is the dashboard session's cookie: the token, HttpOnly, SameSite=Lax, Secure
@@ -125,7 +125,7 @@ func (h *Handler) clearCookie(c *gin.Context, name string) {
 
 // startSession hands the browser the new session's token (the session rotates at every
 // sign-in: the token is always a new one).
-func (h *Handler) startSession(c *gin.Context, s application.SignedIn) {
+func (h *Handler) startSession(c *gin.Context, s accounts.SignedIn) {
 	h.setCookie(c, SessionCookie, s.Token, 30*24*time.Hour)
 }
 

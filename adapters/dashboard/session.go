@@ -8,7 +8,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/member"
 )
@@ -24,8 +25,8 @@ func (h *Handler) authenticate(c *gin.Context) {
 		h.toLogin(c)
 		return
 	}
-	sp, err := h.app.Queries.AuthenticateSession.Handle(c.Request.Context(), application.AuthenticateSession{Token: token, IP: h.clientIP(c.Request)})
-	if errors.Is(err, application.ErrUnauthenticated) {
+	sp, err := h.app.Queries.AuthenticateSession.Handle(c.Request.Context(), accounts.AuthenticateSession{Token: token, IP: h.clientIP(c.Request)})
+	if errors.Is(err, auth.ErrUnauthenticated) {
 		h.clearCookie(c, SessionCookie)
 		h.toLogin(c)
 		return
@@ -35,7 +36,7 @@ func (h *Handler) authenticate(c *gin.Context) {
 		return
 	}
 	c.Set(sessionKey, sp)
-	c.Request = c.Request.WithContext(application.WithPrincipal(c.Request.Context(), sp.Principal))
+	c.Request = c.Request.WithContext(auth.WithPrincipal(c.Request.Context(), sp.Principal))
 	c.Next()
 }
 
@@ -58,17 +59,17 @@ func (h *Handler) requireWorkspace(c *gin.Context) {
 	c.Next()
 }
 
-func sessionOf(c *gin.Context) (application.SessionPrincipal, bool) {
+func sessionOf(c *gin.Context) (accounts.SessionPrincipal, bool) {
 	v, ok := c.Get(sessionKey)
 	if !ok {
-		return application.SessionPrincipal{}, false
+		return accounts.SessionPrincipal{}, false
 	}
-	sp, ok := v.(application.SessionPrincipal)
+	sp, ok := v.(accounts.SessionPrincipal)
 	return sp, ok
 }
 
 // principal is who acts in this request (set by authenticate).
-func principal(c *gin.Context) application.Principal {
+func principal(c *gin.Context) auth.Principal {
 	sp, _ := sessionOf(c)
 	return sp.Principal
 }
@@ -110,7 +111,7 @@ type navItem struct {
 	Current     bool
 }
 
-func (h *Handler) shellFor(c *gin.Context, sp application.SessionPrincipal) *shell {
+func (h *Handler) shellFor(c *gin.Context, sp accounts.SessionPrincipal) *shell {
 	p := sp.Principal
 	s := &shell{Role: string(p.Role), RoleLabel: roleLabel(p.Role), WorkspaceID: p.WorkspaceID,
 		CanWrite: p.Allows(access.Write), CanManage: p.Allows(access.ManageAccount), CanOwners: p.Allows(access.ManageOwners)}
@@ -207,7 +208,7 @@ func (h *Handler) redirect(c *gin.Context, to, notice string) {
 // switchWorkspace makes another of the person's workspaces the session's current one.
 func (h *Handler) switchWorkspace(c *gin.Context) {
 	id := c.PostForm("workspace_id")
-	if err := h.app.Commands.SwitchWorkspace.Handle(c.Request.Context(), application.SwitchWorkspace{WorkspaceID: id}); err != nil {
+	if err := h.app.Commands.SwitchWorkspace.Handle(c.Request.Context(), accounts.SwitchWorkspace{WorkspaceID: id}); err != nil {
 		h.fail(c, err)
 		return
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/audit"
 )
 
@@ -55,7 +55,7 @@ func (h *Handler) audit(c *gin.Context) {
 		d.Actions = append(d.Actions, string(a))
 	}
 	sort.Strings(d.Actions)
-	events, more, err := h.app.Queries.ListAuditEvents.Handle(c.Request.Context(), application.ListAuditEvents{Action: action, Page: pageOf(c)})
+	events, more, err := h.app.Queries.ListAuditEvents.Handle(c.Request.Context(), workspaceapp.ListAuditEvents{Action: action, Page: pageOf(c)})
 	if err != nil {
 		h.fail(c, err)
 		return

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/workspace"
 )
@@ -46,7 +46,7 @@ type billingData struct {
 var planLabels = map[workspace.Plan]string{workspace.PlanFree: "Free", workspace.PlanStarter: "Starter", workspace.PlanGrowth: "Growth", workspace.PlanBusiness: "Business"}
 
 func (h *Handler) billingData(c *gin.Context) (billingData, map[string]string, error) {
-	wv, err := h.app.Queries.GetWorkspace.Handle(c.Request.Context(), application.GetWorkspace{})
+	wv, err := h.app.Queries.GetWorkspace.Handle(c.Request.Context(), workspaceapp.GetWorkspace{})
 	if err != nil {
 		return billingData{}, nil, err
 	}
@@ -164,7 +164,7 @@ func (h *Handler) updateBilling(c *gin.Context) {
 }
 
 func (h *Handler) updateWorkspace(c *gin.Context, s workspace.Settings, notice string) {
-	_, err := h.app.Commands.UpdateWorkspace.Handle(c.Request.Context(), application.UpdateWorkspace{Settings: s})
+	_, err := h.app.Commands.UpdateWorkspace.Handle(c.Request.Context(), workspaceapp.UpdateWorkspace{Settings: s})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 )
@@ -37,7 +37,7 @@ type keysData struct {
 }
 
 func (h *Handler) keysData(c *gin.Context) (keysData, error) {
-	keys, more, err := h.app.Queries.ListAPIKeys.Handle(c.Request.Context(), application.ListAPIKeys{Page: pageOf(c)})
+	keys, more, err := h.app.Queries.ListAPIKeys.Handle(c.Request.Context(), accounts.ListAPIKeys{Page: pageOf(c)})
 	if err != nil {
 		return keysData{}, err
 	}
@@ -66,7 +66,7 @@ func (h *Handler) keys(c *gin.Context) {
 
 func (h *Handler) createKey(c *gin.Context) {
 	name, scope := strings.TrimSpace(c.PostForm("name")), c.PostForm("scope")
-	created, err := h.app.Commands.CreateAPIKey.Handle(c.Request.Context(), application.CreateAPIKey{Name: name, Scope: scope})
+	created, err := h.app.Commands.CreateAPIKey.Handle(c.Request.Context(), accounts.CreateAPIKey{Name: name, Scope: scope})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity {
@@ -116,7 +116,7 @@ func (h *Handler) revokeKeyConfirm(c *gin.Context) {
 }
 
 func (h *Handler) revokeKey(c *gin.Context) {
-	if err := h.app.Commands.RevokeAPIKey.Handle(c.Request.Context(), application.RevokeAPIKey{ID: c.Param("id")}); err != nil {
+	if err := h.app.Commands.RevokeAPIKey.Handle(c.Request.Context(), accounts.RevokeAPIKey{ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return
 	}

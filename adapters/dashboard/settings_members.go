@@ -8,7 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/member"
@@ -80,7 +80,7 @@ type membersData struct {
 func (h *Handler) membersData(c *gin.Context, rowErrors map[string]string, inviteRole member.Role) (membersData, error) {
 	p := principal(c)
 	ctx := c.Request.Context()
-	members, more, err := h.app.Queries.ListMembers.Handle(ctx, application.ListMembers{Page: pageOf(c)})
+	members, more, err := h.app.Queries.ListMembers.Handle(ctx, accounts.ListMembers{Page: pageOf(c)})
 	if err != nil {
 		return membersData{}, err
 	}
@@ -108,7 +108,7 @@ func (h *Handler) membersData(c *gin.Context, rowErrors map[string]string, invit
 		d.Pager = pagerFor(c, more, members[n-1].Membership.CreatedAt(), members[n-1].Membership.ID())
 	}
 	if manage {
-		invs, _, err := h.app.Queries.ListInvitations.Handle(ctx, application.ListInvitations{Page: ports.Page{Limit: 100}})
+		invs, _, err := h.app.Queries.ListInvitations.Handle(ctx, accounts.ListInvitations{Page: ports.Page{Limit: 100}})
 		if err != nil {
 			return membersData{}, err
 		}
@@ -132,7 +132,7 @@ func (h *Handler) members(c *gin.Context) {
 func (h *Handler) changeRole(c *gin.Context) {
 	id := c.Param("id")
 	role := member.Role(c.PostForm("role"))
-	_, err := h.app.Commands.ChangeMemberRole.Handle(c.Request.Context(), application.ChangeMemberRole{ID: id, Role: string(role)})
+	_, err := h.app.Commands.ChangeMemberRole.Handle(c.Request.Context(), accounts.ChangeMemberRole{ID: id, Role: string(role)})
 	if err != nil {
 		b := problem(err)
 		if b.Status == http.StatusNotFound || b.Status >= 500 {
@@ -184,7 +184,7 @@ func (h *Handler) removeMemberConfirm(c *gin.Context) {
 
 func (h *Handler) removeMember(c *gin.Context) {
 	id := c.Param("id")
-	if err := h.app.Commands.RemoveMember.Handle(c.Request.Context(), application.RemoveMember{ID: id}); err != nil {
+	if err := h.app.Commands.RemoveMember.Handle(c.Request.Context(), accounts.RemoveMember{ID: id}); err != nil {
 		b := problem(err)
 		if b.Status == http.StatusConflict || b.Status == http.StatusForbidden {
 			d, lerr := h.membersData(c, map[string]string{id: friendly(b)}, "")
@@ -201,7 +201,7 @@ func (h *Handler) removeMember(c *gin.Context) {
 
 func (h *Handler) invite(c *gin.Context) {
 	email, role := strings.TrimSpace(c.PostForm("email")), member.Role(c.PostForm("role"))
-	created, err := h.app.Commands.InviteMember.Handle(c.Request.Context(), application.InviteMember{Email: email, Role: string(role)})
+	created, err := h.app.Commands.InviteMember.Handle(c.Request.Context(), accounts.InviteMember{Email: email, Role: string(role)})
 	if err != nil {
 		b := problem(err)
 		if b.Status != http.StatusUnprocessableEntity && b.Status != http.StatusConflict {
@@ -234,7 +234,7 @@ func (h *Handler) invite(c *gin.Context) {
 }
 
 func (h *Handler) withdrawInvitation(c *gin.Context) {
-	if err := h.app.Commands.WithdrawInvitation.Handle(c.Request.Context(), application.WithdrawInvitation{ID: c.Param("id")}); err != nil {
+	if err := h.app.Commands.WithdrawInvitation.Handle(c.Request.Context(), accounts.WithdrawInvitation{ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return
 	}

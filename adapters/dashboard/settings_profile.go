@@ -9,7 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 )
 
 // Profile: the signed-in person's name, password, two-step verification and sessions. It
@@ -57,12 +57,12 @@ func (h *Handler) profile(c *gin.Context) {
 }
 
 func (h *Handler) changePassword(c *gin.Context) {
-	err := h.app.Commands.ChangePassword.Handle(c.Request.Context(), application.ChangePassword{Current: c.PostForm("current"), New: c.PostForm("new")})
+	err := h.app.Commands.ChangePassword.Handle(c.Request.Context(), accounts.ChangePassword{Current: c.PostForm("current"), New: c.PostForm("new")})
 	if err != nil {
 		v := &view{Title: "Profile", Data: h.profileData(c)}
 		b := problem(err)
 		switch {
-		case errors.Is(err, application.ErrInvalidCredentials):
+		case errors.Is(err, accounts.ErrInvalidCredentials):
 			v.Errors = map[string]string{"current": "That is not your current password."}
 			h.render(c, http.StatusUnprocessableEntity, "profile", v)
 		case b.Status == http.StatusUnprocessableEntity:
@@ -77,7 +77,7 @@ func (h *Handler) changePassword(c *gin.Context) {
 }
 
 func (h *Handler) beginTwoFactor(c *gin.Context) {
-	st, err := h.app.Commands.BeginTwoFactor.Handle(c.Request.Context(), application.BeginTwoFactor{})
+	st, err := h.app.Commands.BeginTwoFactor.Handle(c.Request.Context(), accounts.BeginTwoFactor{})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -91,7 +91,7 @@ func (h *Handler) beginTwoFactor(c *gin.Context) {
 	h.renderSetup(c, http.StatusOK, st, nil)
 }
 
-func (h *Handler) renderSetup(c *gin.Context, status int, st application.TwoFactorSetup, errs map[string]string) {
+func (h *Handler) renderSetup(c *gin.Context, status int, st accounts.TwoFactorSetup, errs map[string]string) {
 	img, err := qrDataURL(st.URL)
 	if err != nil {
 		h.fail(c, err)
@@ -104,12 +104,12 @@ func (h *Handler) renderSetup(c *gin.Context, status int, st application.TwoFact
 }
 
 func (h *Handler) confirmTwoFactor(c *gin.Context) {
-	codes, err := h.app.Commands.ConfirmTwoFactor.Handle(c.Request.Context(), application.ConfirmTwoFactor{Code: strings.ReplaceAll(strings.TrimSpace(c.PostForm("code")), " ", "")})
+	codes, err := h.app.Commands.ConfirmTwoFactor.Handle(c.Request.Context(), accounts.ConfirmTwoFactor{Code: strings.ReplaceAll(strings.TrimSpace(c.PostForm("code")), " ", "")})
 	if err != nil {
 		b := problem(err)
 		raw, _ := c.Cookie(twoFactorCookie)
-		var st application.TwoFactorSetup
-		if (b.Status == http.StatusUnprocessableEntity || errors.Is(err, application.ErrInvalidCredentials)) && h.cookies.open(twoFactorCookie, raw, h.now(), &st) == nil {
+		var st accounts.TwoFactorSetup
+		if (b.Status == http.StatusUnprocessableEntity || errors.Is(err, accounts.ErrInvalidCredentials)) && h.cookies.open(twoFactorCookie, raw, h.now(), &st) == nil {
 			h.renderSetup(c, http.StatusUnprocessableEntity, st, map[string]string{"code": "That code is not valid. Enter the code your app shows now."})
 			return
 		}
@@ -124,10 +124,10 @@ func (h *Handler) confirmTwoFactor(c *gin.Context) {
 }
 
 func (h *Handler) disableTwoFactor(c *gin.Context) {
-	err := h.app.Commands.DisableTwoFactor.Handle(c.Request.Context(), application.DisableTwoFactor{Password: c.PostForm("disable_password")})
+	err := h.app.Commands.DisableTwoFactor.Handle(c.Request.Context(), accounts.DisableTwoFactor{Password: c.PostForm("disable_password")})
 	if err != nil {
 		b := problem(err)
-		if errors.Is(err, application.ErrInvalidCredentials) || b.Status == http.StatusUnprocessableEntity {
+		if errors.Is(err, accounts.ErrInvalidCredentials) || b.Status == http.StatusUnprocessableEntity {
 			h.render(c, http.StatusUnprocessableEntity, "profile", &view{Title: "Profile", Data: h.profileData(c),
 				Errors: map[string]string{"disable_password": "That is not your password."}})
 			return
@@ -139,7 +139,7 @@ func (h *Handler) disableTwoFactor(c *gin.Context) {
 }
 
 func (h *Handler) signOutEverywhere(c *gin.Context) {
-	if err := h.app.Commands.SignOutEverywhere.Handle(c.Request.Context(), application.SignOutEverywhere{}); err != nil {
+	if err := h.app.Commands.SignOutEverywhere.Handle(c.Request.Context(), accounts.SignOutEverywhere{}); err != nil {
 		h.fail(c, err)
 		return
 	}

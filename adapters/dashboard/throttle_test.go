@@ -19,6 +19,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/ports"
 )
 
@@ -93,12 +94,12 @@ func TestSignInBurstIsThrottledExactly(t *testing.T) {
 		}
 		checking, refused := 0, 0
 		deadline := time.After(burstDeadline)
-		for checking < application.SignInFailureLimit || refused < 40-application.SignInFailureLimit {
+		for checking < accounts.SignInFailureLimit || refused < 40-accounts.SignInFailureLimit {
 			select {
 			case <-entered:
 				checking++
-				if checking > application.SignInFailureLimit {
-					t.Fatalf("%d passwords of the burst are being checked at once, want at most %d", checking, application.SignInFailureLimit)
+				if checking > accounts.SignInFailureLimit {
+					t.Fatalf("%d passwords of the burst are being checked at once, want at most %d", checking, accounts.SignInFailureLimit)
 				}
 			case p := <-answers:
 				if p.StatusCode != http.StatusTooManyRequests {
@@ -126,7 +127,7 @@ func TestSignInBurstIsThrottledExactly(t *testing.T) {
 		}
 
 		release()
-		for range application.SignInFailureLimit {
+		for range accounts.SignInFailureLimit {
 			if p := <-answers; p.StatusCode != http.StatusUnauthorized {
 				t.Fatalf("a checked wrong password: %d, want 401", p.StatusCode)
 			}
@@ -168,10 +169,10 @@ func TestRightPasswordInABurstIsRefused(t *testing.T) {
 		}
 		post(ownerPassword, right)
 		waitChecks(1)
-		for range application.SignInFailureLimit - 1 {
+		for range accounts.SignInFailureLimit - 1 {
 			post("not the password at all", wrong)
 		}
-		waitChecks(application.SignInFailureLimit - 1)
+		waitChecks(accounts.SignInFailureLimit - 1)
 		for range 30 {
 			post("not the password at all", wrong)
 		}
@@ -189,7 +190,7 @@ func TestRightPasswordInABurstIsRefused(t *testing.T) {
 		if s, err := strconv.Atoi(p.Header.Get("Retry-After")); err != nil || s < 1 {
 			t.Fatalf("429 with Retry-After %q", p.Header.Get("Retry-After"))
 		}
-		for range application.SignInFailureLimit - 1 {
+		for range accounts.SignInFailureLimit - 1 {
 			if p := <-wrong; p.StatusCode != http.StatusUnauthorized {
 				t.Fatalf("a checked wrong password: %d, want 401", p.StatusCode)
 			}
@@ -205,7 +206,7 @@ func TestHonestLastTrySignsIn(t *testing.T) {
 			d.Passwords = cheapHasher()
 		})
 		h.owner()
-		for range application.SignInFailureLimit - 1 {
+		for range accounts.SignInFailureLimit - 1 {
 			h.browser().post("/app/login", url.Values{"email": {ownerEmail}, "password": {"not the password at all"}}).expect(t, http.StatusUnauthorized)
 		}
 		p := h.browser().post("/app/login", url.Values{"email": {ownerEmail}, "password": {ownerPassword}})
@@ -296,25 +297,25 @@ func TestForgotPasswordAnswersAlikeAndSendsNothingItself(t *testing.T) {
 		}
 
 		// Per address: four more from other clients fill the hour's five; the sixth queues nothing.
-		for i := range application.PasswordResetLimit {
+		for i := range accounts.PasswordResetLimit {
 			p := forgot(ownerEmail, "127.0.6."+strconv.Itoa(i+1))
 			if p.body != known.body {
 				t.Fatalf("request %d answers otherwise:\n%s", i+2, text(p.body))
 			}
 		}
-		if n := queuedMail(t, db); n != 2+application.PasswordResetLimit-1 {
-			t.Fatalf("%d requests queued, want %d: the sixth for one address in an hour is not", n, 2+application.PasswordResetLimit-1)
+		if n := queuedMail(t, db); n != 2+accounts.PasswordResetLimit-1 {
+			t.Fatalf("%d requests queued, want %d: the sixth for one address in an hour is not", n, 2+accounts.PasswordResetLimit-1)
 		}
 
 		// Per client address: five addresses from one client, then a sixth.
-		for i := range application.PasswordResetLimit + 1 {
+		for i := range accounts.PasswordResetLimit + 1 {
 			p := forgot("guess"+strconv.Itoa(i)+"@example.org", "127.0.7.1")
 			if p.body != known.body {
 				t.Fatalf("request from one client %d answers otherwise:\n%s", i+1, text(p.body))
 			}
 		}
-		if n := queuedMail(t, db); n != 2+application.PasswordResetLimit-1+application.PasswordResetLimit {
-			t.Fatalf("%d requests queued, want %d: the sixth from one client in an hour is not", n, 2+2*application.PasswordResetLimit-1)
+		if n := queuedMail(t, db); n != 2+accounts.PasswordResetLimit-1+accounts.PasswordResetLimit {
+			t.Fatalf("%d requests queued, want %d: the sixth from one client in an hour is not", n, 2+2*accounts.PasswordResetLimit-1)
 		}
 		if n := mailer.count(); n != 0 {
 			t.Fatalf("requests called the mailer %d times", n)

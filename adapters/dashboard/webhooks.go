@@ -8,7 +8,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	formsapp "github.com/formward/formward/application/forms"
+	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
@@ -101,7 +103,7 @@ type webhookData struct {
 	Pager      pager
 }
 
-func formNames(views []application.FormView) map[string]string {
+func formNames(views []formsapp.FormView) map[string]string {
 	m := map[string]string{}
 	for _, v := range views {
 		m[v.Form.ID()] = v.Form.Name()
@@ -110,8 +112,8 @@ func formNames(views []application.FormView) map[string]string {
 }
 
 // workspaceForms are the first forms of the workspace, for the form selects.
-func (h *Handler) workspaceForms(c *gin.Context) ([]application.FormView, error) {
-	views, _, err := h.app.Queries.ListForms.Handle(c.Request.Context(), application.ListForms{WorkspaceID: principal(c).WorkspaceID,
+func (h *Handler) workspaceForms(c *gin.Context) ([]formsapp.FormView, error) {
+	views, _, err := h.app.Queries.ListForms.Handle(c.Request.Context(), formsapp.ListForms{
 		Page: ports.Page{Limit: 200}})
 	return views, err
 }
@@ -144,7 +146,7 @@ func (h *Handler) webhookRowOf(c *gin.Context, w *webhook.Webhook, forms map[str
 	for _, e := range w.Events() {
 		r.Events = append(r.Events, string(e))
 	}
-	last, _, err := h.app.Queries.ListDeliveries.Handle(c.Request.Context(), application.ListDeliveries{WorkspaceID: w.WorkspaceID(),
+	last, _, err := h.app.Queries.ListDeliveries.Handle(c.Request.Context(), webhooks.ListDeliveries{
 		WebhookID: w.ID(), Page: ports.Page{Limit: 1}})
 	if err != nil {
 		return r, err
@@ -159,8 +161,7 @@ func (h *Handler) webhookRowOf(c *gin.Context, w *webhook.Webhook, forms map[str
 }
 
 func (h *Handler) webhooks(c *gin.Context) {
-	p := principal(c)
-	ws, more, err := h.app.Queries.ListWebhooks.Handle(c.Request.Context(), application.ListWebhooks{WorkspaceID: p.WorkspaceID, Page: pageOf(c)})
+	ws, more, err := h.app.Queries.ListWebhooks.Handle(c.Request.Context(), webhooks.ListWebhooks{Page: pageOf(c)})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -299,7 +300,7 @@ func (h *Handler) createWebhook(c *gin.Context) {
 	if secret != "" {
 		draft.Secret = &secret
 	}
-	w, err := h.app.Commands.CreateWebhook.Handle(c.Request.Context(), application.CreateWebhook{WorkspaceID: principal(c).WorkspaceID, Draft: draft})
+	w, err := h.app.Commands.CreateWebhook.Handle(c.Request.Context(), webhooks.CreateWebhook{Draft: draft})
 	if err != nil {
 		h.webhookInvalid(c, err, nil, url, deref(formID), checked)
 		return
@@ -308,7 +309,7 @@ func (h *Handler) createWebhook(c *gin.Context) {
 }
 
 func (h *Handler) getWebhook(c *gin.Context) (*webhook.Webhook, error) {
-	return h.app.Queries.GetWebhook.Handle(c.Request.Context(), application.GetWebhook{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	return h.app.Queries.GetWebhook.Handle(c.Request.Context(), webhooks.GetWebhook{ID: c.Param("id")})
 }
 
 // webhookData is the webhook's summary and a page of its delivery log.
@@ -321,7 +322,7 @@ func (h *Handler) webhookData(c *gin.Context, w *webhook.Webhook) (webhookData, 
 	if err != nil {
 		return webhookData{}, err
 	}
-	ds, more, err := h.app.Queries.ListDeliveries.Handle(c.Request.Context(), application.ListDeliveries{WorkspaceID: w.WorkspaceID(),
+	ds, more, err := h.app.Queries.ListDeliveries.Handle(c.Request.Context(), webhooks.ListDeliveries{
 		WebhookID: w.ID(), Page: pageOf(c)})
 	if err != nil {
 		return webhookData{}, err
@@ -389,7 +390,7 @@ func (h *Handler) updateWebhook(c *gin.Context) {
 		var none *string
 		patch.Secret = &none
 	}
-	if _, err := h.app.Commands.UpdateWebhook.Handle(c.Request.Context(), application.UpdateWebhook{WorkspaceID: principal(c).WorkspaceID,
+	if _, err := h.app.Commands.UpdateWebhook.Handle(c.Request.Context(), webhooks.UpdateWebhook{
 		ID: w.ID(), Patch: patch}); err != nil {
 		h.webhookInvalid(c, err, w, url, deref(formID), checked)
 		return
@@ -404,7 +405,7 @@ func (h *Handler) deleteWebhookConfirm(c *gin.Context) {
 		return
 	}
 	if !principal(c).Allows(access.Write) {
-		h.fail(c, application.ErrForbidden)
+		h.fail(c, auth.ErrForbidden)
 		return
 	}
 	h.render(c, http.StatusOK, "confirm", &view{Title: "Delete webhook", Data: confirmData{
@@ -414,7 +415,7 @@ func (h *Handler) deleteWebhookConfirm(c *gin.Context) {
 }
 
 func (h *Handler) deleteWebhook(c *gin.Context) {
-	if err := h.app.Commands.DeleteWebhook.Handle(c.Request.Context(), application.DeleteWebhook{WorkspaceID: principal(c).WorkspaceID,
+	if err := h.app.Commands.DeleteWebhook.Handle(c.Request.Context(), webhooks.DeleteWebhook{
 		ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return
@@ -424,7 +425,7 @@ func (h *Handler) deleteWebhook(c *gin.Context) {
 
 func (h *Handler) testWebhook(c *gin.Context) {
 	id := c.Param("id")
-	if _, err := h.app.Commands.SendTestEvent.Handle(c.Request.Context(), application.SendTestEvent{WorkspaceID: principal(c).WorkspaceID,
+	if _, err := h.app.Commands.SendTestEvent.Handle(c.Request.Context(), webhooks.SendTestEvent{
 		WebhookID: id}); err != nil {
 		h.fail(c, err)
 		return
@@ -436,7 +437,7 @@ func (h *Handler) testWebhook(c *gin.Context) {
 func (h *Handler) toggleWebhook(c *gin.Context) {
 	id := c.Param("id")
 	on := c.PostForm("enabled") == "1"
-	if _, err := h.app.Commands.UpdateWebhook.Handle(c.Request.Context(), application.UpdateWebhook{WorkspaceID: principal(c).WorkspaceID,
+	if _, err := h.app.Commands.UpdateWebhook.Handle(c.Request.Context(), webhooks.UpdateWebhook{
 		ID: id, Patch: webhook.Patch{Enabled: &on}}); err != nil {
 		h.fail(c, err)
 		return
@@ -454,7 +455,7 @@ func (h *Handler) toggleWebhook(c *gin.Context) {
 
 func (h *Handler) retryDelivery(c *gin.Context) {
 	id := c.Param("id")
-	if _, err := h.app.Commands.RetryDelivery.Handle(c.Request.Context(), application.RetryDelivery{WorkspaceID: principal(c).WorkspaceID,
+	if _, err := h.app.Commands.RetryDelivery.Handle(c.Request.Context(), webhooks.RetryDelivery{
 		WebhookID: id, ID: c.Param("delivery")}); err != nil {
 		h.fail(c, err)
 		return

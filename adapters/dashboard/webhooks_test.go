@@ -18,6 +18,8 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
@@ -52,7 +54,7 @@ func systemCtx(t *testing.T, db *persistence.DB) (context.Context, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return application.WithPrincipal(context.Background(), application.SystemPrincipal(w.ID())), w.ID()
+	return auth.WithPrincipal(context.Background(), auth.SystemPrincipal(w.ID())), w.ID()
 }
 
 var webhookLink = regexp.MustCompile(`/app/webhooks/(whk_[A-Za-z0-9]+)`)
@@ -85,8 +87,8 @@ func TestWebhookPages(t *testing.T) {
 		}
 
 		b.post("/app/webhooks/"+id, url.Values{"url": {"https://127.0.0.1:9/changed"}, "events": {"submission.updated"}}).redirectsTo(t, "/app/webhooks/"+id)
-		sctx, wsID := systemCtx(t, db)
-		w, err := h.app.Queries.GetWebhook.Handle(sctx, application.GetWebhook{WorkspaceID: wsID, ID: id})
+		sctx, _ := systemCtx(t, db)
+		w, err := h.app.Queries.GetWebhook.Handle(sctx, webhooks.GetWebhook{ID: id})
 		if err != nil || w.URL() != "https://127.0.0.1:9/changed" || len(w.Events()) != 1 || w.Events()[0] != event.SubmissionUpdated || !w.SecretSet() {
 			t.Fatalf("after edit: %v %v", w, err)
 		}
@@ -98,7 +100,7 @@ func TestWebhookPages(t *testing.T) {
 			t.Fatalf("no Disable button: %s", text(page.body))
 		}
 		b.post("/app/webhooks/"+id+"/enabled", url.Values{"enabled": {"0"}}).redirectsTo(t, "/app/webhooks/"+id)
-		if w, err := h.app.Queries.GetWebhook.Handle(sctx, application.GetWebhook{WorkspaceID: wsID, ID: id}); err != nil || w.Enabled() {
+		if w, err := h.app.Queries.GetWebhook.Handle(sctx, webhooks.GetWebhook{ID: id}); err != nil || w.Enabled() {
 			t.Fatalf("after Disable: %v %v", w, err)
 		}
 		page = b.get("/app/webhooks/"+id).expect(t, http.StatusOK)
@@ -110,7 +112,7 @@ func TestWebhookPages(t *testing.T) {
 			t.Fatalf("list of a disabled webhook: %s", text(list.body))
 		}
 		b.post("/app/webhooks/"+id+"/enabled", url.Values{"enabled": {"1"}, "from": {"list"}}).redirectsTo(t, "/app/webhooks")
-		if w, err := h.app.Queries.GetWebhook.Handle(sctx, application.GetWebhook{WorkspaceID: wsID, ID: id}); err != nil || !w.Enabled() ||
+		if w, err := h.app.Queries.GetWebhook.Handle(sctx, webhooks.GetWebhook{ID: id}); err != nil || !w.Enabled() ||
 			w.URL() != "https://127.0.0.1:9/changed" || !w.SecretSet() {
 			t.Fatalf("after Enable: %v %v", w, err)
 		}

@@ -10,7 +10,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/workflow"
 )
@@ -117,13 +118,12 @@ type workflowData struct {
 }
 
 func (h *Handler) workflows(c *gin.Context) {
-	p := principal(c)
 	views, err := h.workspaceForms(c)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	q := application.ListWorkflows{WorkspaceID: p.WorkspaceID, Page: pageOf(c)}
+	q := workflows.ListWorkflows{Page: pageOf(c)}
 	if f := c.Query("form"); f != "" {
 		q.FormID = &f
 	}
@@ -149,7 +149,7 @@ func (h *Handler) workflows(c *gin.Context) {
 
 // builder fills the form's choices and the field keys of its form.
 func (h *Handler) workflowBuilder(c *gin.Context, f *workflowForm) error {
-	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), application.GetForm{WorkspaceID: principal(c).WorkspaceID, ID: f.FormID})
+	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{ID: f.FormID})
 	if err != nil {
 		return err
 	}
@@ -347,7 +347,7 @@ func (h *Handler) newWorkflow(c *gin.Context) {
 }
 
 func (h *Handler) getWorkflow(c *gin.Context) (*workflow.Workflow, error) {
-	return h.app.Queries.GetWorkflow.Handle(c.Request.Context(), application.GetWorkflow{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	return h.app.Queries.GetWorkflow.Handle(c.Request.Context(), workflows.GetWorkflow{ID: c.Param("id")})
 }
 
 func (h *Handler) workflowPage(c *gin.Context) {
@@ -362,7 +362,7 @@ func (h *Handler) workflowPage(c *gin.Context) {
 		return
 	}
 	d := workflowData{Form: f, Saved: true}
-	runs, more, err := h.app.Queries.ListRuns.Handle(c.Request.Context(), application.ListRuns{WorkspaceID: w.WorkspaceID(), WorkflowID: w.ID(), Page: pageOf(c)})
+	runs, more, err := h.app.Queries.ListRuns.Handle(c.Request.Context(), workflows.ListRuns{WorkflowID: w.ID(), Page: pageOf(c)})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -425,13 +425,13 @@ func (h *Handler) saveWorkflow(c *gin.Context) {
 	var err error
 	if id == "" {
 		var w *workflow.Workflow
-		w, err = h.app.Commands.CreateWorkflow.Handle(c.Request.Context(), application.CreateWorkflow{WorkspaceID: principal(c).WorkspaceID,
+		w, err = h.app.Commands.CreateWorkflow.Handle(c.Request.Context(), workflows.CreateWorkflow{
 			Draft: workflow.Draft{Name: f.Name, FormID: f.FormID, Trigger: trigger, Actions: actions, Enabled: &f.Enabled}})
 		if err == nil {
 			id = w.ID()
 		}
 	} else {
-		_, err = h.app.Commands.UpdateWorkflow.Handle(c.Request.Context(), application.UpdateWorkflow{WorkspaceID: principal(c).WorkspaceID, ID: id,
+		_, err = h.app.Commands.UpdateWorkflow.Handle(c.Request.Context(), workflows.UpdateWorkflow{ID: id,
 			Patch: workflow.Patch{Name: &f.Name, Enabled: &f.Enabled, Trigger: &trigger, Actions: &actions}})
 	}
 	if err == nil {
@@ -470,7 +470,7 @@ func (h *Handler) saveWorkflow(c *gin.Context) {
 
 func (h *Handler) toggleWorkflow(c *gin.Context) {
 	on := c.PostForm("enabled") == "1"
-	if _, err := h.app.Commands.UpdateWorkflow.Handle(c.Request.Context(), application.UpdateWorkflow{WorkspaceID: principal(c).WorkspaceID,
+	if _, err := h.app.Commands.UpdateWorkflow.Handle(c.Request.Context(), workflows.UpdateWorkflow{
 		ID: c.Param("id"), Patch: workflow.Patch{Enabled: &on}}); err != nil {
 		h.fail(c, err)
 		return
@@ -484,7 +484,7 @@ func (h *Handler) toggleWorkflow(c *gin.Context) {
 
 func (h *Handler) retryRun(c *gin.Context) {
 	id := c.Param("id")
-	if _, err := h.app.Commands.RetryRun.Handle(c.Request.Context(), application.RetryRun{WorkspaceID: principal(c).WorkspaceID,
+	if _, err := h.app.Commands.RetryRun.Handle(c.Request.Context(), workflows.RetryRun{
 		WorkflowID: id, ID: c.Param("run")}); err != nil {
 		h.fail(c, err)
 		return
@@ -509,7 +509,7 @@ func (h *Handler) deleteWorkflowConfirm(c *gin.Context) {
 }
 
 func (h *Handler) deleteWorkflow(c *gin.Context) {
-	if err := h.app.Commands.DeleteWorkflow.Handle(c.Request.Context(), application.DeleteWorkflow{WorkspaceID: principal(c).WorkspaceID,
+	if err := h.app.Commands.DeleteWorkflow.Handle(c.Request.Context(), workflows.DeleteWorkflow{
 		ID: c.Param("id")}); err != nil {
 		h.fail(c, err)
 		return

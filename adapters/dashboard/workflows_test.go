@@ -12,7 +12,8 @@ import (
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/webhook"
@@ -30,7 +31,7 @@ func TestWorkflowPages(t *testing.T) {
 		h, _ := routingHarness(t, db)
 		b := h.owner()
 		sctx, wsID := systemCtx(t, db)
-		fv, err := h.app.Commands.CreateForm.Handle(sctx, application.CreateForm{WorkspaceID: wsID, Draft: form.Draft{Name: "Contact",
+		fv, err := h.app.Commands.CreateForm.Handle(sctx, forms.CreateForm{Draft: form.Draft{Name: "Contact",
 			Fields: []form.FieldSpec{{Label: "Email", Type: "email"}, {Label: "Plan", Type: "text"}}}})
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +73,7 @@ func TestWorkflowPages(t *testing.T) {
 		saved := b.post("/app/workflows", with(url.Values{"op": {"save"}, "conditions": {"1"}, "c0.field": {plan}, "c0.op": {"equals"}, "c0.value": {"pro"},
 			"actions": {"2"}, "a1.type": {"send_webhook"}, "a1.url": {"https://127.0.0.1:9/x"}, "a1.secret": {"wf-secret"}})).redirectsTo(t, "/app/workflows/")
 		id := workflowLink.FindStringSubmatch(saved.Header.Get("Location"))[1]
-		w, err := h.app.Queries.GetWorkflow.Handle(sctx, application.GetWorkflow{WorkspaceID: wsID, ID: id})
+		w, err := h.app.Queries.GetWorkflow.Handle(sctx, workflows.GetWorkflow{ID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +125,7 @@ func TestWorkflowPages(t *testing.T) {
 		}
 
 		b.post("/app/workflows/"+id+"/enabled", url.Values{"enabled": {"0"}}).redirectsTo(t, "/app/workflows/"+id)
-		if w, _ := h.app.Queries.GetWorkflow.Handle(sctx, application.GetWorkflow{WorkspaceID: wsID, ID: id}); w.Enabled() {
+		if w, _ := h.app.Queries.GetWorkflow.Handle(sctx, workflows.GetWorkflow{ID: id}); w.Enabled() {
 			t.Fatal("still enabled")
 		}
 		list := b.get("/app/workflows?form="+f.ID()).expect(t, http.StatusOK)

@@ -17,7 +17,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workspace"
@@ -136,8 +136,8 @@ func TestHangingWorkspaceDoesNotDelayAnotherEndToEnd(t *testing.T) {
 		b := newHook("wsp_b", "whk_b", healthy.srv.URL+"/b")
 
 		// Production defaults: 16 attempts at once, 4 per workspace, 10 s timeout, 100 ms polling.
-		engine := application.NewDeliveryEngine(deliveries, hooks, delivery.Sender{Client: client}, system.Clock{},
-			application.DeliveryEngineConfig{}, nil)
+		engine := webhooks.NewDeliveryEngine(deliveries, hooks, delivery.Sender{Client: client}, system.Clock{},
+			webhooks.DeliveryEngineConfig{}, nil)
 		runCtx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { _ = engine.Run(runCtx); close(done) }()

@@ -15,6 +15,8 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/invitation"
 	"github.com/formward/formward/domain/member"
@@ -28,7 +30,7 @@ var personSeq atomic.Int64
 func (h *harness) addPerson(role string) (email, membershipID string) {
 	h.t.Helper()
 	email = fmt.Sprintf("person%d@example.com", personSeq.Add(1))
-	if _, err := h.app.Commands.CreateUser.Handle(context.Background(), application.CreateUser{Email: email, Name: "P", WorkspaceID: h.wsA, Role: role}); err != nil {
+	if _, err := h.app.Commands.CreateUser.Handle(context.Background(), accounts.CreateUser{Email: email, Name: "P", WorkspaceID: h.wsA, Role: role}); err != nil {
 		h.t.Fatal(err)
 	}
 	return email, h.memberID(email)
@@ -351,23 +353,23 @@ func TestMembers(t *testing.T) {
 		// The last owner keeps the role and the membership, whoever asks.
 		h.expect(h.do("PATCH", "/v1/members/"+owner, h.keys["admin"], map[string]any{"role": "admin"}), 409, "conflict")
 		h.expect(h.do("DELETE", "/v1/members/"+owner, h.keys["admin"], nil), 409, "conflict")
-		ownerPrincipal := application.WithPrincipal(context.Background(), application.Principal{WorkspaceID: h.wsA, Role: member.RoleOwner,
+		ownerPrincipal := auth.WithPrincipal(context.Background(), auth.Principal{WorkspaceID: h.wsA, Role: member.RoleOwner,
 			Actor: audit.Actor{Type: audit.ActorUser, ID: "usr_owner", Name: ownerEmail}})
-		if _, err := h.app.Commands.ChangeMemberRole.Handle(ownerPrincipal, application.ChangeMemberRole{ID: owner, Role: "editor"}); !errors.Is(err, member.ErrLastOwner) {
+		if _, err := h.app.Commands.ChangeMemberRole.Handle(ownerPrincipal, accounts.ChangeMemberRole{ID: owner, Role: "editor"}); !errors.Is(err, member.ErrLastOwner) {
 			t.Fatalf("owner demoting the last owner: %v", err)
 		}
 		// Only an owner grants the owner role: an admin key may not, an owner may; with two
 		// owners, an admin key still may not take it.
 		h.expect(h.do("PATCH", "/v1/members/"+editor, h.keys["admin"], map[string]any{"role": "owner"}), 403, "forbidden")
-		if _, err := h.app.Commands.ChangeMemberRole.Handle(ownerPrincipal, application.ChangeMemberRole{ID: editor, Role: "owner"}); err != nil {
+		if _, err := h.app.Commands.ChangeMemberRole.Handle(ownerPrincipal, accounts.ChangeMemberRole{ID: editor, Role: "owner"}); err != nil {
 			t.Fatal(err)
 		}
 		h.expect(h.do("PATCH", "/v1/members/"+owner, h.keys["admin"], map[string]any{"role": "viewer"}), 403, "forbidden")
 		h.expect(h.do("DELETE", "/v1/members/"+owner, h.keys["admin"], nil), 403, "forbidden")
-		if err := h.app.Commands.RemoveMember.Handle(ownerPrincipal, application.RemoveMember{ID: owner}); err != nil {
+		if err := h.app.Commands.RemoveMember.Handle(ownerPrincipal, accounts.RemoveMember{ID: owner}); err != nil {
 			t.Fatalf("an owner removes one of two owners: %v", err)
 		}
-		if err := h.app.Commands.RemoveMember.Handle(ownerPrincipal, application.RemoveMember{ID: editor}); !errors.Is(err, member.ErrLastOwner) {
+		if err := h.app.Commands.RemoveMember.Handle(ownerPrincipal, accounts.RemoveMember{ID: editor}); !errors.Is(err, member.ErrLastOwner) {
 			t.Fatalf("removing the last owner: %v", err)
 		}
 		_, viewer := h.addPerson("viewer")
@@ -457,21 +459,21 @@ func TestInvitations(t *testing.T) {
 		h.expect(h.do("POST", "/v1/invitations", h.keys["admin"], map[string]any{"email": "o@example.com", "role": "owner"}), 403, "forbidden")
 
 		ctx := context.Background()
-		view, err := h.app.Queries.GetInvitation.Handle(ctx, application.GetInvitation{Token: token})
+		view, err := h.app.Queries.GetInvitation.Handle(ctx, accounts.GetInvitation{Token: token})
 		if err != nil || view.WorkspaceName != "A" || view.UserExists || view.Invitation.ID() != inv["id"] {
 			t.Fatalf("GetInvitation = %+v, %v", view, err)
 		}
-		if _, err := h.app.Commands.AcceptInvitation.Handle(ctx, application.AcceptInvitation{Token: token, Name: "Grace", Password: "short"}); err == nil {
+		if _, err := h.app.Commands.AcceptInvitation.Handle(ctx, accounts.AcceptInvitation{Token: token, Name: "Grace", Password: "short"}); err == nil {
 			t.Fatal("a short password was accepted")
 		}
-		in, err := h.app.Commands.AcceptInvitation.Handle(ctx, application.AcceptInvitation{Token: token, Name: "Grace Hopper", Password: "cobol compilers 1959", IP: "192.0.2.7"})
+		in, err := h.app.Commands.AcceptInvitation.Handle(ctx, accounts.AcceptInvitation{Token: token, Name: "Grace Hopper", Password: "cobol compilers 1959", IP: "192.0.2.7"})
 		if err != nil || in.Token == "" || in.Session == nil || in.Session.WorkspaceID() != h.wsA || in.User.Email() != "grace@example.com" {
 			t.Fatalf("AcceptInvitation = %+v, %v", in, err)
 		}
-		if _, err := h.app.Commands.AcceptInvitation.Handle(ctx, application.AcceptInvitation{Token: token, Name: "Again", Password: "cobol compilers 1959"}); !errors.Is(err, invitation.ErrNotUsable) {
+		if _, err := h.app.Commands.AcceptInvitation.Handle(ctx, accounts.AcceptInvitation{Token: token, Name: "Again", Password: "cobol compilers 1959"}); !errors.Is(err, invitation.ErrNotUsable) {
 			t.Fatalf("second accept: %v", err)
 		}
-		if _, err := h.app.Queries.GetInvitation.Handle(ctx, application.GetInvitation{Token: token}); !errors.Is(err, invitation.ErrNotUsable) {
+		if _, err := h.app.Queries.GetInvitation.Handle(ctx, accounts.GetInvitation{Token: token}); !errors.Is(err, invitation.ErrNotUsable) {
 			t.Fatalf("spent invitation: %v", err)
 		}
 		h.memberID("grace@example.com")
@@ -483,16 +485,16 @@ func TestInvitations(t *testing.T) {
 		other := h.do("POST", "/v1/invitations", h.keys["other"], map[string]any{"email": "grace@example.com", "role": "viewer"})
 		h.expect(other, 201, "")
 		otherToken := other.json["accept_url"].(string)[len(testPublicURL+"/app/invitations/"):]
-		if v, err := h.app.Queries.GetInvitation.Handle(ctx, application.GetInvitation{Token: otherToken}); err != nil || !v.UserExists || v.WorkspaceName != "B" {
+		if v, err := h.app.Queries.GetInvitation.Handle(ctx, accounts.GetInvitation{Token: otherToken}); err != nil || !v.UserExists || v.WorkspaceName != "B" {
 			t.Fatalf("invitation for an existing user = %+v, %v", v, err)
 		}
-		if _, err := h.app.Commands.AcceptInvitation.Handle(ctx, application.AcceptInvitation{Token: otherToken, Name: "x", Password: "another long password"}); !errors.Is(err, application.ErrSignInToAccept) {
+		if _, err := h.app.Commands.AcceptInvitation.Handle(ctx, accounts.AcceptInvitation{Token: otherToken, Name: "x", Password: "another long password"}); !errors.Is(err, accounts.ErrSignInToAccept) {
 			t.Fatalf("accepting for an existing account without signing in: %v", err)
 		}
-		if _, err := h.app.Commands.AcceptInvitation.Handle(ctx, application.AcceptInvitation{Token: otherToken, SignedInUserID: "usr_somebodyelse0000000"}); !errors.Is(err, application.ErrForbidden) {
+		if _, err := h.app.Commands.AcceptInvitation.Handle(ctx, accounts.AcceptInvitation{Token: otherToken, SignedInUserID: "usr_somebodyelse0000000"}); !errors.Is(err, auth.ErrForbidden) {
 			t.Fatalf("accepting as another account: %v", err)
 		}
-		joined, err := h.app.Commands.AcceptInvitation.Handle(ctx, application.AcceptInvitation{Token: otherToken, SignedInUserID: in.User.ID()})
+		joined, err := h.app.Commands.AcceptInvitation.Handle(ctx, accounts.AcceptInvitation{Token: otherToken, SignedInUserID: in.User.ID()})
 		if err != nil || joined.Session.WorkspaceID() != h.wsB || joined.User.ID() != in.User.ID() {
 			t.Fatalf("signed-in accept = %+v, %v", joined, err)
 		}
@@ -502,7 +504,7 @@ func TestInvitations(t *testing.T) {
 		h.expect(h.do("DELETE", "/v1/invitations/"+w["id"].(string), h.keys["other"], nil), 404, "not_found")
 		h.expect(h.do("DELETE", "/v1/invitations/"+w["id"].(string), h.keys["admin"], nil), 204, "")
 		wToken := w["accept_url"].(string)[len(testPublicURL+"/app/invitations/"):]
-		if _, err := h.app.Queries.GetInvitation.Handle(ctx, application.GetInvitation{Token: wToken}); !errors.Is(err, invitation.ErrNotUsable) {
+		if _, err := h.app.Queries.GetInvitation.Handle(ctx, accounts.GetInvitation{Token: wToken}); !errors.Is(err, invitation.ErrNotUsable) {
 			t.Fatalf("withdrawn invitation: %v", err)
 		}
 

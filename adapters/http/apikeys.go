@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/audit"
@@ -50,7 +50,7 @@ func (a *api) listAPIKeys(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	ks, more, err := a.App.Queries.ListAPIKeys.Handle(c.Request.Context(), application.ListAPIKeys{Page: page})
+	ks, more, err := a.App.Queries.ListAPIKeys.Handle(c.Request.Context(), accounts.ListAPIKeys{Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -69,7 +69,7 @@ func (a *api) createAPIKey(c *gin.Context) {
 		return
 	}
 	o.allow(apiKeyProps, apiKeyReadOnly)
-	var cmd application.CreateAPIKey
+	var cmd accounts.CreateAPIKey
 	var present bool
 	if cmd.Name, present = o.str("name"); !present {
 		vs.Add("name", "required", "name is required")
@@ -92,7 +92,7 @@ func (a *api) createAPIKey(c *gin.Context) {
 }
 
 func (a *api) revokeAPIKey(c *gin.Context) {
-	if err := a.App.Commands.RevokeAPIKey.Handle(c.Request.Context(), application.RevokeAPIKey{ID: c.Param("id")}); err != nil {
+	if err := a.App.Commands.RevokeAPIKey.Handle(c.Request.Context(), accounts.RevokeAPIKey{ID: c.Param("id")}); err != nil {
 		fail(c, a.Logger, err)
 		return
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/ports"
@@ -61,7 +61,7 @@ func validAction(s string) bool {
 }
 
 func (a *api) listAuditEvents(c *gin.Context) {
-	var q application.ListAuditEvents
+	var q workspace.ListAuditEvents
 	list := "audit-events:" + principal(c).WorkspaceID
 	if s, ok := c.GetQuery("action"); ok {
 		if !validAction(s) {

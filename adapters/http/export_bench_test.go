@@ -22,6 +22,10 @@ import (
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/form"
 )
 
@@ -71,16 +75,16 @@ func benchmarkExport(b *testing.B, db *persistence.DB, format string, rows int) 
 		Forms: persistence.NewFormRepository(db, cipher), Submissions: subs, Scanner: subs, Audit: persistence.NewAuditLog(db),
 		IDs: system.NewIDs(), Clock: system.Clock{},
 	}, application.Settings{})
-	ws, err := app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "Bench"})
+	ws, err := app.Commands.CreateWorkspace.Handle(ctx, workspace.CreateWorkspace{Name: "Bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	owner := application.WithPrincipal(ctx, application.SystemPrincipal(ws.ID()))
-	key, err := app.Commands.CreateAPIKey.Handle(owner, application.CreateAPIKey{Name: "bench", Scope: "read-only"})
+	owner := auth.WithPrincipal(ctx, auth.SystemPrincipal(ws.ID()))
+	key, err := app.Commands.CreateAPIKey.Handle(owner, accounts.CreateAPIKey{Name: "bench", Scope: "read-only"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := app.Commands.CreateForm.Handle(owner, application.CreateForm{WorkspaceID: ws.ID(),
+	v, err := app.Commands.CreateForm.Handle(owner, forms.CreateForm{
 		Draft: form.Draft{Name: "Bench", Fields: persistencetest.TypicalFields()}})
 	if err != nil {
 		b.Fatal(err)

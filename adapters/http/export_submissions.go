@@ -8,7 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/httpkit"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 )
 
 // timeBound reads an optional RFC 3339 query parameter.
@@ -33,7 +33,7 @@ func (a *api) exportSubmissions(c *gin.Context) {
 		fail(c, a.Logger, badRequest("format must be csv, xlsx or ndjson"))
 		return
 	}
-	q := application.ExportSubmissions{WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Format: format}
+	q := capture.ExportSubmissions{FormID: c.Param("id"), Format: format}
 	var err error
 	if q.CreatedAfter, err = timeBound(c, "created_after"); err != nil {
 		fail(c, a.Logger, err)

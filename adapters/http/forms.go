@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
@@ -58,7 +58,7 @@ func (a *api) listForms(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	views, more, err := a.App.Queries.ListForms.Handle(c.Request.Context(), application.ListForms{WorkspaceID: p.WorkspaceID, Status: status, Page: page})
+	views, more, err := a.App.Queries.ListForms.Handle(c.Request.Context(), forms.ListForms{Status: status, Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -90,7 +90,7 @@ func (a *api) createForm(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	v, err := a.App.Commands.CreateForm.Handle(c.Request.Context(), application.CreateForm{WorkspaceID: principal(c).WorkspaceID, Draft: d})
+	v, err := a.App.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{Draft: d})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -170,7 +170,7 @@ func showIfSpec(o object) *form.ShowIfSpec {
 }
 
 func (a *api) getForm(c *gin.Context) {
-	v, err := a.App.Queries.GetForm.Handle(c.Request.Context(), application.GetForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	v, err := a.App.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{ID: c.Param("id")})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -208,7 +208,7 @@ func (a *api) updateForm(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	v, err := a.App.Commands.UpdateForm.Handle(c.Request.Context(), application.UpdateForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id"), Patch: p})
+	v, err := a.App.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: c.Param("id"), Patch: p})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -217,7 +217,7 @@ func (a *api) updateForm(c *gin.Context) {
 }
 
 func (a *api) deleteForm(c *gin.Context) {
-	if err := a.App.Commands.DeleteForm.Handle(c.Request.Context(), application.DeleteForm{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")}); err != nil {
+	if err := a.App.Commands.DeleteForm.Handle(c.Request.Context(), forms.DeleteForm{ID: c.Param("id")}); err != nil {
 		fail(c, a.Logger, err)
 		return
 	}

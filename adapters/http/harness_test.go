@@ -23,6 +23,9 @@ import (
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/workspace"
 )
 
 // harness is the real router over a real database, with keys of every scope in two workspaces.
@@ -110,11 +113,11 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options, adjust .
 		t.Fatal(err)
 	}
 	h.validator = v
-	a, err := app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "A"})
+	a, err := app.Commands.CreateWorkspace.Handle(ctx, workspace.CreateWorkspace{Name: "A"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := app.Commands.CreateWorkspace.Handle(ctx, application.CreateWorkspace{Name: "B"})
+	b, err := app.Commands.CreateWorkspace.Handle(ctx, workspace.CreateWorkspace{Name: "B"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,13 +126,13 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options, adjust .
 		"admin": {h.wsA, "admin"}, "read-write": {h.wsA, "read-write"}, "read-only": {h.wsA, "read-only"},
 		"revoked": {h.wsA, "admin"}, "other": {h.wsB, "admin"},
 	} {
-		k, err := app.Commands.CreateAPIKey.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(spec[0])), application.CreateAPIKey{Name: name, Scope: spec[1]})
+		k, err := app.Commands.CreateAPIKey.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(spec[0])), accounts.CreateAPIKey{Name: name, Scope: spec[1]})
 		if err != nil {
 			t.Fatal(err)
 		}
 		h.keys[name], h.keyIDs[name] = k.Token, k.Key.ID()
 	}
-	if err := app.Commands.RevokeAPIKey.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(h.wsA)), application.RevokeAPIKey{ID: h.keyIDs["revoked"]}); err != nil {
+	if err := app.Commands.RevokeAPIKey.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(h.wsA)), accounts.RevokeAPIKey{ID: h.keyIDs["revoked"]}); err != nil {
 		t.Fatal(err)
 	}
 	return h

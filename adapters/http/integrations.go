@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/ports"
@@ -37,7 +37,7 @@ func (a *api) listIntegrations(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	is, more, err := a.App.Queries.ListIntegrations.Handle(c.Request.Context(), application.ListIntegrations{WorkspaceID: p.WorkspaceID, Page: page})
+	is, more, err := a.App.Queries.ListIntegrations.Handle(c.Request.Context(), workflows.ListIntegrations{Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -80,7 +80,7 @@ func (a *api) createIntegration(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	i, err := a.App.Commands.CreateIntegration.Handle(c.Request.Context(), application.CreateIntegration{WorkspaceID: principal(c).WorkspaceID, Draft: d})
+	i, err := a.App.Commands.CreateIntegration.Handle(c.Request.Context(), workflows.CreateIntegration{Draft: d})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -89,7 +89,7 @@ func (a *api) createIntegration(c *gin.Context) {
 }
 
 func (a *api) getIntegration(c *gin.Context) {
-	i, err := a.App.Queries.GetIntegration.Handle(c.Request.Context(), application.GetIntegration{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	i, err := a.App.Queries.GetIntegration.Handle(c.Request.Context(), workflows.GetIntegration{ID: c.Param("id")})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -98,7 +98,7 @@ func (a *api) getIntegration(c *gin.Context) {
 }
 
 func (a *api) deleteIntegration(c *gin.Context) {
-	if err := a.App.Commands.DeleteIntegration.Handle(c.Request.Context(), application.DeleteIntegration{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")}); err != nil {
+	if err := a.App.Commands.DeleteIntegration.Handle(c.Request.Context(), workflows.DeleteIntegration{ID: c.Param("id")}); err != nil {
 		fail(c, a.Logger, err)
 		return
 	}

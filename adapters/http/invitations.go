@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/invitation"
 	"github.com/formward/formward/ports"
@@ -39,7 +39,7 @@ func (a *api) listInvitations(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	invs, more, err := a.App.Queries.ListInvitations.Handle(c.Request.Context(), application.ListInvitations{Page: page})
+	invs, more, err := a.App.Queries.ListInvitations.Handle(c.Request.Context(), accounts.ListInvitations{Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -58,7 +58,7 @@ func (a *api) createInvitation(c *gin.Context) {
 		return
 	}
 	o.allow(invitationProps, invitationReadOnly)
-	var cmd application.InviteMember
+	var cmd accounts.InviteMember
 	var present bool
 	if cmd.Email, present = o.str("email"); !present {
 		vs.Add("email", "required", "email is required")
@@ -81,7 +81,7 @@ func (a *api) createInvitation(c *gin.Context) {
 }
 
 func (a *api) withdrawInvitation(c *gin.Context) {
-	if err := a.App.Commands.WithdrawInvitation.Handle(c.Request.Context(), application.WithdrawInvitation{ID: c.Param("id")}); err != nil {
+	if err := a.App.Commands.WithdrawInvitation.Handle(c.Request.Context(), accounts.WithdrawInvitation{ID: c.Param("id")}); err != nil {
 		fail(c, a.Logger, err)
 		return
 	}

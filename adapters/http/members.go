@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/ports"
 )
@@ -40,7 +40,7 @@ func (a *api) listMembers(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	ms, more, err := a.App.Queries.ListMembers.Handle(c.Request.Context(), application.ListMembers{Page: page})
+	ms, more, err := a.App.Queries.ListMembers.Handle(c.Request.Context(), accounts.ListMembers{Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -67,7 +67,7 @@ func (a *api) updateMember(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	m, err := a.App.Commands.ChangeMemberRole.Handle(c.Request.Context(), application.ChangeMemberRole{ID: c.Param("id"), Role: role})
+	m, err := a.App.Commands.ChangeMemberRole.Handle(c.Request.Context(), accounts.ChangeMemberRole{ID: c.Param("id"), Role: role})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -76,7 +76,7 @@ func (a *api) updateMember(c *gin.Context) {
 }
 
 func (a *api) removeMember(c *gin.Context) {
-	if err := a.App.Commands.RemoveMember.Handle(c.Request.Context(), application.RemoveMember{ID: c.Param("id")}); err != nil {
+	if err := a.App.Commands.RemoveMember.Handle(c.Request.Context(), accounts.RemoveMember{ID: c.Param("id")}); err != nil {
 		fail(c, a.Logger, err)
 		return
 	}

@@ -20,7 +20,8 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/time/rate"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/ports"
 )
 
@@ -129,20 +130,20 @@ func body(c *gin.Context) []byte {
 func (a *api) authenticate(c *gin.Context) {
 	scheme, token, ok := strings.Cut(c.GetHeader("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		fail(c, a.Logger, application.ErrUnauthenticated)
+		fail(c, a.Logger, auth.ErrUnauthenticated)
 		return
 	}
-	p, err := a.App.Queries.Authenticate.Handle(c.Request.Context(), application.Authenticate{Token: strings.TrimSpace(token)})
+	p, err := a.App.Queries.Authenticate.Handle(c.Request.Context(), accounts.Authenticate{Token: strings.TrimSpace(token)})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.Request = c.Request.WithContext(application.WithPrincipal(c.Request.Context(), p))
+	c.Request = c.Request.WithContext(auth.WithPrincipal(c.Request.Context(), p))
 }
 
 // principal is who the request acts as; authenticate has set it before any handler runs.
-func principal(c *gin.Context) application.Principal {
-	p, _ := application.PrincipalFrom(c.Request.Context())
+func principal(c *gin.Context) auth.Principal {
+	p, _ := auth.PrincipalFrom(c.Request.Context())
 	return p
 }
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
@@ -96,7 +96,7 @@ func (a *api) listNotificationRuns(c *gin.Context) {
 		return
 	}
 	rs, more, err := a.App.Queries.ListNotificationRuns.Handle(c.Request.Context(),
-		application.ListNotificationRuns{WorkspaceID: p.WorkspaceID, FormID: c.Param("id"), Page: page})
+		workflows.ListNotificationRuns{FormID: c.Param("id"), Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return

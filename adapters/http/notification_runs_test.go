@@ -11,7 +11,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
@@ -74,7 +74,7 @@ func TestListNotificationRuns(t *testing.T) {
 		h := newHarness(t, db, httpapi.Options{})
 		cipher := persistencetest.Cipher()
 		runs := persistence.NewRunRepository(db, cipher)
-		h.app.Queries.ListNotificationRuns = application.NewListNotificationRunsHandler(persistence.NewFormRepository(db, cipher), runs)
+		h.app.Queries.ListNotificationRuns = workflows.NewListNotificationRunsHandler(persistence.NewFormRepository(db, cipher), runs)
 
 		f := h.createForm(map[string]any{"label": "Email", "type": "email"})
 		formID := f["id"].(string)

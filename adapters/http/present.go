@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/webhook"
@@ -71,7 +71,7 @@ type formJSON struct {
 	UpdatedAt    string  `json:"updated_at"`
 }
 
-func presentForm(v application.FormView, withFields bool, now time.Time) formJSON {
+func presentForm(v forms.FormView, withFields bool, now time.Time) formJSON {
 	f := v.Form
 	out := formJSON{
 		ID: f.ID(), Name: f.Name(), Description: f.Description(), Status: string(f.Status()),

@@ -6,7 +6,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/httpkit"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain"
 )
 
@@ -40,8 +41,8 @@ func (a *api) privacyExport(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx := application.WithPrincipal(c.Request.Context(), principal(c))
-	res, err := a.App.Queries.PrivacyExport.Handle(ctx, application.PrivacyExport{Email: email})
+	ctx := auth.WithPrincipal(c.Request.Context(), principal(c))
+	res, err := a.App.Queries.PrivacyExport.Handle(ctx, workspace.PrivacyExport{Email: email})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -61,8 +62,8 @@ func (a *api) privacyErase(c *gin.Context) {
 	if !ok {
 		return
 	}
-	ctx := application.WithPrincipal(c.Request.Context(), principal(c))
-	res, err := a.App.Commands.PrivacyErase.Handle(ctx, application.PrivacyErase{Email: email})
+	ctx := auth.WithPrincipal(c.Request.Context(), principal(c))
+	res, err := a.App.Commands.PrivacyErase.Handle(ctx, workspace.PrivacyErase{Email: email})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return

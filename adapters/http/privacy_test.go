@@ -10,7 +10,8 @@ import (
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
@@ -51,8 +52,8 @@ func TestPrivacyExportAndErase(t *testing.T) {
 		h.expect(h.do("PATCH", "/v1/forms/"+id1, h.keys["admin"], map[string]any{"status": "published"}), 200, "")
 
 		// An upload on form 1, stored as the public capture stores it.
-		admin := application.WithPrincipal(ctx, application.Principal{WorkspaceID: h.wsA, Scope: "admin"})
-		form1, err := h.app.Queries.GetForm.Handle(admin, application.GetForm{WorkspaceID: h.wsA, ID: id1})
+		admin := auth.WithPrincipal(ctx, auth.Principal{WorkspaceID: h.wsA, Scope: "admin"})
+		form1, err := h.app.Queries.GetForm.Handle(admin, forms.GetForm{ID: id1})
 		if err != nil {
 			t.Fatal(err)
 		}

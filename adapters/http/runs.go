@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
@@ -56,7 +56,7 @@ func (a *api) listRuns(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	rs, more, err := a.App.Queries.ListRuns.Handle(c.Request.Context(), application.ListRuns{WorkspaceID: p.WorkspaceID, WorkflowID: c.Param("id"), Page: page})
+	rs, more, err := a.App.Queries.ListRuns.Handle(c.Request.Context(), workflows.ListRuns{WorkflowID: c.Param("id"), Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -68,8 +68,8 @@ func (a *api) listRuns(c *gin.Context) {
 }
 
 func (a *api) retryRun(c *gin.Context) {
-	r, err := a.App.Commands.RetryRun.Handle(c.Request.Context(), application.RetryRun{
-		WorkspaceID: principal(c).WorkspaceID, WorkflowID: c.Param("id"), ID: c.Param("run_id")})
+	r, err := a.App.Commands.RetryRun.Handle(c.Request.Context(), workflows.RetryRun{
+		WorkflowID: c.Param("id"), ID: c.Param("run_id")})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return

@@ -11,7 +11,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	workflowsapp "github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
@@ -25,8 +25,8 @@ func TestListRuns(t *testing.T) {
 		workflows := persistence.NewWorkflowRepository(db, cipher)
 		runs := persistence.NewRunRepository(db, cipher)
 		// The run log reads through the application's query, over these repositories.
-		h.app.Queries.ListRuns = application.NewListRunsHandler(workflows, runs)
-		h.app.Commands.RetryRun = application.NewRetryRunHandler(workflows, runs, system.Clock{})
+		h.app.Queries.ListRuns = workflowsapp.NewListRunsHandler(workflows, runs)
+		h.app.Commands.RetryRun = workflowsapp.NewRetryRunHandler(workflows, runs, system.Clock{})
 
 		f := h.createForm(map[string]any{"label": "Budget", "type": "number"})
 		ids := system.NewIDs()

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain/formstats"
 )
 
@@ -41,14 +41,14 @@ func (a *api) getFormStats(c *gin.Context) {
 	days := 30
 	if s, ok := c.GetQuery("days"); ok {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > application.MaxStatsDays {
-			fail(c, a.Logger, badRequest("days must be an integer from 1 to "+strconv.Itoa(application.MaxStatsDays)))
+		if err != nil || n < 1 || n > capture.MaxStatsDays {
+			fail(c, a.Logger, badRequest("days must be an integer from 1 to "+strconv.Itoa(capture.MaxStatsDays)))
 			return
 		}
 		days = n
 	}
-	r, err := a.App.Queries.GetFormStats.Handle(c.Request.Context(), application.GetFormStats{
-		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Days: days,
+	r, err := a.App.Queries.GetFormStats.Handle(c.Request.Context(), capture.GetFormStats{
+		FormID: c.Param("id"), Days: days,
 	})
 	if err != nil {
 		fail(c, a.Logger, err)

@@ -7,7 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/httpkit"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
@@ -15,7 +15,7 @@ import (
 
 func (a *api) listSubmissions(c *gin.Context) {
 	p := principal(c)
-	q := application.ListSubmissions{WorkspaceID: p.WorkspaceID, FormID: c.Param("id")}
+	q := capture.ListSubmissions{FormID: c.Param("id")}
 	for name, dst := range map[string]**time.Time{"created_after": &q.CreatedAfter, "created_before": &q.CreatedBefore} {
 		if s, ok := c.GetQuery(name); ok {
 			t, err := time.Parse(time.RFC3339Nano, s)
@@ -70,8 +70,8 @@ func (a *api) createSubmission(c *gin.Context) {
 	if !ok {
 		return
 	}
-	s, err := a.App.Commands.CaptureSubmission.Handle(c.Request.Context(), application.CaptureSubmission{
-		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), Data: data, Source: submission.SourceAPI,
+	s, err := a.App.Commands.CaptureSubmission.Handle(c.Request.Context(), capture.CaptureSubmission{
+		FormID: c.Param("id"), Data: data, Source: submission.SourceAPI,
 	})
 	if err != nil {
 		fail(c, a.Logger, err)
@@ -82,8 +82,8 @@ func (a *api) createSubmission(c *gin.Context) {
 }
 
 func (a *api) getSubmission(c *gin.Context) {
-	s, err := a.App.Queries.GetSubmission.Handle(c.Request.Context(), application.GetSubmission{
-		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"),
+	s, err := a.App.Queries.GetSubmission.Handle(c.Request.Context(), capture.GetSubmission{
+		FormID: c.Param("id"), ID: c.Param("submission_id"),
 	})
 	if err != nil {
 		fail(c, a.Logger, err)
@@ -97,8 +97,8 @@ func (a *api) updateSubmission(c *gin.Context) {
 	if !ok {
 		return
 	}
-	s, err := a.App.Commands.UpdateSubmission.Handle(c.Request.Context(), application.UpdateSubmission{
-		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"), Changes: data,
+	s, err := a.App.Commands.UpdateSubmission.Handle(c.Request.Context(), capture.UpdateSubmission{
+		FormID: c.Param("id"), ID: c.Param("submission_id"), Changes: data,
 	})
 	if err != nil {
 		fail(c, a.Logger, err)
@@ -108,8 +108,8 @@ func (a *api) updateSubmission(c *gin.Context) {
 }
 
 func (a *api) deleteSubmission(c *gin.Context) {
-	err := a.App.Commands.DeleteSubmission.Handle(c.Request.Context(), application.DeleteSubmission{
-		WorkspaceID: principal(c).WorkspaceID, FormID: c.Param("id"), ID: c.Param("submission_id"),
+	err := a.App.Commands.DeleteSubmission.Handle(c.Request.Context(), capture.DeleteSubmission{
+		FormID: c.Param("id"), ID: c.Param("submission_id"),
 	})
 	if err != nil {
 		fail(c, a.Logger, err)

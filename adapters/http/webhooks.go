@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
@@ -24,7 +24,7 @@ func (a *api) listWebhooks(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	ws, more, err := a.App.Queries.ListWebhooks.Handle(c.Request.Context(), application.ListWebhooks{WorkspaceID: p.WorkspaceID, Page: page})
+	ws, more, err := a.App.Queries.ListWebhooks.Handle(c.Request.Context(), webhooks.ListWebhooks{Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -61,7 +61,7 @@ func (a *api) createWebhook(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	w, err := a.App.Commands.CreateWebhook.Handle(c.Request.Context(), application.CreateWebhook{WorkspaceID: principal(c).WorkspaceID, Draft: d})
+	w, err := a.App.Commands.CreateWebhook.Handle(c.Request.Context(), webhooks.CreateWebhook{Draft: d})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -70,7 +70,7 @@ func (a *api) createWebhook(c *gin.Context) {
 }
 
 func (a *api) getWebhook(c *gin.Context) {
-	w, err := a.App.Queries.GetWebhook.Handle(c.Request.Context(), application.GetWebhook{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	w, err := a.App.Queries.GetWebhook.Handle(c.Request.Context(), webhooks.GetWebhook{ID: c.Param("id")})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -106,7 +106,7 @@ func (a *api) updateWebhook(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	w, err := a.App.Commands.UpdateWebhook.Handle(c.Request.Context(), application.UpdateWebhook{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id"), Patch: p})
+	w, err := a.App.Commands.UpdateWebhook.Handle(c.Request.Context(), webhooks.UpdateWebhook{ID: c.Param("id"), Patch: p})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -115,7 +115,7 @@ func (a *api) updateWebhook(c *gin.Context) {
 }
 
 func (a *api) deleteWebhook(c *gin.Context) {
-	if err := a.App.Commands.DeleteWebhook.Handle(c.Request.Context(), application.DeleteWebhook{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")}); err != nil {
+	if err := a.App.Commands.DeleteWebhook.Handle(c.Request.Context(), webhooks.DeleteWebhook{ID: c.Param("id")}); err != nil {
 		fail(c, a.Logger, err)
 		return
 	}
@@ -130,7 +130,7 @@ func (a *api) listDeliveries(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	ds, more, err := a.App.Queries.ListDeliveries.Handle(c.Request.Context(), application.ListDeliveries{WorkspaceID: p.WorkspaceID, WebhookID: c.Param("id"), Page: page})
+	ds, more, err := a.App.Queries.ListDeliveries.Handle(c.Request.Context(), webhooks.ListDeliveries{WebhookID: c.Param("id"), Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -142,8 +142,8 @@ func (a *api) listDeliveries(c *gin.Context) {
 }
 
 func (a *api) retryDelivery(c *gin.Context) {
-	d, err := a.App.Commands.RetryDelivery.Handle(c.Request.Context(), application.RetryDelivery{
-		WorkspaceID: principal(c).WorkspaceID, WebhookID: c.Param("id"), ID: c.Param("delivery_id")})
+	d, err := a.App.Commands.RetryDelivery.Handle(c.Request.Context(), webhooks.RetryDelivery{
+		WebhookID: c.Param("id"), ID: c.Param("delivery_id")})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 )
@@ -29,7 +30,7 @@ func (h *harness) createWebhook(body map[string]any) map[string]any {
 func (h *harness) addDeliveries(webhookID string, n int) []*webhook.Delivery {
 	h.t.Helper()
 	ctx := context.Background()
-	w, err := h.app.Queries.GetWebhook.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(h.wsA)), application.GetWebhook{WorkspaceID: h.wsA, ID: webhookID})
+	w, err := h.app.Queries.GetWebhook.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(h.wsA)), webhooks.GetWebhook{ID: webhookID})
 	if err != nil {
 		h.t.Fatal(err)
 	}

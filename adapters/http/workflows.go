@@ -8,7 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/httpkit"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
@@ -129,7 +129,7 @@ func (a *api) listWorkflows(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	ws, more, err := a.App.Queries.ListWorkflows.Handle(c.Request.Context(), application.ListWorkflows{WorkspaceID: p.WorkspaceID, FormID: formID, Page: page})
+	ws, more, err := a.App.Queries.ListWorkflows.Handle(c.Request.Context(), workflows.ListWorkflows{FormID: formID, Page: page})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -174,7 +174,7 @@ func (a *api) createWorkflow(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	w, err := a.App.Commands.CreateWorkflow.Handle(c.Request.Context(), application.CreateWorkflow{WorkspaceID: principal(c).WorkspaceID, Draft: d})
+	w, err := a.App.Commands.CreateWorkflow.Handle(c.Request.Context(), workflows.CreateWorkflow{Draft: d})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -183,7 +183,7 @@ func (a *api) createWorkflow(c *gin.Context) {
 }
 
 func (a *api) getWorkflow(c *gin.Context) {
-	w, err := a.App.Queries.GetWorkflow.Handle(c.Request.Context(), application.GetWorkflow{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")})
+	w, err := a.App.Queries.GetWorkflow.Handle(c.Request.Context(), workflows.GetWorkflow{ID: c.Param("id")})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -218,7 +218,7 @@ func (a *api) updateWorkflow(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	w, err := a.App.Commands.UpdateWorkflow.Handle(c.Request.Context(), application.UpdateWorkflow{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id"), Patch: p})
+	w, err := a.App.Commands.UpdateWorkflow.Handle(c.Request.Context(), workflows.UpdateWorkflow{ID: c.Param("id"), Patch: p})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -227,7 +227,7 @@ func (a *api) updateWorkflow(c *gin.Context) {
 }
 
 func (a *api) deleteWorkflow(c *gin.Context) {
-	if err := a.App.Commands.DeleteWorkflow.Handle(c.Request.Context(), application.DeleteWorkflow{WorkspaceID: principal(c).WorkspaceID, ID: c.Param("id")}); err != nil {
+	if err := a.App.Commands.DeleteWorkflow.Handle(c.Request.Context(), workflows.DeleteWorkflow{ID: c.Param("id")}); err != nil {
 		fail(c, a.Logger, err)
 		return
 	}

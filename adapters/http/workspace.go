@@ -6,7 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/workspace"
 )
@@ -36,7 +36,7 @@ type workspaceJSON struct {
 	UpdatedAt      string    `json:"updated_at"`
 }
 
-func presentWorkspace(v application.WorkspaceView) workspaceJSON {
+func presentWorkspace(v workspaceapp.WorkspaceView) workspaceJSON {
 	w, u := v.Workspace, v.Usage
 	out := workspaceJSON{ID: w.ID(), Name: w.Name(), Plan: string(w.Plan()), Status: string(w.Status()),
 		CancelledAt: optionalTime(w.CancelledAt()), DataDeletionAt: optionalTime(w.DataDeletionAt()),
@@ -58,7 +58,7 @@ func optionalTime(t *time.Time) *string {
 }
 
 func (a *api) getWorkspace(c *gin.Context) {
-	v, err := a.App.Queries.GetWorkspace.Handle(c.Request.Context(), application.GetWorkspace{})
+	v, err := a.App.Queries.GetWorkspace.Handle(c.Request.Context(), workspaceapp.GetWorkspace{})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -92,7 +92,7 @@ func (a *api) updateWorkspace(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	v, err := a.App.Commands.UpdateWorkspace.Handle(c.Request.Context(), application.UpdateWorkspace{Settings: s})
+	v, err := a.App.Commands.UpdateWorkspace.Handle(c.Request.Context(), workspaceapp.UpdateWorkspace{Settings: s})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return

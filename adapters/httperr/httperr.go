@@ -13,7 +13,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/invitation"
 	"github.com/formward/formward/domain/member"
@@ -26,7 +27,7 @@ const UnavailableRetryAfter = 5 * time.Second
 // Errors the HTTP adapters raise themselves (ErrForbidden is the application's: a scope that
 // lacks the permission an action needs).
 var (
-	ErrForbidden        = application.ErrForbidden
+	ErrForbidden        = auth.ErrForbidden
 	ErrRouteNotFound    = errors.New("no such route")
 	ErrMethodNotAllowed = errors.New("method not allowed on this route")
 	ErrPayloadTooLarge  = errors.New("request body is larger than 1 MiB")
@@ -74,7 +75,7 @@ func Problem(err error) Body {
 		srl  *spam.RateLimited
 		rej  *spam.Rejection
 		// throttled is a sign-in refused for a while after repeated failures.
-		throttled *application.ThrottledError
+		throttled *accounts.ThrottledError
 		// conflict is a clash with the current state; its message says what clashed.
 		conflict *domain.ConflictError
 	)
@@ -89,14 +90,14 @@ func Problem(err error) Body {
 		return Body{Code: "invalid_request", Status: 400, Message: rerr.Message}
 	case errors.As(err, &throttled):
 		return Body{Code: "rate_limited", Status: 429, Message: "too many failed sign-ins; retry after the Retry-After delay", RetryAfter: throttled.RetryAfter}
-	case errors.Is(err, application.ErrInvalidCredentials), errors.Is(err, application.ErrTwoFactorRequired), errors.Is(err, application.ErrOIDCRefused):
+	case errors.Is(err, accounts.ErrInvalidCredentials), errors.Is(err, accounts.ErrTwoFactorRequired), errors.Is(err, accounts.ErrOIDCRefused):
 		return Body{Code: "unauthorized", Status: 401, Message: "the email, password or code is not correct"}
-	case errors.Is(err, member.ErrOwnersOnly), errors.Is(err, application.ErrNoAccount):
+	case errors.Is(err, member.ErrOwnersOnly), errors.Is(err, accounts.ErrNoAccount):
 		return Body{Code: "forbidden", Status: 403, Message: err.Error()}
-	case errors.Is(err, invitation.ErrNotUsable), errors.Is(err, application.ErrSetupClosed), errors.Is(err, application.ErrLinkNotUsable),
-		errors.Is(err, application.ErrOIDCNotConfigured):
+	case errors.Is(err, invitation.ErrNotUsable), errors.Is(err, accounts.ErrSetupClosed), errors.Is(err, accounts.ErrLinkNotUsable),
+		errors.Is(err, accounts.ErrOIDCNotConfigured):
 		return Body{Code: "not_found", Status: 404, Message: err.Error()}
-	case errors.Is(err, application.ErrUnauthenticated):
+	case errors.Is(err, auth.ErrUnauthenticated):
 		return Body{Code: "unauthorized", Status: 401, Message: "a valid API key is required: Authorization: Bearer <key>"}
 	case errors.Is(err, ErrForbidden):
 		return Body{Code: "forbidden", Status: 403, Message: ErrForbidden.Error()}

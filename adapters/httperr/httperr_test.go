@@ -10,7 +10,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/httperr"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/invitation"
 	"github.com/formward/formward/domain/member"
@@ -36,14 +37,14 @@ func TestProblem(t *testing.T) {
 		{&http.MaxBytesError{Limit: 32 << 20}, 413, "payload_too_large", ""},
 		{httperr.BadRequest("bad cursor"), 400, "invalid_request", ""},
 		{fmt.Errorf("boom"), 500, "internal_error", ""},
-		{&application.ThrottledError{RetryAfter: 90 * time.Second}, 429, "rate_limited", "90"},
-		{application.ErrInvalidTwoFactorCode, 401, "unauthorized", ""},
+		{&accounts.ThrottledError{RetryAfter: 90 * time.Second}, 429, "rate_limited", "90"},
+		{accounts.ErrInvalidTwoFactorCode, 401, "unauthorized", ""},
 		{fmt.Errorf("%w: owner", member.ErrOwnersOnly), 403, "forbidden", ""},
 		{invitation.ErrNotUsable, 404, "not_found", ""},
-		{application.ErrSetupClosed, 404, "not_found", ""},
-		{application.ErrSignInToAccept, 409, "conflict", ""},
+		{accounts.ErrSetupClosed, 404, "not_found", ""},
+		{accounts.ErrSignInToAccept, 409, "conflict", ""},
 		{fmt.Errorf("change role: %w", member.ErrLastOwner), 409, "conflict", ""},
-		{fmt.Errorf("%w: viewer needs write", application.ErrForbidden), 403, "forbidden", ""},
+		{fmt.Errorf("%w: viewer needs write", auth.ErrForbidden), 403, "forbidden", ""},
 	}
 	gin.SetMode(gin.ReleaseMode)
 	for _, c := range cases {
@@ -66,13 +67,13 @@ func TestConflictMessages(t *testing.T) {
 		err     error
 		message string
 	}{
-		{fmt.Errorf("begin: %w", application.ErrTwoFactorOn), "two-step verification is already on; turn it off first to set it up again"},
-		{application.ErrTwoFactorOff, "two-step verification is not on"},
+		{fmt.Errorf("begin: %w", accounts.ErrTwoFactorOn), "two-step verification is already on; turn it off first to set it up again"},
+		{accounts.ErrTwoFactorOff, "two-step verification is not on"},
 		{fmt.Errorf("accept invitation: create invited user: %w", user.ErrEmailTaken), "an account with this email address already exists"},
 		{user.ErrIdentityTaken, "this single sign-on identity is linked to another account"},
 		{fmt.Errorf("change role: %w", member.ErrLastOwner), "a workspace keeps at least one owner: make another member owner first"},
-		{application.ErrAlreadyMember, "this person is already a member of the workspace"},
-		{application.ErrSignInToAccept, "an account with this email exists: sign in to accept the invitation"},
+		{accounts.ErrAlreadyMember, "this person is already a member of the workspace"},
+		{accounts.ErrSignInToAccept, "an account with this email exists: sign in to accept the invitation"},
 		{fmt.Errorf("retry run: %w", workflow.ErrRunNotFailed), "only a failed run can be retried"},
 		{ports.ErrIdempotencyKeyReused, "this Idempotency-Key was already used with another request, or that request is still running"},
 		{ports.ErrIdempotentSubmissionDeleted, "the submission this key created has been deleted"},

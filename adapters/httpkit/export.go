@@ -13,7 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/xuri/excelize/v2"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain/submission"
 )
 
@@ -59,7 +59,7 @@ func (f *flusher) flush() error {
 	return nil
 }
 
-func exportCSV(c *gin.Context, e *application.Export, fileURL FileLinker) error {
+func exportCSV(c *gin.Context, e *capture.Export, fileURL FileLinker) error {
 	buf := bufio.NewWriterSize(c.Writer, 64<<10)
 	w := csv.NewWriter(buf)
 	w.UseCRLF = true
@@ -93,7 +93,7 @@ func exportCSV(c *gin.Context, e *application.Export, fileURL FileLinker) error 
 	return w.Error()
 }
 
-func exportNDJSON(c *gin.Context, e *application.Export, fileURL FileLinker) error {
+func exportNDJSON(c *gin.Context, e *capture.Export, fileURL FileLinker) error {
 	buf := bufio.NewWriterSize(c.Writer, 64<<10)
 	fl := &flusher{c: c, buf: buf}
 	enc := json.NewEncoder(buf)
@@ -115,7 +115,7 @@ func exportNDJSON(c *gin.Context, e *application.Export, fileURL FileLinker) err
 // Cells are typed by their column's kind (xlsxFormats.fill); none is guarded with an apostrophe:
 // a workbook keeps formulas apart from values, and a text cell holds text, whatever it begins
 // with.
-func exportXLSX(c *gin.Context, e *application.Export, fileURL FileLinker) error {
+func exportXLSX(c *gin.Context, e *capture.Export, fileURL FileLinker) error {
 	f := excelize.NewFile()
 	defer func() { _ = f.Close() }()
 	sheet := "Submissions"
@@ -215,7 +215,7 @@ func newXLSXFormats(f *excelize.File) (xlsxFormats, error) {
 // shown in ISO order; everything else is an inline string, cut by excelize at 32,767
 // characters. Numbers keep Excel's 15 significant digits. A value a spreadsheet cannot hold as
 // typed (a date before 1 March 1900, a number beyond Excel's range) stays text.
-func (fm xlsxFormats) fill(values []any, row []string, kinds []application.ColumnKind) {
+func (fm xlsxFormats) fill(values []any, row []string, kinds []capture.ColumnKind) {
 	for i, v := range row {
 		values[i] = nil
 		if v == "" {
@@ -223,15 +223,15 @@ func (fm xlsxFormats) fill(values []any, row []string, kinds []application.Colum
 		}
 		values[i] = v
 		switch kinds[i] {
-		case application.NumberColumn:
+		case capture.NumberColumn:
 			if n, err := strconv.ParseFloat(v, 64); err == nil && math.Abs(n) <= xlsxMaxNumber {
 				values[i] = excelDigits(n)
 			}
-		case application.DateColumn:
+		case capture.DateColumn:
 			if d, err := time.Parse(time.DateOnly, v); err == nil && !d.Before(xlsxFirstDay) {
 				values[i] = excelize.Cell{StyleID: fm.date, Value: float64((d.Unix() - xlsxEpoch.Unix()) / 86400)}
 			}
-		case application.TimeColumn:
+		case capture.TimeColumn:
 			if t, err := time.Parse(time.RFC3339Nano, v); err == nil && !t.Before(xlsxFirstDay) {
 				days := float64(t.UnixMilli()-xlsxEpoch.UnixMilli()) / float64(24*time.Hour/time.Millisecond)
 				values[i] = excelize.Cell{StyleID: fm.dateTime, Value: excelDigits(days)}

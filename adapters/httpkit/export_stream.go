@@ -7,7 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/httperr"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 )
 
 // ExportFormat reports whether format is an export file format (csv, xlsx, ndjson).
@@ -20,7 +20,7 @@ func ExportFormat(format string) bool {
 // no-store), then the rows as they are read. The API and the dashboard both stream their
 // exports through it, so a file is the same byte for byte from either. An error after the headers went out means an incomplete
 // file: the caller should break the connection (panic(http.ErrAbortHandler)).
-func StreamExport(c *gin.Context, e *application.Export, format string, fileURL FileLinker) error {
+func StreamExport(c *gin.Context, e *capture.Export, format string, fileURL FileLinker) error {
 	kind, ok := exportFormats[format]
 	if !ok {
 		return httperr.BadRequest("format must be csv, xlsx or ndjson")

@@ -17,7 +17,7 @@ import (
 	"github.com/formward/formward/adapters/kafka"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
-	"github.com/formward/formward/application"
+	relayapp "github.com/formward/formward/application/relay"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
@@ -187,7 +187,7 @@ func TestRelayToKafka(t *testing.T) {
 		outbox, lease := persistence.NewOutbox(db, cipher), persistence.NewLease(db)
 		pub := kafka.NewPublisher(kafka.PublisherConfig{Brokers: brokers, Topic: topic})
 		t.Cleanup(func() { _ = pub.Close() })
-		cfg := application.RelayConfig{Batch: 150, Poll: 5 * time.Millisecond, MinBackoff: 10 * time.Millisecond}
+		cfg := relayapp.RelayConfig{Batch: 150, Poll: 5 * time.Millisecond, MinBackoff: 10 * time.Millisecond}
 
 		// First run: fails once after an acknowledged batch, then is killed mid-stream.
 		ctx1, kill := context.WithCancel(context.Background())
@@ -197,7 +197,7 @@ func TestRelayToKafka(t *testing.T) {
 			}
 		}}
 		done := make(chan error, 1)
-		go func() { done <- application.NewRelay(outbox, flaky, lease, wallClock{}, cfg, nil).Run(ctx1) }()
+		go func() { done <- relayapp.NewRelay(outbox, flaky, lease, wallClock{}, cfg, nil).Run(ctx1) }()
 		select {
 		case err := <-done:
 			if err != nil {
@@ -217,7 +217,7 @@ func TestRelayToKafka(t *testing.T) {
 		// Restart: everything else goes out.
 		ctx2, stop := context.WithCancel(context.Background())
 		defer stop()
-		go func() { done <- application.NewRelay(outbox, pub, lease, wallClock{}, cfg, nil).Run(ctx2) }()
+		go func() { done <- relayapp.NewRelay(outbox, pub, lease, wallClock{}, cfg, nil).Run(ctx2) }()
 
 		got := &received{order: map[string][]string{}, byID: map[string]event.Event{}}
 		sub := kafka.NewSubscriber(kafka.SubscriberConfig{Brokers: brokers, Topic: topic, GroupID: "relay-test",
@@ -309,7 +309,7 @@ func BenchmarkRelayToKafka(b *testing.B) {
 				cancel()
 			}
 		}}
-		relay := application.NewRelay(outbox, p, lease, wallClock{}, application.RelayConfig{Poll: time.Millisecond}, nil)
+		relay := relayapp.NewRelay(outbox, p, lease, wallClock{}, relayapp.RelayConfig{Poll: time.Millisecond}, nil)
 		b.StartTimer()
 		start := time.Now()
 		_ = relay.Run(ctx)

@@ -9,7 +9,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/relay"
+	"github.com/formward/formward/application/webhooks"
+	"github.com/formward/formward/application/workflows"
 )
 
 // fakeClock is a clock the test moves.
@@ -129,13 +131,13 @@ func TestFailureCountersStartAtZero(t *testing.T) {
 		got[f.GetName()] = series
 	}
 	want := map[string][]string{}
-	for _, step := range application.RelaySteps() {
+	for _, step := range relay.RelaySteps() {
 		want["formward_relay_failures_total"] = append(want["formward_relay_failures_total"], "step="+step)
 	}
-	for _, step := range application.DeliverySteps() {
+	for _, step := range webhooks.DeliverySteps() {
 		want["formward_engine_step_failures_total"] = append(want["formward_engine_step_failures_total"], "engine=deliveries,step="+step)
 	}
-	for _, step := range application.RunSteps() {
+	for _, step := range workflows.RunSteps() {
 		want["formward_engine_step_failures_total"] = append(want["formward_engine_step_failures_total"], "engine=runs,step="+step)
 	}
 	for _, o := range []string{OutcomeDelivered, OutcomeFailed, OutcomeUndeliverable, OutcomeBreakerOpen} {
@@ -152,7 +154,7 @@ func TestFailureCountersStartAtZero(t *testing.T) {
 			}
 		}
 	}
-	if len(application.RelaySteps()) < 6 || len(application.DeliverySteps()) < 3 || len(application.RunSteps()) < 3 {
-		t.Fatalf("too few steps listed: %v %v %v", application.RelaySteps(), application.DeliverySteps(), application.RunSteps())
+	if len(relay.RelaySteps()) < 6 || len(webhooks.DeliverySteps()) < 3 || len(workflows.RunSteps()) < 3 {
+		t.Fatalf("too few steps listed: %v %v %v", relay.RelaySteps(), webhooks.DeliverySteps(), workflows.RunSteps())
 	}
 }

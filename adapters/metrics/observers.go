@@ -5,7 +5,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/relay"
+	"github.com/formward/formward/application/webhooks"
+	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
@@ -14,18 +16,18 @@ import (
 
 // RelayObserver decorates next (the relay's log) with the relay series; the failures of every
 // step exist at 0 from the start.
-func (m *Metrics) RelayObserver(next application.RelayObserver, now func() time.Time) application.RelayObserver {
+func (m *Metrics) RelayObserver(next relay.RelayObserver, now func() time.Time) relay.RelayObserver {
 	if next == nil {
-		next = application.NopRelayObserver{}
+		next = relay.NopRelayObserver{}
 	}
-	for _, step := range application.RelaySteps() {
+	for _, step := range relay.RelaySteps() {
 		m.relayFailures.WithLabelValues(step)
 	}
 	return relayObserver{RelayObserver: next, m: m, now: now}
 }
 
 type relayObserver struct {
-	application.RelayObserver
+	relay.RelayObserver
 	m   *Metrics
 	now func() time.Time
 }
@@ -47,18 +49,18 @@ func (o relayObserver) Failed(step string, err error, attempt int, retryIn time.
 
 // DeliveryObserver decorates next (the engine's log) with the webhook delivery series; the
 // engine's failures of every step exist at 0 from the start.
-func (m *Metrics) DeliveryObserver(next application.DeliveryObserver) application.DeliveryObserver {
+func (m *Metrics) DeliveryObserver(next webhooks.DeliveryObserver) webhooks.DeliveryObserver {
 	if next == nil {
-		next = application.NopDeliveryObserver{}
+		next = webhooks.NopDeliveryObserver{}
 	}
-	for _, step := range application.DeliverySteps() {
+	for _, step := range webhooks.DeliverySteps() {
 		m.engineFailures.WithLabelValues(engineDeliveries, step)
 	}
 	return deliveryObserver{DeliveryObserver: next, m: m}
 }
 
 type deliveryObserver struct {
-	application.DeliveryObserver
+	webhooks.DeliveryObserver
 	m *Metrics
 }
 
@@ -87,11 +89,11 @@ func (o deliveryObserver) Failed(step string, err error) {
 // RunObserver decorates next (the run engine's log) with the workflow action series. types are
 // the registered action types; any other type is counted as "other". The actions of every type
 // and outcome, and the engine's failures of every step, exist at 0 from the start.
-func (m *Metrics) RunObserver(next application.RunObserver, types []string) application.RunObserver {
+func (m *Metrics) RunObserver(next workflows.RunObserver, types []string) workflows.RunObserver {
 	if next == nil {
-		next = application.NopRunObserver{}
+		next = workflows.NopRunObserver{}
 	}
-	for _, step := range application.RunSteps() {
+	for _, step := range workflows.RunSteps() {
 		m.engineFailures.WithLabelValues(engineRuns, step)
 	}
 	known := make(map[string]bool, len(types))
@@ -105,7 +107,7 @@ func (m *Metrics) RunObserver(next application.RunObserver, types []string) appl
 }
 
 type runObserver struct {
-	application.RunObserver
+	workflows.RunObserver
 	m     *Metrics
 	types map[string]bool
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/adapters/persistence/persistencetest"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/workspace"
 )
 
 // BenchmarkRetentionOfKeyedSubmissions is BenchmarkRetention/sqlite where every expired
@@ -28,7 +28,7 @@ func BenchmarkRetentionOfKeyedSubmissions(b *testing.B) {
 		}
 		b.StartTimer()
 		start, cpuStart := time.Now(), processCPU()
-		res, err := retentionJob(r, now).Handle(context.Background(), application.RunRetention{})
+		res, err := retentionJob(r, now).Handle(context.Background(), workspace.RunRetention{})
 		took += time.Since(start)
 		cpu += processCPU() - cpuStart
 		if err != nil {

@@ -10,7 +10,8 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
@@ -128,8 +129,8 @@ func (sc keyScene) refs() []ports.SubmissionRef {
 	return []ports.SubmissionRef{{WorkspaceID: s.WorkspaceID(), FormID: s.FormID(), ID: s.ID(), SubmittedAt: s.SubmittedAt()}}
 }
 
-func retentionAt(r repos, now time.Time) application.RunRetentionHandler {
-	return application.NewRunRetentionHandler(r.workspaces, r.forms, persistence.NewRetentionStore(r.db, r.cipher), nil,
+func retentionAt(r repos, now time.Time) workspaceapp.RunRetentionHandler {
+	return workspaceapp.NewRunRetentionHandler(r.workspaces, r.forms, persistence.NewRetentionStore(r.db, r.cipher), nil,
 		persistence.NewAuditLog(r.db), nil, nil, r.idem, system.NewIDs(), clockAt{now}, 0)
 }
 
@@ -158,16 +159,16 @@ func TestDeletionForgetsIdempotentResponses(t *testing.T) {
 				}
 			}, sameWorkspaceKept},
 			{"retention pass", func(t *testing.T, sc keyScene) {
-				res, err := retentionAt(r, keyedAt).Handle(ctx, application.RunRetention{})
+				res, err := retentionAt(r, keyedAt).Handle(ctx, workspaceapp.RunRetention{})
 				noErr(t, err)
 				if res.SubmissionsDeleted != 1 {
 					t.Fatalf("retention deleted %d, want the old one", res.SubmissionsDeleted)
 				}
 			}, sameWorkspaceKept},
 			{"privacy erasure", func(t *testing.T, sc keyScene) {
-				erase := application.NewPrivacyEraseHandler(persistence.NewPrivacyIndex(r.db, r.cipher, persistencetest.BlindIndex()),
+				erase := workspaceapp.NewPrivacyEraseHandler(persistence.NewPrivacyIndex(r.db, r.cipher, persistencetest.BlindIndex()),
 					persistencetest.BlindIndex(), r.forms, store, nil, system.NewIDs(), clockAt{keyedAt})
-				res, err := erase.Handle(application.WithPrincipal(ctx, application.SystemPrincipal(sc.w.ID())), application.PrivacyErase{Email: "gone@example.com"})
+				res, err := erase.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(sc.w.ID())), workspaceapp.PrivacyErase{Email: "gone@example.com"})
 				noErr(t, err)
 				if res.SubmissionsDeleted != 1 {
 					t.Fatalf("erased %d", res.SubmissionsDeleted)
@@ -183,7 +184,7 @@ func TestDeletionForgetsIdempotentResponses(t *testing.T) {
 					return nil, err
 				})
 				noErr(t, err)
-				res, err := retentionAt(r, keyedAt).Handle(ctx, application.RunRetention{})
+				res, err := retentionAt(r, keyedAt).Handle(ctx, workspaceapp.RunRetention{})
 				noErr(t, err)
 				if res.WorkspacesDeleted != 1 || res.SubmissionsDeleted != 2 {
 					t.Fatalf("retention %+v, want the workspace and its 2 submissions", res)
@@ -320,7 +321,7 @@ func TestRetentionPurgesExpiredKeys(t *testing.T) {
 		young := newID("key")
 		_, err = r.idem.Reserve(ctx, w.ID(), "api", young, []byte("young"), keyedAt.Add(2*time.Hour))
 		noErr(t, err)
-		_, err = retentionAt(r, keyedAt.Add(25*time.Hour)).Handle(ctx, application.RunRetention{})
+		_, err = retentionAt(r, keyedAt.Add(25*time.Hour)).Handle(ctx, workspaceapp.RunRetention{})
 		noErr(t, err)
 		if n := count(t, r.db, "SELECT COUNT(*) FROM idempotency_keys"); n != 1 {
 			t.Fatalf("%d keys after the pass, want the young one", n)

@@ -12,7 +12,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
-	"github.com/formward/formward/application"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/workspace"
 )
@@ -66,8 +66,8 @@ func addMany(b *testing.B, r repos, f *form.Form, from time.Time, n int) (added 
 	return ok.Load(), bad.Load()
 }
 
-func retentionJob(r repos, now time.Time) application.RunRetentionHandler {
-	return application.NewRunRetentionHandler(r.workspaces, r.forms, persistence.NewRetentionStore(r.db, r.cipher), nil, nil, nil, nil, nil,
+func retentionJob(r repos, now time.Time) workspaceapp.RunRetentionHandler {
+	return workspaceapp.NewRunRetentionHandler(r.workspaces, r.forms, persistence.NewRetentionStore(r.db, r.cipher), nil, nil, nil, nil, nil,
 		system.NewIDs(), clockAt{now}, 0)
 }
 
@@ -90,7 +90,7 @@ func benchmarkRetention(b *testing.B, db *persistence.DB, rest float64) {
 		seedExpired(b, r, now, retentionSeed)
 		b.StartTimer()
 		start, cpuStart := time.Now(), processCPU()
-		res, err := retentionJob(r, now).Handle(context.Background(), application.RunRetention{Rest: rest})
+		res, err := retentionJob(r, now).Handle(context.Background(), workspaceapp.RunRetention{Rest: rest})
 		took += time.Since(start)
 		cpu += processCPU() - cpuStart
 		if err != nil {
@@ -136,7 +136,7 @@ func BenchmarkCaptureDuringRetention(b *testing.B) {
 				if mode == "retention" {
 					go func() {
 						defer close(done)
-						if _, err := retentionJob(r, now).Handle(context.Background(), application.RunRetention{Rest: 3}); err != nil {
+						if _, err := retentionJob(r, now).Handle(context.Background(), workspaceapp.RunRetention{Rest: 3}); err != nil {
 							b.Error(err)
 						}
 					}()

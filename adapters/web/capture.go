@@ -17,7 +17,7 @@ import (
 
 	"github.com/formward/formward/adapters/httperr"
 	"github.com/formward/formward/adapters/httpkit"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/spam"
@@ -27,7 +27,7 @@ import (
 // post is one respondent post, whatever its content type, read into the use case's command.
 type post struct {
 	json    bool
-	cmd     application.SubmitPublicForm
+	cmd     capture.SubmitPublicForm
 	values  map[string][]string // as typed, to draw the page again
 	page    int                 // the page of a multi-page form it was sent from (_page)
 	next    string              // a form-backend post's _next, as sent
@@ -50,7 +50,7 @@ var errBadBody = httperr.BadRequest("The response could not be read. Please try 
 // or "false"; everything else is one string; files go to the command's uploads.
 func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 	ct, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type"))
-	p := &post{values: map[string][]string{}, cleanup: func() {}, cmd: application.SubmitPublicForm{
+	p := &post{values: map[string][]string{}, cleanup: func() {}, cmd: capture.SubmitPublicForm{
 		FormID: f.ID(), Data: map[string]submission.Input{}, UTM: map[string]string{}}}
 	var pf url.Values
 	switch ct {
@@ -72,13 +72,13 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 			return p, err
 		}
 		pf = mp.values
-		p.cmd.Uploads = map[string][]application.Upload{}
+		p.cmd.Uploads = map[string][]capture.Upload{}
 		for _, sp := range mp.files {
 			name := sp.field
 			if fl, ok := fieldNamed(f, name); ok {
 				name = fl.ID
 			}
-			p.cmd.Uploads[name] = append(p.cmd.Uploads[name], application.Upload{
+			p.cmd.Uploads[name] = append(p.cmd.Uploads[name], capture.Upload{
 				Info: submission.FileInfo{Name: sp.name, Size: sp.size, Declared: sp.contentType, Sniffed: sp.sniffed},
 				Open: sp.open,
 			})

@@ -19,7 +19,8 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/web"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 )
@@ -79,8 +80,8 @@ func closingSettings(c form.Closing) *form.Settings {
 
 // apiCapture stores a submission through the API's use case.
 func (h *harness) apiCapture(f *form.Form, data map[string]submission.Input) error {
-	_, err := h.app.Commands.CaptureSubmission.Handle(h.owner(context.Background()), application.CaptureSubmission{
-		WorkspaceID: h.ws, FormID: f.ID(), Data: data, Source: submission.SourceAPI})
+	_, err := h.app.Commands.CaptureSubmission.Handle(h.owner(context.Background()), capture.CaptureSubmission{
+		FormID: f.ID(), Data: data, Source: submission.SourceAPI})
 	return err
 }
 
@@ -215,7 +216,7 @@ func TestMaxSubmissionsUnder64ConcurrentPosts(t *testing.T) {
 		if got := len(h.submissions(f)); got != 10 {
 			t.Fatalf("%d stored, want 10", got)
 		}
-		v, err := h.app.Queries.GetForm.Handle(h.owner(context.Background()), application.GetForm{WorkspaceID: h.ws, ID: f.ID()})
+		v, err := h.app.Queries.GetForm.Handle(h.owner(context.Background()), forms.GetForm{ID: f.ID()})
 		noErr(t, err)
 		if v.SubmissionCount != 10 || v.Form.ClosedReason(h.clock.Now(), v.SubmissionCount) != form.ClosedByLimit {
 			t.Fatalf("count %d, closed by %q", v.SubmissionCount, v.Form.ClosedReason(h.clock.Now(), v.SubmissionCount))
@@ -232,7 +233,7 @@ func TestOneResponsePerEmailOnEveryContentType(t *testing.T) {
 			mail := f.Fields()[1].ID
 			s.Closing.OnePerEmailField = &mail
 			pub := "published"
-			v, err := h.app.Commands.UpdateForm.Handle(h.owner(context.Background()), application.UpdateForm{WorkspaceID: h.ws, ID: f.ID(), Patch: form.Patch{Settings: s, Status: &pub}})
+			v, err := h.app.Commands.UpdateForm.Handle(h.owner(context.Background()), forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Settings: s, Status: &pub}})
 			noErr(t, err)
 			f = v.Form
 			name := f.Fields()[0].ID

@@ -25,6 +25,10 @@ import (
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/submission"
@@ -85,7 +89,7 @@ func newHarnessOn(t *testing.T, db *persistence.DB, files ports.ObjectStore, lim
 		IPHasher:    hasher,
 		Files:       files,
 	}, application.Settings{FileLimits: limits})
-	ws, err := app.Commands.CreateWorkspace.Handle(context.Background(), application.CreateWorkspace{Name: "A"})
+	ws, err := app.Commands.CreateWorkspace.Handle(context.Background(), workspace.CreateWorkspace{Name: "A"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,13 +116,13 @@ func newHarnessOn(t *testing.T, db *persistence.DB, files ports.ObjectStore, lim
 func (h *harness) form(status form.Status, settings *form.Settings, fields ...form.FieldSpec) *form.Form {
 	h.t.Helper()
 	ctx := context.Background()
-	v, err := h.app.Commands.CreateForm.Handle(h.owner(ctx), application.CreateForm{WorkspaceID: h.ws, Draft: form.Draft{Name: "Contact", Fields: fields, Settings: settings}})
+	v, err := h.app.Commands.CreateForm.Handle(h.owner(ctx), forms.CreateForm{Draft: form.Draft{Name: "Contact", Fields: fields, Settings: settings}})
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if status != form.StatusDraft {
 		st := string(status)
-		v, err = h.app.Commands.UpdateForm.Handle(h.owner(ctx), application.UpdateForm{WorkspaceID: h.ws, ID: v.Form.ID(), Patch: form.Patch{Status: &st}})
+		v, err = h.app.Commands.UpdateForm.Handle(h.owner(ctx), forms.UpdateForm{ID: v.Form.ID(), Patch: form.Patch{Status: &st}})
 		if err != nil {
 			h.t.Fatal(err)
 		}
@@ -211,7 +215,7 @@ func (h *harness) spam(f *form.Form, reason string) float64 {
 
 func (h *harness) submissions(f *form.Form) []*submission.Submission {
 	h.t.Helper()
-	subs, _, err := h.app.Queries.ListSubmissions.Handle(h.owner(context.Background()), application.ListSubmissions{WorkspaceID: h.ws, FormID: f.ID(), Page: portsPage()})
+	subs, _, err := h.app.Queries.ListSubmissions.Handle(h.owner(context.Background()), capture.ListSubmissions{FormID: f.ID(), Page: portsPage()})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -225,5 +229,5 @@ func body(rec *httptest.ResponseRecorder) string {
 
 // owner is ctx in which the workspace's owner acts: the management use cases check who acts.
 func (h *harness) owner(ctx context.Context) context.Context {
-	return application.WithPrincipal(ctx, application.SystemPrincipal(h.ws))
+	return auth.WithPrincipal(ctx, auth.SystemPrincipal(h.ws))
 }

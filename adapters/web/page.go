@@ -16,7 +16,7 @@ import (
 
 	"github.com/formward/formward/adapters/httperr"
 	"github.com/formward/formward/adapters/httpkit"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/origin"
@@ -325,7 +325,7 @@ func (h *Handler) lookup(c *gin.Context) (*form.Form, error) {
 		// A malformed ID (NUL, invalid UTF-8, …) names no form; it never reaches storage.
 		return nil, domain.ErrNotFound
 	}
-	f, err := h.d.App.Queries.GetPublicForm.Handle(c.Request.Context(), application.GetPublicForm{ID: id})
+	f, err := h.d.App.Queries.GetPublicForm.Handle(c.Request.Context(), capture.GetPublicForm{ID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +347,7 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	// Counted in memory (written every few seconds): the page waits for no storage.
-	_ = h.d.App.Commands.RecordFormView.Handle(c.Request.Context(), application.RecordFormView{FormID: f.ID()})
+	_ = h.d.App.Commands.RecordFormView.Handle(c.Request.Context(), capture.RecordFormView{FormID: f.ID()})
 	utm := map[string]string{}
 	for _, k := range submission.UTMKeys {
 		if v := c.Query(k); v != "" {

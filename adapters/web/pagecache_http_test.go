@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain/form"
 )
 
@@ -51,7 +51,7 @@ func TestCachedPagePerViewValuesAndChanges(t *testing.T) {
 	ctx := context.Background()
 	fields := f.Fields()
 	specs := []form.FieldSpec{{ID: fields[0].ID, Label: "Full name", Type: "text", Required: true}, {ID: fields[1].ID, Label: "Topic", Type: "dropdown", Options: []string{"A", "B"}}}
-	if _, err := h.app.Commands.UpdateForm.Handle(h.owner(ctx), application.UpdateForm{WorkspaceID: h.ws, ID: f.ID(), Patch: form.Patch{Fields: &specs}}); err != nil {
+	if _, err := h.app.Commands.UpdateForm.Handle(h.owner(ctx), forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Fields: &specs}}); err != nil {
 		t.Fatal(err)
 	}
 	after := h.get("/f/" + f.ID()).Body.String()
@@ -60,7 +60,7 @@ func TestCachedPagePerViewValuesAndChanges(t *testing.T) {
 	}
 	off := form.DefaultSettings()
 	off.Spam.ProofOfWork = false
-	if _, err := h.app.Commands.UpdateForm.Handle(h.owner(ctx), application.UpdateForm{WorkspaceID: h.ws, ID: f.ID(), Patch: form.Patch{Settings: &off}}); err != nil {
+	if _, err := h.app.Commands.UpdateForm.Handle(h.owner(ctx), forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Settings: &off}}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(h.get("/f/"+f.ID()).Body.String(), "data-pow=") {

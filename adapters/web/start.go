@@ -7,7 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/httpkit"
-	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain/spam"
 )
 
@@ -27,7 +27,7 @@ func (h *Handler) start(c *gin.Context) {
 	}
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxStartBytes)
 	token := c.PostForm("_token")
-	_, err := h.starts.Handle(c.Request.Context(), application.RecordFormStart{
+	_, err := h.starts.Handle(c.Request.Context(), capture.RecordFormStart{
 		FormID: id, Token: token, IP: clientIP(c.Request, h.opts.TrustedProxies),
 	})
 	var rl *spam.RateLimited

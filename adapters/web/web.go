@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
@@ -79,8 +80,8 @@ type Handler struct {
 	tmpl   *template.Template
 	pages  *pageCache
 	tokens renderTokens
-	submit application.SubmitPublicFormHandler
-	starts application.RecordFormStartHandler
+	submit capture.SubmitPublicFormHandler
+	starts capture.RecordFormStartHandler
 }
 
 // New checks the options and parses the templates.
@@ -125,7 +126,7 @@ func New(d Deps, o Options) (*Handler, error) {
 			urls[p] = u
 		}
 	}
-	checks := application.SpamChecks{Tokens: tokens, ProofOfWork: proofOfWork{key: o.PoWKey},
+	checks := capture.SpamChecks{Tokens: tokens, ProofOfWork: proofOfWork{key: o.PoWKey},
 		Captcha: captchaVerifier{urls: urls, client: o.HTTPClient}, Limiter: &rateLimiter{limit: o.RateLimit}}
 	h := &Handler{d: d, opts: o, tmpl: t, pages: pages, tokens: tokens}
 	if d.App != nil {

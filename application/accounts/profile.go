@@ -1,0 +1,41 @@
+package accounts
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/domain/user"
+	"github.com/formward/formward/ports"
+)
+
+// UpdateProfile changes the signed-in user's own profile: the display name.
+type UpdateProfile struct {
+	Name string
+}
+
+// UpdateProfileHandler updates profiles.
+type UpdateProfileHandler struct {
+	users ports.UserRepository
+}
+
+// NewUpdateProfileHandler makes the command.
+func NewUpdateProfileHandler(users ports.UserRepository) UpdateProfileHandler {
+	return UpdateProfileHandler{users: users}
+}
+
+// Handle renames the signed-in user (trimmed; at most 200 characters, no control characters;
+// empty shows the email address instead) and returns the user as stored.
+func (h UpdateProfileHandler) Handle(ctx context.Context, cmd UpdateProfile) (*user.User, error) {
+	p, err := signedInUser(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.users.Update(ctx, p.Actor.ID, func(u *user.User) ([]audit.Event, error) {
+		return nil, u.Rename(cmd.Name)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update profile: %w", err)
+	}
+	return u, nil
+}

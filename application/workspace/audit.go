@@ -1,0 +1,48 @@
+package workspace
+
+import (
+	"context"
+	"github.com/formward/formward/application/auth"
+	"time"
+
+	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/ports"
+)
+
+// ListAuditEvents reads a page of the principal's workspace's audit log, newest first,
+// optionally of one action and within exclusive time bounds.
+type ListAuditEvents struct {
+	Action        string
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+	Page          ports.Page
+}
+
+// ListAuditEventsHandler lists audit events.
+type ListAuditEventsHandler struct{ log ports.AuditLog }
+
+// NewListAuditEventsHandler makes the query.
+func NewListAuditEventsHandler(log ports.AuditLog) ListAuditEventsHandler {
+	return ListAuditEventsHandler{log: log}
+}
+
+// Handle returns up to Page.Limit events and whether more exist.
+func (h ListAuditEventsHandler) Handle(ctx context.Context, q ListAuditEvents) ([]audit.Event, bool, error) {
+	p, err := auth.Require(ctx, access.ManageAccount)
+	if err != nil {
+		return nil, false, err
+	}
+	page := q.Page
+	page.Limit++
+	events, err := h.log.List(ctx, p.WorkspaceID, ports.AuditQuery{Page: page, Action: q.Action,
+		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore})
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(events) > q.Page.Limit
+	if more {
+		events = events[:q.Page.Limit]
+	}
+	return events, more, nil
+}
