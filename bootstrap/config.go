@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 )
 
 // Version is set at build time with -ldflags.
@@ -109,7 +109,7 @@ type DeliveryConfig struct {
 	// connect time); HTTPS stays required.
 	AllowPrivateDestinations bool
 
-	Retry               webhook.RetrySchedule
+	Retry               retry.Schedule
 	DeliveryTimeout     time.Duration
 	BreakerFailures     int
 	BreakerCooldown     time.Duration
@@ -362,8 +362,8 @@ func bindGroup(b *binder, c *Config) {
 
 // bindDelivery registers the webhook delivery settings (worker, and serve in embedded mode).
 func bindDelivery(b *binder, c *Config) {
-	bindParsed(b, &c.Retry, "retry-delays", webhook.DefaultRetrySchedule().String(), "durations",
-		"waits before each retry of a failed delivery or workflow action; one more failure after the last gives up", webhook.ParseRetrySchedule)
+	bindParsed(b, &c.Retry, "retry-delays", retry.Default().String(), "durations",
+		"waits before each retry of a failed delivery or workflow action; one more failure after the last gives up", retry.Parse)
 	b.Duration(&c.DeliveryTimeout, "delivery-timeout", 10*time.Second, "how long an endpoint has to answer 2xx")
 	b.Int(&c.BreakerFailures, "breaker-failures", 5, "consecutive failures that open an endpoint's circuit breaker")
 	b.Duration(&c.BreakerCooldown, "breaker-cooldown", 30*time.Second, "how long an open breaker refuses attempts before it lets one through")

@@ -9,7 +9,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/formward/formward/adapters/bus"
 	"github.com/formward/formward/adapters/delivery"
 	"github.com/formward/formward/adapters/kafka"
 	"github.com/formward/formward/adapters/metrics"
@@ -29,24 +28,25 @@ import (
 // fanOutBatch is the most events the fan-out records in one database write.
 const fanOutBatch = 200
 
-// provideSender makes the SSRF-safe, signing HTTPS client with one circuit breaker per endpoint.
-func provideSender(cfg Config, m *metrics.Metrics) (delivery.Sender, func(), error) {
+// senderOptions configure the SSRF-safe, signing HTTPS client with one circuit breaker per
+// endpoint.
+func senderOptions(cfg Config) (delivery.Options, error) {
 	if cfg.BreakerFailures < 1 {
-		return delivery.Sender{}, nil, errors.New("breaker failures must be at least 1")
+		return delivery.Options{}, errors.New("breaker failures must be at least 1")
 	}
-	c, err := delivery.NewClient(delivery.Options{
+	return delivery.Options{
 		Timeout:         cfg.DeliveryTimeout,
 		AllowPrivate:    cfg.AllowPrivateDestinations,
 		ExtraCAFile:     cfg.WebhookCAFile,
 		BreakerFailures: uint32(cfg.BreakerFailures),
 		BreakerCooldown: cfg.BreakerCooldown,
 		Clock:           system.Clock{},
-	})
-	if err != nil {
-		return delivery.Sender{}, nil, fmt.Errorf("webhook client: %w", err)
-	}
-	watchBreakers(m, c)
-	return delivery.Sender{Client: c}, c.Close, nil
+	}, nil
+}
+
+// senderCreated counts the new client's circuit breakers in the registry.
+func senderCreated(m *metrics.Metrics) delivery.ClientCreated {
+	return func(c *delivery.Client) { watchBreakers(m, c) }
 }
 
 func provideDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.WebhookRepository, sender ports.Sender, clock ports.Clock,
@@ -83,22 +83,23 @@ func provideFanOut(webhooks ports.WebhookRepository, deliveries ports.DeliveryRe
 	return webhooksapp.NewFanOut(webhooks, deliveries, ids, clock, engine.Notify)
 }
 
-// provideBus hands each batch to the fan-out and the run starter, synchronously.
-func provideBus(handlers workflows.EventHandlers) *bus.Direct {
-	return bus.NewDirect(handlers.HandleBatch)
+// batchHandler is what the in-process bus does with each batch: the fan-out and the run
+// starter, synchronously.
+func batchHandler(handlers workflows.EventHandlers) ports.EventBatchHandler {
+	return handlers.HandleBatch
 }
 
-func provideKafkaSubscriber(cfg Config, log *zap.Logger) (*kafka.Subscriber, func(), error) {
+// subscriberConfig is the workers' consumer group on the brokers of FORMWARD_KAFKA_BROKERS.
+func subscriberConfig(cfg Config) (kafka.SubscriberConfig, error) {
 	brokers := cfg.Brokers()
 	if len(brokers) == 0 {
-		return nil, nil, errWorkerNoBrokers
+		return kafka.SubscriberConfig{}, errWorkerNoBrokers
 	}
-	s := kafka.NewSubscriber(kafka.SubscriberConfig{
+	return kafka.SubscriberConfig{
 		Brokers: brokers, Topic: cfg.KafkaTopic, GroupID: cfg.KafkaGroup,
 		SessionTimeout: cfg.KafkaSessionTimeout, RebalanceTimeout: cfg.KafkaSessionTimeout,
 		HeartbeatInterval: max(cfg.KafkaSessionTimeout/10, 100*time.Millisecond),
-	}, log.Named("consumer"))
-	return s, func() { _ = s.Close() }, nil
+	}, nil
 }
 
 // deliveryLog logs failed steps and attempts: IDs and outcomes, never bodies or secrets.

@@ -94,46 +94,23 @@ func publicURL(cfg Config) string {
 	return strings.TrimSuffix(base, "/")
 }
 
-// provideFileStore keeps uploaded files under <data dir>/files, or in an S3-compatible bucket
-// when FORMWARD_S3_ENDPOINT is set, encrypted under keys sealed by the workspace data keys.
-func provideFileStore(ctx context.Context, cfg Config, cipher ports.Cipher) (*objectstore.Encrypted, error) {
-	if cfg.S3Endpoint == "" {
-		store, err := objectstore.NewLocal(objectstore.LocalDir(cfg.DataDir))
-		if err != nil {
-			return nil, fmt.Errorf("file storage: %w", err)
-		}
-		return objectstore.NewEncrypted(store, cipher), nil
+// The adapters' settings read from the configuration; each adapter package's ProviderSet builds
+// on them.
+
+// persistenceConfig is the database of FORMWARD_DATABASE_URL, or SQLite in the data dir.
+func persistenceConfig(cfg Config) persistence.Config {
+	return persistence.Config{
+		DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, MaxConns: cfg.DBMaxConns, GroupCommitMax: cfg.GroupCommitMax,
 	}
-	store, err := objectstore.NewS3(ctx, objectstore.S3Config{
+}
+
+// fileStoreConfig keeps uploaded files under <data dir>/files, or in an S3-compatible bucket
+// when FORMWARD_S3_ENDPOINT is set.
+func fileStoreConfig(cfg Config) objectstore.StoreConfig {
+	return objectstore.StoreConfig{DataDir: cfg.DataDir, S3: objectstore.S3Config{
 		Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
 		Region: cfg.S3Region, UseSSL: cfg.S3UseSSL, CAFile: cfg.S3CAFile,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("file storage: %w", err)
-	}
-	return objectstore.NewEncrypted(store, cipher), nil
-}
-
-// provideObjectStore is the file store the application uses: storage failures come back as
-// domain.ErrUnavailable.
-func provideObjectStore(files *objectstore.Encrypted) ports.ObjectStore {
-	return objectstore.Unavailable(files)
-}
-
-// provideDB opens the database and applies the embedded migrations (goose holds a lock on
-// PostgreSQL, so several processes may start at once).
-func provideDB(ctx context.Context, cfg Config) (*persistence.DB, func(), error) {
-	db, err := persistence.Open(ctx, persistence.Config{
-		DatabaseURL: cfg.DatabaseURL, DataDir: cfg.DataDir, MaxConns: cfg.DBMaxConns, GroupCommitMax: cfg.GroupCommitMax,
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("open database: %w", err)
-	}
-	if err := db.Migrate(ctx); err != nil {
-		_ = db.Close()
-		return nil, nil, fmt.Errorf("migrate database: %w", err)
-	}
-	return db, func() { _ = db.Close() }, nil
+	}}
 }
 
 // provideKeyring loads the master keys and proves them on the data keys already stored, so a
@@ -222,12 +199,6 @@ func provideIPHasher(cfg Config, ring *crypto.Keyring) *crypto.IPHasher {
 	return crypto.NewIPHasher(crypto.DeriveKey(ring.Primary(), crypto.LabelIPHash))
 }
 
-// provideBlindIndex keys the email index of respondents' privacy requests from the master key;
-// a new master key rebuilds the index (the backfill notices the key's new version).
-func provideBlindIndex(ring *crypto.Keyring) *crypto.BlindIndex {
-	return crypto.NewBlindIndex(ring.Primary())
-}
-
 func provideSettings(cfg Config) (application.Settings, error) {
 	plan, err := workspace.ParsePlan(cfg.DefaultPlan)
 	if err != nil {
@@ -252,15 +223,12 @@ func provideURLChecker(cfg Config) delivery.URLChecker {
 	return delivery.URLChecker{AllowPrivate: cfg.AllowPrivateDestinations}
 }
 
-// provideFormActivity is the in-memory counter of the public pages' views, starts and
-// submissions, written every few seconds; the cleanup writes what is left (at shutdown, after
-// the server drained).
-func provideFormActivity(cfg Config, store *persistence.FormStatsRepository, log *zap.Logger) (*analytics.Counter, func()) {
+// formActivityWindow is how long the counter of the public pages' views, starts and
+// submissions remembers a page's start: the render token's lifetime, or a day.
+func formActivityWindow(cfg Config) analytics.Window {
 	window := cfg.FormTokenTTL
 	if window <= 0 {
 		window = 24 * time.Hour
 	}
-	c := analytics.New(store, log.Named("form_stats"), window)
-	stop := c.Start(analytics.DefaultFlushInterval, 10*time.Second)
-	return c, stop
+	return analytics.Window(window)
 }

@@ -3,7 +3,6 @@ package bootstrap
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"go.uber.org/zap"
@@ -28,19 +27,16 @@ type RelayProcess struct {
 // errNoBrokers is returned by the relay role without FORMWARD_KAFKA_BROKERS.
 var errNoBrokers = errors.New("relay needs Kafka: set --kafka-brokers or FORMWARD_KAFKA_BROKERS (comma-separated host:port)")
 
-// provideKafkaPublisher makes the relay's producer and creates the topic when it is missing.
-func provideKafkaPublisher(ctx context.Context, cfg Config) (*kafka.Publisher, func(), error) {
+// topicConfig is the relay's producer and its topic, created when it is missing.
+func topicConfig(cfg Config) (kafka.TopicConfig, error) {
 	brokers := cfg.Brokers()
 	if len(brokers) == 0 {
-		return nil, nil, errNoBrokers
+		return kafka.TopicConfig{}, errNoBrokers
 	}
-	ectx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := kafka.EnsureTopic(ectx, brokers, cfg.KafkaTopic, cfg.KafkaPartitions); err != nil {
-		return nil, nil, fmt.Errorf("kafka: %w", err)
-	}
-	p := kafka.NewPublisher(kafka.PublisherConfig{Brokers: brokers, Topic: cfg.KafkaTopic, BatchSize: cfg.RelayBatch})
-	return p, func() { _ = p.Close() }, nil
+	return kafka.TopicConfig{
+		Publisher:  kafka.PublisherConfig{Brokers: brokers, Topic: cfg.KafkaTopic, BatchSize: cfg.RelayBatch},
+		Partitions: cfg.KafkaPartitions,
+	}, nil
 }
 
 func provideRelayConfig(cfg Config) relay.RelayConfig {

@@ -13,6 +13,7 @@ import (
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/delivery"
 	"github.com/formward/formward/adapters/kafka"
+	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application"
@@ -26,7 +27,8 @@ import (
 
 // newServeProcess wires the serve role: the API and, for embedded mode, the event pipeline.
 func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServeProcess, func(), error) {
-	db, cleanup, err := provideDB(ctx, cfg)
+	config := persistenceConfig(cfg)
+	db, cleanup, err := persistence.Provide(ctx, config)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -42,7 +44,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	clock := system.Clock{}
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
 	formRepository := persistence.NewFormRepository(db, cipher)
-	blindIndex := provideBlindIndex(keyring)
+	blindIndex := crypto.NewKeyringBlindIndex(keyring)
 	submissionRepository := persistence.NewSubmissionRepository(db, cipher, blindIndex)
 	ipHasher := provideIPHasher(cfg, keyring)
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
@@ -51,8 +53,14 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
 	runRepository := persistence.NewRunRepository(db, cipher)
+	options, err := senderOptions(cfg)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
 	metrics := provideMetrics(db, clock)
-	sender, cleanup2, err := provideSender(cfg, metrics)
+	clientCreated := senderCreated(metrics)
+	sender, cleanup2, err := delivery.ProvideSender(options, clientCreated)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -63,13 +71,14 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		cleanup()
 		return nil, nil, err
 	}
-	encrypted, err := provideFileStore(ctx, cfg, cipher)
+	storeConfig := fileStoreConfig(cfg)
+	encrypted, err := objectstore.ProvideEncrypted(ctx, storeConfig, cipher)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	objectStore := provideObjectStore(encrypted)
+	objectStore := objectstore.ProvideStore(encrypted)
 	userRepository := persistence.NewUserRepository(db)
 	membershipRepository := persistence.NewMembershipRepository(db)
 	sessionRepository := persistence.NewSessionRepository(db)
@@ -97,7 +106,8 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	privacyIndex := persistence.NewPrivacyIndex(db, cipher, blindIndex)
 	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	formStatsRepository := persistence.NewFormStatsRepository(db)
-	counter, cleanup3 := provideFormActivity(cfg, formStatsRepository, log)
+	window := formActivityWindow(cfg)
+	counter, cleanup3 := analytics.ProvideCounter(formStatsRepository, log, window)
 	deps := application.Deps{
 		Workspaces:   workspaceRepository,
 		Keys:         apiKeyRepository,
@@ -175,7 +185,8 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	}
 	runStarter := provideRunStarter(workflowRepository, formRepository, runRepository, iDs, clock, runEngine)
 	eventHandlers := provideEventHandlers(fanOut, runStarter)
-	direct := provideBus(eventHandlers)
+	eventBatchHandler := batchHandler(eventHandlers)
+	direct := bus.NewDirect(eventBatchHandler)
 	lease := persistence.NewLease(db)
 	relayConfig := provideRelayConfig(cfg)
 	relayObserver := provideRelayObserver(log, metrics, clock)
@@ -198,11 +209,13 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 
 // newWorkerProcess wires the worker role.
 func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*WorkerProcess, func(), error) {
-	subscriber, cleanup, err := provideKafkaSubscriber(cfg, log)
+	kafkaSubscriberConfig, err := subscriberConfig(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	db, cleanup2, err := provideDB(ctx, cfg)
+	subscriber, cleanup := kafka.ProvideSubscriber(kafkaSubscriberConfig, log)
+	config := persistenceConfig(cfg)
+	db, cleanup2, err := persistence.Provide(ctx, config)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -219,8 +232,15 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
 	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
+	options, err := senderOptions(cfg)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	metrics := provideMetrics(db, clock)
-	sender, cleanup3, err := provideSender(cfg, metrics)
+	clientCreated := senderCreated(metrics)
+	sender, cleanup3, err := delivery.ProvideSender(options, clientCreated)
 	if err != nil {
 		cleanup2()
 		cleanup()
@@ -237,7 +257,7 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
 	formRepository := persistence.NewFormRepository(db, cipher)
 	runRepository := persistence.NewRunRepository(db, cipher)
-	blindIndex := provideBlindIndex(keyring)
+	blindIndex := crypto.NewKeyringBlindIndex(keyring)
 	submissionRepository := persistence.NewSubmissionRepository(db, cipher, blindIndex)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
 	v, err := provideActionRunners(cfg, sender, metrics)
@@ -275,7 +295,8 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 
 // newRelayProcess wires the relay role.
 func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayProcess, func(), error) {
-	db, cleanup, err := provideDB(ctx, cfg)
+	config := persistenceConfig(cfg)
+	db, cleanup, err := persistence.Provide(ctx, config)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -289,7 +310,12 @@ func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayPr
 	clock := system.Clock{}
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
 	outbox := persistence.NewOutbox(db, cipher)
-	publisher, cleanup2, err := provideKafkaPublisher(ctx, cfg)
+	kafkaTopicConfig, err := topicConfig(cfg)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	publisher, cleanup2, err := kafka.ProvidePublisher(ctx, kafkaTopicConfig)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -313,7 +339,8 @@ func newRelayProcess(ctx context.Context, cfg Config, log *zap.Logger) (*RelayPr
 
 // newRuntime wires one process.
 func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, func(), error) {
-	db, cleanup, err := provideDB(ctx, cfg)
+	config := persistenceConfig(cfg)
+	db, cleanup, err := persistence.Provide(ctx, config)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -329,7 +356,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	clock := system.Clock{}
 	cipher := crypto.NewCipher(keyring, dataKeyRepository, iDs, clock)
 	formRepository := persistence.NewFormRepository(db, cipher)
-	blindIndex := provideBlindIndex(keyring)
+	blindIndex := crypto.NewKeyringBlindIndex(keyring)
 	submissionRepository := persistence.NewSubmissionRepository(db, cipher, blindIndex)
 	ipHasher := provideIPHasher(cfg, keyring)
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
@@ -338,8 +365,14 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
 	runRepository := persistence.NewRunRepository(db, cipher)
+	options, err := senderOptions(cfg)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
 	metrics := provideMetrics(db, clock)
-	sender, cleanup2, err := provideSender(cfg, metrics)
+	clientCreated := senderCreated(metrics)
+	sender, cleanup2, err := delivery.ProvideSender(options, clientCreated)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
@@ -350,13 +383,14 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		cleanup()
 		return nil, nil, err
 	}
-	encrypted, err := provideFileStore(ctx, cfg, cipher)
+	storeConfig := fileStoreConfig(cfg)
+	encrypted, err := objectstore.ProvideEncrypted(ctx, storeConfig, cipher)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	objectStore := provideObjectStore(encrypted)
+	objectStore := objectstore.ProvideStore(encrypted)
 	userRepository := persistence.NewUserRepository(db)
 	membershipRepository := persistence.NewMembershipRepository(db)
 	sessionRepository := persistence.NewSessionRepository(db)
@@ -384,7 +418,8 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	privacyIndex := persistence.NewPrivacyIndex(db, cipher, blindIndex)
 	idempotencyStore := persistence.NewIdempotencyStore(db, cipher)
 	formStatsRepository := persistence.NewFormStatsRepository(db)
-	counter, cleanup3 := provideFormActivity(cfg, formStatsRepository, log)
+	window := formActivityWindow(cfg)
+	counter, cleanup3 := analytics.ProvideCounter(formStatsRepository, log, window)
 	deps := application.Deps{
 		Workspaces:   workspaceRepository,
 		Keys:         apiKeyRepository,
@@ -463,42 +498,42 @@ var deliverySet = wire.NewSet(
 
 // embeddedPipelineSet is the relay publishing to the in-process bus, and the worker behind it.
 var embeddedPipelineSet = wire.NewSet(
-	deliverySet, persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideBus, wire.Bind(new(ports.EventPublisher), new(*bus.Direct)), provideRelayConfig, provideRelayObserver, relay.NewRelay, wire.Struct(new(EmbeddedPipeline), "*"),
+	deliverySet,
+	batchHandler, bus.ProviderSet, provideRelayConfig, provideRelayObserver, relay.NewRelay, wire.Struct(new(EmbeddedPipeline), "*"),
 )
 
 // wire.go:
 
-var systemSet = wire.NewSet(wire.Struct(new(system.Clock)), wire.Bind(new(ports.Clock), new(system.Clock)), system.NewIDs, wire.Bind(new(ports.IDs), new(*system.IDs)))
-
+// cryptoSet is the master keys, proven on the stored data keys at start, and what is keyed by
+// them.
 var cryptoSet = wire.NewSet(
-	provideKeyring, crypto.NewCipher, wire.Bind(new(ports.Cipher), new(*crypto.Cipher)), provideIPHasher, wire.Bind(new(ports.IPHasher), new(*crypto.IPHasher)), provideBlindIndex, wire.Bind(new(ports.BlindIndex), new(*crypto.BlindIndex)),
+	provideKeyring,
+	provideIPHasher, wire.Bind(new(ports.IPHasher), new(*crypto.IPHasher)), crypto.ProviderSet,
 )
 
+// persistenceSet is the database and its repositories, and the metrics registry watching them.
 var persistenceSet = wire.NewSet(
-	provideDB, provideMetrics, persistence.NewWorkspaceRepository, wire.Bind(new(ports.WorkspaceRepository), new(*persistence.WorkspaceRepository)), persistence.NewAPIKeyRepository, wire.Bind(new(ports.APIKeyRepository), new(*persistence.APIKeyRepository)), persistence.NewFormRepository, wire.Bind(new(ports.FormRepository), new(*persistence.FormRepository)), persistence.NewSubmissionRepository, wire.Bind(new(ports.SubmissionRepository), new(*persistence.SubmissionRepository)), wire.Bind(new(ports.SubmissionScanner), new(*persistence.SubmissionRepository)), persistence.NewDataKeyRepository, wire.Bind(new(ports.DataKeyRepository), new(*persistence.DataKeyRepository)), persistence.NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*persistence.IdempotencyStore)), persistence.NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*persistence.WebhookRepository)), persistence.NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*persistence.DeliveryRepository)), persistence.NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*persistence.WorkflowRepository)), persistence.NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*persistence.IntegrationRepository)), persistence.NewRunRepository, wire.Bind(new(ports.RunRepository), new(*persistence.RunRepository)), persistence.NewRetentionStore, wire.Bind(new(ports.RetentionStore), new(*persistence.RetentionStore)), persistence.NewPrivacyIndex, wire.Bind(new(ports.PrivacyIndex), new(*persistence.PrivacyIndex)), persistence.NewUserRepository, wire.Bind(new(ports.UserRepository), new(*persistence.UserRepository)), persistence.NewMembershipRepository, wire.Bind(new(ports.MembershipRepository), new(*persistence.MembershipRepository)), persistence.NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*persistence.SessionRepository)), persistence.NewUserTokenRepository, wire.Bind(new(ports.UserTokenRepository), new(*persistence.UserTokenRepository)), persistence.NewAuditLog, wire.Bind(new(ports.AuditLog), new(*persistence.AuditLog)), persistence.NewSignInThrottle, wire.Bind(new(ports.SignInThrottle), new(*persistence.SignInThrottle)), persistence.NewAccountMailOutbox, wire.Bind(new(ports.AccountMailOutbox), new(*persistence.AccountMailOutbox)), persistence.NewInvitationRepository, wire.Bind(new(ports.InvitationRepository), new(*persistence.InvitationRepository)), persistence.NewUsageReader, wire.Bind(new(ports.UsageReader), new(*persistence.UsageReader)),
+	persistenceConfig, persistence.ProviderSet, provideMetrics,
 )
 
-// accountSet is how people sign in: password hashes, TOTP, the OpenID provider and account mail
-// (the last two nil when not configured).
-var accountSet = wire.NewSet(crypto.NewPasswordHasher, wire.Bind(new(ports.PasswordHasher), new(*crypto.PasswordHasher)), wire.Struct(new(crypto.TOTP)), wire.Bind(new(ports.TOTP), new(crypto.TOTP)), provideOIDC,
+// accountSet is the OpenID provider and account mail of sign-in (each nil when not
+// configured); password hashes and TOTP come with crypto.ProviderSet.
+var accountSet = wire.NewSet(
+	provideOIDC,
 	provideAccountMailer,
 )
 
 // actionSet is the registered workflow action runners over the signing HTTPS client: serve
 // validates action configs with them, the worker runs them.
 var actionSet = wire.NewSet(
-	provideSender, wire.Bind(new(ports.Sender), new(delivery.Sender)), provideActionRunners,
+	senderOptions, senderCreated, delivery.ProviderSet, provideActionRunners,
 )
 
-// analyticsSet is what form stats count with: the daily counts and the in-memory counter in
-// front of them (exports read the submissions oldest first through the persistence set).
-var analyticsSet = wire.NewSet(persistence.NewFormStatsRepository, wire.Bind(new(ports.FormStatsRepository), new(*persistence.FormStatsRepository)), provideFormActivity, wire.Bind(new(ports.FormActivity), new(*analytics.Counter)))
-
 var applicationSet = wire.NewSet(
-	analyticsSet,
-	provideSettings,
-	provideFileStore, provideObjectStore,
+	formActivityWindow, analytics.ProviderSet, fileStoreConfig, objectstore.ProviderSet, provideSettings,
 	provideURLChecker, wire.Bind(new(ports.URLChecker), new(delivery.URLChecker)), wire.Struct(new(application.Deps), "*"), application.New,
 )
 
-var relaySet = wire.NewSet(persistence.NewOutbox, wire.Bind(new(ports.Outbox), new(*persistence.Outbox)), persistence.NewLease, wire.Bind(new(ports.Lease), new(*persistence.Lease)), provideKafkaPublisher, wire.Bind(new(ports.EventPublisher), new(*kafka.Publisher)), provideRelayConfig, provideRelayObserver, relay.NewRelay)
+var relaySet = wire.NewSet(
+	topicConfig, kafka.ProviderSet, provideRelayConfig, provideRelayObserver, relay.NewRelay,
+)

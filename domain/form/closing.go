@@ -3,7 +3,6 @@ package form
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/text"
+	"github.com/formward/formward/domain/weburl"
 )
 
 // Closing are the rules that close a published form to respondents; API submissions are
@@ -169,16 +169,14 @@ func (s Settings) NextURL(raw string) (string, bool) {
 	if raw == "" || len(raw) > maxRedirectURL || plainURLText(raw) != nil {
 		return "", false
 	}
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() {
+	u, err := weburl.Parse(raw, "https", "http")
+	if err != nil {
 		return "", false
 	}
-	o, err := origin.Of(u)
+	out, o, err := u.Canonical()
 	if err != nil || !s.AllowsPostsFrom(o) {
 		return "", false
 	}
-	u.Scheme, u.Host = o.Scheme(), o.Host()
-	out := u.String()
 	if plainURLText(out) != nil {
 		return "", false
 	}

@@ -3,7 +3,6 @@ package form
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,6 +10,7 @@ import (
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/text"
+	"github.com/formward/formward/domain/weburl"
 )
 
 // CaptchaProvider is a third-party challenge the public form can require.
@@ -189,22 +189,19 @@ func ParseRedirectURL(raw string) (RedirectURL, error) {
 	if err := plainURLText(raw); err != nil {
 		return RedirectURL{}, err
 	}
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Opaque != "" || u.Host == "" {
+	u, err := weburl.ParseHTTPS(raw)
+	switch {
+	case errors.Is(err, weburl.ErrNotAbsolute), errors.Is(err, weburl.ErrNoScheme):
 		return RedirectURL{}, errors.New("redirect_url must be an absolute https URL such as https://example.com/thanks")
-	}
-	if u.Scheme != "https" {
+	case errors.Is(err, weburl.ErrScheme):
 		return RedirectURL{}, errors.New("redirect_url must use https")
-	}
-	if u.User != nil {
+	case errors.Is(err, weburl.ErrUserInfo):
 		return RedirectURL{}, errors.New("redirect_url must not carry a user name or password")
 	}
-	o, err := origin.Of(u)
+	canonical, o, err := u.Canonical()
 	if err != nil {
 		return RedirectURL{}, fmt.Errorf("redirect_url: %w", err)
 	}
-	u.Scheme, u.Host = o.Scheme(), o.Host()
-	canonical := u.String()
 	if err := plainURLText(canonical); err != nil { // String re-escapes; the result must stay plain too
 		return RedirectURL{}, err
 	}

@@ -16,15 +16,6 @@ const (
 	StatusUndeliverable Status = "undeliverable"
 )
 
-// Attempt is one try to deliver. StatusCode is nil when no answer came; Error is nil on success.
-type Attempt struct {
-	Number     int
-	At         time.Time
-	StatusCode *int
-	Duration   time.Duration
-	Error      *string
-}
-
 // Outcome is what one try produced, as the delivery engine saw it.
 type Outcome struct {
 	StatusCode int // 0 when no answer came

@@ -3,7 +3,7 @@
 package webhook
 
 import (
-	"net/url"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +11,7 @@ import (
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/text"
+	"github.com/formward/formward/domain/weburl"
 )
 
 // MaxURL bounds the length of an endpoint URL.
@@ -138,16 +139,16 @@ func (w *Webhook) Subscribes(e event.Event) bool {
 
 func checkURL(vs *domain.Violations, raw string) string {
 	raw = strings.TrimSpace(raw)
-	u, err := url.Parse(raw)
+	_, err := weburl.ParseHTTPS(raw)
 	switch {
 	case raw == "":
 		vs.Add("url", "required", "url is required")
 	case !text.Field(vs, "url", raw):
-	case err != nil || u.Host == "" || u.Opaque != "":
+	case errors.Is(err, weburl.ErrNotAbsolute):
 		vs.Add("url", "invalid_url", "url must be an absolute https:// URL")
-	case u.Scheme != "https":
+	case errors.Is(err, weburl.ErrNoScheme), errors.Is(err, weburl.ErrScheme):
 		vs.Add("url", "https_required", "url must use https")
-	case u.User != nil:
+	case errors.Is(err, weburl.ErrUserInfo):
 		vs.Add("url", "invalid_url", "url must not carry a user name or password")
 	case len(raw) > MaxURL:
 		vs.Add("url", "too_long", "url must be at most 2048 characters")

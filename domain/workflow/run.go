@@ -6,7 +6,7 @@ import (
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 )
 
 // RunIDPrefix is the prefix of run IDs (run_…).
@@ -71,7 +71,7 @@ type ActionRun struct {
 	// Config is the action's config when the run started (it may hold secrets).
 	Config   map[string]any
 	Status   ActionRunStatus
-	Attempts []webhook.Attempt
+	Attempts []retry.Attempt
 	// Cycle is the number of attempts made.
 	Cycle int
 	// NextAttemptAt is when the action is retried, or nil.
@@ -218,7 +218,7 @@ func (r *Run) NextAttemptNumber() int {
 // (due at once) or, after the last, succeeds the run. A failure schedules a retry per schedule,
 // no earlier than o.RetryAt; a permanent failure, or the failure after the last delay, fails the
 // action and the run, and skips the actions after it.
-func (r *Run) Record(o AttemptOutcome, now time.Time, schedule webhook.RetrySchedule) {
+func (r *Run) Record(o AttemptOutcome, now time.Time, schedule retry.Schedule) {
 	i, ok := r.Current()
 	if !ok {
 		return
@@ -226,7 +226,7 @@ func (r *Run) Record(o AttemptOutcome, now time.Time, schedule webhook.RetrySche
 	now = now.UTC()
 	a := &r.actions[i]
 	a.Cycle++
-	at := webhook.Attempt{Number: a.Cycle, At: now, Duration: o.Duration}
+	at := retry.Attempt{Number: a.Cycle, At: now, Duration: o.Duration}
 	if o.StatusCode != 0 {
 		code := o.StatusCode
 		at.StatusCode = &code
@@ -342,7 +342,7 @@ func (r *Run) Status() RunStatus { return r.status }
 func (r *Run) Actions() []ActionRun {
 	out := make([]ActionRun, len(r.actions))
 	for i, a := range r.actions {
-		a.Attempts = append([]webhook.Attempt(nil), a.Attempts...)
+		a.Attempts = append([]retry.Attempt(nil), a.Attempts...)
 		out[i] = a
 	}
 	return out

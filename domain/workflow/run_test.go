@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/domain/event"
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 )
 
 var runT0 = time.Date(2025, 3, 14, 9, 0, 0, 0, time.UTC)
@@ -72,7 +72,7 @@ func TestStartRunSnapshots(t *testing.T) {
 }
 
 func TestRunRecord(t *testing.T) {
-	delays, err := webhook.NewRetrySchedule(time.Second, time.Minute)
+	delays, err := retry.New(time.Second, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +147,8 @@ func TestRunRecord(t *testing.T) {
 
 func TestRunAttemptShape(t *testing.T) {
 	r := testRun(1)
-	r.Record(AttemptOutcome{Duration: 1500 * time.Millisecond, Err: errors.New("timeout")}, runT0, webhook.DefaultRetrySchedule())
-	r.Record(AttemptOutcome{StatusCode: 204, Duration: time.Millisecond}, runT0.Add(time.Second), webhook.DefaultRetrySchedule())
+	r.Record(AttemptOutcome{Duration: 1500 * time.Millisecond, Err: errors.New("timeout")}, runT0, retry.Default())
+	r.Record(AttemptOutcome{StatusCode: 204, Duration: time.Millisecond}, runT0.Add(time.Second), retry.Default())
 	as := r.Actions()[0].Attempts
 	if as[0].StatusCode != nil || as[0].Error == nil || *as[0].Error != "timeout" || as[0].Duration != 1500*time.Millisecond {
 		t.Fatalf("failed attempt %+v", as[0])
@@ -167,12 +167,12 @@ func TestRunPostpone(t *testing.T) {
 	if r.NextAttemptNumber() != 1 || !r.NextAttemptAt().Equal(runT0.Add(30*time.Second)) || r.Status() != RunQueued {
 		t.Fatalf("postpone used an attempt or did not move: %d %v %s", r.NextAttemptNumber(), r.NextAttemptAt(), r.Status())
 	}
-	r.Record(AttemptOutcome{Err: errors.New("x"), Permanent: true}, runT0, webhook.DefaultRetrySchedule())
+	r.Record(AttemptOutcome{Err: errors.New("x"), Permanent: true}, runT0, retry.Default())
 	r.Postpone(runT0.Add(time.Hour))
 	if r.NextAttemptAt() != nil {
 		t.Fatal("postpone revived a finished run")
 	}
-	r.Record(AttemptOutcome{}, runT0, webhook.DefaultRetrySchedule())
+	r.Record(AttemptOutcome{}, runT0, retry.Default())
 	if r.Status() != RunFailed {
 		t.Fatal("record changed a finished run")
 	}
@@ -201,7 +201,7 @@ func TestNotificationRun(t *testing.T) {
 }
 
 func TestRunRetryAfterFailure(t *testing.T) {
-	s, err := webhook.NewRetrySchedule(time.Minute)
+	s, err := retry.New(time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,39 +1,39 @@
-package webhook_test
+package retry_test
 
 import (
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 )
 
-func TestParseRetrySchedule(t *testing.T) {
-	s, err := webhook.ParseRetrySchedule("30s,5m,30m,2h")
+func TestParse(t *testing.T) {
+	s, err := retry.Parse("30s,5m,30m,2h")
 	if err != nil || !slices.Equal(s.Delays(), []time.Duration{30 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour}) {
 		t.Fatalf("default schedule = %v, %v", s.Delays(), err)
 	}
 	if s.String() != "30s,5m,30m,2h" || s.MaxAttempts() != 5 {
 		t.Fatalf("String %q, MaxAttempts %d", s, s.MaxAttempts())
 	}
-	if d := webhook.DefaultRetrySchedule(); d.String() != s.String() || d.MaxAttempts() != 5 {
+	if d := retry.Default(); d.String() != s.String() || d.MaxAttempts() != 5 {
 		t.Fatalf("default %q", d)
 	}
-	if s, err := webhook.ParseRetrySchedule(" 200ms , 1m30s "); err != nil || s.String() != "200ms,1m30s" || s.MaxAttempts() != 3 {
+	if s, err := retry.Parse(" 200ms , 1m30s "); err != nil || s.String() != "200ms,1m30s" || s.MaxAttempts() != 3 {
 		t.Fatalf("spaced schedule = %q, %v", s, err)
 	}
 	for _, bad := range []string{"", ",", "soon", "1s,-1s", "0s", "30"} {
-		if _, err := webhook.ParseRetrySchedule(bad); err == nil {
-			t.Errorf("ParseRetrySchedule(%q) accepted", bad)
+		if _, err := retry.Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
 		}
 	}
-	if _, err := webhook.NewRetrySchedule(make([]time.Duration, webhook.MaxRetryAttempts)...); err == nil {
+	if _, err := retry.New(make([]time.Duration, retry.AttemptLimit)...); err == nil {
 		t.Error("a schedule of too many attempts was accepted")
 	}
 }
 
-func TestRetryScheduleAfter(t *testing.T) {
-	s, err := webhook.NewRetrySchedule(time.Second, time.Minute)
+func TestScheduleAfter(t *testing.T) {
+	s, err := retry.New(time.Second, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestRetryScheduleAfter(t *testing.T) {
 	}
 	// The caller's slice does not change the schedule.
 	delays := []time.Duration{time.Second}
-	s, _ = webhook.NewRetrySchedule(delays...)
+	s, _ = retry.New(delays...)
 	delays[0] = time.Hour
 	if got, _ := s.After(1); got != time.Second {
 		t.Fatalf("schedule changed with the caller's slice: %v", got)
