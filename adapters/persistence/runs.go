@@ -278,9 +278,9 @@ func saveRun(db *gorm.DB, run *workflow.Run, actions, fields []byte) error {
 // transaction (a manual retry). When change fails nothing is written and its error is
 // returned as is.
 func (r *RunRepository) Update(ctx context.Context, workspaceID, id string, change func(*workflow.Run) error) (*workflow.Run, error) {
-	// Make sure the workspace's data key exists before taking the lock: creating it inside the
-	// transaction would need a second writer on SQLite.
-	if _, err := r.cipher.Seal(ctx, workspaceID, nil, nil); err != nil {
+	// The data key is created before the lock: inside the transaction it would need a second
+	// writer on SQLite.
+	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update run: %w", err)
 	}
 	var updated *workflow.Run

@@ -173,9 +173,9 @@ func (r *WorkflowRepository) List(ctx context.Context, workspaceID string, formI
 // Update loads and locks the workflow, runs change and stores the result in one transaction.
 // When change fails nothing is written and its error is returned as is.
 func (r *WorkflowRepository) Update(ctx context.Context, workspaceID, id string, change func(*workflow.Workflow) error) (*workflow.Workflow, error) {
-	// Make sure the workspace's data key exists before taking the lock: creating it inside the
-	// transaction would need a second writer on SQLite.
-	if _, err := r.cipher.Seal(ctx, workspaceID, nil, nil); err != nil {
+	// The data key is created before the lock: inside the transaction it would need a second
+	// writer on SQLite.
+	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update workflow: %w", err)
 	}
 	var updated *workflow.Workflow

@@ -3,11 +3,11 @@ package persistence
 import (
 	"context"
 	"errors"
-	"github.com/formward/formward/domain/audit"
 
 	"gorm.io/gorm"
 
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
 )
@@ -80,4 +80,33 @@ func (r *WorkspaceRepository) Update(ctx context.Context, id string, change func
 		return writeAudit(tx, events)
 	}, "id = ?", id)
 	return out, err
+}
+
+type workspaceRow struct {
+	ID             string `gorm:"column:id;primaryKey"`
+	Name           string `gorm:"column:name"`
+	Plan           string `gorm:"column:plan"`
+	BillingEmail   string `gorm:"column:billing_email"`
+	Status         string `gorm:"column:status"`
+	CancelledAt    *int64 `gorm:"column:cancelled_at"`
+	DataDeletionAt *int64 `gorm:"column:data_deletion_at"`
+	RetainedPlan   string `gorm:"column:retained_plan"`
+	CreatedAt      int64  `gorm:"column:created_at"`
+	UpdatedAt      int64  `gorm:"column:updated_at"`
+}
+
+func (workspaceRow) TableName() string { return "workspaces" }
+
+func workspaceFromDomain(w *workspace.Workspace) workspaceRow {
+	r := w.Record()
+	return workspaceRow{ID: r.ID, Name: r.Name, Plan: string(r.Plan), BillingEmail: r.BillingEmail, Status: string(r.Status),
+		CancelledAt: toMillisPtr(r.CancelledAt), DataDeletionAt: toMillisPtr(r.DataDeletionAt), RetainedPlan: string(r.RetainedPlan),
+		CreatedAt: toMillis(r.CreatedAt), UpdatedAt: toMillis(r.UpdatedAt)}
+}
+
+func (r workspaceRow) toDomain() *workspace.Workspace {
+	return workspace.UnmarshalFromDatabase(workspace.Record{ID: r.ID, Name: r.Name, Plan: workspace.Plan(r.Plan),
+		BillingEmail: r.BillingEmail, Status: workspace.Status(r.Status), CancelledAt: fromMillisPtr(r.CancelledAt),
+		DataDeletionAt: fromMillisPtr(r.DataDeletionAt), RetainedPlan: workspace.Plan(r.RetainedPlan),
+		CreatedAt: fromMillis(r.CreatedAt), UpdatedAt: fromMillis(r.UpdatedAt)})
 }
