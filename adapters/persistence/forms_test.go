@@ -62,7 +62,7 @@ func TestFormCreateGetIsolation(t *testing.T) {
 		// A submission cannot name a form of another workspace, even with the right form ID.
 		s, e := buildSubmission(t, f, base, subOpts{})
 		noErr(t, r.submissions.Add(ctx, s, e))
-		impostor := form.UnmarshalFromDatabase(f.ID(), b.ID(), f.Name(), nil, f.Status(), f.Fields(), base, base)
+		impostor := form.UnmarshalWithSettingsFromDatabase(f.ID(), b.ID(), f.Name(), nil, f.Status(), f.Fields(), f.Settings(), base, base)
 		forged, fe := buildSubmission(t, impostor, base, subOpts{})
 		wantErr(t, r.submissions.Add(ctx, forged, fe), domain.ErrNotFound)
 		if _, err := r.submissions.Get(ctx, b.ID(), f.ID(), s.ID()); !errors.Is(err, domain.ErrNotFound) {
