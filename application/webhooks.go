@@ -177,8 +177,8 @@ func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*w
 	if err := checkDestination(ctx, h.forms, h.urls, cmd.WorkspaceID, p, urlChanged, cmd.Patch.FormID != nil); err != nil {
 		return nil, err
 	}
-	return h.webhooks.Update(ctx, cmd.WorkspaceID, cmd.ID, func(w *webhook.Webhook) error {
-		return w.Apply(cmd.Patch, h.clock.Now())
+	return h.webhooks.Update(ctx, cmd.WorkspaceID, cmd.ID, func(w *webhook.Webhook) (ports.Effects, error) {
+		return ports.Effects{}, w.Apply(cmd.Patch, h.clock.Now())
 	})
 }
 
@@ -267,9 +267,9 @@ func (h RetryDeliveryHandler) Handle(ctx context.Context, cmd RetryDelivery) (*w
 	if _, err := require(ctx, access.Write); err != nil {
 		return nil, err
 	}
-	return h.deliveries.Update(ctx, cmd.WorkspaceID, cmd.WebhookID, cmd.ID, func(d *webhook.Delivery) error {
+	return h.deliveries.Update(ctx, cmd.WorkspaceID, cmd.WebhookID, cmd.ID, func(d *webhook.Delivery) (ports.Effects, error) {
 		d.Retry(h.clock.Now())
-		return nil
+		return ports.Effects{}, nil
 	})
 }
 

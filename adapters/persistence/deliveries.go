@@ -145,18 +145,23 @@ func saveDelivery(db *gorm.DB, d *webhook.Delivery) error {
 }
 
 // Update loads and locks a delivery of the workspace's webhook, runs change and stores the
-// result in one transaction. When change fails nothing is written and its error is returned.
-func (r *DeliveryRepository) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) error) (*webhook.Delivery, error) {
+// result with the effects change returns (see ports.Effects) in one transaction. When change fails nothing is written and its error is returned.
+func (r *DeliveryRepository) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) (ports.Effects, error)) (*webhook.Delivery, error) {
 	var updated *webhook.Delivery
 	err := lockedUpdate(ctx, r.db, lockUpdate, "delivery", func(tx *gorm.DB, row deliveryRow) error {
 		d, err := r.toDomain(ctx, row)
 		if err != nil {
 			return err
 		}
-		if err := change(d); err != nil {
+		fx, err := change(d)
+		if err != nil {
 			return err
 		}
 		if err := saveDelivery(tx, d); err != nil {
+			return err
+		}
+		// The workspace's data key exists: it sealed the delivery's body.
+		if err := writeEffects(ctx, tx, r.cipher, "delivery", fx); err != nil {
 			return err
 		}
 		updated = d

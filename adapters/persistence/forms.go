@@ -11,7 +11,6 @@ import (
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
-	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
 )
@@ -67,12 +66,12 @@ func (r *FormRepository) List(ctx context.Context, workspaceID string, status *f
 	return out, nil
 }
 
-// Update loads and locks the form, runs change, and stores the form and the events change
-// returns in one transaction. When change fails nothing is written and its error is returned
+// Update loads and locks the form, runs change, and stores the form and the effects change
+// returns (see ports.Effects) in one transaction. When change fails nothing is written and its error is returned
 // as is. On PostgreSQL the row lock is FOR NO KEY UPDATE: it serialises updates of the form
 // without blocking submissions, whose foreign key check takes FOR KEY SHARE on the same row.
 // On SQLite the write transaction (BEGIN IMMEDIATE) already serialises writers.
-func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, change func(*form.Form) ([]event.Event, error)) (*form.Form, error) {
+func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, change func(*form.Form) (ports.Effects, error)) (*form.Form, error) {
 	// The data key is created before the lock: inside the transaction it would need a second
 	// writer on SQLite.
 	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
@@ -84,7 +83,7 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		if err != nil {
 			return err
 		}
-		events, err := change(f)
+		fx, err := change(f)
 		if err != nil {
 			return err
 		}
@@ -100,16 +99,8 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		if err != nil {
 			return mapErr("update form", err)
 		}
-		sealed := make([]sealedEvent, 0, len(events))
-		for _, e := range events {
-			se, err := sealEvent(ctx, r.cipher, e)
-			if err != nil {
-				return err
-			}
-			sealed = append(sealed, se)
-		}
-		if err := insertEvents(tx, sealed); err != nil {
-			return mapErr("write form events", err)
+		if err := writeEffects(ctx, tx, r.cipher, "form", fx); err != nil {
+			return err
 		}
 		updated = f
 		return nil

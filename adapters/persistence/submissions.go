@@ -221,9 +221,9 @@ func (r *SubmissionRepository) List(ctx context.Context, workspaceID, formID str
 }
 
 // Update loads and locks the submission, runs change, and stores the submission with the
-// event change returns in one transaction. When change fails nothing is written and its
+// effects change returns in one transaction. When change fails nothing is written and its
 // error is returned as is.
-func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, id string, change func(*submission.Submission) (event.Event, error)) (*submission.Submission, error) {
+func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, id string, change func(*submission.Submission) (ports.Effects, error)) (*submission.Submission, error) {
 	// The data key is created before the lock (see FormRepository.Update).
 	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update submission: %w", err)
@@ -234,15 +234,11 @@ func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, 
 		if err != nil {
 			return err
 		}
-		e, err := change(s)
+		fx, err := change(s)
 		if err != nil {
 			return err
 		}
 		next, err := r.seal(ctx, s)
-		if err != nil {
-			return err
-		}
-		ev, err := sealEvent(ctx, r.cipher, e)
 		if err != nil {
 			return err
 		}
@@ -259,8 +255,8 @@ func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, 
 		if err := writeEmailIndex(tx, indexRows(id, hashes), []string{id}); err != nil {
 			return mapErr("update submission email index", err)
 		}
-		if err := insertEvents(tx, []sealedEvent{ev}); err != nil {
-			return mapErr("write submission event", err)
+		if err := writeEffects(ctx, tx, r.cipher, "submission", fx); err != nil {
+			return err
 		}
 		updated = s
 		return nil

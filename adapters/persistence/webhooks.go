@@ -122,9 +122,10 @@ func (r *WebhookRepository) List(ctx context.Context, workspaceID string, page p
 	return r.toDomainAll(ctx, rows)
 }
 
-// Update loads and locks the webhook, runs change and stores the result in one transaction.
+// Update loads and locks the webhook, runs change and stores the result with the
+// effects change returns in one transaction.
 // When change fails nothing is written and its error is returned as is.
-func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) error) (*webhook.Webhook, error) {
+func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) (ports.Effects, error)) (*webhook.Webhook, error) {
 	// The data key is created before the lock: inside the transaction it would need a second
 	// writer on SQLite.
 	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
@@ -136,7 +137,8 @@ func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, 
 		if err != nil {
 			return err
 		}
-		if err := change(w); err != nil {
+		fx, err := change(w)
+		if err != nil {
 			return err
 		}
 		next, err := r.toRow(ctx, w)
@@ -147,6 +149,9 @@ func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, 
 			next.URL, next.Events, next.FormID, next.Secret, next.Enabled, next.EnabledAt, next.UpdatedAt, workspaceID, id).Error
 		if err != nil {
 			return mapErr("update webhook", err)
+		}
+		if err := writeEffects(ctx, tx, r.cipher, "webhook", fx); err != nil {
+			return err
 		}
 		updated = w
 		return nil

@@ -7,7 +7,6 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/formward/formward/domain"
-	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
 )
@@ -63,12 +62,13 @@ func (r *WorkspaceRepository) Oldest(ctx context.Context) (*workspace.Workspace,
 	return row.toDomain(), nil
 }
 
-// Update locks the workspace row, lets change modify it, and stores it with the audit events.
-func (r *WorkspaceRepository) Update(ctx context.Context, id string, change func(*workspace.Workspace) ([]audit.Event, error)) (*workspace.Workspace, error) {
+// Update locks the workspace row, lets change modify it, and stores it with the effects change
+// returns (audit events only).
+func (r *WorkspaceRepository) Update(ctx context.Context, id string, change func(*workspace.Workspace) (ports.Effects, error)) (*workspace.Workspace, error) {
 	var out *workspace.Workspace
 	err := lockedUpdate(ctx, r.db, "UPDATE", "update workspace", func(tx *gorm.DB, row workspaceRow) error {
 		w := row.toDomain()
-		events, err := change(w)
+		fx, err := change(w)
 		if err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ func (r *WorkspaceRepository) Update(ctx context.Context, id string, change func
 			return mapErr("update workspace", err)
 		}
 		out = w
-		return writeAudit(tx, events)
+		return writeEffects(ctx, tx, nil, "workspace", fx)
 	}, "id = ?", id)
 	return out, err
 }
