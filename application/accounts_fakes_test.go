@@ -150,7 +150,7 @@ func (r *memUsers) Count(context.Context) (int64, error) {
 	return int64(len(r.byID)), nil
 }
 
-func (r *memUsers) Update(ctx context.Context, id string, change func(*user.User) ([]audit.Event, error)) (*user.User, error) {
+func (r *memUsers) Update(ctx context.Context, id string, change func(*user.User) (ports.Effects, error)) (*user.User, error) {
 	r.mu.Lock()
 	u, ok := r.byID[id]
 	if !ok {
@@ -158,14 +158,14 @@ func (r *memUsers) Update(ctx context.Context, id string, change func(*user.User
 		return nil, domain.ErrNotFound
 	}
 	c := cloneUser(u)
-	events, err := change(c)
+	fx, err := change(c)
 	if err != nil {
 		r.mu.Unlock()
 		return nil, err
 	}
 	r.byID[id] = cloneUser(c)
 	r.mu.Unlock()
-	return c, r.audit.Append(ctx, events...)
+	return c, r.audit.Append(ctx, fx.Audit...)
 }
 
 type memMemberships struct {
@@ -229,7 +229,7 @@ func (r *memMemberships) ForUser(ctx context.Context, userID string) ([]ports.Wo
 	return out, nil
 }
 
-func (r *memMemberships) Update(context.Context, string, string, func(*member.Membership, int) ([]audit.Event, error)) (ports.Member, error) {
+func (r *memMemberships) Update(context.Context, string, string, func(*member.Membership, int) (ports.Effects, error)) (ports.Member, error) {
 	return ports.Member{}, errors.New("not used by these tests")
 }
 

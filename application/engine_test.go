@@ -44,7 +44,7 @@ func (r *pipeWebhooks) Create(context.Context, *webhook.Webhook) error { return 
 func (r *pipeWebhooks) List(context.Context, string, ports.Page) ([]*webhook.Webhook, error) {
 	return nil, errors.New("unused")
 }
-func (r *pipeWebhooks) Update(context.Context, string, string, func(*webhook.Webhook) error) (*webhook.Webhook, error) {
+func (r *pipeWebhooks) Update(context.Context, string, string, func(*webhook.Webhook) (ports.Effects, error)) (*webhook.Webhook, error) {
 	return nil, errors.New("unused")
 }
 func (r *pipeWebhooks) Count(context.Context, string) (int, error) { return len(r.hooks), nil }
@@ -143,7 +143,7 @@ func (r *pipeDeliveries) List(context.Context, string, string, ports.Page) ([]*w
 	return nil, errors.New("unused")
 }
 
-func (r *pipeDeliveries) Update(context.Context, string, string, string, func(*webhook.Delivery) error) (*webhook.Delivery, error) {
+func (r *pipeDeliveries) Update(context.Context, string, string, string, func(*webhook.Delivery) (ports.Effects, error)) (*webhook.Delivery, error) {
 	return nil, errors.New("unused")
 }
 

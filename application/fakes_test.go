@@ -81,7 +81,7 @@ func (r *memWorkspaces) Oldest(context.Context) (*workspace.Workspace, error) {
 	return r.items[0], nil
 }
 
-func (r *memWorkspaces) Update(ctx context.Context, id string, change func(*workspace.Workspace) ([]audit.Event, error)) (*workspace.Workspace, error) {
+func (r *memWorkspaces) Update(ctx context.Context, id string, change func(*workspace.Workspace) (ports.Effects, error)) (*workspace.Workspace, error) {
 	w, err := r.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -200,18 +200,19 @@ func (r *memForms) List(_ context.Context, workspaceID string, status *form.Stat
 	return out, nil
 }
 
-func (r *memForms) Update(_ context.Context, workspaceID, id string, change func(*form.Form) ([]event.Event, error)) (*form.Form, error) {
+func (r *memForms) Update(_ context.Context, workspaceID, id string, change func(*form.Form) (ports.Effects, error)) (*form.Form, error) {
 	i, err := r.find(workspaceID, id)
 	if err != nil {
 		return nil, err
 	}
 	c := *r.items[i]
-	evs, err := change(&c)
+	fx, err := change(&c)
 	if err != nil {
 		return nil, err
 	}
 	r.items[i] = &c
-	r.events = append(r.events, evs...)
+	r.events = append(r.events, fx.Events...)
+	r.audits = append(r.audits, fx.Audit...)
 	return &c, nil
 }
 
@@ -300,18 +301,19 @@ func (r *memSubmissions) List(_ context.Context, workspaceID, formID string, q p
 	return out, nil
 }
 
-func (r *memSubmissions) Update(_ context.Context, workspaceID, formID, id string, change func(*submission.Submission) (event.Event, error)) (*submission.Submission, error) {
+func (r *memSubmissions) Update(_ context.Context, workspaceID, formID, id string, change func(*submission.Submission) (ports.Effects, error)) (*submission.Submission, error) {
 	i, err := r.find(workspaceID, formID, id)
 	if err != nil {
 		return nil, err
 	}
 	c := *r.items[i]
-	e, err := change(&c)
+	fx, err := change(&c)
 	if err != nil {
 		return nil, err
 	}
 	r.items[i] = &c
-	r.events = append(r.events, e)
+	r.events = append(r.events, fx.Events...)
+	r.audits = append(r.audits, fx.Audit...)
 	return &c, nil
 }
 

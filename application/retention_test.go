@@ -81,9 +81,9 @@ func (s *store) workspace(t *testing.T, plan workspace.Plan) *workspace.Workspac
 
 func (s *store) change(t *testing.T, id string, set workspace.Settings) {
 	t.Helper()
-	_, err := s.workspaces.Update(context.Background(), id, func(w *workspace.Workspace) ([]audit.Event, error) {
+	_, err := s.workspaces.Update(context.Background(), id, func(w *workspace.Workspace) (ports.Effects, error) {
 		_, err := w.Change(set, s.clock.now)
-		return nil, err
+		return ports.Effects{}, err
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -52,12 +52,13 @@ func (r *runsWorkflows) List(context.Context, string, *string, ports.Page) ([]*w
 	return nil, errors.New("not used")
 }
 
-func (r *runsWorkflows) Update(_ context.Context, ws, id string, change func(*workflow.Workflow) error) (*workflow.Workflow, error) {
+func (r *runsWorkflows) Update(_ context.Context, ws, id string, change func(*workflow.Workflow) (ports.Effects, error)) (*workflow.Workflow, error) {
 	w, err := r.Get(context.Background(), ws, id)
 	if err != nil {
 		return nil, err
 	}
-	return w, change(w)
+	_, err = change(w)
+	return w, err
 }
 
 func (r *runsWorkflows) Delete(_ context.Context, ws, id string) error {
@@ -177,7 +178,7 @@ func (s *runsStore) Save(_ context.Context, r *workflow.Run) error {
 	return nil
 }
 
-func (s *runsStore) Update(_ context.Context, ws, id string, change func(*workflow.Run) error) (*workflow.Run, error) {
+func (s *runsStore) Update(_ context.Context, ws, id string, change func(*workflow.Run) (ports.Effects, error)) (*workflow.Run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	stored, ok := s.items[id]
@@ -185,7 +186,7 @@ func (s *runsStore) Update(_ context.Context, ws, id string, change func(*workfl
 		return nil, domain.ErrNotFound
 	}
 	r := cloneRun(stored)
-	if err := change(r); err != nil {
+	if _, err := change(r); err != nil {
 		return nil, err
 	}
 	s.items[id] = cloneRun(r)

@@ -50,12 +50,12 @@ func (r *memWebhooks) List(_ context.Context, workspaceID string, page ports.Pag
 	return out, nil
 }
 
-func (r *memWebhooks) Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) error) (*webhook.Webhook, error) {
+func (r *memWebhooks) Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) (ports.Effects, error)) (*webhook.Webhook, error) {
 	w, err := r.Get(ctx, workspaceID, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := change(w); err != nil {
+	if _, err := change(w); err != nil {
 		return nil, err
 	}
 	r.items[id] = w
@@ -130,12 +130,13 @@ func (r *memDeliveries) Save(_ context.Context, d *webhook.Delivery) error {
 	return nil
 }
 
-func (r *memDeliveries) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) error) (*webhook.Delivery, error) {
+func (r *memDeliveries) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) (ports.Effects, error)) (*webhook.Delivery, error) {
 	d, err := r.Get(ctx, workspaceID, webhookID, id)
 	if err != nil {
 		return nil, err
 	}
-	return d, change(d)
+	_, err = change(d)
+	return d, err
 }
 
 // refusingURLs refuses URLs whose host starts with "10." or "internal", like the real checker

@@ -47,12 +47,12 @@ func (r *memWorkflows) List(_ context.Context, ws string, formID *string, page p
 	return out, nil
 }
 
-func (r *memWorkflows) Update(ctx context.Context, ws, id string, change func(*workflow.Workflow) error) (*workflow.Workflow, error) {
+func (r *memWorkflows) Update(ctx context.Context, ws, id string, change func(*workflow.Workflow) (ports.Effects, error)) (*workflow.Workflow, error) {
 	w, err := r.Get(ctx, ws, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := change(w); err != nil {
+	if _, err := change(w); err != nil {
 		return nil, err
 	}
 	r.items[id] = w

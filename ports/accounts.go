@@ -26,10 +26,10 @@ type UserRepository interface {
 	FindByOIDCSubject(ctx context.Context, subject string) (*user.User, error)
 	// Count returns how many users exist (zero means first run).
 	Count(ctx context.Context) (int64, error)
-	// Update loads and locks the user, lets change modify it, and stores it with the audit
-	// events change returns, in one transaction; a taken email or identity gives the errors
-	// Create gives.
-	Update(ctx context.Context, id string, change func(*user.User) ([]audit.Event, error)) (*user.User, error)
+	// Update loads and locks the user, lets change modify it, and stores it with the effects
+	// change returns (audit events only: accounts have no outbox), in one transaction; a taken
+	// email or identity gives the errors Create gives.
+	Update(ctx context.Context, id string, change func(*user.User) (Effects, error)) (*user.User, error)
 }
 
 // Member is a membership with the person it belongs to, as lists show it.
@@ -59,8 +59,9 @@ type MembershipRepository interface {
 	// ForUser returns every workspace the user belongs to, oldest membership first.
 	ForUser(ctx context.Context, userID string) ([]WorkspaceMembership, error)
 	// Update locks the workspace's memberships, passes change the membership and the number of
-	// owners, and stores the result with the audit events change returns.
-	Update(ctx context.Context, workspaceID, id string, change func(m *member.Membership, owners int) ([]audit.Event, error)) (Member, error)
+	// owners, and stores the result with the effects change returns (audit events only:
+	// accounts have no outbox).
+	Update(ctx context.Context, workspaceID, id string, change func(m *member.Membership, owners int) (Effects, error)) (Member, error)
 	// Delete locks as Update does, lets check refuse, then removes the membership and every
 	// session of that user in that workspace, with the audit events check returns.
 	Delete(ctx context.Context, workspaceID, id string, check func(m *member.Membership, owners int) ([]audit.Event, error)) error

@@ -22,6 +22,10 @@ type IDs interface {
 type Cipher interface {
 	Seal(ctx context.Context, workspaceID string, plaintext, aad []byte) ([]byte, error)
 	Open(ctx context.Context, workspaceID string, ciphertext, aad []byte) ([]byte, error)
+	// EnsureKey makes sure the workspace has a data key, creating it if it has none. Writers
+	// call it before a transaction that seals: on SQLite, creating the key inside that
+	// transaction would need a second writer.
+	EnsureKey(ctx context.Context, workspaceID string) error
 }
 
 // IPHasher turns a respondent IP into its keyed one-way hash (HMAC-SHA256, hex).

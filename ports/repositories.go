@@ -13,6 +13,15 @@ import (
 	"github.com/formward/formward/domain/workspace"
 )
 
+// Effects are what a change to an aggregate caused, committed in the transaction that stores
+// the change: every repository's Update takes a change function that returns them.
+type Effects struct {
+	// Events are the domain events; they go to the outbox, sealed.
+	Events []event.Event
+	// Audit are the audit events; they go to the audit log.
+	Audit []audit.Event
+}
+
 // Position is a keyset position in a newest-first list: (created_at, id).
 type Position struct {
 	CreatedAt time.Time
@@ -32,9 +41,9 @@ type WorkspaceRepository interface {
 	List(ctx context.Context) ([]*workspace.Workspace, error)
 	// Oldest returns the first workspace created, or domain.ErrNotFound when there is none.
 	Oldest(ctx context.Context) (*workspace.Workspace, error)
-	// Update loads and locks the workspace, lets change modify it, and stores it with the audit
-	// events change returns, in one transaction.
-	Update(ctx context.Context, id string, change func(*workspace.Workspace) ([]audit.Event, error)) (*workspace.Workspace, error)
+	// Update loads and locks the workspace, lets change modify it, and stores it with the
+	// effects change returns (audit events only: a workspace has no outbox), in one transaction.
+	Update(ctx context.Context, id string, change func(*workspace.Workspace) (Effects, error)) (*workspace.Workspace, error)
 }
 
 // APIKeyRepository stores API keys (only the hash of their secret).
@@ -62,8 +71,8 @@ type FormRepository interface {
 	// List returns up to page.Limit forms, newest first, optionally of one status.
 	List(ctx context.Context, workspaceID string, status *form.Status, page Page) ([]*form.Form, error)
 	// Update loads and locks the form, lets change modify it, and stores it together with the
-	// events change returns, in one transaction.
-	Update(ctx context.Context, workspaceID, id string, change func(*form.Form) ([]event.Event, error)) (*form.Form, error)
+	// effects change returns, in one transaction.
+	Update(ctx context.Context, workspaceID, id string, change func(*form.Form) (Effects, error)) (*form.Form, error)
 	// Delete removes the form with its submissions and everything bound to it, with the audit
 	// events, in one transaction.
 	Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error
@@ -97,9 +106,9 @@ type SubmissionRepository interface {
 	AddGuarded(ctx context.Context, s *submission.Submission, e event.Event, g CaptureGuards) error
 	Get(ctx context.Context, workspaceID, formID, id string) (*submission.Submission, error)
 	List(ctx context.Context, workspaceID, formID string, q SubmissionQuery) ([]*submission.Submission, error)
-	// Update loads and locks the submission, lets change modify it, and stores it with the event
-	// change returns, in one transaction.
-	Update(ctx context.Context, workspaceID, formID, id string, change func(*submission.Submission) (event.Event, error)) (*submission.Submission, error)
+	// Update loads and locks the submission, lets change modify it, and stores it with the
+	// effects change returns, in one transaction.
+	Update(ctx context.Context, workspaceID, formID, id string, change func(*submission.Submission) (Effects, error)) (*submission.Submission, error)
 	// Delete removes the submission with the audit events, in one transaction.
 	Delete(ctx context.Context, workspaceID, formID, id string, events ...audit.Event) error
 }

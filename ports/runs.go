@@ -26,8 +26,8 @@ type RunRepository interface {
 	ClaimDue(ctx context.Context, c Claim) ([]*workflow.Run, error)
 	// Save stores the run after an attempt; domain.ErrNotFound when it is gone.
 	Save(ctx context.Context, r *workflow.Run) error
-	// Update loads and locks a run of the workspace, lets change modify it and stores it, in
-	// one transaction; domain.ErrNotFound when there is no such run. When change fails nothing
-	// is written and its error is returned as is.
-	Update(ctx context.Context, workspaceID, id string, change func(*workflow.Run) error) (*workflow.Run, error)
+	// Update loads and locks a run of the workspace, lets change modify it and stores it with
+	// the effects change returns, in one transaction; domain.ErrNotFound when there is no such
+	// run. When change fails nothing is written and its error is returned as is.
+	Update(ctx context.Context, workspaceID, id string, change func(*workflow.Run) (Effects, error)) (*workflow.Run, error)
 }

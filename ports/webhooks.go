@@ -15,8 +15,9 @@ type WebhookRepository interface {
 	Get(ctx context.Context, workspaceID, id string) (*webhook.Webhook, error)
 	// List returns up to page.Limit webhooks, newest first.
 	List(ctx context.Context, workspaceID string, page Page) ([]*webhook.Webhook, error)
-	// Update loads the webhook, lets change modify it and stores it, in one transaction.
-	Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) error) (*webhook.Webhook, error)
+	// Update loads the webhook, lets change modify it and stores it with the effects change
+	// returns, in one transaction.
+	Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) (Effects, error)) (*webhook.Webhook, error)
 	// Delete removes the webhook and its deliveries, pending retries included.
 	Delete(ctx context.Context, workspaceID, id string) error
 	Count(ctx context.Context, workspaceID string) (int, error)
@@ -40,8 +41,9 @@ type DeliveryRepository interface {
 	ClaimDue(ctx context.Context, c Claim) ([]*webhook.Delivery, error)
 	// Save stores the delivery after an attempt; domain.ErrNotFound when it was deleted meanwhile.
 	Save(ctx context.Context, d *webhook.Delivery) error
-	// Update loads a delivery of the webhook, lets change modify it and stores it.
-	Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) error) (*webhook.Delivery, error)
+	// Update loads a delivery of the webhook, lets change modify it and stores it with the
+	// effects change returns, in one transaction.
+	Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) (Effects, error)) (*webhook.Delivery, error)
 }
 
 // URLChecker tells whether an endpoint URL may be registered: HTTPS, and resolving only to

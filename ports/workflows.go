@@ -15,8 +15,9 @@ type WorkflowRepository interface {
 	Get(ctx context.Context, workspaceID, id string) (*workflow.Workflow, error)
 	// List returns up to page.Limit workflows, newest first, optionally of one form.
 	List(ctx context.Context, workspaceID string, formID *string, page Page) ([]*workflow.Workflow, error)
-	// Update loads the workflow, lets change modify it and stores it, in one transaction.
-	Update(ctx context.Context, workspaceID, id string, change func(*workflow.Workflow) error) (*workflow.Workflow, error)
+	// Update loads the workflow, lets change modify it and stores it with the effects change
+	// returns, in one transaction.
+	Update(ctx context.Context, workspaceID, id string, change func(*workflow.Workflow) (Effects, error)) (*workflow.Workflow, error)
 	Delete(ctx context.Context, workspaceID, id string) error
 	// CountForForm returns the number of workflows attached to a form.
 	CountForForm(ctx context.Context, workspaceID, formID string) (int, error)

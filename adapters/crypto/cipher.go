@@ -96,25 +96,38 @@ func NewCipher(ring *Keyring, keys ports.DataKeyRepository, ids ports.IDs, clock
 // Seal encrypts plaintext under the workspace's data key, creating that key on the workspace's
 // first Seal. aad is authenticated but not stored: Open needs the same aad.
 func (c *Cipher) Seal(ctx context.Context, workspaceID string, plaintext, aad []byte) ([]byte, error) {
-	if workspaceID == "" || len(workspaceID) > 0xFFFF {
-		return nil, errors.New("crypto: seal: workspace ID must be 1 to 65535 bytes")
+	dk, err := c.sealingKey(ctx, workspaceID, "seal")
+	if err != nil {
+		return nil, err
 	}
-	c.mu.RLock()
-	dk := c.current[workspaceID]
-	c.mu.RUnlock()
-	if dk == nil {
-		var err error
-		if dk, err = c.loadCurrent(ctx, workspaceID); err != nil {
-			return nil, err
-		}
-	}
-
 	h := len(dk.header)
 	out := make([]byte, h+nonceSize, h+nonceSize+len(plaintext)+tagSize)
 	copy(out, dk.header)
 	nonce := out[h:]
 	rand.Read(nonce) // never fails; it crashes the program instead
 	return dk.aead.Seal(out, nonce, plaintext, sealAAD(dk.header, workspaceID, aad)), nil
+}
+
+// EnsureKey makes sure the workspace has a data key, creating it on the workspace's first use,
+// so that a later Seal reaches no repository.
+func (c *Cipher) EnsureKey(ctx context.Context, workspaceID string) error {
+	_, err := c.sealingKey(ctx, workspaceID, "ensure key")
+	return err
+}
+
+// sealingKey returns the workspace's current data key, loading or creating it when it is not
+// in memory; op names the caller in the error for an invalid workspace ID.
+func (c *Cipher) sealingKey(ctx context.Context, workspaceID, op string) (*dataKey, error) {
+	if workspaceID == "" || len(workspaceID) > 0xFFFF {
+		return nil, fmt.Errorf("crypto: %s: workspace ID must be 1 to 65535 bytes", op)
+	}
+	c.mu.RLock()
+	dk := c.current[workspaceID]
+	c.mu.RUnlock()
+	if dk != nil {
+		return dk, nil
+	}
+	return c.loadCurrent(ctx, workspaceID)
 }
 
 // Open decrypts a ciphertext made by Seal for the same workspace and aad. It works for any data

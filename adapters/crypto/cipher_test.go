@@ -390,6 +390,45 @@ func TestNoRepositoryCallsAfterFirstUse(t *testing.T) {
 	}
 }
 
+// EnsureKey creates the data key once and leaves nothing for Seal to fetch; a restarted process
+// finds the stored key instead of making a new one.
+func TestEnsureKeyCreatesTheDataKeyOnce(t *testing.T) {
+	keys := newMemKeys()
+	ring := NewKeyring(GenerateMasterKey())
+	c := newTestCipher(ring, keys)
+	for range 3 {
+		if err := c.EnsureKey(ctx, "wsp_1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if keys.inserts.Load() != 1 {
+		t.Fatalf("%d data keys made, want 1", keys.inserts.Load())
+	}
+	before := keys.calls.Load()
+	ct, err := c.Seal(ctx, "wsp_1", []byte("x"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys.calls.Load() != before {
+		t.Fatal("Seal reached the repository after EnsureKey")
+	}
+	restarted := newTestCipher(ring, keys)
+	if err := restarted.EnsureKey(ctx, "wsp_1"); err != nil {
+		t.Fatal(err)
+	}
+	ct2, _ := restarted.Seal(ctx, "wsp_1", []byte("x"), nil)
+	if dekIDOf(t, ct2) != dekIDOf(t, ct) || keys.inserts.Load() != 1 {
+		t.Fatal("a restarted process made a new data key instead of using the stored one")
+	}
+	if err := c.EnsureKey(ctx, ""); err == nil {
+		t.Fatal("EnsureKey took an empty workspace ID")
+	}
+	failing := newTestCipher(ring, &failingKeys{newMemKeys()})
+	if err := failing.EnsureKey(ctx, "wsp_1"); !errors.Is(err, errStore) {
+		t.Fatalf("err = %v, want the store's error", err)
+	}
+}
+
 func TestOpenUnknownDataKey(t *testing.T) {
 	ring := NewKeyring(GenerateMasterKey())
 	ct, _ := newTestCipher(ring, newMemKeys()).Seal(ctx, "wsp_1", []byte("x"), nil)

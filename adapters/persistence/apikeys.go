@@ -2,13 +2,13 @@ package persistence
 
 import (
 	"context"
-	"github.com/formward/formward/domain/audit"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/ports"
 )
 
@@ -83,4 +83,36 @@ func (r *APIKeyRepository) Revoke(ctx context.Context, workspaceID, id string, a
 		}
 		return nil
 	})
+}
+
+type apiKeyRow struct {
+	ID            string `gorm:"column:id;primaryKey"`
+	WorkspaceID   string `gorm:"column:workspace_id"`
+	Name          string `gorm:"column:name"`
+	Scope         string `gorm:"column:scope"`
+	SecretHash    []byte `gorm:"column:secret_hash"`
+	CreatedByType string `gorm:"column:created_by_type"`
+	CreatedByID   string `gorm:"column:created_by_id"`
+	CreatedByName string `gorm:"column:created_by_name"`
+	CreatedAt     int64  `gorm:"column:created_at"`
+	LastUsedAt    *int64 `gorm:"column:last_used_at"`
+	RevokedAt     *int64 `gorm:"column:revoked_at"`
+}
+
+func (apiKeyRow) TableName() string { return "api_keys" }
+
+func apiKeyFromDomain(k *apikey.Key) apiKeyRow {
+	by := k.CreatedBy()
+	if by.Type == "" {
+		by = audit.System
+	}
+	return apiKeyRow{ID: k.ID(), WorkspaceID: k.WorkspaceID(), Name: k.Name(), Scope: string(k.Scope()),
+		SecretHash: k.SecretHash(), CreatedByType: by.Type, CreatedByID: by.ID, CreatedByName: by.Name,
+		CreatedAt: toMillis(k.CreatedAt()), LastUsedAt: toMillisPtr(k.LastUsedAt()), RevokedAt: toMillisPtr(k.RevokedAt())}
+}
+
+func (r apiKeyRow) toDomain() *apikey.Key {
+	return apikey.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.Name, apikey.Scope(r.Scope), r.SecretHash,
+		audit.Actor{Type: r.CreatedByType, ID: r.CreatedByID, Name: r.CreatedByName},
+		fromMillis(r.CreatedAt), fromMillisPtr(r.LastUsedAt), fromMillisPtr(r.RevokedAt))
 }

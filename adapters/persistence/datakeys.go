@@ -119,3 +119,21 @@ func (r *DataKeyRepository) Rewrap(ctx context.Context, id, masterKeyID string, 
 		return nil
 	})
 }
+
+type dataKeyRow struct {
+	ID          string `gorm:"column:id;primaryKey"`
+	WorkspaceID string `gorm:"column:workspace_id"`
+	MasterKeyID string `gorm:"column:master_key_id"`
+	Wrapped     []byte `gorm:"column:wrapped"`
+	CreatedAt   int64  `gorm:"column:created_at"`
+}
+
+func (dataKeyRow) TableName() string { return "data_keys" }
+
+func dataKeyFromPort(k ports.WrappedKey) dataKeyRow {
+	return dataKeyRow{ID: k.ID, WorkspaceID: k.WorkspaceID, MasterKeyID: k.MasterKeyID, Wrapped: k.Wrapped, CreatedAt: toMillis(k.CreatedAt)}
+}
+
+func (r dataKeyRow) toPort() ports.WrappedKey {
+	return ports.WrappedKey{ID: r.ID, WorkspaceID: r.WorkspaceID, MasterKeyID: r.MasterKeyID, Wrapped: r.Wrapped, CreatedAt: fromMillis(r.CreatedAt)}
+}

@@ -2,7 +2,9 @@ package persistence
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -143,18 +145,23 @@ func saveDelivery(db *gorm.DB, d *webhook.Delivery) error {
 }
 
 // Update loads and locks a delivery of the workspace's webhook, runs change and stores the
-// result in one transaction. When change fails nothing is written and its error is returned.
-func (r *DeliveryRepository) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) error) (*webhook.Delivery, error) {
+// result with the effects change returns (see ports.Effects) in one transaction. When change fails nothing is written and its error is returned.
+func (r *DeliveryRepository) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) (ports.Effects, error)) (*webhook.Delivery, error) {
 	var updated *webhook.Delivery
 	err := lockedUpdate(ctx, r.db, lockUpdate, "delivery", func(tx *gorm.DB, row deliveryRow) error {
 		d, err := r.toDomain(ctx, row)
 		if err != nil {
 			return err
 		}
-		if err := change(d); err != nil {
+		fx, err := change(d)
+		if err != nil {
 			return err
 		}
 		if err := saveDelivery(tx, d); err != nil {
+			return err
+		}
+		// The workspace's data key exists: it sealed the delivery's body.
+		if err := writeEffects(ctx, tx, r.cipher, "delivery", fx); err != nil {
 			return err
 		}
 		updated = d
@@ -164,4 +171,59 @@ func (r *DeliveryRepository) Update(ctx context.Context, workspaceID, webhookID,
 		return nil, err
 	}
 	return updated, nil
+}
+
+func deliveryAAD(id string) []byte { return []byte("deliveries/" + id) }
+
+type deliveryRow struct {
+	ID            string `gorm:"column:id;primaryKey"`
+	WorkspaceID   string `gorm:"column:workspace_id"`
+	WebhookID     string `gorm:"column:webhook_id"`
+	EventID       string `gorm:"column:event_id"`
+	EventType     string `gorm:"column:event_type"`
+	FormID        string `gorm:"column:form_id"`
+	Body          []byte `gorm:"column:body"` // sealed
+	Status        string `gorm:"column:status"`
+	Cycle         int    `gorm:"column:cycle"`
+	Attempts      string `gorm:"column:attempts"`
+	NextAttemptAt *int64 `gorm:"column:next_attempt_at"`
+	CreatedAt     int64  `gorm:"column:created_at"`
+	UpdatedAt     int64  `gorm:"column:updated_at"`
+
+	TraceParent *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
+}
+
+func (deliveryRow) TableName() string { return "deliveries" }
+
+// attemptJSON is an attempt's stored shape: status codes, durations and error strings only.
+type attemptJSON struct {
+	Number     int     `json:"n"`
+	At         int64   `json:"at"`
+	StatusCode *int    `json:"status_code,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
+	Error      *string `json:"error,omitempty"`
+}
+
+func encodeAttempts(as []webhook.Attempt) (string, error) {
+	out := make([]attemptJSON, len(as))
+	for i, a := range as {
+		out[i] = attemptJSON{Number: a.Number, At: toMillis(a.At), StatusCode: a.StatusCode, DurationMS: a.Duration.Milliseconds(), Error: a.Error}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("encode attempts: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeAttempts(id, raw string) ([]webhook.Attempt, error) {
+	var in []attemptJSON
+	if err := json.Unmarshal([]byte(raw), &in); err != nil {
+		return nil, fmt.Errorf("decode attempts of delivery %s: %w", id, err)
+	}
+	out := make([]webhook.Attempt, len(in))
+	for i, a := range in {
+		out[i] = webhook.Attempt{Number: a.Number, At: fromMillis(a.At), StatusCode: a.StatusCode, Duration: time.Duration(a.DurationMS) * time.Millisecond, Error: a.Error}
+	}
+	return out, nil
 }

@@ -2,15 +2,15 @@ package persistence
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
-	"github.com/formward/formward/domain/audit"
 	"slices"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/formward/formward/domain"
-	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
 )
@@ -66,15 +66,15 @@ func (r *FormRepository) List(ctx context.Context, workspaceID string, status *f
 	return out, nil
 }
 
-// Update loads and locks the form, runs change, and stores the form and the events change
-// returns in one transaction. When change fails nothing is written and its error is returned
+// Update loads and locks the form, runs change, and stores the form and the effects change
+// returns (see ports.Effects) in one transaction. When change fails nothing is written and its error is returned
 // as is. On PostgreSQL the row lock is FOR NO KEY UPDATE: it serialises updates of the form
 // without blocking submissions, whose foreign key check takes FOR KEY SHARE on the same row.
 // On SQLite the write transaction (BEGIN IMMEDIATE) already serialises writers.
-func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, change func(*form.Form) ([]event.Event, error)) (*form.Form, error) {
-	// Make sure the workspace's data key exists before taking the lock: creating it inside the
-	// transaction would need a second writer on SQLite.
-	if _, err := r.cipher.Seal(ctx, workspaceID, nil, nil); err != nil {
+func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, change func(*form.Form) (ports.Effects, error)) (*form.Form, error) {
+	// The data key is created before the lock: inside the transaction it would need a second
+	// writer on SQLite.
+	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update form: %w", err)
 	}
 	var updated *form.Form
@@ -83,7 +83,7 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		if err != nil {
 			return err
 		}
-		events, err := change(f)
+		fx, err := change(f)
 		if err != nil {
 			return err
 		}
@@ -99,16 +99,8 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		if err != nil {
 			return mapErr("update form", err)
 		}
-		sealed := make([]sealedEvent, 0, len(events))
-		for _, e := range events {
-			se, err := sealEvent(ctx, r.cipher, e)
-			if err != nil {
-				return err
-			}
-			sealed = append(sealed, se)
-		}
-		if err := insertEvents(tx, sealed); err != nil {
-			return mapErr("write form events", err)
+		if err := writeEffects(ctx, tx, r.cipher, "form", fx); err != nil {
+			return err
 		}
 		updated = f
 		return nil
@@ -226,4 +218,97 @@ func (r *FormRepository) LastSubmissionTimes(ctx context.Context, workspaceID st
 		}
 	}
 	return out, nil
+}
+
+type formRow struct {
+	ID          string  `gorm:"column:id;primaryKey"`
+	WorkspaceID string  `gorm:"column:workspace_id"`
+	Name        string  `gorm:"column:name"`
+	Description *string `gorm:"column:description"`
+	Status      string  `gorm:"column:status"`
+	Fields      string  `gorm:"column:fields"`
+	Settings    string  `gorm:"column:settings"`
+	CreatedAt   int64   `gorm:"column:created_at"`
+	UpdatedAt   int64   `gorm:"column:updated_at"`
+}
+
+func (formRow) TableName() string { return "forms" }
+
+// fieldJSON is a field's stored shape. Form definitions are not secret and stay readable.
+type fieldJSON struct {
+	ID          string      `json:"id"`
+	Label       string      `json:"label"`
+	Type        string      `json:"type"`
+	Required    bool        `json:"required,omitempty"`
+	Options     []string    `json:"options,omitempty"`
+	Placeholder *string     `json:"placeholder,omitempty"`
+	Accept      []string    `json:"accept,omitempty"`
+	MaxFileSize int64       `json:"max_file_size,omitempty"`
+	Key         string      `json:"key,omitempty"`
+	Hidden      bool        `json:"hidden,omitempty"`
+	Page        int         `json:"page,omitempty"`
+	ShowIf      *showIfJSON `json:"show_if,omitempty"`
+}
+
+// showIfJSON is a field's stored display rule.
+type showIfJSON struct {
+	Any        bool                 `json:"any,omitempty"`
+	Conditions []fieldConditionJSON `json:"conditions"`
+}
+
+type fieldConditionJSON struct {
+	FieldID  string `json:"field_id"`
+	Operator string `json:"operator"`
+	Value    string `json:"value"`
+	Kind     string `json:"kind"`
+}
+
+func showIfToJSON(r *form.ShowIf) *showIfJSON {
+	if r == nil {
+		return nil
+	}
+	out := &showIfJSON{Any: r.Any, Conditions: make([]fieldConditionJSON, len(r.Conditions))}
+	for i, c := range r.Conditions {
+		out.Conditions[i] = fieldConditionJSON(c)
+	}
+	return out
+}
+
+func showIfFromJSON(r *showIfJSON) *form.ShowIf {
+	if r == nil {
+		return nil
+	}
+	out := &form.ShowIf{Any: r.Any, Conditions: make([]form.Condition, len(r.Conditions))}
+	for i, c := range r.Conditions {
+		out.Conditions[i] = form.Condition(c)
+	}
+	return out
+}
+
+func formFromDomain(f *form.Form) (formRow, error) {
+	fields := f.Fields()
+	out := make([]fieldJSON, len(fields))
+	for i, fl := range fields {
+		out[i] = fieldJSON{ID: fl.ID, Label: fl.Label, Type: string(fl.Type), Required: fl.Required, Options: fl.Options, Placeholder: fl.Placeholder,
+			Accept: fl.Accept, MaxFileSize: fl.MaxFileBytes, Key: fl.Key, Hidden: fl.Hidden, Page: fl.Page, ShowIf: showIfToJSON(fl.ShowIf)}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return formRow{}, fmt.Errorf("encode form fields: %w", err)
+	}
+	return formRow{ID: f.ID(), WorkspaceID: f.WorkspaceID(), Name: f.Name(), Description: f.Description(),
+		Status: string(f.Status()), Fields: string(b), CreatedAt: toMillis(f.CreatedAt()), UpdatedAt: toMillis(f.UpdatedAt())}, nil
+}
+
+func decodeFields(formID, raw string) ([]form.Field, error) {
+	var stored []fieldJSON
+	if err := json.Unmarshal([]byte(raw), &stored); err != nil {
+		return nil, fmt.Errorf("decode fields of form %s: %w", formID, err)
+	}
+	fields := make([]form.Field, len(stored))
+	for i, s := range stored {
+		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder,
+			Accept: s.Accept, MaxFileBytes: s.MaxFileSize, Key: s.Key, Hidden: s.Hidden, Page: s.Page, ShowIf: showIfFromJSON(s.ShowIf)}
+	}
+	return fields, nil
 }

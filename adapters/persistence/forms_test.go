@@ -45,7 +45,7 @@ func TestFormCreateGetIsolation(t *testing.T) {
 			t.Fatalf("workspace b lists %d forms", len(list))
 		}
 		called := false
-		_, err = r.forms.Update(ctx, b.ID(), f.ID(), func(*form.Form) ([]event.Event, error) { called = true; return nil, nil })
+		_, err = r.forms.Update(ctx, b.ID(), f.ID(), func(*form.Form) (ports.Effects, error) { called = true; return ports.Effects{}, nil })
 		wantErr(t, err, domain.ErrNotFound)
 		if called {
 			t.Fatal("change called for another workspace's form")
@@ -62,7 +62,7 @@ func TestFormCreateGetIsolation(t *testing.T) {
 		// A submission cannot name a form of another workspace, even with the right form ID.
 		s, e := buildSubmission(t, f, base, subOpts{})
 		noErr(t, r.submissions.Add(ctx, s, e))
-		impostor := form.UnmarshalFromDatabase(f.ID(), b.ID(), f.Name(), nil, f.Status(), f.Fields(), base, base)
+		impostor := form.UnmarshalWithSettingsFromDatabase(f.ID(), b.ID(), f.Name(), nil, f.Status(), f.Fields(), f.Settings(), base, base)
 		forged, fe := buildSubmission(t, impostor, base, subOpts{})
 		wantErr(t, r.submissions.Add(ctx, forged, fe), domain.ErrNotFound)
 		if _, err := r.submissions.Get(ctx, b.ID(), f.ID(), s.ID()); !errors.Is(err, domain.ErrNotFound) {
@@ -120,10 +120,10 @@ func TestFormListPagination(t *testing.T) {
 
 		// Status filter.
 		published := form.StatusPublished
-		_, err = r.forms.Update(ctx, w.ID(), forms[2].ID(), func(f *form.Form) ([]event.Event, error) {
+		_, err = r.forms.Update(ctx, w.ID(), forms[2].ID(), func(f *form.Form) (ports.Effects, error) {
 			s := "published"
 			_, err := f.Apply(form.Patch{Status: &s}, nil, form.DefaultLimits, base.Add(time.Minute))
-			return nil, err
+			return ports.Effects{}, err
 		})
 		noErr(t, err)
 		page, err = r.forms.List(ctx, w.ID(), &published, ports.Page{Limit: 10})
@@ -157,12 +157,12 @@ func TestFormUpdate(t *testing.T) {
 
 		// change fails: its error comes back unchanged and nothing is written.
 		boom := errors.New("boom")
-		_, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) ([]event.Event, error) {
+		_, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
 			name := "Renamed"
 			if _, err := f.Apply(form.Patch{Name: &name}, nil, form.DefaultLimits, base.Add(time.Hour)); err != nil {
-				return nil, err
+				return ports.Effects{}, err
 			}
-			return []event.Event{event.Published(newID("evt"), f, base.Add(time.Hour))}, boom
+			return ports.Effects{Events: []event.Event{event.Published(newID("evt"), f, base.Add(time.Hour))}}, boom
 		})
 		if err != boom {
 			t.Fatalf("error = %v, want the change's error unchanged", err)
@@ -177,10 +177,10 @@ func TestFormUpdate(t *testing.T) {
 		}
 
 		// A validation error from the domain also passes through as is.
-		_, err = r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) ([]event.Event, error) {
+		_, err = r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
 			empty := " "
 			_, err := f.Apply(form.Patch{Name: &empty}, nil, form.DefaultLimits, base)
-			return nil, err
+			return ports.Effects{}, err
 		})
 		var ve *domain.ValidationError
 		if !errors.As(err, &ve) {
@@ -190,17 +190,17 @@ func TestFormUpdate(t *testing.T) {
 		// Success: form and its event are stored together.
 		at := base.Add(2 * time.Hour)
 		var evID string
-		updated, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) ([]event.Event, error) {
+		updated, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
 			name, status := "Signup", "published"
 			nameID, _, _ := fieldIDs(f)
 			fields := []form.FieldSpec{{ID: nameID, Label: "Full name", Type: "text", Required: true}, {Label: "Date", Type: "date"}}
 			published, err := f.Apply(form.Patch{Name: &name, Status: &status, Fields: &fields}, func() string { return newID("fld") }, form.DefaultLimits, at)
 			if err != nil || !published {
-				return nil, err
+				return ports.Effects{}, err
 			}
 			e := event.Published(newID("evt"), f, at)
 			evID = e.ID
-			return []event.Event{e}, nil
+			return ports.Effects{Events: []event.Event{e}}, nil
 		})
 		noErr(t, err)
 		if updated.Name() != "Signup" || updated.Status() != form.StatusPublished {
@@ -223,7 +223,7 @@ func TestFormUpdate(t *testing.T) {
 			t.Fatalf("event %+v", e)
 		}
 
-		_, err = r.forms.Update(ctx, w.ID(), "frm_missing", func(*form.Form) ([]event.Event, error) { return nil, nil })
+		_, err = r.forms.Update(ctx, w.ID(), "frm_missing", func(*form.Form) (ports.Effects, error) { return ports.Effects{}, nil })
 		wantErr(t, err, domain.ErrNotFound)
 	})
 }

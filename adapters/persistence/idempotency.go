@@ -231,3 +231,20 @@ func (s *IdempotencyStore) Purge(ctx context.Context, before time.Time) error {
 		}
 	}
 }
+
+func idempotencyAAD(scope, key string) []byte { return []byte("idempotency_keys/" + scope + "/" + key) }
+
+type idempotencyRow struct {
+	WorkspaceID string `gorm:"column:workspace_id;primaryKey"`
+	Scope       string `gorm:"column:scope;primaryKey"`
+	Key         string `gorm:"column:key;primaryKey"`
+	Fingerprint []byte `gorm:"column:fingerprint"`
+	Status      *int   `gorm:"column:status"`
+	Body        []byte `gorm:"column:body"`
+	CreatedAt   int64  `gorm:"column:created_at"`
+	// SubmissionID names the submission the request created; with Status NULL, that its
+	// response was deleted with the submission.
+	SubmissionID *string `gorm:"column:submission_id"`
+}
+
+func (idempotencyRow) TableName() string { return "idempotency_keys" }

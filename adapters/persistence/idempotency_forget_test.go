@@ -12,7 +12,6 @@ import (
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application/auth"
 	workspaceapp "github.com/formward/formward/application/workspace"
-	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workspace"
@@ -178,10 +177,10 @@ func TestDeletionForgetsIdempotentResponses(t *testing.T) {
 				noErr(t, r.forms.Delete(ctx, sc.w.ID(), sc.f.ID()))
 			}, sameWorkspaceKept},
 			{"workspace deletion", func(t *testing.T, sc keyScene) {
-				_, err := r.workspaces.Update(ctx, sc.w.ID(), func(w *workspace.Workspace) ([]audit.Event, error) {
+				_, err := r.workspaces.Update(ctx, sc.w.ID(), func(w *workspace.Workspace) (ports.Effects, error) {
 					cancelled := string(workspace.StatusCancelled)
 					_, err := w.Change(workspace.Settings{Status: &cancelled}, keyedAt.Add(-91*24*time.Hour))
-					return nil, err
+					return ports.Effects{}, err
 				})
 				noErr(t, err)
 				res, err := retentionAt(r, keyedAt).Handle(ctx, workspaceapp.RunRetention{})

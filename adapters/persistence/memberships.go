@@ -161,19 +161,19 @@ func (r *MembershipRepository) lockMembers(ctx context.Context, workspaceID, id 
 }
 
 // Update locks the workspace's memberships, passes change the membership and the number of
-// owners, and stores the new role with the audit events change returns.
-func (r *MembershipRepository) Update(ctx context.Context, workspaceID, id string, change func(m *member.Membership, owners int) ([]audit.Event, error)) (ports.Member, error) {
+// owners, and stores the new role with the effects change returns (audit events only).
+func (r *MembershipRepository) Update(ctx context.Context, workspaceID, id string, change func(m *member.Membership, owners int) (ports.Effects, error)) (ports.Member, error) {
 	var out ports.Member
 	err := r.lockMembers(ctx, workspaceID, id, func(tx *gorm.DB, row membershipRow, owners int) error {
 		m := row.toDomain()
-		events, err := change(m, owners)
+		fx, err := change(m, owners)
 		if err != nil {
 			return err
 		}
 		if err := tx.Exec("UPDATE memberships SET role = ? WHERE id = ?", string(m.Role()), id).Error; err != nil {
 			return mapErr("update membership", err)
 		}
-		if err := writeAudit(tx, events); err != nil {
+		if err := writeEffects(ctx, tx, nil, "membership", fx); err != nil {
 			return err
 		}
 		row.Role = string(m.Role())

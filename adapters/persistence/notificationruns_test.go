@@ -98,11 +98,11 @@ func TestFormNotificationSettingsRoundTrip(t *testing.T) {
 			Owner:      form.OwnerNotification{Enabled: true, To: []string{"owner@example.com", "boss@example.com"}},
 			Respondent: form.RespondentNotification{Enabled: true, EmailFieldID: emailField, Subject: "Thanks {{form_name}}", Body: "<p>Hi</p>"},
 		}
-		_, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) ([]event.Event, error) {
+		_, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
 			s := f.Settings()
 			s.Notifications = want
 			_, err := f.Apply(form.Patch{Settings: &s}, nil, form.DefaultLimits, base)
-			return nil, err
+			return ports.Effects{}, err
 		})
 		noErr(t, err)
 		got, err := r.forms.Get(ctx, w.ID(), f.ID())

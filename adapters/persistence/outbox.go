@@ -125,3 +125,20 @@ func insertEvents(tx *gorm.DB, events []sealedEvent) error {
 	}
 	return tx.Exec(sb.String(), args...).Error
 }
+
+func outboxAAD(eventID string) []byte { return []byte("outbox/" + eventID) }
+
+type outboxRow struct {
+	Seq         int64  `gorm:"column:seq;primaryKey"`
+	ID          string `gorm:"column:id"`
+	Type        string `gorm:"column:type"`
+	WorkspaceID string `gorm:"column:workspace_id"`
+	FormID      string `gorm:"column:form_id"`
+	Payload     []byte `gorm:"column:payload"`
+	CreatedAt   int64  `gorm:"column:created_at"`
+	PublishedAt *int64 `gorm:"column:published_at"`
+
+	TraceParent *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
+}
+
+func (outboxRow) TableName() string { return "outbox" }

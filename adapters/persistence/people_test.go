@@ -159,12 +159,12 @@ func TestUserRepository(t *testing.T) {
 		// Update stores every field and the events; a failing change stores nothing.
 		later := base.Add(time.Hour)
 		codes := [][]byte{user.HashRecoveryCode("aaaa-bbbb"), user.HashRecoveryCode("cccc-dddd")}
-		updated, err := p.users.Update(ctx, u.ID(), func(u *user.User) ([]audit.Event, error) {
+		updated, err := p.users.Update(ctx, u.ID(), func(u *user.User) (ports.Effects, error) {
 			u.SetPasswordHash("$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA", later)
 			u.EnableTwoFactor([]byte{0, 1, 2, 3}, codes)
 			u.LinkOIDC("sub-123")
 			noErr(t, u.Rename("Ada Lovelace"))
-			return []audit.Event{auditEvent(t, w.ID(), audit.UserTwoFactorOn, later)}, nil
+			return ports.Effects{Audit: []audit.Event{auditEvent(t, w.ID(), audit.UserTwoFactorOn, later)}}, nil
 		})
 		noErr(t, err)
 		if updated.Name() != "Ada Lovelace" {
@@ -184,11 +184,11 @@ func TestUserRepository(t *testing.T) {
 		wantActions(t, p, w.ID(), audit.UserTwoFactorOn, audit.MemberJoined)
 
 		// A spent recovery code stays spent.
-		_, err = p.users.Update(ctx, u.ID(), func(u *user.User) ([]audit.Event, error) {
+		_, err = p.users.Update(ctx, u.ID(), func(u *user.User) (ports.Effects, error) {
 			if !u.UseRecoveryCode("AAAA-BBBB") {
 				t.Fatal("recovery code refused")
 			}
-			return nil, nil
+			return ports.Effects{}, nil
 		})
 		noErr(t, err)
 		got, _ = p.users.Get(ctx, u.ID())
@@ -197,9 +197,9 @@ func TestUserRepository(t *testing.T) {
 		}
 
 		boom := errors.New("boom")
-		_, err = p.users.Update(ctx, u.ID(), func(u *user.User) ([]audit.Event, error) {
+		_, err = p.users.Update(ctx, u.ID(), func(u *user.User) (ports.Effects, error) {
 			u.DisableTwoFactor()
-			return []audit.Event{auditEvent(t, w.ID(), audit.UserTwoFactorOff, later)}, boom
+			return ports.Effects{Audit: []audit.Event{auditEvent(t, w.ID(), audit.UserTwoFactorOff, later)}}, boom
 		})
 		wantErr(t, err, boom)
 		got, _ = p.users.Get(ctx, u.ID())
@@ -209,9 +209,9 @@ func TestUserRepository(t *testing.T) {
 		wantActions(t, p, w.ID(), audit.UserTwoFactorOn, audit.MemberJoined)
 
 		// Two-factor off stores NULL and an empty code list.
-		_, err = p.users.Update(ctx, u.ID(), func(u *user.User) ([]audit.Event, error) {
+		_, err = p.users.Update(ctx, u.ID(), func(u *user.User) (ports.Effects, error) {
 			u.DisableTwoFactor()
-			return nil, nil
+			return ports.Effects{}, nil
 		})
 		noErr(t, err)
 		got, _ = p.users.Get(ctx, u.ID())
@@ -219,7 +219,7 @@ func TestUserRepository(t *testing.T) {
 			t.Fatalf("after disabling two-factor %+v", got)
 		}
 
-		_, err = p.users.Update(ctx, "usr_missing", func(*user.User) ([]audit.Event, error) { return nil, nil })
+		_, err = p.users.Update(ctx, "usr_missing", func(*user.User) (ports.Effects, error) { return ports.Effects{}, nil })
 		wantErr(t, err, domain.ErrNotFound)
 
 		// Another user may not take the same OpenID subject.
@@ -287,32 +287,32 @@ func TestMembershipRepository(t *testing.T) {
 
 		// Update passes the owner count and stores the role with its event.
 		owner := member.RoleOwner
-		updated, err := p.members.Update(ctx, w1.ID(), mBob.ID(), func(m *member.Membership, owners int) ([]audit.Event, error) {
+		updated, err := p.members.Update(ctx, w1.ID(), mBob.ID(), func(m *member.Membership, owners int) (ports.Effects, error) {
 			if owners != 1 {
 				t.Fatalf("owners = %d, want 1", owners)
 			}
-			return []audit.Event{auditEvent(t, w1.ID(), audit.MemberRoleChanged, base)}, m.ChangeRole(member.RoleOwner, owner, owners)
+			return ports.Effects{Audit: []audit.Event{auditEvent(t, w1.ID(), audit.MemberRoleChanged, base)}}, m.ChangeRole(member.RoleOwner, owner, owners)
 		})
 		noErr(t, err)
 		if updated.Membership.Role() != member.RoleOwner || updated.User.ID() != bob.ID() {
 			t.Fatalf("updated = %+v", updated)
 		}
 		// An editor may not take the owner role away.
-		_, err = p.members.Update(ctx, w1.ID(), mBob.ID(), func(m *member.Membership, owners int) ([]audit.Event, error) {
-			return []audit.Event{auditEvent(t, w1.ID(), audit.MemberRoleChanged, base)}, m.ChangeRole(member.RoleViewer, member.RoleEditor, owners)
+		_, err = p.members.Update(ctx, w1.ID(), mBob.ID(), func(m *member.Membership, owners int) (ports.Effects, error) {
+			return ports.Effects{Audit: []audit.Event{auditEvent(t, w1.ID(), audit.MemberRoleChanged, base)}}, m.ChangeRole(member.RoleViewer, member.RoleEditor, owners)
 		})
 		wantErr(t, err, member.ErrOwnersOnly)
-		_, err = p.members.Update(ctx, w1.ID(), mAda2.ID(), func(*member.Membership, int) ([]audit.Event, error) { return nil, nil })
+		_, err = p.members.Update(ctx, w1.ID(), mAda2.ID(), func(*member.Membership, int) (ports.Effects, error) { return ports.Effects{}, nil })
 		wantErr(t, err, domain.ErrNotFound) // not a membership of w1
 		wantActions(t, p, w1.ID(), audit.MemberRoleChanged)
 
 		// The last owner of w2 can neither be demoted nor removed.
-		_, err = p.members.Update(ctx, w2.ID(), mAda2.ID(), func(m *member.Membership, owners int) ([]audit.Event, error) {
-			return nil, m.ChangeRole(member.RoleOwner, owner, owners)
+		_, err = p.members.Update(ctx, w2.ID(), mAda2.ID(), func(m *member.Membership, owners int) (ports.Effects, error) {
+			return ports.Effects{}, m.ChangeRole(member.RoleOwner, owner, owners)
 		})
 		noErr(t, err)
-		_, err = p.members.Update(ctx, w2.ID(), mAda2.ID(), func(m *member.Membership, owners int) ([]audit.Event, error) {
-			return nil, m.ChangeRole(member.RoleAdmin, owner, owners)
+		_, err = p.members.Update(ctx, w2.ID(), mAda2.ID(), func(m *member.Membership, owners int) (ports.Effects, error) {
+			return ports.Effects{}, m.ChangeRole(member.RoleAdmin, owner, owners)
 		})
 		wantErr(t, err, member.ErrLastOwner)
 		err = p.members.Delete(ctx, w2.ID(), mAda2.ID(), func(m *member.Membership, owners int) ([]audit.Event, error) {
@@ -359,11 +359,11 @@ func TestMembershipLastOwnerLock(t *testing.T) {
 	eachPeople(t, func(t *testing.T, p people) {
 		ctx := context.Background()
 		owner := member.RoleOwner
-		demote := func(m *member.Membership, owners int) ([]audit.Event, error) {
+		demote := func(m *member.Membership, owners int) (ports.Effects, error) {
 			if err := m.ChangeRole(member.RoleAdmin, owner, owners); err != nil {
-				return nil, err
+				return ports.Effects{}, err
 			}
-			return []audit.Event{auditEvent(t, m.WorkspaceID(), audit.MemberRoleChanged, base)}, nil
+			return ports.Effects{Audit: []audit.Event{auditEvent(t, m.WorkspaceID(), audit.MemberRoleChanged, base)}}, nil
 		}
 		ownersOf := func(workspaceID string) int {
 			list, err := p.members.List(ctx, workspaceID, ports.Page{Limit: 10})
@@ -382,7 +382,7 @@ func TestMembershipLastOwnerLock(t *testing.T) {
 		a := mustMember(t, p, w.ID(), mustUser(t, p, "a@example.com", base).ID(), member.RoleOwner, base)
 		b := mustMember(t, p, w.ID(), mustUser(t, p, "b@example.com", base).ID(), member.RoleOwner, base)
 		secondDone := make(chan error, 1)
-		_, err := p.members.Update(ctx, w.ID(), a.ID(), func(m *member.Membership, owners int) ([]audit.Event, error) {
+		_, err := p.members.Update(ctx, w.ID(), a.ID(), func(m *member.Membership, owners int) (ports.Effects, error) {
 			go func() {
 				_, err := p.members.Update(ctx, w.ID(), b.ID(), demote)
 				secondDone <- err
@@ -773,11 +773,11 @@ func TestAuditEventsInChangeTransactions(t *testing.T) {
 
 		// Workspace update: a failing change writes nothing.
 		boom := errors.New("boom")
-		_, err := p.workspaces.Update(ctx, w.ID(), func(ws *workspace.Workspace) ([]audit.Event, error) {
+		_, err := p.workspaces.Update(ctx, w.ID(), func(ws *workspace.Workspace) (ports.Effects, error) {
 			name := "Renamed"
 			_, err := ws.Change(workspace.Settings{Name: &name}, base)
 			noErr(t, err)
-			return []audit.Event{auditEvent(t, w.ID(), audit.WorkspaceUpdated, base)}, boom
+			return ports.Effects{Audit: []audit.Event{auditEvent(t, w.ID(), audit.WorkspaceUpdated, base)}}, boom
 		})
 		wantErr(t, err, boom)
 		got, _ := p.workspaces.Get(ctx, w.ID())
@@ -785,10 +785,10 @@ func TestAuditEventsInChangeTransactions(t *testing.T) {
 			t.Fatal("a failed workspace change was stored")
 		}
 		wantActions(t, p, w.ID())
-		_, err = p.workspaces.Update(ctx, w.ID(), func(ws *workspace.Workspace) ([]audit.Event, error) {
+		_, err = p.workspaces.Update(ctx, w.ID(), func(ws *workspace.Workspace) (ports.Effects, error) {
 			plan := "free"
 			_, err := ws.Change(workspace.Settings{Plan: &plan}, base)
-			return []audit.Event{auditEvent(t, w.ID(), audit.WorkspaceUpdated, base)}, err
+			return ports.Effects{Audit: []audit.Event{auditEvent(t, w.ID(), audit.WorkspaceUpdated, base)}}, err
 		})
 		noErr(t, err)
 		got, _ = p.workspaces.Get(ctx, w.ID())

@@ -40,11 +40,11 @@ func TestRawDumpHasNoPlaintext(t *testing.T) {
 		s, e := buildSubmission(t, f, base, subOpts{name: secret, userAgent: agent, referrer: referrer})
 		noErr(t, r.submissions.Add(ctx, s, e))
 		nameID, _, _ := fieldIDs(f)
-		_, err := r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (event.Event, error) {
+		_, err := r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (ports.Effects, error) {
 			if err := s.Update(f, map[string]submission.Input{nameID: updated}, base.Add(time.Minute)); err != nil {
-				return event.Event{}, err
+				return ports.Effects{}, err
 			}
-			return event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Minute)), nil
+			return ports.Effects{Events: []event.Event{event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Minute))}}, nil
 		})
 		noErr(t, err)
 		_, err = r.idem.Reserve(ctx, w.ID(), "api", "idem-1", []byte("fp"), base)

@@ -274,13 +274,13 @@ func saveRun(db *gorm.DB, run *workflow.Run, actions, fields []byte) error {
 	return nil
 }
 
-// Update loads and locks a run of the workspace, runs change and stores the result in one
-// transaction (a manual retry). When change fails nothing is written and its error is
+// Update loads and locks a run of the workspace, runs change and stores the result with
+// the effects change returns in one transaction (a manual retry). When change fails nothing is written and its error is
 // returned as is.
-func (r *RunRepository) Update(ctx context.Context, workspaceID, id string, change func(*workflow.Run) error) (*workflow.Run, error) {
-	// Make sure the workspace's data key exists before taking the lock: creating it inside the
-	// transaction would need a second writer on SQLite.
-	if _, err := r.cipher.Seal(ctx, workspaceID, nil, nil); err != nil {
+func (r *RunRepository) Update(ctx context.Context, workspaceID, id string, change func(*workflow.Run) (ports.Effects, error)) (*workflow.Run, error) {
+	// The data key is created before the lock: inside the transaction it would need a second
+	// writer on SQLite.
+	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update run: %w", err)
 	}
 	var updated *workflow.Run
@@ -289,7 +289,8 @@ func (r *RunRepository) Update(ctx context.Context, workspaceID, id string, chan
 		if err != nil {
 			return err
 		}
-		if err := change(run); err != nil {
+		fx, err := change(run)
+		if err != nil {
 			return err
 		}
 		actions, fields, err := r.seal(ctx, run)
@@ -297,6 +298,9 @@ func (r *RunRepository) Update(ctx context.Context, workspaceID, id string, chan
 			return err
 		}
 		if err := saveRun(tx, run, actions, fields); err != nil {
+			return err
+		}
+		if err := writeEffects(ctx, tx, r.cipher, "run", fx); err != nil {
 			return err
 		}
 		updated = run

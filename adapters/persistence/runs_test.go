@@ -227,11 +227,11 @@ func TestRunUpdateRetryIsClaimedAgain(t *testing.T) {
 			t.Fatalf("a failed run was claimed: %v", claimed)
 		}
 
-		_, err = runs.Update(ctx, b.ID(), run.ID(), func(*workflow.Run) error { t.Fatal("change called"); return nil })
+		_, err = runs.Update(ctx, b.ID(), run.ID(), func(*workflow.Run) (ports.Effects, error) { t.Fatal("change called"); return ports.Effects{}, nil })
 		wantErr(t, err, domain.ErrNotFound)
-		_, err = runs.Update(ctx, a.ID(), run.ID(), func(x *workflow.Run) error {
+		_, err = runs.Update(ctx, a.ID(), run.ID(), func(x *workflow.Run) (ports.Effects, error) {
 			noErr(t, x.Retry(base.Add(time.Minute)))
-			return domain.ErrConflict
+			return ports.Effects{}, domain.ErrConflict
 		})
 		wantErr(t, err, domain.ErrConflict)
 		got, err := runs.Get(ctx, a.ID(), run.ID())
@@ -241,7 +241,7 @@ func TestRunUpdateRetryIsClaimedAgain(t *testing.T) {
 		}
 
 		at := base.Add(2 * time.Minute)
-		updated, err := runs.Update(ctx, a.ID(), run.ID(), func(x *workflow.Run) error { return x.Retry(at) })
+		updated, err := runs.Update(ctx, a.ID(), run.ID(), func(x *workflow.Run) (ports.Effects, error) { return ports.Effects{}, x.Retry(at) })
 		noErr(t, err)
 		got, err = runs.Get(ctx, a.ID(), run.ID())
 		noErr(t, err)

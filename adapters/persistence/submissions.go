@@ -3,6 +3,7 @@ package persistence
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -220,11 +221,11 @@ func (r *SubmissionRepository) List(ctx context.Context, workspaceID, formID str
 }
 
 // Update loads and locks the submission, runs change, and stores the submission with the
-// event change returns in one transaction. When change fails nothing is written and its
+// effects change returns in one transaction. When change fails nothing is written and its
 // error is returned as is.
-func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, id string, change func(*submission.Submission) (event.Event, error)) (*submission.Submission, error) {
-	// Make sure the workspace's data key exists before taking the lock (see FormRepository.Update).
-	if _, err := r.cipher.Seal(ctx, workspaceID, nil, nil); err != nil {
+func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, id string, change func(*submission.Submission) (ports.Effects, error)) (*submission.Submission, error) {
+	// The data key is created before the lock (see FormRepository.Update).
+	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update submission: %w", err)
 	}
 	var updated *submission.Submission
@@ -233,15 +234,11 @@ func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, 
 		if err != nil {
 			return err
 		}
-		e, err := change(s)
+		fx, err := change(s)
 		if err != nil {
 			return err
 		}
 		next, err := r.seal(ctx, s)
-		if err != nil {
-			return err
-		}
-		ev, err := sealEvent(ctx, r.cipher, e)
 		if err != nil {
 			return err
 		}
@@ -258,8 +255,8 @@ func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, 
 		if err := writeEmailIndex(tx, indexRows(id, hashes), []string{id}); err != nil {
 			return mapErr("update submission email index", err)
 		}
-		if err := insertEvents(tx, []sealedEvent{ev}); err != nil {
-			return mapErr("write submission event", err)
+		if err := writeEffects(ctx, tx, r.cipher, "submission", fx); err != nil {
+			return err
 		}
 		updated = s
 		return nil
@@ -337,4 +334,74 @@ func (r *SubmissionRepository) Import(ctx context.Context, subs ...*submission.S
 		}
 		return mapErr("count imported submissions", addCounts(tx, 0, counts))
 	})
+}
+
+// Additional authenticated data binds each sealed value to its table and row, so a ciphertext
+// copied to another row does not open.
+func submissionAAD(id string) []byte { return []byte("submissions/" + id) }
+
+type submissionRow struct {
+	ID          string `gorm:"column:id;primaryKey"`
+	WorkspaceID string `gorm:"column:workspace_id"`
+	FormID      string `gorm:"column:form_id"`
+	SubmittedAt int64  `gorm:"column:submitted_at"`
+	UpdatedAt   int64  `gorm:"column:updated_at"`
+	Sealed      []byte `gorm:"column:sealed"`
+}
+
+func (submissionRow) TableName() string { return "submissions" }
+
+// sealedSubmission is the plaintext inside submissions.sealed: everything the respondent sent
+// and how it arrived.
+type sealedSubmission struct {
+	Data     map[string]json.RawMessage `json:"data"`
+	Metadata sealedMetadata             `json:"metadata"`
+}
+
+type sealedMetadata struct {
+	IPHash    *string           `json:"ip_hash,omitempty"`
+	UserAgent *string           `json:"user_agent,omitempty"`
+	Referrer  *string           `json:"referrer,omitempty"`
+	Source    string            `json:"source"`
+	UTM       map[string]string `json:"utm,omitempty"`
+	ReplyTo   *string           `json:"reply_to,omitempty"`
+	Subject   *string           `json:"subject,omitempty"`
+}
+
+func encodeSubmission(s *submission.Submission) ([]byte, error) {
+	data := s.Data()
+	out := sealedSubmission{Data: make(map[string]json.RawMessage, len(data))}
+	for k, v := range data {
+		var (
+			b   []byte
+			err error
+		)
+		if v.IsList() {
+			b, err = json.Marshal(v.Strings())
+		} else {
+			b, err = json.Marshal(v.String())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("encode submission: %w", err)
+		}
+		out.Data[k] = b
+	}
+	m := s.Metadata()
+	out.Metadata = sealedMetadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: m.UTM, ReplyTo: m.ReplyTo, Subject: m.Subject}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encode submission: %w", err)
+	}
+	return b, nil
+}
+
+func decodeSubmission(r submissionRow, plaintext []byte) (*submission.Submission, error) {
+	data, meta, ok := decodeSealedFast(plaintext)
+	if !ok {
+		var err error
+		if data, meta, err = decodeSealedJSON(plaintext); err != nil {
+			return nil, fmt.Errorf("decode submission %s: %w", r.ID, err)
+		}
+	}
+	return submission.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.FormID, data, meta, fromMillis(r.SubmittedAt), fromMillis(r.UpdatedAt)), nil
 }

@@ -16,10 +16,10 @@ import (
 
 func publish(t testing.TB, r repos, f *form.Form) *form.Form {
 	t.Helper()
-	got, err := r.forms.Update(context.Background(), f.WorkspaceID(), f.ID(), func(f *form.Form) ([]event.Event, error) {
+	got, err := r.forms.Update(context.Background(), f.WorkspaceID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
 		s := "published"
 		_, err := f.Apply(form.Patch{Status: &s}, nil, form.DefaultLimits, f.UpdatedAt())
-		return nil, err
+		return ports.Effects{}, err
 	})
 	noErr(t, err)
 	return got
@@ -64,9 +64,9 @@ func TestSubmissionAddGet(t *testing.T) {
 			t.Fatalf("workspace b lists %d", len(list))
 		}
 		wantErr(t, r.submissions.Delete(ctx, b.ID(), f.ID(), s.ID()), domain.ErrNotFound)
-		_, err = r.submissions.Update(ctx, b.ID(), f.ID(), s.ID(), func(*submission.Submission) (event.Event, error) {
+		_, err = r.submissions.Update(ctx, b.ID(), f.ID(), s.ID(), func(*submission.Submission) (ports.Effects, error) {
 			t.Fatal("change called across workspaces")
-			return event.Event{}, nil
+			return ports.Effects{}, nil
 		})
 		wantErr(t, err, domain.ErrNotFound)
 
@@ -184,11 +184,11 @@ func TestSubmissionUpdateDelete(t *testing.T) {
 		seqBefore := count(t, r.db, "SELECT COUNT(*) FROM outbox")
 
 		boom := errors.New("boom")
-		_, err := r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (event.Event, error) {
+		_, err := r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (ports.Effects, error) {
 			if err := s.Update(f, map[string]submission.Input{nameID: "Nope"}, base.Add(time.Hour)); err != nil {
-				return event.Event{}, err
+				return ports.Effects{}, err
 			}
-			return event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Hour)), boom
+			return ports.Effects{Events: []event.Event{event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Hour))}}, boom
 		})
 		if err != boom {
 			t.Fatalf("error = %v, want the change's error unchanged", err)
@@ -204,13 +204,13 @@ func TestSubmissionUpdateDelete(t *testing.T) {
 
 		at := base.Add(2 * time.Hour)
 		var evID string
-		updated, err := r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (event.Event, error) {
+		updated, err := r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (ports.Effects, error) {
 			if err := s.Update(f, map[string]submission.Input{nameID: "After", emailID: nil}, at); err != nil {
-				return event.Event{}, err
+				return ports.Effects{}, err
 			}
 			e := event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, at)
 			evID = e.ID
-			return e, nil
+			return ports.Effects{Events: []event.Event{e}}, nil
 		})
 		noErr(t, err)
 		got, err = r.submissions.Get(ctx, w.ID(), f.ID(), s.ID())
@@ -237,7 +237,7 @@ func TestSubmissionUpdateDelete(t *testing.T) {
 		wantErr(t, r.submissions.Delete(ctx, w.ID(), f.ID(), s.ID()), domain.ErrNotFound)
 		_, err = r.submissions.Get(ctx, w.ID(), f.ID(), s.ID())
 		wantErr(t, err, domain.ErrNotFound)
-		_, err = r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (event.Event, error) { return event.Event{}, nil })
+		_, err = r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (ports.Effects, error) { return ports.Effects{}, nil })
 		wantErr(t, err, domain.ErrNotFound)
 		counts, err = r.forms.SubmissionCounts(ctx, w.ID(), []string{f.ID(), "frm_missing"})
 		noErr(t, err)

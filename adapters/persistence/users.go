@@ -83,16 +83,16 @@ func (r *UserRepository) Count(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// Update locks the user's row, lets change modify the user, and stores it with the audit events
-// change returns, in one transaction. An email taken by someone else gives user.ErrEmailTaken.
-func (r *UserRepository) Update(ctx context.Context, id string, change func(*user.User) ([]audit.Event, error)) (*user.User, error) {
+// Update locks the user's row, lets change modify the user, and stores it with the effects
+// change returns (audit events only), in one transaction. An email taken by someone else gives user.ErrEmailTaken.
+func (r *UserRepository) Update(ctx context.Context, id string, change func(*user.User) (ports.Effects, error)) (*user.User, error) {
 	var out *user.User
 	err := lockedUpdate(ctx, r.db, lockNoKeyUpdate, "user", func(tx *gorm.DB, row userRow) error {
 		u, err := row.toDomain()
 		if err != nil {
 			return err
 		}
-		events, err := change(u)
+		fx, err := change(u)
 		if err != nil {
 			return err
 		}
@@ -104,7 +104,7 @@ func (r *UserRepository) Update(ctx context.Context, id string, change func(*use
 			return accountErr("update user", err)
 		}
 		out = u
-		return writeAudit(tx, events)
+		return writeEffects(ctx, tx, nil, "user", fx)
 	}, "id = ?", id)
 	return out, err
 }

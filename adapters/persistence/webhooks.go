@@ -122,12 +122,13 @@ func (r *WebhookRepository) List(ctx context.Context, workspaceID string, page p
 	return r.toDomainAll(ctx, rows)
 }
 
-// Update loads and locks the webhook, runs change and stores the result in one transaction.
+// Update loads and locks the webhook, runs change and stores the result with the
+// effects change returns in one transaction.
 // When change fails nothing is written and its error is returned as is.
-func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) error) (*webhook.Webhook, error) {
-	// Make sure the workspace's data key exists before taking the lock: creating it inside the
-	// transaction would need a second writer on SQLite.
-	if _, err := r.cipher.Seal(ctx, workspaceID, nil, nil); err != nil {
+func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) (ports.Effects, error)) (*webhook.Webhook, error) {
+	// The data key is created before the lock: inside the transaction it would need a second
+	// writer on SQLite.
+	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update webhook: %w", err)
 	}
 	var updated *webhook.Webhook
@@ -136,7 +137,8 @@ func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, 
 		if err != nil {
 			return err
 		}
-		if err := change(w); err != nil {
+		fx, err := change(w)
+		if err != nil {
 			return err
 		}
 		next, err := r.toRow(ctx, w)
@@ -147,6 +149,9 @@ func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, 
 			next.URL, next.Events, next.FormID, next.Secret, next.Enabled, next.EnabledAt, next.UpdatedAt, workspaceID, id).Error
 		if err != nil {
 			return mapErr("update webhook", err)
+		}
+		if err := writeEffects(ctx, tx, r.cipher, "webhook", fx); err != nil {
+			return err
 		}
 		updated = w
 		return nil
@@ -207,3 +212,20 @@ func (r *WebhookRepository) Matching(ctx context.Context, e event.Event) ([]*web
 	}
 	return out, nil
 }
+
+func webhookAAD(id string) []byte { return []byte("webhooks/" + id) }
+
+type webhookRow struct {
+	ID          string  `gorm:"column:id;primaryKey"`
+	WorkspaceID string  `gorm:"column:workspace_id"`
+	URL         string  `gorm:"column:url"`
+	Events      string  `gorm:"column:events"`
+	FormID      *string `gorm:"column:form_id"`
+	Secret      []byte  `gorm:"column:secret"` // sealed; nil when no secret is set
+	Enabled     int     `gorm:"column:enabled"`
+	EnabledAt   int64   `gorm:"column:enabled_since"` // 0: never switched off
+	CreatedAt   int64   `gorm:"column:created_at"`
+	UpdatedAt   int64   `gorm:"column:updated_at"`
+}
+
+func (webhookRow) TableName() string { return "webhooks" }

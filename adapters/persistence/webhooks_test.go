@@ -73,14 +73,14 @@ func TestWebhookCRUDAndIsolation(t *testing.T) {
 		if len(list) != 0 || n != 0 {
 			t.Fatalf("workspace b sees %d webhooks (count %d)", len(list), n)
 		}
-		_, err = r.webhooks.Update(ctx, b.ID(), w.ID(), func(*webhook.Webhook) error { t.Fatal("change called"); return nil })
+		_, err = r.webhooks.Update(ctx, b.ID(), w.ID(), func(*webhook.Webhook) (ports.Effects, error) { t.Fatal("change called"); return ports.Effects{}, nil })
 		wantErr(t, err, domain.ErrNotFound)
 		wantErr(t, r.webhooks.Delete(ctx, b.ID(), w.ID()), domain.ErrNotFound)
 
 		// Update: remove the secret and the form filter, then set a new secret.
 		var none *string
-		upd, err := r.webhooks.Update(ctx, a.ID(), w.ID(), func(w *webhook.Webhook) error {
-			return w.Apply(webhook.Patch{URL: strp("https://hooks.example.com/v2"), FormID: &none, Secret: &none}, base.Add(time.Minute))
+		upd, err := r.webhooks.Update(ctx, a.ID(), w.ID(), func(w *webhook.Webhook) (ports.Effects, error) {
+			return ports.Effects{}, w.Apply(webhook.Patch{URL: strp("https://hooks.example.com/v2"), FormID: &none, Secret: &none}, base.Add(time.Minute))
 		})
 		noErr(t, err)
 		got, err = r.webhooks.Get(ctx, a.ID(), w.ID())
@@ -88,8 +88,8 @@ func TestWebhookCRUDAndIsolation(t *testing.T) {
 		if got.URL() != "https://hooks.example.com/v2" || got.FormID() != nil || got.SecretSet() || !got.UpdatedAt().Equal(upd.UpdatedAt()) {
 			t.Fatalf("after update: %+v", got)
 		}
-		_, err = r.webhooks.Update(ctx, a.ID(), w.ID(), func(w *webhook.Webhook) error {
-			return w.Apply(webhook.Patch{Secret: func() **string { s := strp("whsec-2"); return &s }()}, base.Add(2*time.Minute))
+		_, err = r.webhooks.Update(ctx, a.ID(), w.ID(), func(w *webhook.Webhook) (ports.Effects, error) {
+			return ports.Effects{}, w.Apply(webhook.Patch{Secret: func() **string { s := strp("whsec-2"); return &s }()}, base.Add(2*time.Minute))
 		})
 		noErr(t, err)
 		got, err = r.webhooks.Get(ctx, a.ID(), w.ID())
@@ -99,9 +99,9 @@ func TestWebhookCRUDAndIsolation(t *testing.T) {
 		}
 		// A failing change writes nothing.
 		boom := errors.New("boom")
-		_, err = r.webhooks.Update(ctx, a.ID(), w.ID(), func(w *webhook.Webhook) error {
+		_, err = r.webhooks.Update(ctx, a.ID(), w.ID(), func(w *webhook.Webhook) (ports.Effects, error) {
 			_ = w.Apply(webhook.Patch{URL: strp("https://changed.example.com/")}, base)
-			return boom
+			return ports.Effects{}, boom
 		})
 		wantErr(t, err, boom)
 		got, _ = r.webhooks.Get(ctx, a.ID(), w.ID())
@@ -110,8 +110,8 @@ func TestWebhookCRUDAndIsolation(t *testing.T) {
 		}
 		// Naming a form of another workspace through Update is refused.
 		fb := mustForm(t, r, b.ID(), base)
-		_, err = r.webhooks.Update(ctx, a.ID(), w.ID(), func(w *webhook.Webhook) error {
-			return w.Apply(webhook.Patch{FormID: func() **string { s := strp(fb.ID()); return &s }()}, base)
+		_, err = r.webhooks.Update(ctx, a.ID(), w.ID(), func(w *webhook.Webhook) (ports.Effects, error) {
+			return ports.Effects{}, w.Apply(webhook.Patch{FormID: func() **string { s := strp(fb.ID()); return &s }()}, base)
 		})
 		wantErr(t, err, domain.ErrNotFound)
 
@@ -224,8 +224,8 @@ func TestWebhookEnabledSwitch(t *testing.T) {
 		}
 
 		switchedOn := base.Add(time.Hour)
-		_, err = r.webhooks.Update(ctx, a.ID(), off.ID(), func(w *webhook.Webhook) error {
-			return w.Apply(webhook.Patch{Enabled: boolp(true)}, switchedOn)
+		_, err = r.webhooks.Update(ctx, a.ID(), off.ID(), func(w *webhook.Webhook) (ports.Effects, error) {
+			return ports.Effects{}, w.Apply(webhook.Patch{Enabled: boolp(true)}, switchedOn)
 		})
 		noErr(t, err)
 		got, err = r.webhooks.Get(ctx, a.ID(), off.ID())
@@ -243,8 +243,8 @@ func TestWebhookEnabledSwitch(t *testing.T) {
 			t.Fatal("the time it was switched on was not kept")
 		}
 
-		_, err = r.webhooks.Update(ctx, a.ID(), on.ID(), func(w *webhook.Webhook) error {
-			return w.Apply(webhook.Patch{Enabled: boolp(false)}, switchedOn)
+		_, err = r.webhooks.Update(ctx, a.ID(), on.ID(), func(w *webhook.Webhook) (ports.Effects, error) {
+			return ports.Effects{}, w.Apply(webhook.Patch{Enabled: boolp(false)}, switchedOn)
 		})
 		noErr(t, err)
 		if got := matching(switchedOn.Add(time.Hour)); !reflect.DeepEqual(got, []string{off.ID()}) {
@@ -298,7 +298,7 @@ func TestDeliveryAddAllDedupesAndLists(t *testing.T) {
 		if len(list) != 0 {
 			t.Fatalf("workspace b lists %d deliveries", len(list))
 		}
-		_, err = r.deliveries.Update(ctx, b.ID(), w.ID(), d1.ID(), func(*webhook.Delivery) error { t.Fatal("change called"); return nil })
+		_, err = r.deliveries.Update(ctx, b.ID(), w.ID(), d1.ID(), func(*webhook.Delivery) (ports.Effects, error) { t.Fatal("change called"); return ports.Effects{}, nil })
 		wantErr(t, err, domain.ErrNotFound)
 	})
 }
@@ -321,9 +321,9 @@ func TestDeliverySaveAndUpdate(t *testing.T) {
 			t.Fatalf("attempts %+v cycle %d next %v, want %+v", got.Attempts(), got.Cycle(), got.NextAttemptAt(), d.Attempts())
 		}
 
-		upd, err := r.deliveries.Update(ctx, a.ID(), w.ID(), d.ID(), func(d *webhook.Delivery) error {
+		upd, err := r.deliveries.Update(ctx, a.ID(), w.ID(), d.ID(), func(d *webhook.Delivery) (ports.Effects, error) {
 			d.Record(webhook.Outcome{StatusCode: 200}, base.Add(time.Hour), webhook.DefaultRetrySchedule())
-			return nil
+			return ports.Effects{}, nil
 		})
 		noErr(t, err)
 		got, _ = r.deliveries.Get(ctx, a.ID(), w.ID(), d.ID())
@@ -338,7 +338,7 @@ func TestDeliverySaveAndUpdate(t *testing.T) {
 		if n := countWhere(t, r.db, "deliveries", "id", d.ID()); n != 0 {
 			t.Fatalf("save resurrected the delivery")
 		}
-		_, err = r.deliveries.Update(ctx, a.ID(), w.ID(), d.ID(), func(*webhook.Delivery) error { return nil })
+		_, err = r.deliveries.Update(ctx, a.ID(), w.ID(), d.ID(), func(*webhook.Delivery) (ports.Effects, error) { return ports.Effects{}, nil })
 		wantErr(t, err, domain.ErrNotFound)
 		// Adding a delivery to a deleted webhook fails.
 		wantErr(t, r.deliveries.AddAll(ctx, []*webhook.Delivery{buildDelivery(w, f.ID(), base, `{}`)}), domain.ErrNotFound)

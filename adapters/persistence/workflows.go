@@ -170,12 +170,13 @@ func (r *WorkflowRepository) List(ctx context.Context, workspaceID string, formI
 	return r.toDomainAll(ctx, rows)
 }
 
-// Update loads and locks the workflow, runs change and stores the result in one transaction.
+// Update loads and locks the workflow, runs change and stores the result with the
+// effects change returns in one transaction.
 // When change fails nothing is written and its error is returned as is.
-func (r *WorkflowRepository) Update(ctx context.Context, workspaceID, id string, change func(*workflow.Workflow) error) (*workflow.Workflow, error) {
-	// Make sure the workspace's data key exists before taking the lock: creating it inside the
-	// transaction would need a second writer on SQLite.
-	if _, err := r.cipher.Seal(ctx, workspaceID, nil, nil); err != nil {
+func (r *WorkflowRepository) Update(ctx context.Context, workspaceID, id string, change func(*workflow.Workflow) (ports.Effects, error)) (*workflow.Workflow, error) {
+	// The data key is created before the lock: inside the transaction it would need a second
+	// writer on SQLite.
+	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update workflow: %w", err)
 	}
 	var updated *workflow.Workflow
@@ -184,7 +185,8 @@ func (r *WorkflowRepository) Update(ctx context.Context, workspaceID, id string,
 		if err != nil {
 			return err
 		}
-		if err := change(w); err != nil {
+		fx, err := change(w)
+		if err != nil {
 			return err
 		}
 		next, err := r.toRow(ctx, w)
@@ -195,6 +197,9 @@ func (r *WorkflowRepository) Update(ctx context.Context, workspaceID, id string,
 			next.Name, next.Enabled, next.EnabledAt, next.TriggerType, next.Conditions, next.Actions, next.UpdatedAt, workspaceID, id).Error
 		if err != nil {
 			return mapErr("update workflow", err)
+		}
+		if err := writeEffects(ctx, tx, r.cipher, "workflow", fx); err != nil {
+			return err
 		}
 		updated = w
 		return nil

@@ -84,14 +84,14 @@ func TestWorkflowCRUDAndIsolation(t *testing.T) {
 		if len(list) != 0 {
 			t.Fatal("workspace b sees workflows")
 		}
-		_, err = repo.Update(ctx, b.ID(), w.ID(), func(*workflow.Workflow) error { t.Fatal("change called"); return nil })
+		_, err = repo.Update(ctx, b.ID(), w.ID(), func(*workflow.Workflow) (ports.Effects, error) { t.Fatal("change called"); return ports.Effects{}, nil })
 		wantErr(t, err, domain.ErrNotFound)
 		wantErr(t, repo.Delete(ctx, b.ID(), w.ID()), domain.ErrNotFound)
 
 		off := false
 		trig := workflow.TriggerSpec{Type: "submission.updated"}
-		_, err = repo.Update(ctx, a.ID(), w.ID(), func(w *workflow.Workflow) error {
-			return w.Apply(workflow.Patch{Enabled: &off, Trigger: &trig}, nil, nil, workflow.DefaultLimits, base.Add(time.Minute))
+		_, err = repo.Update(ctx, a.ID(), w.ID(), func(w *workflow.Workflow) (ports.Effects, error) {
+			return ports.Effects{}, w.Apply(workflow.Patch{Enabled: &off, Trigger: &trig}, nil, nil, workflow.DefaultLimits, base.Add(time.Minute))
 		})
 		noErr(t, err)
 		got, err = repo.Get(ctx, a.ID(), w.ID())
@@ -100,10 +100,10 @@ func TestWorkflowCRUDAndIsolation(t *testing.T) {
 			t.Fatalf("after update %+v", got)
 		}
 		boom := errors.New("boom")
-		_, err = repo.Update(ctx, a.ID(), w.ID(), func(w *workflow.Workflow) error {
+		_, err = repo.Update(ctx, a.ID(), w.ID(), func(w *workflow.Workflow) (ports.Effects, error) {
 			name := "changed"
 			_ = w.Apply(workflow.Patch{Name: &name}, nil, nil, workflow.DefaultLimits, base)
-			return boom
+			return ports.Effects{}, boom
 		})
 		wantErr(t, err, boom)
 		if got, _ = repo.Get(ctx, a.ID(), w.ID()); got.Name() != "Route leads" {
@@ -177,8 +177,8 @@ func TestWorkflowMatchingAndFormCascade(t *testing.T) {
 		mustWorkflow(t, r, ws.ID(), other.ID(), base, "submission.created")
 		paused := mustWorkflow(t, r, ws.ID(), f.ID(), base.Add(time.Second), "submission.created")
 		off := false
-		_, err := repo.Update(ctx, ws.ID(), paused.ID(), func(w *workflow.Workflow) error {
-			return w.Apply(workflow.Patch{Enabled: &off}, nil, nil, workflow.DefaultLimits, base)
+		_, err := repo.Update(ctx, ws.ID(), paused.ID(), func(w *workflow.Workflow) (ports.Effects, error) {
+			return ports.Effects{}, w.Apply(workflow.Patch{Enabled: &off}, nil, nil, workflow.DefaultLimits, base)
 		})
 		noErr(t, err)
 

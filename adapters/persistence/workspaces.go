@@ -3,7 +3,6 @@ package persistence
 import (
 	"context"
 	"errors"
-	"github.com/formward/formward/domain/audit"
 
 	"gorm.io/gorm"
 
@@ -63,12 +62,13 @@ func (r *WorkspaceRepository) Oldest(ctx context.Context) (*workspace.Workspace,
 	return row.toDomain(), nil
 }
 
-// Update locks the workspace row, lets change modify it, and stores it with the audit events.
-func (r *WorkspaceRepository) Update(ctx context.Context, id string, change func(*workspace.Workspace) ([]audit.Event, error)) (*workspace.Workspace, error) {
+// Update locks the workspace row, lets change modify it, and stores it with the effects change
+// returns (audit events only).
+func (r *WorkspaceRepository) Update(ctx context.Context, id string, change func(*workspace.Workspace) (ports.Effects, error)) (*workspace.Workspace, error) {
 	var out *workspace.Workspace
 	err := lockedUpdate(ctx, r.db, "UPDATE", "update workspace", func(tx *gorm.DB, row workspaceRow) error {
 		w := row.toDomain()
-		events, err := change(w)
+		fx, err := change(w)
 		if err != nil {
 			return err
 		}
@@ -77,7 +77,36 @@ func (r *WorkspaceRepository) Update(ctx context.Context, id string, change func
 			return mapErr("update workspace", err)
 		}
 		out = w
-		return writeAudit(tx, events)
+		return writeEffects(ctx, tx, nil, "workspace", fx)
 	}, "id = ?", id)
 	return out, err
+}
+
+type workspaceRow struct {
+	ID             string `gorm:"column:id;primaryKey"`
+	Name           string `gorm:"column:name"`
+	Plan           string `gorm:"column:plan"`
+	BillingEmail   string `gorm:"column:billing_email"`
+	Status         string `gorm:"column:status"`
+	CancelledAt    *int64 `gorm:"column:cancelled_at"`
+	DataDeletionAt *int64 `gorm:"column:data_deletion_at"`
+	RetainedPlan   string `gorm:"column:retained_plan"`
+	CreatedAt      int64  `gorm:"column:created_at"`
+	UpdatedAt      int64  `gorm:"column:updated_at"`
+}
+
+func (workspaceRow) TableName() string { return "workspaces" }
+
+func workspaceFromDomain(w *workspace.Workspace) workspaceRow {
+	r := w.Record()
+	return workspaceRow{ID: r.ID, Name: r.Name, Plan: string(r.Plan), BillingEmail: r.BillingEmail, Status: string(r.Status),
+		CancelledAt: toMillisPtr(r.CancelledAt), DataDeletionAt: toMillisPtr(r.DataDeletionAt), RetainedPlan: string(r.RetainedPlan),
+		CreatedAt: toMillis(r.CreatedAt), UpdatedAt: toMillis(r.UpdatedAt)}
+}
+
+func (r workspaceRow) toDomain() *workspace.Workspace {
+	return workspace.UnmarshalFromDatabase(workspace.Record{ID: r.ID, Name: r.Name, Plan: workspace.Plan(r.Plan),
+		BillingEmail: r.BillingEmail, Status: workspace.Status(r.Status), CancelledAt: fromMillisPtr(r.CancelledAt),
+		DataDeletionAt: fromMillisPtr(r.DataDeletionAt), RetainedPlan: workspace.Plan(r.RetainedPlan),
+		CreatedAt: fromMillis(r.CreatedAt), UpdatedAt: fromMillis(r.UpdatedAt)})
 }

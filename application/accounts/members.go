@@ -72,25 +72,25 @@ func (h ChangeMemberRoleHandler) Handle(ctx context.Context, cmd ChangeMemberRol
 	if err != nil {
 		return ports.Member{}, err
 	}
-	return h.members.Update(ctx, p.WorkspaceID, cmd.ID, func(m *member.Membership, owners int) ([]audit.Event, error) {
+	return h.members.Update(ctx, p.WorkspaceID, cmd.ID, func(m *member.Membership, owners int) (ports.Effects, error) {
 		from := m.Role()
 		// The last owner keeps the role whoever asks: a conflict with the workspace, not a
 		// question of permission.
 		if from == member.RoleOwner && to != member.RoleOwner && owners <= 1 {
-			return nil, member.ErrLastOwner
+			return ports.Effects{}, member.ErrLastOwner
 		}
 		if err := m.ChangeRole(to, p, owners); err != nil {
-			return nil, ownersOnly(err)
+			return ports.Effects{}, ownersOnly(err)
 		}
 		if from == to {
-			return nil, nil
+			return ports.Effects{}, nil
 		}
 		e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.MemberRoleChanged, &audit.Target{Type: "membership", ID: m.ID()},
 			map[string]any{"user_id": m.UserID(), "from": string(from), "to": string(to)})
 		if err != nil {
-			return nil, err
+			return ports.Effects{}, err
 		}
-		return []audit.Event{e}, nil
+		return ports.Effects{Audit: []audit.Event{e}}, nil
 	})
 }
 

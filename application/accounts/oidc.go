@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/formward/formward/domain"
-	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/user"
 	"github.com/formward/formward/ports"
 )
@@ -125,12 +124,12 @@ func (h FinishOIDCHandler) Handle(ctx context.Context, cmd FinishOIDC) (SignedIn
 	if u.OIDCSubject() != "" && u.OIDCSubject() != id.Subject {
 		return SignedIn{}, fmt.Errorf("%w: the account is linked to another identity", ErrOIDCRefused)
 	}
-	u, err = h.users.Update(ctx, u.ID(), func(u *user.User) ([]audit.Event, error) {
+	u, err = h.users.Update(ctx, u.ID(), func(u *user.User) (ports.Effects, error) {
 		if u.OIDCSubject() != "" && u.OIDCSubject() != id.Subject {
-			return nil, fmt.Errorf("%w: the account is linked to another identity", ErrOIDCRefused)
+			return ports.Effects{}, fmt.Errorf("%w: the account is linked to another identity", ErrOIDCRefused)
 		}
 		u.LinkOIDC(id.Subject)
-		return nil, nil
+		return ports.Effects{}, nil
 	})
 	if err != nil {
 		return SignedIn{}, fmt.Errorf("link identity: %w", err)

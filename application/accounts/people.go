@@ -191,14 +191,14 @@ func (h SetupFirstOwnerHandler) ownWorkspace(ctx context.Context, name string, n
 	if name == "" || name == w.Name() {
 		return w, nil
 	}
-	return h.workspaces.Update(ctx, w.ID(), func(w *workspace.Workspace) ([]audit.Event, error) {
+	return h.workspaces.Update(ctx, w.ID(), func(w *workspace.Workspace) (ports.Effects, error) {
 		changed, err := w.Change(workspace.Settings{Name: &name}, now)
 		if err != nil {
-			return nil, err
+			return ports.Effects{}, err
 		}
 		e, err := audit.New(h.ids.New(ports.PrefixAudit), w.ID(), audit.WorkspaceUpdated, audit.System, &audit.Target{Type: "workspace", ID: w.ID()},
 			"", map[string]any{"changed": changed, "via": "setup"}, now)
-		return []audit.Event{e}, err
+		return ports.Effects{Audit: []audit.Event{e}}, err
 	})
 }
 
@@ -388,9 +388,10 @@ func setPassword(ctx context.Context, users ports.UserRepository, memberships po
 	if err != nil {
 		return fmt.Errorf("load memberships: %w", err)
 	}
-	_, err = users.Update(ctx, userID, func(u *user.User) ([]audit.Event, error) {
+	_, err = users.Update(ctx, userID, func(u *user.User) (ports.Effects, error) {
 		u.SetPasswordHash(hash, now)
-		return userEvents(ids, ms, audit.UserPasswordChanged, u, ipHash, map[string]any{"via": via}, now)
+		events, err := userEvents(ids, ms, audit.UserPasswordChanged, u, ipHash, map[string]any{"via": via}, now)
+		return ports.Effects{Audit: events}, err
 	})
 	if err != nil {
 		return fmt.Errorf("store password: %w", err)

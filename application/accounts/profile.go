@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/user"
 	"github.com/formward/formward/ports"
 )
@@ -31,8 +30,8 @@ func (h UpdateProfileHandler) Handle(ctx context.Context, cmd UpdateProfile) (*u
 	if err != nil {
 		return nil, err
 	}
-	u, err := h.users.Update(ctx, p.Actor.ID, func(u *user.User) ([]audit.Event, error) {
-		return nil, u.Rename(cmd.Name)
+	u, err := h.users.Update(ctx, p.Actor.ID, func(u *user.User) (ports.Effects, error) {
+		return ports.Effects{}, u.Rename(cmd.Name)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("update profile: %w", err)

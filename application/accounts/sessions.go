@@ -216,11 +216,11 @@ func (h SignInHandler) check(ctx context.Context, email string, cmd SignIn) (u *
 		}
 		return u, "", nil
 	case cmd.RecoveryCode != "":
-		updated, err := h.users.Update(ctx, u.ID(), func(u *user.User) ([]audit.Event, error) {
+		updated, err := h.users.Update(ctx, u.ID(), func(u *user.User) (ports.Effects, error) {
 			if !u.UseRecoveryCode(cmd.RecoveryCode) {
-				return nil, ErrInvalidTwoFactorCode
+				return ports.Effects{}, ErrInvalidTwoFactorCode
 			}
-			return nil, nil
+			return ports.Effects{}, nil
 		})
 		if errors.Is(err, ErrInvalidTwoFactorCode) {
 			return u, "recovery_code", err

@@ -251,12 +251,13 @@ func (h ConfirmTwoFactorHandler) Handle(ctx context.Context, cmd ConfirmTwoFacto
 	if err != nil {
 		return nil, fmt.Errorf("load memberships: %w", err)
 	}
-	_, err = h.users.Update(ctx, p.Actor.ID, func(u *user.User) ([]audit.Event, error) {
+	_, err = h.users.Update(ctx, p.Actor.ID, func(u *user.User) (ports.Effects, error) {
 		if u.TwoFactorEnabled() {
-			return nil, ErrTwoFactorOn
+			return ports.Effects{}, ErrTwoFactorOn
 		}
 		u.EnableTwoFactor(pending.Data, hashes)
-		return userEvents(h.ids, memberships, audit.UserTwoFactorOn, u, p.IPHash, nil, now)
+		events, err := userEvents(h.ids, memberships, audit.UserTwoFactorOn, u, p.IPHash, nil, now)
+		return ports.Effects{Audit: events}, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("turn two-factor on: %w", err)
@@ -331,12 +332,13 @@ func (h DisableTwoFactorHandler) Handle(ctx context.Context, cmd DisableTwoFacto
 	if err != nil {
 		return fmt.Errorf("load memberships: %w", err)
 	}
-	_, err = h.users.Update(ctx, u.ID(), func(u *user.User) ([]audit.Event, error) {
+	_, err = h.users.Update(ctx, u.ID(), func(u *user.User) (ports.Effects, error) {
 		if !u.TwoFactorEnabled() {
-			return nil, ErrTwoFactorOff
+			return ports.Effects{}, ErrTwoFactorOff
 		}
 		u.DisableTwoFactor()
-		return userEvents(h.ids, memberships, audit.UserTwoFactorOff, u, p.IPHash, nil, now)
+		events, err := userEvents(h.ids, memberships, audit.UserTwoFactorOff, u, p.IPHash, nil, now)
+		return ports.Effects{Audit: events}, err
 	})
 	if err != nil {
 		return fmt.Errorf("turn two-factor off: %w", err)

@@ -155,12 +155,12 @@ func (h UpdateSubmissionHandler) Handle(ctx context.Context, cmd UpdateSubmissio
 	if own := submission.OwnLinks(f.Fields(), cmd.Changes, h.publicURL); len(own) > 0 {
 		return nil, own.Err()
 	}
-	return h.submissions.Update(ctx, p.WorkspaceID, cmd.FormID, cmd.ID, func(s *submission.Submission) (event.Event, error) {
+	return h.submissions.Update(ctx, p.WorkspaceID, cmd.FormID, cmd.ID, func(s *submission.Submission) (ports.Effects, error) {
 		now := h.clock.Now()
 		if err := s.Update(f, cmd.Changes, now); err != nil {
-			return event.Event{}, err
+			return ports.Effects{}, err
 		}
-		return event.ForSubmission(h.ids.New(ports.PrefixEvent), event.SubmissionUpdated, s, now), nil
+		return ports.Effects{Events: []event.Event{event.ForSubmission(h.ids.New(ports.PrefixEvent), event.SubmissionUpdated, s, now)}}, nil
 	})
 }
 

@@ -80,13 +80,13 @@ func (h UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormView
 	if err != nil {
 		return FormView{}, err
 	}
-	f, err := h.forms.Update(ctx, p.WorkspaceID, cmd.ID, func(f *form.Form) ([]event.Event, error) {
+	f, err := h.forms.Update(ctx, p.WorkspaceID, cmd.ID, func(f *form.Form) (ports.Effects, error) {
 		now := h.clock.Now()
 		published, err := f.Apply(cmd.Patch, func() string { return h.ids.New(ports.PrefixField) }, h.limits, now)
 		if err != nil || !published {
-			return nil, err
+			return ports.Effects{}, err
 		}
-		return []event.Event{event.Published(h.ids.New(ports.PrefixEvent), f, now)}, nil
+		return ports.Effects{Events: []event.Event{event.Published(h.ids.New(ports.PrefixEvent), f, now)}}, nil
 	})
 	if err != nil {
 		return FormView{}, err

@@ -178,8 +178,8 @@ func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*w
 	if err := checkDestination(ctx, h.forms, h.urls, p.WorkspaceID, next, urlChanged, cmd.Patch.FormID != nil); err != nil {
 		return nil, err
 	}
-	return h.webhooks.Update(ctx, p.WorkspaceID, cmd.ID, func(w *webhook.Webhook) error {
-		return w.Apply(cmd.Patch, h.clock.Now())
+	return h.webhooks.Update(ctx, p.WorkspaceID, cmd.ID, func(w *webhook.Webhook) (ports.Effects, error) {
+		return ports.Effects{}, w.Apply(cmd.Patch, h.clock.Now())
 	})
 }
 
@@ -268,9 +268,9 @@ func (h RetryDeliveryHandler) Handle(ctx context.Context, cmd RetryDelivery) (*w
 	if err != nil {
 		return nil, err
 	}
-	return h.deliveries.Update(ctx, p.WorkspaceID, cmd.WebhookID, cmd.ID, func(d *webhook.Delivery) error {
+	return h.deliveries.Update(ctx, p.WorkspaceID, cmd.WebhookID, cmd.ID, func(d *webhook.Delivery) (ports.Effects, error) {
 		d.Retry(h.clock.Now())
-		return nil
+		return ports.Effects{}, nil
 	})
 }
 

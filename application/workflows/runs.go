@@ -168,10 +168,10 @@ func (h RetryRunHandler) Handle(ctx context.Context, cmd RetryRun) (*workflow.Ru
 	if _, err := h.workflows.Get(ctx, p.WorkspaceID, cmd.WorkflowID); err != nil {
 		return nil, err
 	}
-	return h.runs.Update(ctx, p.WorkspaceID, cmd.ID, func(r *workflow.Run) error {
+	return h.runs.Update(ctx, p.WorkspaceID, cmd.ID, func(r *workflow.Run) (ports.Effects, error) {
 		if r.Kind() != workflow.KindWorkflow || r.WorkflowID() != cmd.WorkflowID {
-			return domain.ErrNotFound
+			return ports.Effects{}, domain.ErrNotFound
 		}
-		return r.Retry(h.clock.Now())
+		return ports.Effects{}, r.Retry(h.clock.Now())
 	})
 }

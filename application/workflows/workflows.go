@@ -327,8 +327,8 @@ func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (
 	}
 	// Type-specific rules do not depend on the stored state and were checked above; the
 	// domain's own rules (kept action IDs among them) are checked again under the lock.
-	return h.workflows.Update(ctx, p.WorkspaceID, cmd.ID, func(w *workflow.Workflow) error {
-		return w.Apply(cmd.Patch, newID, nil, h.limits, h.clock.Now())
+	return h.workflows.Update(ctx, p.WorkspaceID, cmd.ID, func(w *workflow.Workflow) (ports.Effects, error) {
+		return ports.Effects{}, w.Apply(cmd.Patch, newID, nil, h.limits, h.clock.Now())
 	})
 }
 

@@ -189,9 +189,9 @@ func (h RunRetentionHandler) settle(ctx context.Context, w *workspace.Workspace,
 	if w.RetainedPlan() == "" || w.DataDeletionAt() == nil || now.Before(*w.DataDeletionAt()) {
 		return nil
 	}
-	_, err := h.workspaces.Update(ctx, w.ID(), func(w *workspace.Workspace) ([]audit.Event, error) {
+	_, err := h.workspaces.Update(ctx, w.ID(), func(w *workspace.Workspace) (ports.Effects, error) {
 		w.SettleDowngrade(now)
-		return nil, nil
+		return ports.Effects{}, nil
 	})
 	if errors.Is(err, domain.ErrNotFound) {
 		return nil

@@ -69,17 +69,17 @@ func (h UpdateWorkspaceHandler) Handle(ctx context.Context, cmd UpdateWorkspace)
 	if err != nil {
 		return WorkspaceView{}, err
 	}
-	w, err := h.workspaces.Update(ctx, p.WorkspaceID, func(w *workspace.Workspace) ([]audit.Event, error) {
+	w, err := h.workspaces.Update(ctx, p.WorkspaceID, func(w *workspace.Workspace) (ports.Effects, error) {
 		now := h.clock.Now()
 		changed, err := w.Change(cmd.Settings, now)
 		if err != nil || len(changed) == 0 {
-			return nil, err
+			return ports.Effects{}, err
 		}
 		e, err := p.AuditEvent(h.ids, now, audit.WorkspaceUpdated, &audit.Target{Type: "workspace", ID: w.ID()}, changed)
 		if err != nil {
-			return nil, err
+			return ports.Effects{}, err
 		}
-		return []audit.Event{e}, nil
+		return ports.Effects{Audit: []audit.Event{e}}, nil
 	})
 	if err != nil {
 		return WorkspaceView{}, err

@@ -42,9 +42,6 @@ var scopePermissions = map[Scope][]access.Permission{
 	ScopeAdmin:     {access.Read, access.Write, access.ManageAccount},
 }
 
-// Permissions lists what the scope grants (nothing for an unknown scope).
-func (s Scope) Permissions() []access.Permission { return slices.Clone(scopePermissions[s]) }
-
 // Allows reports whether the scope grants the permission.
 func (s Scope) Allows(p access.Permission) bool { return slices.Contains(scopePermissions[s], p) }
 

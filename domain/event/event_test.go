@@ -67,7 +67,7 @@ func TestForSubmissionEmpty(t *testing.T) {
 }
 
 func TestPublished(t *testing.T) {
-	f := form.UnmarshalFromDatabase("frm_1", "wsp_1", "Contact us", nil, form.StatusPublished, nil, t0, t0)
+	f := form.UnmarshalWithSettingsFromDatabase("frm_1", "wsp_1", "Contact us", nil, form.StatusPublished, nil, form.DefaultSettings(), t0, t0)
 	at := time.Date(2024, 5, 1, 12, 30, 5, 123456789, time.FixedZone("X", 2*3600))
 	e := event.Published("evt_9", f, at)
 	if e.ID != "evt_9" || e.Type != event.FormPublished || e.WorkspaceID != "wsp_1" || e.FormID != "frm_1" {

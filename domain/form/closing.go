@@ -1,7 +1,6 @@
 package form
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -53,10 +52,6 @@ const (
 	// MaxSubmissionsLimit bounds max_submissions.
 	MaxSubmissionsLimit = 1_000_000_000
 )
-
-// ErrAlreadySubmitted means the form takes one response per email address and this one
-// already answered.
-var ErrAlreadySubmitted = errors.New("a response with this email address was already received")
 
 // Reason returns the rule that closes the form at now when it holds count submissions, or "".
 func (c Closing) Reason(now time.Time, count int64) ClosedReason {

@@ -86,12 +86,6 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	}, nil
 }
 
-// UnmarshalFromDatabase rebuilds a stored form without re-checking it.
-// It has the default settings; UnmarshalWithSettingsFromDatabase restores stored ones.
-func UnmarshalFromDatabase(id, workspaceID, name string, description *string, status Status, fields []Field, createdAt, updatedAt time.Time) *Form {
-	return UnmarshalWithSettingsFromDatabase(id, workspaceID, name, description, status, fields, DefaultSettings(), createdAt, updatedAt)
-}
-
 // UnmarshalWithSettingsFromDatabase rebuilds a stored form and its settings without re-checking them.
 func UnmarshalWithSettingsFromDatabase(id, workspaceID, name string, description *string, status Status, fields []Field, settings Settings, createdAt, updatedAt time.Time) *Form {
 	return &Form{id: id, workspaceID: workspaceID, name: name, description: description, status: status,

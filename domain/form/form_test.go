@@ -436,7 +436,7 @@ func TestApplyStatusTransitions(t *testing.T) {
 	for _, from := range statuses {
 		for _, to := range statuses {
 			t.Run(string(from)+"→"+string(to), func(t *testing.T) {
-				f := form.UnmarshalFromDatabase("frm_1", "wsp_1", "F", nil, from, nil, t0, t0)
+				f := form.UnmarshalWithSettingsFromDatabase("frm_1", "wsp_1", "F", nil, from, nil, form.DefaultSettings(), t0, t0)
 				ids, _ := seqIDs()
 				published, err := f.Apply(form.Patch{Status: ptr(string(to))}, ids, form.DefaultLimits, t1)
 				if err != nil {
@@ -455,7 +455,7 @@ func TestApplyStatusTransitions(t *testing.T) {
 }
 
 func TestApplyPublishedOnlyWithStatusChange(t *testing.T) {
-	f := form.UnmarshalFromDatabase("frm_1", "wsp_1", "F", nil, form.StatusPublished, nil, t0, t0)
+	f := form.UnmarshalWithSettingsFromDatabase("frm_1", "wsp_1", "F", nil, form.StatusPublished, nil, form.DefaultSettings(), t0, t0)
 	ids, _ := seqIDs()
 	published, err := f.Apply(form.Patch{Name: ptr("G")}, ids, form.DefaultLimits, t1)
 	if err != nil || published {
@@ -466,7 +466,7 @@ func TestApplyPublishedOnlyWithStatusChange(t *testing.T) {
 func TestApplyInvalidStatus(t *testing.T) {
 	for _, s := range []string{"", "open", "Published", "deleted"} {
 		t.Run(s, func(t *testing.T) {
-			f := form.UnmarshalFromDatabase("frm_1", "wsp_1", "F", nil, form.StatusDraft, nil, t0, t0)
+			f := form.UnmarshalWithSettingsFromDatabase("frm_1", "wsp_1", "F", nil, form.StatusDraft, nil, form.DefaultSettings(), t0, t0)
 			ids, _ := seqIDs()
 			published, err := f.Apply(form.Patch{Status: ptr(s)}, ids, form.DefaultLimits, t1)
 			vs := violations(t, err)
@@ -538,8 +538,8 @@ func TestApplyFields(t *testing.T) {
 	})
 	t.Run("ID of another form's field", func(t *testing.T) {
 		// fld_1 exists on other forms, but not on this one.
-		f := form.UnmarshalFromDatabase("frm_2", "wsp_1", "F", nil, form.StatusDraft,
-			[]form.Field{{ID: "fld_x", Label: "X", Type: form.TypeText}}, t0, t0)
+		f := form.UnmarshalWithSettingsFromDatabase("frm_2", "wsp_1", "F", nil, form.StatusDraft,
+			[]form.Field{{ID: "fld_x", Label: "X", Type: form.TypeText}}, form.DefaultSettings(), t0, t0)
 		ids, _ := seqIDs()
 		_, err := f.Apply(form.Patch{Fields: &[]form.FieldSpec{{ID: "fld_1", Label: "A", Type: "text"}}}, ids, form.DefaultLimits, t1)
 		if vs := violations(t, err); !hasViolation(vs, "fields[0].id", "") {
@@ -645,7 +645,7 @@ func TestAcceptsSubmissions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.status), func(t *testing.T) {
-			f := form.UnmarshalFromDatabase("frm_1", "wsp_1", "F", nil, tt.status, nil, t0, t0)
+			f := form.UnmarshalWithSettingsFromDatabase("frm_1", "wsp_1", "F", nil, tt.status, nil, form.DefaultSettings(), t0, t0)
 			if err := f.AcceptsAPISubmissions(); !errors.Is(err, tt.api) || (tt.api == nil && err != nil) {
 				t.Errorf("AcceptsAPISubmissions = %v, want %v", err, tt.api)
 			}

@@ -128,9 +128,9 @@ func TestKeysKeptAcrossPatch(t *testing.T) {
 	if got := keysOf(f); got[0] != "email" || got[1] != "who" || got[2] != "email_2" {
 		t.Fatalf("keys %v", got)
 	}
-	stored := form.UnmarshalFromDatabase("frm_1", "wsp_1", "F", nil, form.StatusDraft, []form.Field{
+	stored := form.UnmarshalWithSettingsFromDatabase("frm_1", "wsp_1", "F", nil, form.StatusDraft, []form.Field{
 		{ID: "fld_a", Label: "Name", Type: form.TypeText}, {ID: "fld_b", Label: "Name", Type: form.TypeText, Key: "name"},
-	}, t0, t0)
+	}, form.DefaultSettings(), t0, t0)
 	if got := keysOf(stored); got[0] != "name_2" || got[1] != "name" {
 		t.Fatalf("stored fields without keys: %v", got)
 	}

@@ -26,7 +26,7 @@ func testFields() []form.Field {
 }
 
 func formWith(status form.Status, fields []form.Field) *form.Form {
-	return form.UnmarshalFromDatabase("frm_1", "wsp_1", "Contact", nil, status, fields, t0, t0)
+	return form.UnmarshalWithSettingsFromDatabase("frm_1", "wsp_1", "Contact", nil, status, fields, form.DefaultSettings(), t0, t0)
 }
 
 // plain turns stored values into strings and []string for comparison.

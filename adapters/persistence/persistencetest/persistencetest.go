@@ -177,6 +177,9 @@ func (c gcmCipher) Open(_ context.Context, workspaceID string, ciphertext, aad [
 	return plain, nil
 }
 
+// EnsureKey does nothing: the test cipher has one fixed key for every workspace.
+func (c gcmCipher) EnsureKey(context.Context, string) error { return nil }
+
 // BlindIndex returns the real email blind index (adapters/crypto) under a fixed master key.
 func BlindIndex() ports.BlindIndex {
 	raw := make([]byte, 32)
