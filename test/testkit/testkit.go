@@ -1,0 +1,126 @@
+// Package testkit holds what Formward's tests share to wait for events instead of time: a
+// deadline-bound Eventually, a channel receive with a deadline, and a clock the test moves by
+// hand. Tests import it; production code never does.
+//
+// A test never sleeps to synchronise. It waits for the event it needs (a message on a channel, a
+// row in a store, a counter reaching a value) with a deadline that only bounds a failure, and it
+// checks "nothing happened" by waiting for a later event that must come after the thing that must
+// not happen, or by moving a fake clock exactly past the moment it would happen.
+package testkit
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Patience is the deadline the helpers use when a test gives none: long enough that a loaded
+// machine never hits it when the code is right, since it only bounds how long a failure waits.
+const Patience = 10 * time.Second
+
+// pollEvery is how often Eventually checks its condition.
+const pollEvery = 2 * time.Millisecond
+
+// Eventually waits until cond holds, checking it every few milliseconds, and fails the test with
+// the message (a fmt format and its arguments) when within passes first. within <= 0 means
+// Patience.
+func Eventually(t testing.TB, within time.Duration, cond func() bool, format string, args ...any) {
+	t.Helper()
+	if !Wait(within, cond) {
+		t.Fatalf("timed out after %s waiting for %s", orPatience(within), fmt.Sprintf(format, args...))
+	}
+}
+
+// Wait waits until cond holds and reports whether it did before within passed (<= 0: Patience).
+// Use it where a test must not stop at the first failure, or from a goroutine other than the
+// test's own.
+func Wait(within time.Duration, cond func() bool) bool {
+	if cond() {
+		return true
+	}
+	deadline := time.NewTimer(orPatience(within))
+	defer deadline.Stop()
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if cond() {
+				return true
+			}
+		case <-deadline.C:
+			return cond()
+		}
+	}
+}
+
+// Receive returns the next value from ch and fails the test when within passes first, or when ch
+// is closed. within <= 0 means Patience.
+func Receive[T any](t testing.TB, ch <-chan T, within time.Duration, format string, args ...any) T {
+	t.Helper()
+	deadline := time.NewTimer(orPatience(within))
+	defer deadline.Stop()
+	select {
+	case v, ok := <-ch:
+		if !ok {
+			t.Fatalf("closed while waiting for %s", fmt.Sprintf(format, args...))
+		}
+		return v
+	case <-deadline.C:
+		t.Fatalf("timed out after %s waiting for %s", orPatience(within), fmt.Sprintf(format, args...))
+	}
+	panic("unreachable")
+}
+
+// Closed waits until ch is closed (or delivers a value) and fails the test when within passes
+// first. within <= 0 means Patience.
+func Closed[T any](t testing.TB, ch <-chan T, within time.Duration, format string, args ...any) {
+	t.Helper()
+	deadline := time.NewTimer(orPatience(within))
+	defer deadline.Stop()
+	select {
+	case <-ch:
+	case <-deadline.C:
+		t.Fatalf("timed out after %s waiting for %s", orPatience(within), fmt.Sprintf(format, args...))
+	}
+}
+
+func orPatience(d time.Duration) time.Duration {
+	if d <= 0 {
+		return Patience
+	}
+	return d
+}
+
+// Clock is a clock the test moves by hand (it satisfies ports.Clock). It is safe for concurrent
+// use. Code under test that waits on wall-clock timers still does; Clock only answers Now.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a clock that reads start until moved.
+func NewClock(start time.Time) *Clock { return &Clock{now: start} }
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d and returns the new time.
+func (c *Clock) Advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	return c.now
+}
+
+// Set moves the clock to t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
