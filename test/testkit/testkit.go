@@ -19,8 +19,13 @@ import (
 // machine never hits it when the code is right, since it only bounds how long a failure waits.
 const Patience = 10 * time.Second
 
-// pollEvery is how often Eventually checks its condition.
-const pollEvery = 2 * time.Millisecond
+// The helpers check a condition after firstPoll, then twice as long each time up to lastPoll: a
+// quick answer is seen at once, a slow one (an HTTP round trip to a started binary) is not
+// asked for hundreds of times a second.
+const (
+	firstPoll = time.Millisecond
+	lastPoll  = 50 * time.Millisecond
+)
 
 // Eventually waits until cond holds, checking it every few milliseconds, and fails the test with
 // the message (a fmt format and its arguments) when within passes first. within <= 0 means
@@ -41,14 +46,16 @@ func Wait(within time.Duration, cond func() bool) bool {
 	}
 	deadline := time.NewTimer(orPatience(within))
 	defer deadline.Stop()
-	tick := time.NewTicker(pollEvery)
-	defer tick.Stop()
-	for {
+	poll := time.NewTimer(firstPoll)
+	defer poll.Stop()
+	for every := firstPoll; ; {
 		select {
-		case <-tick.C:
+		case <-poll.C:
 			if cond() {
 				return true
 			}
+			every = min(2*every, lastPoll)
+			poll.Reset(every)
 		case <-deadline.C:
 			return cond()
 		}
