@@ -106,8 +106,7 @@ func TestNewWallClockOrder(t *testing.T) {
 	ids := NewIDs()
 	a := ids.New("frm")
 	ta, _ := Time("frm", a)
-	// IDs carry milliseconds: the next one is made once the wall clock has passed a's.
-	testkit.Eventually(t, 0, func() bool { return time.Now().UnixMilli() > ta.UnixMilli() }, "the next millisecond")
+	testkit.PastMillisecond(t, ta) // IDs carry milliseconds
 	b := ids.New("frm")
 	if a >= b {
 		t.Fatalf("%q made before %q but sorts after it", a, b)

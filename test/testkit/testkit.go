@@ -93,6 +93,19 @@ func Closed[T any](t testing.TB, ch <-chan T, within time.Duration, format strin
 	}
 }
 
+// PastMillisecond waits until the wall clock has left ts's millisecond and returns the time then.
+// Code that stamps times with the system clock and stores milliseconds (audit events,
+// submissions, IDs) then stamps anything after it later than ts.
+func PastMillisecond(t testing.TB, ts time.Time) time.Time {
+	t.Helper()
+	var now time.Time
+	Eventually(t, 0, func() bool {
+		now = time.Now()
+		return now.UnixMilli() > ts.UnixMilli()
+	}, "the wall clock to pass %s", ts.Format(time.RFC3339Nano))
+	return now
+}
+
 func orPatience(d time.Duration) time.Duration {
 	if d <= 0 {
 		return Patience
