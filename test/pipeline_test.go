@@ -525,7 +525,7 @@ func TestWebhooksKafkaThreeProcesses(t *testing.T) {
 	post := func(n int) {
 		for range n {
 			want[submit(t, in, key, form, field, "kafka")] = true
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // paces the stream the crash interrupts: the load, not a wait
 		}
 	}
 	post(40)
