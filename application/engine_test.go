@@ -16,6 +16,7 @@ import (
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
+	"github.com/formward/formward/test/testkit"
 )
 
 // ---- fakes of the webhook ports, kept apart from fakes_test.go ----
@@ -95,6 +96,7 @@ type pipeDeliveries struct {
 	order  []string
 	addErr error
 	adds   int // AddAll calls
+	claims int // ClaimDue calls: the engine looked for due deliveries
 }
 
 func newPipeDeliveries() *pipeDeliveries {
@@ -150,6 +152,7 @@ func (r *pipeDeliveries) Update(context.Context, string, string, string, func(*w
 func (r *pipeDeliveries) ClaimDue(_ context.Context, c ports.Claim) ([]*webhook.Delivery, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.claims++
 	var due []*webhook.Delivery
 	for _, id := range r.order {
 		d, ok := r.items[id]
@@ -283,40 +286,58 @@ func testEvent(id string) event.Event {
 		Data:       map[string]any{"submission_id": "sub_1", "fields": map[string]any{"fld_a": "x", "fld_b": []string{"p", "q"}}}}
 }
 
-// runEngine runs an engine until the test ends.
-func runEngine(t *testing.T, e *webhooks.DeliveryEngine) {
+// runEngine runs an engine until the test ends, or until the returned stop, which waits for the
+// attempts in flight.
+func runEngine(t *testing.T, e *webhooks.DeliveryEngine) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = e.Run(ctx); close(done) }()
-	t.Cleanup(func() {
+	stop = func() {
 		cancel()
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
 			t.Errorf("engine did not stop")
 		}
-	})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testkit.Eventually(t, 0, cond, "%s", what)
+}
+
+// waitLooks waits until the engine has looked for due deliveries twice more: whatever it would
+// claim by now, it has claimed and started on (the second look comes after the first one's
+// dispatch).
+func waitLooks(t *testing.T, ds *pipeDeliveries) {
+	t.Helper()
+	ds.mu.Lock()
+	from := ds.claims
+	ds.mu.Unlock()
+	waitFor(t, "the engine to look twice more", func() bool {
+		ds.mu.Lock()
+		defer ds.mu.Unlock()
+		return ds.claims >= from+2
+	})
 }
 
 // engineWith fans one event out to the hooks and starts an engine over the sender.
 func engineWith(t *testing.T, sender ports.Sender, hooks ...*webhook.Webhook) (*pipeWebhooks, *pipeDeliveries, []string) {
 	t.Helper()
+	return engineWithClock(t, wallClock{}, sender, hooks...)
+}
+
+// engineWithClock is engineWith on a clock the test may move by hand.
+func engineWithClock(t *testing.T, clock ports.Clock, sender ports.Sender, hooks ...*webhook.Webhook) (*pipeWebhooks, *pipeDeliveries, []string) {
+	t.Helper()
 	wh, ds := newPipeWebhooks(hooks...), newPipeDeliveries()
-	engine := webhooks.NewDeliveryEngine(ds, wh, sender, wallClock{},
+	engine := webhooks.NewDeliveryEngine(ds, wh, sender, clock,
 		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond, ClaimLease: time.Second}, nil)
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, engine.Notify)
+	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, clock, engine.Notify)
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +516,7 @@ func TestEngineMarksUndeliverableAfterFiveFailures(t *testing.T) {
 			}
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
+	waitLooks(t, ds) // a sixth request would come from one of these
 	reqs := sender.requests()
 	if len(reqs) != 5 {
 		t.Fatalf("requests = %d, want 5", len(reqs))
@@ -517,7 +538,7 @@ func TestEngineDeliversOnThirdAttempt(t *testing.T) {
 	if len(a) != 3 || a[1].StatusCode != nil || a[1].Error == nil || a[2].Error != nil || *a[2].StatusCode != 200 {
 		t.Fatalf("attempts = %+v", a)
 	}
-	time.Sleep(80 * time.Millisecond)
+	waitLooks(t, ds)
 	if n := len(sender.requests()); n != 3 {
 		t.Fatalf("requests = %d, want 3", n)
 	}
@@ -555,7 +576,7 @@ func TestEngineBreakerRefusalWaitsForRetryAt(t *testing.T) {
 		n := ds.get(t, ids[0]).NextAttemptAt()
 		return n != nil && time.Until(*n) > 50*time.Minute
 	})
-	time.Sleep(50 * time.Millisecond)
+	waitLooks(t, ds) // the engine looked again before RetryAt and found nothing due
 	if n := len(sender.requests()); n != 1 {
 		t.Fatalf("calls = %d, want 1 before RetryAt", n)
 	}
@@ -576,8 +597,12 @@ func TestEngineSkipsDeletedWebhook(t *testing.T) {
 	_ = wh.Delete(context.Background(), "wsp_1", "whk_1")
 	engine := webhooks.NewDeliveryEngine(ds, wh, sender, wallClock{},
 		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond}, nil)
-	runEngine(t, engine)
-	time.Sleep(50 * time.Millisecond)
+	stop := runEngine(t, engine)
+	waitFor(t, "the delivery claimed", func() bool {
+		n := ds.get(t, ds.order[0]).NextAttemptAt()
+		return n != nil && time.Until(*n) > 10*time.Second // the claim's lease
+	})
+	stop() // waits for the attempt in flight
 	if n := len(sender.requests()); n != 0 {
 		t.Fatalf("requests to a deleted webhook = %d", n)
 	}
@@ -585,13 +610,15 @@ func TestEngineSkipsDeletedWebhook(t *testing.T) {
 
 func TestEngineStopsRetryingWhenWebhookDeleted(t *testing.T) {
 	sender := &scriptedSender{script: []ports.OutboundResult{fail500}}
-	wh, ds, ids := engineWith(t, sender, newTestHook(t, "whk_1", nil, "submission.created"))
+	clock := testkit.NewClock(time.Now())
+	wh, ds, ids := engineWithClock(t, clock, sender, newTestHook(t, "whk_1", nil, "submission.created"))
 	waitFor(t, "first attempt", func() bool { return len(ds.get(t, ids[0]).Attempts()) >= 1 })
 	_ = wh.Delete(context.Background(), "wsp_1", "whk_1")
 	ds.deleteOf("whk_1")
-	n := len(sender.requests())
-	time.Sleep(150 * time.Millisecond)
-	if after := len(sender.requests()); after > n+1 { // one attempt may have been in flight
+	n := len(sender.requests()) // the clock stands still: no retry is due, none in flight
+	clock.Advance(time.Hour)    // every retry of the schedule is due now
+	waitLooks(t, ds)
+	if after := len(sender.requests()); after != n {
 		t.Fatalf("requests after delete went from %d to %d", n, after)
 	}
 }
@@ -624,12 +651,13 @@ func TestEngineStopsRetryingWhenWebhookDisabled(t *testing.T) {
 }
 
 func TestEngineBoundsConcurrency(t *testing.T) {
-	gate := make(chan struct{})
+	gate := make(chan struct{}) // a send lets one request finish; closing it lets all
 	var mu sync.Mutex
-	inFlight, peak := 0, 0
+	inFlight, peak, started := 0, 0, 0
 	sender := senderFunc(func(context.Context, ports.OutboundRequest) ports.OutboundResult {
 		mu.Lock()
 		inFlight++
+		started++
 		peak = max(peak, inFlight)
 		mu.Unlock()
 		<-gate
@@ -650,7 +678,10 @@ func TestEngineBoundsConcurrency(t *testing.T) {
 		webhooks.DeliveryEngineConfig{Concurrency: 4, PerEndpoint: 4, PollInterval: 2 * time.Millisecond}, nil)
 	runEngine(t, engine)
 	waitFor(t, "4 in flight", func() bool { mu.Lock(); defer mu.Unlock(); return inFlight == 4 })
-	time.Sleep(20 * time.Millisecond)
+	// A fifth may start only once one of the four has finished: finish one and wait for the
+	// fifth, which an engine ignoring the bound would have started already.
+	gate <- struct{}{}
+	waitFor(t, "a fifth started", func() bool { mu.Lock(); defer mu.Unlock(); return started == 5 })
 	close(gate)
 	waitFor(t, "all delivered", func() bool {
 		for _, id := range ds.order {
@@ -660,6 +691,8 @@ func TestEngineBoundsConcurrency(t *testing.T) {
 		}
 		return true
 	})
+	mu.Lock()
+	defer mu.Unlock()
 	if peak != 4 {
 		t.Fatalf("peak concurrency = %d, want 4", peak)
 	}

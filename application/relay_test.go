@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/formward/formward/application/relay"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/ports"
+	"github.com/formward/formward/test/testkit"
 )
 
 // memOutbox is an outbox in memory that records every call.
@@ -105,9 +107,13 @@ func (p *memPublisher) Publish(_ context.Context, evs []event.Event) error {
 	return nil
 }
 
-type memLease struct{ mu sync.Mutex }
+type memLease struct {
+	mu    sync.Mutex
+	tries atomic.Int32 // Acquire calls, counted before they wait
+}
 
 func (l *memLease) Acquire(context.Context) (func(), error) {
+	l.tries.Add(1)
 	l.mu.Lock()
 	return l.mu.Unlock, nil
 }
@@ -129,14 +135,10 @@ func runRelay(t *testing.T, r *relay.Relay, until func() bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for !until() {
-		if time.Now().After(deadline) {
-			cancel()
-			<-done
-			t.Fatal("relay did not finish in time")
-		}
-		time.Sleep(time.Millisecond)
+	if !testkit.Wait(0, until) {
+		cancel()
+		<-done
+		t.Fatal("relay did not finish in time")
 	}
 	cancel()
 	if err := <-done; err != nil {
@@ -223,14 +225,14 @@ func TestRelayWaitsForLease(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	time.Sleep(50 * time.Millisecond)
+	// The relay asks for the lease before it publishes anything; once it waits for it, nothing
+	// may have been published.
+	testkit.Eventually(t, 0, func() bool { return lease.tries.Load() > 0 }, "the relay to ask for the lease")
 	if n := o.markedCount(); n != 0 {
 		t.Fatalf("published %d rows without the lease", n)
 	}
 	lease.mu.Unlock()
-	for o.markedCount() < 2 {
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(t, 0, func() bool { return o.markedCount() >= 2 }, "2 rows published")
 	cancel()
 	noErrRelay(t, <-done)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
+	"github.com/formward/formward/test/testkit"
 )
 
 // In-memory fakes for runs, prefixed so they do not clash with the other tests' fakes.
@@ -682,17 +683,12 @@ func TestRunEngineRunsInBackground(t *testing.T) {
 	go func() { _ = w.engine.Run(ctx); close(done) }()
 	_ = w.starter.HandleBatch(ctx, []event.Event{w.event()})
 	w.engine.Notify()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	testkit.Eventually(t, 0, func() bool {
 		tr := w.runners["automation_trigger"]
 		tr.mu.Lock()
-		n := len(tr.calls)
-		tr.mu.Unlock()
-		if n > 0 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer tr.mu.Unlock()
+		return len(tr.calls) > 0
+	}, "the automation trigger called")
 	cancel()
 	<-done
 	ids := []string{}

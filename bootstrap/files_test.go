@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/objectstore"
+	"github.com/formward/formward/test/testkit"
 )
 
 const (
@@ -158,19 +159,17 @@ func TestFilesEncryptedWhenServeStarts(t *testing.T) {
 			<-done
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for len(markersUnder(t, cfg.DataDir)) > 0 {
+	if !testkit.Wait(30*time.Second, func() bool {
 		select {
 		case err := <-done:
 			stopped = true
 			t.Fatalf("serve stopped: %v\n%s", err, out.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("plaintext still in the data dir 30s after serve started:\n%s", strings.Join(markersUnder(t, cfg.DataDir), "\n"))
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(markersUnder(t, cfg.DataDir)) == 0
+	}) {
+		cancel()
+		t.Fatalf("plaintext still in the data dir 30s after serve started:\n%s", strings.Join(markersUnder(t, cfg.DataDir), "\n"))
 	}
 	cancel()
 	err := <-done

@@ -17,6 +17,7 @@ import (
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
+	"github.com/formward/formward/test/testkit"
 )
 
 // roleCLI is the CLI with one role's flags parsed, ready for c.relay or c.worker.
@@ -63,16 +64,13 @@ func probe(addr, path string) (int, string) {
 // waitProbe polls path until it answers want, for up to 30 seconds.
 func waitProbe(t *testing.T, addr, path string, want int) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		code, body := probe(addr, path)
-		if code == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s answered %d %s for 30s, want %d", path, code, body, want)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var code int
+	var body string
+	if !testkit.Wait(30*time.Second, func() bool {
+		code, body = probe(addr, path)
+		return code == want
+	}) {
+		t.Fatalf("%s answered %d %s for 30s, want %d", path, code, body, want)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/formward/formward/test/testkit"
 )
 
 // setupLink is the first-run link `formward serve` logs while no account exists.
@@ -56,10 +58,10 @@ func runNodeWithin(t *testing.T, limit time.Duration, node string, env []string,
 func (in *instance) awaitSetupLink(t *testing.T) string {
 	t.Helper()
 	var link string
-	for deadline := time.Now().Add(15 * time.Second); link == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	if !testkit.Wait(15*time.Second, func() bool {
 		link = setupLink.FindString(in.logs.String())
-	}
-	if link == "" {
+		return link != ""
+	}) {
 		t.Fatalf("formward serve logged no setup link (…/app/setup?token=…) on first start")
 	}
 	return link

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/formward/formward/test/testkit"
 )
 
 const (
@@ -444,25 +446,23 @@ func (in *instance) startServe() {
 
 	deadline := time.Now().Add(30 * time.Second)
 	for _, path := range []string{"/healthz", "/readyz"} {
-		for {
+		var resp *http.Response
+		var err error
+		if !testkit.Wait(max(time.Until(deadline), time.Nanosecond), func() bool {
 			select {
 			case err := <-done:
 				in.serve, in.serveDone = nil, nil
 				in.t.Fatalf("formward serve exited before %s answered: %v", path, err)
 			default:
 			}
-			resp, err := in.client.Get(in.baseURL + path)
-			if err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					break
-				}
+			if resp, err = in.client.Get(in.baseURL + path); err != nil {
+				return false
 			}
-			if time.Now().After(deadline) {
-				in.t.Fatalf("formward serve: %s did not answer 200 within 30s (last: %v)", path, describe(resp, err))
-			}
-			time.Sleep(100 * time.Millisecond)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		}) {
+			in.t.Fatalf("formward serve: %s did not answer 200 within 30s (last: %v)", path, describe(resp, err))
 		}
 	}
 }

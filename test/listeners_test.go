@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/formward/formward/test/testkit"
 )
 
 // The built binary keeps /metrics off the public listener and on FORMWARD_METRICS_ADDR, and
@@ -33,20 +35,15 @@ func TestPublicListenerHardening(t *testing.T) {
 	in.startServe()
 	defer in.stopServe()
 	var body []byte
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp, err = in.client.Get("http://" + metricsAddr + "/metrics")
-		if err == nil {
-			body, _ = io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
+	if !testkit.Wait(10*time.Second, func() bool {
+		if resp, err = in.client.Get("http://" + metricsAddr + "/metrics"); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/metrics on %s: %v", metricsAddr, describe(resp, err))
-		}
-		time.Sleep(100 * time.Millisecond)
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}) {
+		t.Fatalf("/metrics on %s: %v", metricsAddr, describe(resp, err))
 	}
 	if !strings.Contains(string(body), "go_goroutines") {
 		t.Fatalf("metrics listener body: %.300s", body)

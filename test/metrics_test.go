@@ -16,6 +16,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/formward/formward/test/testkit"
 )
 
 // series is one scrape of /metrics: sample lines by metric name.
@@ -174,22 +176,18 @@ func TestMetricsEmbedded(t *testing.T) {
 		{"workflow latency", "formward_workflow_action_duration_seconds_count", []string{"type", "send_webhook", "outcome", "delivered"}, 2},
 		{"breakers", "formward_circuit_breakers", []string{"client", "webhooks"}, 2},
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var lagging []string
+	if !testkit.Wait(20*time.Second, func() bool {
 		after = scrape(t, metricsAddr)
-		var lagging []string
+		lagging = nil
 		for _, c := range checks {
 			if moved := after.sum(c.name, c.labels...) - before.sum(c.name, c.labels...); moved < c.atLeast {
 				lagging = append(lagging, fmt.Sprintf("%s: %s%v moved by %v, want at least %v", c.what, c.name, c.labels, moved, c.atLeast))
 			}
 		}
-		if len(lagging) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("series did not move within 20s:\n%s", strings.Join(lagging, "\n"))
-		}
-		time.Sleep(100 * time.Millisecond)
+		return len(lagging) == 0
+	}) {
+		t.Fatalf("series did not move within 20s:\n%s", strings.Join(lagging, "\n"))
 	}
 	for _, smp := range after["formward_spam_total"] {
 		if _, ok := smp.labels["form_id"]; ok {

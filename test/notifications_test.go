@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/formward/formward/test/testkit"
 )
 
 // A form's notifications end to end: a public post produces the owner email (every answer by
@@ -157,9 +159,8 @@ func testNotifications(t *testing.T, in *instance, mail *destSMTP, key string) {
 	}
 
 	// Both emails arrive, each after one refused attempt.
-	deadline := time.Now().Add(30 * time.Second)
 	var runs []any
-	for {
+	if !testkit.Wait(30*time.Second, func() bool {
 		r = in.do("GET", "/v1/forms/"+formID+"/notification-runs", key, nil)
 		r.expect(t, http.StatusOK)
 		runs = r.obj["data"].([]any)
@@ -169,13 +170,9 @@ func testNotifications(t *testing.T, in *instance, mail *destSMTP, key string) {
 				done++
 			}
 		}
-		if len(runs) == 2 && done == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for the notification runs: %s", r.raw)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return len(runs) == 2 && done == 2
+	}) {
+		t.Fatalf("timed out waiting for the notification runs: %s", r.raw)
 	}
 	var subID string
 	for _, x := range runs {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/adapters/http/openapi"
+	"github.com/formward/formward/test/testkit"
 )
 
 // TestOpenAPIThirdParty checks the served OpenAPI document with third-party tools: Redocly CLI
@@ -249,27 +250,24 @@ func (tl openapiToolset) startPrism(t *testing.T, doc, upstream string) *prism {
 		t.Fatal(err)
 	}
 	px := &prism{t: t, base: "http://" + addr, client: &http.Client{Timeout: 30 * time.Second}, v: v, logs: logs}
-	deadline := time.Now().Add(90 * time.Second)
-	for {
+	if !testkit.Wait(90*time.Second, func() bool {
 		select {
 		case err := <-done:
 			done <- err
 			t.Fatalf("prism exited before it answered: %v\n%s", err, logs.String())
 		default:
 		}
-		resp, err := px.client.Get(px.base + "/openapi.json")
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return px
-			}
+		var resp *http.Response
+		if resp, err = px.client.Get(px.base + "/openapi.json"); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prism did not answer within 90s: %v\n%s", err, logs.String())
-		}
-		time.Sleep(200 * time.Millisecond)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}) {
+		t.Fatalf("prism did not answer within 90s: %v\n%s", err, logs.String())
 	}
+	return px
 }
 
 // What the document should say about a request.
@@ -615,31 +613,31 @@ func replay(t *testing.T, px *prism, ro, flood string) {
 
 	// Runs and deliveries appear once the submissions are processed.
 	var deliveryID, runID string
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	var runsRaw, deliveriesRaw string
+	if !testkit.Wait(20*time.Second, func() bool {
 		runs := px.do(call{method: "GET", path: "/workflows/" + wfID + "/runs", key: "rw"})
 		dl := px.do(call{method: "GET", path: "/webhooks/" + hookID + "/deliveries?limit=5", key: "rw"})
+		runsRaw, deliveriesRaw = string(runs.raw), string(dl.raw)
 		items, _ := dl.obj["data"].([]any)
 		runItems, _ := runs.obj["data"].([]any)
 		if len(items) > 0 && len(runItems) > 0 {
 			deliveryID, _ = items[0].(map[string]any)["id"].(string)
 			runID, _ = runItems[0].(map[string]any)["id"].(string)
-			break
+			return true
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no delivery or run after 20s: %s %s", dl.raw, runs.raw)
-		}
-		time.Sleep(time.Second)
+		return false
+	}) {
+		t.Fatalf("no delivery or run after 20s: %s %s", deliveriesRaw, runsRaw)
 	}
 	px.do(call{method: "GET", path: "/workflows/" + wfID + "/runs?limit=0", key: "rw", want: st(400), kind: invalid})
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	var notificationRunsRaw string
+	if !testkit.Wait(20*time.Second, func() bool {
 		nr := px.do(call{method: "GET", path: "/forms/" + formID + "/notification-runs?limit=2", key: ro})
-		if items, _ := nr.obj["data"].([]any); len(items) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no notification run after 20s: %s", nr.raw)
-		}
-		time.Sleep(time.Second)
+		notificationRunsRaw = string(nr.raw)
+		items, _ := nr.obj["data"].([]any)
+		return len(items) > 0
+	}) {
+		t.Fatalf("no notification run after 20s: %s", notificationRunsRaw)
 	}
 	px.do(call{method: "GET", path: "/forms/" + formID + "/notification-runs?limit=0", key: "rw", want: st(400), kind: invalid})
 	px.do(call{method: "GET", path: "/forms/frm_AAAAAAAAAAAAAAAAAAAA/notification-runs", key: "rw", want: st(404)})

@@ -123,7 +123,7 @@ func measureLatency(t *testing.T, in *instance, key string, rc *receiver, rate, 
 	total := rate * seconds
 	start := time.Now()
 	for i := range total {
-		time.Sleep(time.Until(start.Add(time.Duration(i) * interval)))
+		time.Sleep(time.Until(start.Add(time.Duration(i) * interval))) // the arrival schedule of the load
 		wg.Go(func() {
 			body, _ := json.Marshal(map[string]any{"data": map[string]any{field: fmt.Sprintf("bench %d", i)}})
 			req, _ := http.NewRequest("POST", url, bytes.NewReader(body))

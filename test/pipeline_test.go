@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/formward/formward/test/testkit"
 )
 
 // ---- an HTTPS webhook receiver ----
@@ -186,13 +188,7 @@ func newSecret(t *testing.T) string {
 // eventually polls cond every 50ms until it holds or timeout passes.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.Eventually(t, timeout, cond, "%s", what)
 }
 
 // ---- API helpers ----
@@ -295,8 +291,17 @@ func TestWebhooksEmbedded(t *testing.T) {
 		v := fmt.Sprintf("hello %d", i)
 		want[submit(t, in, key, formA, fieldA, v)] = v
 	}
-	eventually(t, 10*time.Second, "5 submission.created deliveries", func() bool { return len(rc.requests("/ok")) >= 6 })
-	time.Sleep(300 * time.Millisecond)
+	// Once the server has recorded every delivery as delivered, every request it made has been
+	// answered: the receiver's count is final.
+	eventually(t, 10*time.Second, "6 deliveries recorded as delivered", func() bool {
+		l := deliveries(t, in, key, okHook)
+		for _, d := range l {
+			if d["status"] != "delivered" {
+				return false
+			}
+		}
+		return len(l) >= 6
+	})
 	got := rc.requests("/ok")
 	if len(got) != 6 {
 		t.Fatalf("receiver got %d requests, want 6 (1 form.published, 5 submission.created)", len(got))
@@ -383,7 +388,8 @@ func TestWebhooksEmbedded(t *testing.T) {
 		}
 		return false
 	})
-	time.Sleep(500 * time.Millisecond)
+	// Recorded undeliverable after its fifth attempt: the receiver has all five. A sixth sent on
+	// its own would show after the replay below (7 requests instead of 6).
 	down := rc.requests("/down")
 	if len(down) != 5 {
 		t.Fatalf("failing receiver got %d requests, want 5", len(down))
@@ -414,13 +420,19 @@ func TestWebhooksEmbedded(t *testing.T) {
 	rc.healed.Store(false)
 	formC, fieldC := createForm(t, in, key, "Deleted hook")
 	delHook := registerWebhook(t, in, key, rc.url("/down-deleted"), formC, "", "submission.created")
+	// A twin on the same form fails on the same schedule: once it is undeliverable, the deleted
+	// hook's retries would have come too.
+	twinHook := registerWebhook(t, in, key, rc.url("/down-twin"), formC, "", "submission.created")
 	submit(t, in, key, formC, fieldC, "never delivered")
 	eventually(t, 10*time.Second, "the first attempt", func() bool { return len(rc.requests("/down-deleted")) >= 1 })
 	in.do("DELETE", "/v1/webhooks/"+delHook, key, nil).expect(t, http.StatusNoContent)
 	before := len(rc.requests("/down-deleted"))
-	time.Sleep(2 * time.Second) // the whole schedule would be over by now
+	eventually(t, 15*time.Second, "the twin's whole retry schedule", func() bool {
+		l := deliveries(t, in, key, twinHook)
+		return len(l) == 1 && l[0]["status"] == "undeliverable"
+	})
 	if after := len(rc.requests("/down-deleted")); after > before+1 {
-		t.Fatalf("deleted webhook kept receiving: %d requests at DELETE, %d two seconds later", before, after)
+		t.Fatalf("deleted webhook kept receiving: %d requests at DELETE, %d after a whole retry schedule", before, after)
 	}
 	in.do("GET", "/v1/webhooks/"+delHook+"/deliveries", key, nil).expectError(t, http.StatusNotFound, "not_found")
 
@@ -513,7 +525,7 @@ func TestWebhooksKafkaThreeProcesses(t *testing.T) {
 	post := func(n int) {
 		for range n {
 			want[submit(t, in, key, form, field, "kafka")] = true
-			time.Sleep(10 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond) // paces the stream the crash interrupts: the load, not a wait
 		}
 	}
 	post(40)

@@ -29,6 +29,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/formward/formward/adapters/actiontest"
+	"github.com/formward/formward/test/testkit"
 )
 
 // The destinations of send_email, chat_message and spreadsheet_append: a real SMTP server
@@ -550,18 +551,14 @@ func testWorkflowDestinations(t *testing.T, in *instance, d *destinations, key s
 	subID := r.str(t, "id")
 
 	// All three destinations received it.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	arrived := func() bool {
+		appended, _, _, _, _ := d.google.snapshot()
+		return len(d.mail.messages()) >= 1 && len(d.slack.received()) >= 1 && len(appended) >= 1
+	}
+	if !testkit.Wait(30*time.Second, arrived) {
 		appended, _, _, _, refused := d.google.snapshot()
-		mails, posts := len(d.mail.messages()), len(d.slack.received())
-		if mails >= 1 && posts >= 1 && len(appended) >= 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 30s waiting for the destinations: %d mails, %d Slack posts, %d sheet rows (Google refused %q); runs: %v",
-				mails, posts, len(appended), refused, runsOf(t, in, key, wfID))
-		}
-		time.Sleep(50 * time.Millisecond)
+		t.Fatalf("timed out after 30s waiting for the destinations: %d mails, %d Slack posts, %d sheet rows (Google refused %q); runs: %v",
+			len(d.mail.messages()), len(d.slack.received()), len(appended), refused, runsOf(t, in, key, wfID))
 	}
 
 	// The run log: one run, succeeded, three succeeded actions in order.

@@ -19,6 +19,7 @@ import (
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/ports"
+	"github.com/formward/formward/test/testkit"
 )
 
 // TestRestoreBringsBackEverythingButTheDeleted backs up, deletes in every way a deletion
@@ -219,7 +220,8 @@ func TestBackupWhileCapturing(t *testing.T) {
 				}
 			}()
 		}
-		time.Sleep(50 * time.Millisecond)
+		// The backup starts once captures are flowing.
+		testkit.Eventually(t, 0, func() bool { return captured.Load()+failed.Load() > 0 }, "the first capture")
 		m, err := b.Create(ctx, a.db)
 		close(stop)
 		wg.Wait()

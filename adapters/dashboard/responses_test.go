@@ -20,6 +20,7 @@ import (
 	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/test/testkit"
 )
 
 // responsesForm makes a three-field form in the owner's workspace with n API submissions:
@@ -57,7 +58,7 @@ func responsesForm(t *testing.T, h *harness, db *persistence.DB, n int) (*form.F
 			t.Fatal(err)
 		}
 		ids = append(ids, s.ID())
-		time.Sleep(2 * time.Millisecond) // distinct submission times: "newest first" is then one order
+		testkit.PastMillisecond(t, time.Now()) // distinct submission times: "newest first" is then one order
 	}
 	return f, ids
 }

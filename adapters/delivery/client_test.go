@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/formward/formward/test/testkit"
 )
 
 // tlsServer starts an HTTPS test server on 127.0.0.1 and writes its certificate to a PEM file
@@ -483,7 +485,7 @@ func TestBreakerPerEndpoint(t *testing.T) {
 		t.Fatalf("hits = %d, want 4", h.hits.Load())
 	}
 
-	time.Sleep(time.Until(res.RetryAt) + 20*time.Millisecond)
+	waitProbe(t, c)
 	for i := range 3 { // the half-open probe succeeds and closes the breaker
 		if res := c.Deliver(ctx, a); res.Err != nil || res.BreakerOpen {
 			t.Fatalf("after cooldown, attempt %d = %+v, want delivered", i+1, res)
@@ -509,7 +511,7 @@ func TestBreakerReopensWhenProbeFails(t *testing.T) {
 	if !res.BreakerOpen {
 		t.Fatalf("%+v, want BreakerOpen", res)
 	}
-	time.Sleep(time.Until(res.RetryAt) + 20*time.Millisecond)
+	waitProbe(t, c)
 	if res := c.Deliver(ctx, r); res.BreakerOpen || res.StatusCode != http.StatusBadGateway {
 		t.Fatalf("probe = %+v, want a 502 failure", res)
 	}
@@ -521,6 +523,14 @@ func TestBreakerReopensWhenProbeFails(t *testing.T) {
 	if h.hits.Load() != 3 {
 		t.Fatalf("hits = %d, want 3", h.hits.Load())
 	}
+}
+
+// waitProbe waits until no breaker of c is open any more: its cooldown is over and it lets one
+// probe through. gobreaker reads the system clock itself, so the test waits for the state it
+// reports rather than moving a fake clock.
+func waitProbe(t *testing.T, c *Client) {
+	t.Helper()
+	testkit.Eventually(t, 0, func() bool { _, _, open := c.BreakerCounts(); return open == 0 }, "the breaker's cooldown to end")
 }
 
 func TestNewClientBadCAFile(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workspace"
+	"github.com/formward/formward/test/testkit"
 )
 
 // receiver is an HTTPS server on loopback; hang makes it hold every request until the test
@@ -160,11 +161,5 @@ func TestHangingWorkspaceDoesNotDelayAnotherEndToEnd(t *testing.T) {
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, 15*time.Second, cond, "%s", what)
 }

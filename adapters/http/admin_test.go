@@ -21,6 +21,7 @@ import (
 	"github.com/formward/formward/domain/invitation"
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/ports"
+	"github.com/formward/formward/test/testkit"
 )
 
 var personSeq atomic.Int64
@@ -528,10 +529,9 @@ func TestInvitations(t *testing.T) {
 func TestAuditEvents(t *testing.T) {
 	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
 		h := newHarness(t, db, httpapi.Options{})
-		// The harness's own keys were made (by the system) before start.
-		time.Sleep(3 * time.Millisecond)
-		start := time.Now().UTC()
-		time.Sleep(3 * time.Millisecond)
+		// The harness's own keys were made (by the system) before start, what follows after it.
+		start := testkit.PastMillisecond(t, time.Now()).UTC()
+		testkit.PastMillisecond(t, start)
 		after := "&created_after=" + url.QueryEscape(start.Format(time.RFC3339Nano))
 		f := h.createForm(contactFields...)
 		fid := fieldIDs(f)[0]

@@ -151,15 +151,20 @@ func principal(c *gin.Context) auth.Principal {
 type limiter struct {
 	rate  rate.Limit
 	burst int
+	now   func() time.Time
 	mu    sync.Mutex
 	keys  map[string]*rate.Limiter
 }
 
-func newLimiter(perSecond float64, burst int) *limiter {
+func newLimiter(perSecond float64, burst int, clock ports.Clock) *limiter {
 	if burst <= 0 {
 		burst = int(math.Max(1, perSecond*2))
 	}
-	return &limiter{rate: rate.Limit(perSecond), burst: burst, keys: map[string]*rate.Limiter{}}
+	now := time.Now
+	if clock != nil {
+		now = clock.Now
+	}
+	return &limiter{rate: rate.Limit(perSecond), burst: burst, now: now, keys: map[string]*rate.Limiter{}}
 }
 
 func (l *limiter) get(key string) *rate.Limiter {
@@ -178,7 +183,7 @@ func (a *api) rateLimit(c *gin.Context) {
 		return
 	}
 	lim := a.limiter.get(principal(c).KeyID)
-	now := time.Now()
+	now := a.limiter.now()
 	c.Header("RateLimit-Limit", itoa(a.limiter.burst))
 	if !lim.AllowN(now, 1) {
 		wait := time.Duration(float64(time.Second) / float64(a.limiter.rate))

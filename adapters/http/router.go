@@ -27,6 +27,8 @@ type Options struct {
 	RateLimit float64
 	// RateBurst is the bucket size of the per-key limit.
 	RateBurst int
+	// RateClock tells the per-key limit the time; nil means the system clock (tests move a fake one).
+	RateClock ports.Clock
 	// FileURL turns a submission's own uploads into signed download links; nil leaves values as stored.
 	FileURL httpkit.FileLinker
 	// Middleware runs first on every request, routes mounted later included (tracing).
@@ -54,7 +56,7 @@ type api struct {
 // NewRouter builds the HTTP handler: /healthz, /readyz and the /v1 API.
 func NewRouter(d Deps, o Options) *Router {
 	gin.SetMode(gin.ReleaseMode)
-	a := &api{Deps: d, signingKey: o.SigningKey, cursors: cursors{key: o.SigningKey}, limiter: newLimiter(o.RateLimit, o.RateBurst), fileURL: o.FileURL}
+	a := &api{Deps: d, signingKey: o.SigningKey, cursors: cursors{key: o.SigningKey}, limiter: newLimiter(o.RateLimit, o.RateBurst, o.RateClock), fileURL: o.FileURL}
 	if a.fileURL == nil {
 		a.fileURL = httpkit.KeepValue
 	}

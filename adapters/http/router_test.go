@@ -9,6 +9,7 @@ import (
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
+	"github.com/formward/formward/test/testkit"
 )
 
 func sqliteHarness(t *testing.T) *harness {
@@ -253,7 +254,8 @@ func TestRoutingErrorsAreJSON(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	h := newHarness(t, persistencetest.SQLite(t, persistencetest.Cipher()), httpapi.Options{RateLimit: 1, RateBurst: 3})
+	clock := testkit.NewClock(time.Now())
+	h := newHarness(t, persistencetest.SQLite(t, persistencetest.Cipher()), httpapi.Options{RateLimit: 1, RateBurst: 3, RateClock: clock})
 	for i := 0; i < 3; i++ {
 		r := h.do("GET", "/v1/forms", h.keys["admin"], nil)
 		h.expect(r, 200, "")
@@ -268,6 +270,9 @@ func TestRateLimit(t *testing.T) {
 	}
 	// Another key has its own bucket.
 	h.expect(h.do("GET", "/v1/forms", h.keys["read-only"], nil), 200, "")
-	time.Sleep(1100 * time.Millisecond)
+	clock.Advance(900 * time.Millisecond) // not yet a whole token
+	h.expect(h.do("GET", "/v1/forms", h.keys["admin"], nil), 429, "rate_limited")
+	clock.Advance(100 * time.Millisecond) // one token back
 	h.expect(h.do("GET", "/v1/forms", h.keys["admin"], nil), 200, "")
+	h.expect(h.do("GET", "/v1/forms", h.keys["admin"], nil), 429, "rate_limited")
 }

@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	kafkago "github.com/segmentio/kafka-go"
+
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/test/testkit"
 )
 
 func TestTwoMembersShareTheTopic(t *testing.T) {
@@ -45,7 +48,8 @@ func TestTwoMembersShareTheTopic(t *testing.T) {
 			}
 		}
 	}
-	time.Sleep(time.Second) // the group rebalances (about 150ms with a 100ms heartbeat)
+	// The second half goes out once the broker has given each member partitions.
+	testkit.Eventually(t, 0, func() bool { return groupShared(brokers, "g", 2) }, "the group to give both members partitions")
 	if err := pub.Publish(context.Background(), evs[n/2:]); err != nil {
 		t.Fatal(err)
 	}
@@ -57,4 +61,28 @@ func TestTwoMembersShareTheTopic(t *testing.T) {
 		t.Errorf("members handled %v events: the second never got partitions", perMember)
 	}
 	t.Logf("members handled %v in %v", perMember, time.Since(start))
+}
+
+// groupShared reports whether the broker sees the group stable with members members, each
+// holding at least one partition.
+func groupShared(brokers []string, group string, members int) bool {
+	client := &kafkago.Client{Addr: kafkago.TCP(brokers...)}
+	resp, err := client.DescribeGroups(context.Background(), &kafkago.DescribeGroupsRequest{GroupIDs: []string{group}})
+	if err != nil || len(resp.Groups) != 1 {
+		return false
+	}
+	g := resp.Groups[0]
+	if g.Error != nil || g.GroupState != "Stable" || len(g.Members) != members {
+		return false
+	}
+	for _, m := range g.Members {
+		n := 0
+		for _, tp := range m.MemberAssignments.Topics {
+			n += len(tp.Partitions)
+		}
+		if n == 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
+	"github.com/formward/formward/test/testkit"
 )
 
 type wallClock struct{}
@@ -228,9 +229,7 @@ func TestRelayToKafka(t *testing.T) {
 		defer scancel()
 		subDone := make(chan error, 1)
 		go func() { subDone <- sub.Run(sctx, got.handle(t)) }()
-		for got.distinct() < n && sctx.Err() == nil {
-			time.Sleep(20 * time.Millisecond)
-		}
+		testkit.Wait(90*time.Second, func() bool { return got.distinct() >= n }) // the count below says what was missing
 		scancel()
 		<-subDone
 		stop()

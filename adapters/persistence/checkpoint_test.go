@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/formward/formward/test/testkit"
 )
 
 // No connection checkpoints inside its commits; the background loop keeps the log copied into
@@ -71,7 +73,7 @@ func TestCheckpointsRunBesideTheWriters(t *testing.T) {
 		if fi, err := os.Stat(walPath); err == nil {
 			largestWAL = max(largestWAL, fi.Size())
 		}
-		time.Sleep(2500 * time.Microsecond)
+		time.Sleep(2500 * time.Microsecond) // paces the writes (about 25 MiB/s): the load, not a wait for anything
 	}
 	total := int64(txs * rowsPerTx * rowBytes)
 	// The log starts over after a complete checkpoint; a few restart thresholds of slack cover
@@ -80,19 +82,16 @@ func TestCheckpointsRunBesideTheWriters(t *testing.T) {
 		t.Errorf("the log grew to %d bytes (of %d written), want at most %d: it does not start over", largestWAL, total, limit)
 	}
 	// And what was written reaches the database file without any explicit checkpoint.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var size int64
+	if !testkit.Wait(10*time.Second, func() bool {
 		fi, err := os.Stat(filepath.Join(dir, "formward.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fi.Size() >= total {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the database file holds %d bytes of the %d written: the log was not checkpointed", fi.Size(), total)
-		}
+		size = fi.Size()
 		db.checkpoints.noteWrite()
-		time.Sleep(50 * time.Millisecond)
+		return size >= total
+	}) {
+		t.Fatalf("the database file holds %d bytes of the %d written: the log was not checkpointed", size, total)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/formward/formward/test/testkit"
 )
 
 func TestClockIsUTCMilliseconds(t *testing.T) {
@@ -103,12 +105,12 @@ func TestNewOrderedByTime(t *testing.T) {
 func TestNewWallClockOrder(t *testing.T) {
 	ids := NewIDs()
 	a := ids.New("frm")
-	time.Sleep(3 * time.Millisecond)
+	ta, _ := Time("frm", a)
+	testkit.PastMillisecond(t, ta) // IDs carry milliseconds
 	b := ids.New("frm")
 	if a >= b {
 		t.Fatalf("%q made before %q but sorts after it", a, b)
 	}
-	ta, _ := Time("frm", a)
 	if d := time.Since(ta); d < 0 || d > time.Second {
 		t.Fatalf("encoded time %v is %v from now", ta, d)
 	}
