@@ -55,6 +55,12 @@ func (c *cli) serve(ctx context.Context) error {
 			return err
 		}
 		defer stopBackups()
+		// The link is out before the first request is answered, so whoever waits for /readyz
+		// finds it in the log.
+		if err := announceSetup(ctx, c.cfg, rt); err != nil {
+			// The API serves regardless; `formward users create` makes the first owner too.
+			rt.Log.Error("no first-run setup link", zap.Error(err))
+		}
 		errc := make(chan error, 1)
 		go func() {
 			errc <- srv.Serve(ln)
@@ -68,10 +74,6 @@ func (c *cli) serve(ctx context.Context) error {
 		defer func() { <-migrated }()
 		rt.Log.Info("formward serving", zap.String("addr", ln.Addr().String()), zap.String("version", Version),
 			zap.String("database", rt.DB.Dialect()), zap.Bool("tls", c.cfg.TLSCertFile != ""), zap.Bool("embedded_pipeline", embedded))
-		if err := announceSetup(ctx, c.cfg, rt); err != nil {
-			// The API serves regardless; `formward users create` makes the first owner too.
-			rt.Log.Error("no first-run setup link", zap.Error(err))
-		}
 		select {
 		case err := <-errc:
 			return err
