@@ -142,6 +142,8 @@ func TestHangingEndpointLeavesItsWorkspaceASlot(t *testing.T) {
 		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PerWorkspace: 4, PerEndpoint: 2}, nil)
 	runEngine(t, engine)
 	waitFor(t, "the healthy endpoint's delivery", func() bool { _, ok := sender.answeredAt(fast.ID()); return ok })
+	// The fast delivery may be claimed before the hanging ones start: wait for them too.
+	waitFor(t, "two attempts hanging at the slow endpoint", func() bool { return sender.get(sender.peak, slow.ID()) >= 2 })
 	if peak := sender.get(sender.peak, slow.ID()); peak != 2 {
 		t.Fatalf("the hanging endpoint had %d attempts in flight, want 2", peak)
 	}
