@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/formward/formward/test/testkit"
@@ -213,17 +212,9 @@ var kafkaOnly = []string{"formward_kafka_consumer_lag", "formward_kafka_consumer
 // again brings every gauge back to 0.
 func TestBacklogVisibleWhileTheWorkerIsDown(t *testing.T) {
 	t.Parallel()
-	dbURL := freshPostgresDatabase(t)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cluster.Close)
-
 	rc := newReceiver(t)
-	in := newInstance(t, dbURL, randomMasterKey(t))
+	in, _ := newKafkaInstance(t)
 	pipelineEnv(in, rc)
-	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
 	in.setEnv("FORMWARD_KAFKA_PARTITIONS", "4")
 	in.setEnv("FORMWARD_KAFKA_SESSION_TIMEOUT", "6s")
 	// One attempt, then a retry 15s later that the killed worker will not make.

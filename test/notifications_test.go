@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
-
 	"github.com/formward/formward/test/testkit"
 )
 
@@ -69,25 +67,10 @@ func TestNotificationsEmbedded(t *testing.T) {
 // Kafka; the worker queues and sends the notifications.
 func TestNotificationsKafka(t *testing.T) {
 	t.Parallel()
-	dbURL := freshPostgresDatabase(t)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cluster.Close)
 	mail := startRefusingSMTP(t)
-	in := newInstance(t, dbURL, randomMasterKey(t))
+	in, _ := newKafkaInstance(t)
 	notifyEnv(in, mail)
-	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
-	in.cli("migrate")
-	key := in.cli("keys", "create", "--name", "kafka-notifications", "--scope", "admin")
-	in.startServe()
-	relay := in.startProc("relay")
-	worker := in.startProc("worker")
-	testNotifications(t, in, mail, key)
-	worker.stop(t)
-	relay.stop(t)
-	in.stopServe()
+	inThreeProcesses(t, in, "kafka-notifications", func(key string) { testNotifications(t, in, mail, key) })
 }
 
 func testNotifications(t *testing.T, in *instance, mail *destSMTP, key string) {

@@ -15,8 +15,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // TestPipelineLatency measures the time from the 201 of a submission to the webhook's receipt
@@ -49,12 +47,7 @@ func TestPipelineLatency(t *testing.T) {
 	})
 	t.Run("kafka-postgres", func(t *testing.T) {
 		dbURL := freshPostgresDatabase(t)
-		cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cluster.Close()
-		in, key, rc := benchInstance(t, dbURL, "FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
+		in, key, rc := benchInstance(t, dbURL, "FORMWARD_KAFKA_BROKERS", strings.Join(kafkaBrokers(t), ","))
 		in.startServe()
 		in.startProc("relay")
 		in.startProc("worker")

@@ -441,6 +441,44 @@ func TestWebhooksEmbedded(t *testing.T) {
 
 // ---- Kafka mode: serve, relay and worker as three processes ----
 
+// kafkaBrokers starts an in-process Kafka-protocol broker (kfake) for the test and returns its
+// addresses.
+func kafkaBrokers(t *testing.T) []string {
+	t.Helper()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	return cluster.ListenAddrs()
+}
+
+// newKafkaInstance is an instance on a fresh PostgreSQL database, with its own master key, whose
+// events go through an in-process Kafka-protocol broker at brokers.
+func newKafkaInstance(t *testing.T) (in *instance, brokers []string) {
+	t.Helper()
+	dbURL := freshPostgresDatabase(t)
+	brokers = kafkaBrokers(t)
+	in = newInstance(t, dbURL, randomMasterKey(t))
+	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(brokers, ","))
+	return in, brokers
+}
+
+// inThreeProcesses migrates in's database, makes an admin key named keyName, starts serve, the
+// relay and a worker, runs test with the key, then stops the worker, the relay and serve.
+func inThreeProcesses(t *testing.T, in *instance, keyName string, test func(key string)) {
+	t.Helper()
+	in.cli("migrate")
+	key := in.cli("keys", "create", "--name", keyName, "--scope", "admin")
+	in.startServe()
+	relay := in.startProc("relay")
+	worker := in.startProc("worker")
+	test(key)
+	worker.stop(t)
+	relay.stop(t)
+	in.stopServe()
+}
+
 // proc is one formward process besides serve.
 type proc struct {
 	name string
@@ -495,17 +533,9 @@ func (p *proc) stop(t *testing.T) {
 
 func TestWebhooksKafkaThreeProcesses(t *testing.T) {
 	t.Parallel()
-	dbURL := freshPostgresDatabase(t)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cluster.Close)
-
 	rc := newReceiver(t)
-	in := newInstance(t, dbURL, randomMasterKey(t))
+	in, _ := newKafkaInstance(t)
 	pipelineEnv(in, rc)
-	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
 	in.setEnv("FORMWARD_KAFKA_PARTITIONS", "4")
 	in.setEnv("FORMWARD_KAFKA_SESSION_TIMEOUT", "6s")
 	// A claim's lease is 2×timeout+5s: attempts a killed worker had in flight are retried by the

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -264,18 +263,11 @@ func TestTracingEmbedded(t *testing.T) {
 // it to the delivery and the action.
 func TestTracingKafkaThreeProcesses(t *testing.T) {
 	t.Parallel()
-	dbURL := freshPostgresDatabase(t)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cluster.Close)
 	c := newCollector(t)
 	rc := newReceiver(t)
-	in := newInstance(t, dbURL, randomMasterKey(t))
+	in, brokers := newKafkaInstance(t)
 	pipelineEnv(in, rc)
 	tracingEnv(in, c)
-	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
 	in.setEnv("FORMWARD_KAFKA_PARTITIONS", "2")
 	in.setEnv("FORMWARD_KAFKA_SESSION_TIMEOUT", "6s")
 	in.cli("migrate")
@@ -287,7 +279,7 @@ func TestTracingKafkaThreeProcesses(t *testing.T) {
 	tr, publish := checkSubmissionTrace(t, in, c, rc, key, "formward.events.v1 process", "worker", "relay")
 
 	// The message itself carries the producer span's context.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...), kgo.ConsumeTopics("formward.events.v1"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics("formward.events.v1"),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
-	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/formward/formward/adapters/actiontest"
 	"github.com/formward/formward/test/testkit"
@@ -474,25 +473,10 @@ func TestWorkflowDestinationsEmbedded(t *testing.T) {
 // PostgreSQL and Kafka.
 func TestWorkflowDestinationsKafka(t *testing.T) {
 	t.Parallel()
-	dbURL := freshPostgresDatabase(t)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cluster.Close)
 	d := newDestinations(t)
-	in := newInstance(t, dbURL, randomMasterKey(t))
+	in, _ := newKafkaInstance(t)
 	d.env(t, in)
-	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
-	in.cli("migrate")
-	key := in.cli("keys", "create", "--name", "kafka-destinations", "--scope", "admin")
-	in.startServe()
-	relay := in.startProc("relay")
-	worker := in.startProc("worker")
-	testWorkflowDestinations(t, in, d, key)
-	worker.stop(t)
-	relay.stop(t)
-	in.stopServe()
+	inThreeProcesses(t, in, "kafka-destinations", func(key string) { testWorkflowDestinations(t, in, d, key) })
 }
 
 func testWorkflowDestinations(t *testing.T, in *instance, d *destinations, key string) {

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // createWorkflow makes an enabled workflow of the form on submission.created; it returns the
@@ -152,23 +150,8 @@ func testWorkflowRuns(t *testing.T, in *instance, rc *receiver, key string) {
 // TestWorkflowsKafka: the same through Kafka, with the worker as its own process on PostgreSQL.
 func TestWorkflowsKafka(t *testing.T) {
 	t.Parallel()
-	dbURL := freshPostgresDatabase(t)
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cluster.Close)
 	rc := newReceiver(t)
-	in := newInstance(t, dbURL, randomMasterKey(t))
+	in, _ := newKafkaInstance(t)
 	pipelineEnv(in, rc)
-	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(cluster.ListenAddrs(), ","))
-	in.cli("migrate")
-	key := in.cli("keys", "create", "--name", "kafka-workflows", "--scope", "admin")
-	in.startServe()
-	relay := in.startProc("relay")
-	worker := in.startProc("worker")
-	testWorkflowRuns(t, in, rc, key)
-	worker.stop(t)
-	relay.stop(t)
-	in.stopServe()
+	inThreeProcesses(t, in, "kafka-workflows", func(key string) { testWorkflowRuns(t, in, rc, key) })
 }
