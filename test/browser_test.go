@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -97,10 +96,7 @@ func TestBrowserPublicForm(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	artifacts, err := filepath.Abs("artifacts")
-	if err != nil {
-		t.Fatal(err)
-	}
+	artifacts := artifactsDir(t)
 	spec, err := json.Marshal(map[string]any{"fields": fields, "upload": upload, "minFillSeconds": 1})
 	if err != nil {
 		t.Fatal(err)
@@ -266,10 +262,7 @@ func TestBrowserEmbedRecipes(t *testing.T) {
 		t.Fatalf("docs/embedding.md no longer has the placeholders this test fills in (%s, fld_EMAIL_FIELD_ID, fld_AGE_FIELD_ID)", docForm)
 	}
 
-	artifacts, err := filepath.Abs("artifacts")
-	if err != nil {
-		t.Fatal(err)
-	}
+	artifacts := artifactsDir(t)
 	runNode(t, node, []string{"FORMWARD_CHROMIUM=" + chromium, "FORMWARD_MIN_FILL_SECONDS=1"},
 		"embed.spec.mjs", owner.URL+"/frame", owner.URL+"/script", artifacts)
 
@@ -316,22 +309,13 @@ func TestBrowserFormPages(t *testing.T) {
 	})
 	r.expect(t, http.StatusCreated)
 	formID := r.str(t, "id")
-	ids := map[string]string{}
-	created, _ := r.obj["fields"].([]any)
-	for _, c := range created {
-		f, _ := c.(map[string]any)
-		key, _ := f["key"].(string)
-		ids[key], _ = f["id"].(string)
-	}
+	ids := fieldIDsByKey(r)
 	if len(ids) != 5 || ids["campaign"] == "" || ids["company"] == "" {
 		t.Fatalf("field keys: %v (%s)", ids, r.raw)
 	}
 	in.do("PATCH", "/v1/forms/"+formID, adminKey, map[string]any{"status": "published"}).expect(t, http.StatusOK)
 
-	artifacts, err := filepath.Abs("artifacts")
-	if err != nil {
-		t.Fatal(err)
-	}
+	artifacts := artifactsDir(t)
 	runNode(t, node, []string{"FORMWARD_CHROMIUM=" + chromium, "FORMWARD_MIN_FILL_SECONDS=1"},
 		"pages.spec.mjs", in.baseURL+"/f/"+formID, artifacts)
 
@@ -361,6 +345,18 @@ func TestBrowserFormPages(t *testing.T) {
 	}
 }
 
+// fieldIDsByKey maps the keys of a created form's fields to their IDs.
+func fieldIDsByKey(created result) map[string]string {
+	ids := map[string]string{}
+	fields, _ := created.obj["fields"].([]any)
+	for _, c := range fields {
+		f, _ := c.(map[string]any)
+		key, _ := f["key"].(string)
+		ids[key], _ = f["id"].(string)
+	}
+	return ids
+}
+
 // htmlBlock returns the first ```html block of the doc that contains marker.
 func htmlBlock(t *testing.T, doc, marker string) string {
 	t.Helper()
@@ -374,20 +370,10 @@ func htmlBlock(t *testing.T, doc, marker string) string {
 	return ""
 }
 
-// runNode runs one script of test/browser and logs its output line by line.
+// runNode runs one script of test/browser within three minutes and logs its output line by line.
 func runNode(t *testing.T, node string, env []string, script string, args ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("browser", script)}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		t.Log("browser: " + line)
-	}
-	if err != nil {
-		t.Fatalf("node test/browser/%s %s: %v", script, strings.Join(args, " "), err)
-	}
+	runNodeWithin(t, 3*time.Minute, node, env, script, args...)
 }
 
 // browserPrerequisites returns the node and chromium paths, or skips (fails under

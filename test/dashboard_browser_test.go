@@ -27,15 +27,24 @@ func TestBrowserDashboard(t *testing.T) {
 	t.Parallel()
 	node, chromium := browserPrerequisites(t)
 
-	in := newInstance(t, "", "")
-	in.startServe()
-	link := in.awaitSetupLink(t)
-
-	artifacts := artifactsDir(t)
 	// The walk is long (about twenty pages, each checked twice by axe-core, and real argon2id
 	// password hashing at every sign-in): it gets more time than the other specs.
-	runNodeWithin(t, 8*time.Minute, node, []string{"FORMWARD_CHROMIUM=" + chromium}, "dashboard.spec.mjs", in.baseURL, link, artifacts)
-	t.Logf("screenshots: %s", filepath.Join(artifacts, "dashboard-*.png"))
+	newInstance(t, "", "").walkAsFirstOwner(t, node, chromium, 8*time.Minute, "dashboard.spec.mjs", "dashboard-*.png")
+}
+
+// walkAsFirstOwner starts in's serve, waits for the setup link it logs and runs a dashboard spec
+// of test/browser with it within limit:
+//
+//	node browser/<script> <base url> <setup link> <artifact dir> [extra…]
+//
+// then logs where its screenshots (the glob screenshots in test/artifacts) are.
+func (in *instance) walkAsFirstOwner(t *testing.T, node, chromium string, limit time.Duration, script, screenshots string, extra ...string) {
+	t.Helper()
+	in.startServe()
+	link := in.awaitSetupLink(t)
+	artifacts := artifactsDir(t)
+	runNodeWithin(t, limit, node, []string{"FORMWARD_CHROMIUM=" + chromium}, script, append([]string{in.baseURL, link, artifacts}, extra...)...)
+	t.Logf("screenshots: %s", filepath.Join(artifacts, screenshots))
 }
 
 // runNodeWithin runs one script of test/browser like runNode, with its own time limit.

@@ -46,13 +46,7 @@ func TestBrowserFastRespondent(t *testing.T) {
 	})
 	r.expect(t, http.StatusCreated)
 	formID := r.str(t, "id")
-	ids := map[string]string{}
-	created, _ := r.obj["fields"].([]any)
-	for _, c := range created {
-		f, _ := c.(map[string]any)
-		key, _ := f["key"].(string)
-		ids[key], _ = f["id"].(string)
-	}
+	ids := fieldIDsByKey(r)
 	if len(ids) != 10 || ids["campaign"] == "" || ids["i_agree"] == "" || ids["cv"] == "" {
 		t.Fatalf("field keys: %v (%s)", ids, r.raw)
 	}

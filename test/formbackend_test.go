@@ -85,12 +85,8 @@ func TestBrowserFormBackend(t *testing.T) {
 	ownerHTML = page
 	mu.Unlock()
 
-	artifacts, err := filepath.Abs("artifacts")
-	if err != nil {
-		t.Fatal(err)
-	}
 	runNode(t, node, []string{"FORMWARD_CHROMIUM=" + chromium, "FORMWARD_CLOSED_MESSAGE=" + closedMessage},
-		"formbackend.spec.mjs", owner.URL+"/contact.html", formURL, artifacts)
+		"formbackend.spec.mjs", owner.URL+"/contact.html", formURL, artifactsDir(t))
 
 	r = in.do("GET", "/v1/forms/"+formID+"/submissions", adminKey, nil)
 	r.expect(t, http.StatusOK)

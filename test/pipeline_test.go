@@ -228,21 +228,28 @@ func submit(t *testing.T, in *instance, key, formID, fieldID, value string) stri
 // deliveries reads GET /v1/webhooks/{id}/deliveries.
 func deliveries(t *testing.T, in *instance, key, webhookID string) []map[string]any {
 	t.Helper()
-	r := in.do("GET", "/v1/webhooks/"+webhookID+"/deliveries", key, nil)
-	r.expect(t, http.StatusOK)
-	items, ok := r.obj["data"].([]any)
-	if !ok {
-		t.Fatalf("deliveries list without data: %s", r.raw)
-	}
-	out := make([]map[string]any, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.(map[string]any))
-	}
-	return out
+	return listData(t, in, key, "/v1/webhooks/"+webhookID+"/deliveries", "deliveries")
 }
 
 func attemptsOf(d map[string]any) []map[string]any {
-	raw, _ := d["attempts"].([]any)
+	return objects(d["attempts"])
+}
+
+// listData reads the data of a GET list endpoint at path; what names the list in the failure.
+func listData(t *testing.T, in *instance, key, path, what string) []map[string]any {
+	t.Helper()
+	r := in.do("GET", path, key, nil)
+	r.expect(t, http.StatusOK)
+	items, ok := r.obj["data"].([]any)
+	if !ok {
+		t.Fatalf("%s list without data: %s", what, r.raw)
+	}
+	return objects(items)
+}
+
+// objects returns a JSON array of objects as maps (no array: an empty list).
+func objects(v any) []map[string]any {
+	raw, _ := v.([]any)
 	out := make([]map[string]any, 0, len(raw))
 	for _, a := range raw {
 		out = append(out, a.(map[string]any))

@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -16,11 +15,5 @@ import (
 func TestPrivacyBrowser(t *testing.T) {
 	t.Parallel()
 	node, chromium := browserPrerequisites(t)
-
-	in := newInstance(t, "", "")
-	in.startServe()
-	link := in.awaitSetupLink(t)
-	artifacts := artifactsDir(t)
-	runNodeWithin(t, 4*time.Minute, node, []string{"FORMWARD_CHROMIUM=" + chromium}, "privacy.spec.mjs", in.baseURL, link, artifacts)
-	t.Logf("screenshots: %s", filepath.Join(artifacts, "privacy-*.png"))
+	newInstance(t, "", "").walkAsFirstOwner(t, node, chromium, 4*time.Minute, "privacy.spec.mjs", "privacy-*.png")
 }

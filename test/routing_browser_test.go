@@ -3,7 +3,6 @@ package e2e_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -38,11 +37,7 @@ func TestRoutingBrowser(t *testing.T) {
 	in.setEnv("FORMWARD_ALLOW_PRIVATE_DESTINATIONS", "true")
 	// Automatic retries come only after an hour: the success seen later is the manual retry's.
 	in.setEnv("FORMWARD_RETRY_DELAYS", "1h,1h,1h,1h")
-	in.startServe()
-	link := in.awaitSetupLink(t)
-	artifacts := artifactsDir(t)
-	runNodeWithin(t, 5*time.Minute, node, []string{"FORMWARD_CHROMIUM=" + chromium}, "routing.spec.mjs",
-		in.baseURL, link, artifacts, rc.url("/down/formward"), control.URL)
+	in.walkAsFirstOwner(t, node, chromium, 5*time.Minute, "routing.spec.mjs", "routing-*.png", rc.url("/down/formward"), control.URL)
 
 	got := rc.requests("/down/formward")
 	if len(got) != 2 || got[0].status != http.StatusInternalServerError || got[1].status != http.StatusNoContent {
@@ -55,5 +50,4 @@ func TestRoutingBrowser(t *testing.T) {
 	if e := got[1].header.Get("X-Service-Event"); e != "webhook.test" || got[0].header.Get("X-Service-Delivery") != got[1].header.Get("X-Service-Delivery") {
 		t.Fatalf("retried request: event %q, delivery %q then %q", e, got[0].header.Get("X-Service-Delivery"), got[1].header.Get("X-Service-Delivery"))
 	}
-	t.Logf("screenshots: %s", filepath.Join(artifacts, "routing-*.png"))
 }

@@ -24,26 +24,11 @@ func createWorkflow(t *testing.T, in *instance, key, formID, name string, action
 // runsOf reads GET /v1/workflows/{id}/runs.
 func runsOf(t *testing.T, in *instance, key, workflowID string) []map[string]any {
 	t.Helper()
-	r := in.do("GET", "/v1/workflows/"+workflowID+"/runs", key, nil)
-	r.expect(t, http.StatusOK)
-	items, ok := r.obj["data"].([]any)
-	if !ok {
-		t.Fatalf("runs list without data: %s", r.raw)
-	}
-	out := make([]map[string]any, 0, len(items))
-	for _, it := range items {
-		out = append(out, it.(map[string]any))
-	}
-	return out
+	return listData(t, in, key, "/v1/workflows/"+workflowID+"/runs", "runs")
 }
 
 func runActions(run map[string]any) []map[string]any {
-	raw, _ := run["actions"].([]any)
-	out := make([]map[string]any, 0, len(raw))
-	for _, a := range raw {
-		out = append(out, a.(map[string]any))
-	}
-	return out
+	return objects(run["actions"])
 }
 
 // finishedRun waits until the workflow has one run that succeeded or failed and returns it.
