@@ -6,27 +6,14 @@
 // recipes' code copied from docs/embedding.md. The iframe must show the form; the script must
 // show an error next to a field for a bad answer, then post JSON (solving the proof of work
 // itself) and show its thank-you text. Prints "ok: ..." lines; exits 1 after "FAIL: ...".
-import { chromium } from 'playwright-core';
 import path from 'node:path';
+import { commandLine, fail, launch, run } from './kit.mjs';
 
-const [framePage, scriptPage, artifactDir] = process.argv.slice(2);
-if (!framePage || !scriptPage || !artifactDir) {
-  console.error('usage: node embed.spec.mjs <iframe page> <script page> <artifact dir>');
-  process.exit(2);
-}
+const [framePage, scriptPage, artifactDir] = commandLine('embed.spec.mjs', 'iframe page', 'script page', 'artifact dir');
 const minFill = Number(process.env.FORMWARD_MIN_FILL_SECONDS || '0');
 
-function fail(msg) {
-  throw new Error(msg);
-}
-
 async function main() {
-  const browser = await chromium.launch({
-    executablePath: process.env.FORMWARD_CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   const errors = [];
   try {
     const page = await browser.newPage();
@@ -70,10 +57,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.log('FAIL: ' + (err?.message || err));
-    process.exit(1);
-  },
-);
+run(main);

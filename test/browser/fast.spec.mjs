@@ -22,13 +22,9 @@
 // "FAIL: ..." and exits 1.
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, axe, fail, ok, run } from './kit.mjs';
+import { commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
 
-const [pageURL, artifactDir] = process.argv.slice(2);
-if (!pageURL || !artifactDir) {
-  console.error('usage: node fast.spec.mjs <page url> <artifact dir>');
-  process.exit(2);
-}
+const [pageURL, artifactDir] = commandLine('fast.spec.mjs', 'page url', 'artifact dir');
 const spec = JSON.parse(process.env.FORMWARD_FAST_FORM || '{}');
 const ids = spec.ids || {};
 const minFill = Number(spec.minFillSeconds || 3) * 1000;
@@ -94,8 +90,7 @@ async function axeOnServed(browser, url, html, what) {
     const copy = await context.newPage();
     await copy.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html.replace(/<script[^>]*><\/script>/g, '') }));
     await copy.goto(url, { waitUntil: 'load' });
-    const version = await axe(copy, what);
-    ok(`axe-core ${version} on ${what}: 0 violations`);
+    await expectNoAxeViolations(copy, what);
   } finally {
     await context.close();
   }
@@ -175,8 +170,7 @@ async function withJavaScript(browser) {
     const wait = Number(await page.locator('#fw-form').getAttribute('data-wait'));
     if (!(wait >= 1 && wait <= minFill / 1000)) fail(`JavaScript on: data-wait is ${wait}`);
     ok(`JavaScript on: the form drawn again keeps every answer, the notice has the focus, the script holds the next post ${wait} s at most`);
-    const version = await axe(page, 'the form drawn again (JavaScript on)');
-    ok(`axe-core ${version} on the form drawn again (JavaScript on): 0 violations`);
+    await expectNoAxeViolations(page, 'the form drawn again (JavaScript on)');
     await page.screenshot({ path: path.resolve(artifactDir, 'fast-js-again.png'), fullPage: true });
 
     await input(page, 'cv').setInputFiles(spec.upload);

@@ -19,29 +19,14 @@
 // and axe-core (pinned in package-lock.json) on the form, on its error state (the server's page)
 // and on the thank-you page: zero violations of any impact.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { axeSource, commandLine, fail, launch, ok, run } from './kit.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-const [pageURL, artifactDir] = process.argv.slice(2);
-if (!pageURL || !artifactDir) {
-  console.error('usage: node form.spec.mjs <page url> <artifact dir>');
-  process.exit(2);
-}
+const [pageURL, artifactDir] = commandLine('form.spec.mjs', 'page url', 'artifact dir');
 const spec = JSON.parse(process.env.FORMWARD_BROWSER_FORM || '{"fields": []}');
-const executablePath = process.env.FORMWARD_CHROMIUM || '/usr/bin/chromium';
 const STEP_TIMEOUT = 20000;
 
-function fail(msg) {
-  throw new Error(msg);
-}
-function ok(msg) {
-  console.log('ok: ' + msg);
-}
 
 // The control(s) of a field, found the way a screen reader user finds them: by accessible name.
 // A required field's name ends in "(required)" (the visible "*" is aria-hidden, but part of the
@@ -257,20 +242,7 @@ async function main() {
   fs.mkdirSync(artifactDir, { recursive: true });
   // launch() starts Chromium with a new, empty profile of its own (a fresh --user-data-dir that
   // Playwright creates and removes; it refuses the flag in args).
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launch();
   const consoleErrors = [];
   try {
     const context = await browser.newContext({ viewport: { width: 800, height: 900 } });
@@ -365,10 +337,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.log('FAIL: ' + (err?.message || err));
-    process.exit(1);
-  },
-);
+run(main);

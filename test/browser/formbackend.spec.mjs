@@ -13,41 +13,11 @@
 //      the form_closed error with the owner's message (script). (axe-core runs in the scripted
 //      context: a context without JavaScript cannot evaluate it.)
 // Prints "ok: ..." lines; exits 1 after "FAIL: ...".
-import { chromium } from 'playwright-core';
-import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-const [ownerPage, formPage, artifactDir] = process.argv.slice(2);
-if (!ownerPage || !formPage || !artifactDir) {
-  console.error('usage: node formbackend.spec.mjs <owner page> <form page> <artifact dir>');
-  process.exit(2);
-}
+const [ownerPage, formPage, artifactDir] = commandLine('formbackend.spec.mjs', 'owner page', 'form page', 'artifact dir');
 const closedMessage = process.env.FORMWARD_CLOSED_MESSAGE || '';
-
-function fail(msg) {
-  throw new Error(msg);
-}
-function ok(msg) {
-  console.log('ok: ' + msg);
-}
-
-async function expectNoAxeViolations(page, what) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return {
-      version: window.axe.version,
-      passes: r.passes.length,
-      violations: r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`),
-    };
-  });
-  if (result.violations.length) fail(`axe-core ${result.version} on ${what}: ${result.violations.join('; ')}`);
-  ok(`axe-core ${result.version} on ${what}: 0 violations (${result.passes} rules passed)`);
-}
 
 async function fill(page, who) {
   await page.getByLabel('Name').fill(who.name);
@@ -56,12 +26,7 @@ async function fill(page, who) {
 }
 
 async function main() {
-  const browser = await chromium.launch({
-    executablePath: process.env.FORMWARD_CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   try {
     const ownerOrigin = new URL(ownerPage).origin;
     if (ownerOrigin === new URL(formPage).origin) fail('the owner page must be on another origin');
@@ -120,7 +85,4 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.log('FAIL: ' + e.message);
-  process.exit(1);
-});
+run(main);

@@ -1,13 +1,13 @@
-// kit.mjs: what the dashboard's browser specs share: their arguments, the browser, axe-core at
-// desktop width, at 375 px and in dark mode with screenshots, form posts that navigate, the
-// first-run setup and calls to the API.
+// kit.mjs: what the browser specs share: their arguments, the browser, axe-core at desktop
+// width, at 375 px and in dark mode with screenshots, form posts that navigate, the first-run
+// setup and calls to the API.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+export const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 export const owner = { name: 'Ada Lovelace', email: 'ada@example.org', password: 'analytical-engine-1843', workspace: 'Acme Research' };
 export const desktop = { width: 1280, height: 900 };
@@ -20,15 +20,21 @@ export function ok(msg) {
   console.log('ok: ' + msg);
 }
 
-// args reads the spec's command line: <base url> <setup link> <artifact dir>, then extra names.
-export function args(script, ...extra) {
-  const names = ['base url', 'setup link', 'artifact dir', ...extra];
+// commandLine reads the spec's command line, one value for each name; without them all it
+// prints the usage and exits 2.
+export function commandLine(script, ...names) {
   const values = process.argv.slice(2);
   if (values.length < names.length || values.some((v) => !v)) {
     console.error(`usage: node ${script} ${names.map((n) => `<${n}>`).join(' ')}`);
     process.exit(2);
   }
   return values;
+}
+
+// args reads a dashboard spec's command line: <base url> <setup link> <artifact dir>, then extra
+// names.
+export function args(script, ...extra) {
+  return commandLine(script, 'base url', 'setup link', 'artifact dir', ...extra);
 }
 
 // launch starts headless Chromium (FORMWARD_CHROMIUM, default /usr/bin/chromium).
@@ -39,6 +45,26 @@ export function launch() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+// inBrowser launches Chromium, opens a context at desktop width (plus contextOptions) and a page
+// in it (20 s per step, its script errors collected), and runs main({ browser, ctx, page, watch }),
+// where watch(other) collects another page's script errors too. A script error in any watched
+// page fails the spec once main is done; the browser is closed in every case.
+export async function inBrowser(main, contextOptions = {}) {
+  const browser = await launch();
+  const errors = [];
+  const watch = (page) => page.on('pageerror', (e) => errors.push(String(e)));
+  try {
+    const ctx = await browser.newContext({ viewport: desktop, ...contextOptions });
+    const page = await ctx.newPage();
+    page.setDefaultTimeout(20000);
+    watch(page);
+    await main({ browser, ctx, page, watch });
+    if (errors.length) fail(`errors in the page: ${errors.join(' | ')}`);
+  } finally {
+    await browser.close();
+  }
 }
 
 // axe runs axe-core on the page and fails on any violation; iframes: false leaves frames out
@@ -54,6 +80,12 @@ export async function axe(page, what, { iframes = true } = {}) {
   }, iframes);
   if (result.violations.length) fail(`axe-core on ${what}: ${result.violations.join('; ')}`);
   return result.version;
+}
+
+// expectNoAxeViolations runs axe (above) and says the page passed.
+export async function expectNoAxeViolations(page, what, options) {
+  const version = await axe(page, what, options);
+  ok(`axe-core ${version} on ${what}: 0 violations`);
 }
 
 // checker returns check and checkDark for screenshots named <prefix>-<page>[-375|-dark].png in

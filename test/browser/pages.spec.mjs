@@ -14,41 +14,12 @@
 //   4. the school, Submit: the thank-you page.
 // axe-core on every state: zero violations. The Go test then checks the two submissions.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { chromium } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRequire } from 'node:module';
+import { commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
 
-const require = createRequire(import.meta.url);
-const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-const [pageURL, artifactDir] = process.argv.slice(2);
-if (!pageURL || !artifactDir) {
-  console.error('usage: node pages.spec.mjs <page url> <artifact dir>');
-  process.exit(2);
-}
-const executablePath = process.env.FORMWARD_CHROMIUM || '/usr/bin/chromium';
+const [pageURL, artifactDir] = commandLine('pages.spec.mjs', 'page url', 'artifact dir');
 const minFillSeconds = Number(process.env.FORMWARD_MIN_FILL_SECONDS || '1');
-
-function fail(msg) {
-  throw new Error(msg);
-}
-function ok(msg) {
-  console.log('ok: ' + msg);
-}
-
-async function expectNoAxeViolations(page, what) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return {
-      version: window.axe.version,
-      violations: r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`),
-    };
-  });
-  if (result.violations.length) fail(`axe-core on ${what}: ${result.violations.join('; ')}`);
-  ok(`axe-core ${result.version} on ${what}: 0 violations`);
-}
 
 // Without JavaScript nothing can be evaluated in the page, axe-core included: the page as the
 // server sent it is then checked in a JavaScript-enabled page at the same URL (its own script
@@ -74,7 +45,7 @@ async function expectStep(page, text, what) {
   if (got !== text) fail(`${what}: progress says "${got}", want "${text}"`);
 }
 
-async function run(browser, js) {
+async function walk(browser, js) {
   const mode = js ? 'JavaScript on' : 'JavaScript off';
   const context = await browser.newContext({ javaScriptEnabled: js, viewport: { width: 800, height: 900 } });
   const page = await context.newPage();
@@ -148,25 +119,14 @@ async function run(browser, js) {
 
 async function main() {
   fs.mkdirSync(artifactDir, { recursive: true });
-  const browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   axeContext = await browser.newContext({ viewport: { width: 800, height: 900 } });
   try {
-    await run(browser, true);
-    await run(browser, false);
+    await walk(browser, true);
+    await walk(browser, false);
   } finally {
     await browser.close();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    console.log('FAIL: ' + (err?.message || err));
-    process.exit(1);
-  },
-);
+run(main);

@@ -12,9 +12,7 @@
 // runs on every page at desktop width and at 375 px: zero violations. Screenshots:
 // <artifact dir>/routing-<page>.png and routing-<page>-375.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import fs from 'node:fs';
-import path from 'node:path';
-import { args, checker, desktop, fail, launch, ok, owner, phone, run, setUp, submit } from './kit.mjs';
+import { args, checker, fail, inBrowser, ok, owner, run, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir, receiverURL, controlURL] = args('routing.spec.mjs', 'receiver url', 'control url');
 const { check, checkDark, shots } = checker(artifactDir, 'routing');
@@ -31,152 +29,138 @@ async function logUntil(page, re, what) {
   fail(`${what}: the delivery log says "${text}"`);
 }
 
-async function main() {
-  fs.mkdirSync(artifactDir, { recursive: true });
-  const browser = await launch();
-  const errors = [];
-  try {
-    const ctx = await browser.newContext({ viewport: desktop });
-    const page = await ctx.newPage();
-    page.setDefaultTimeout(20000);
-    page.on('pageerror', (e) => errors.push(String(e)));
+async function main({ page }) {
+  // First-run setup.
+  await setUp(page, setupURL);
+  ok('signed up as the first owner');
 
-    // First-run setup.
-    await setUp(page, setupURL);
-    ok('signed up as the first owner');
+  // The webhooks page from the navigation.
+  await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+  await page.waitForURL('**/app/webhooks');
+  if ((await page.getByRole('link', { name: 'Webhooks', exact: true }).getAttribute('aria-current')) !== 'page') fail('the nav does not mark Webhooks');
+  await check(page, 'webhooks-empty');
+  await page.getByRole('link', { name: 'New webhook' }).click();
+  await page.waitForURL('**/app/webhooks/new');
+  await check(page, 'webhook-new');
 
-    // The webhooks page from the navigation.
-    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
-    await page.waitForURL('**/app/webhooks');
-    if ((await page.getByRole('link', { name: 'Webhooks', exact: true }).getAttribute('aria-current')) !== 'page') fail('the nav does not mark Webhooks');
-    await check(page, 'webhooks-empty');
-    await page.getByRole('link', { name: 'New webhook' }).click();
-    await page.waitForURL('**/app/webhooks/new');
-    await check(page, 'webhook-new');
+  // An http:// URL and no event: refused, the messages next to their controls.
+  await page.getByLabel('Endpoint URL').fill('http://127.0.0.1:9/in');
+  await page.getByLabel(/A response is submitted/).uncheck();
+  let resp = await submit(page, page.getByRole('button', { name: 'Create webhook' }));
+  if (resp.status() !== 422) fail(`invalid webhook: status ${resp.status()}`);
+  const urlError = (await page.locator('#f-url-error').innerText()).trim();
+  const eventsError = (await page.locator('#events-error').innerText()).trim();
+  if (!urlError || !eventsError) fail(`no inline errors: url "${urlError}", events "${eventsError}"`);
+  if ((await page.getByLabel('Endpoint URL').getAttribute('aria-invalid')) !== 'true') fail('the URL field is not marked invalid');
+  ok(`invalid webhook refused inline: "${urlError}" / "${eventsError}"`);
+  await check(page, 'webhook-invalid');
 
-    // An http:// URL and no event: refused, the messages next to their controls.
-    await page.getByLabel('Endpoint URL').fill('http://127.0.0.1:9/in');
-    await page.getByLabel(/A response is submitted/).uncheck();
-    let resp = await submit(page, page.getByRole('button', { name: 'Create webhook' }));
-    if (resp.status() !== 422) fail(`invalid webhook: status ${resp.status()}`);
-    const urlError = (await page.locator('#f-url-error').innerText()).trim();
-    const eventsError = (await page.locator('#events-error').innerText()).trim();
-    if (!urlError || !eventsError) fail(`no inline errors: url "${urlError}", events "${eventsError}"`);
-    if ((await page.getByLabel('Endpoint URL').getAttribute('aria-invalid')) !== 'true') fail('the URL field is not marked invalid');
-    ok(`invalid webhook refused inline: "${urlError}" / "${eventsError}"`);
-    await check(page, 'webhook-invalid');
+  // Created with the keyboard: type the URL, Tab to the first event, Space ticks it, Enter submits.
+  await page.getByLabel('Endpoint URL').fill(receiverURL);
+  await page.getByLabel('Endpoint URL').focus();
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => document.activeElement?.id);
+  if (focused !== 'event-submission.created') fail(`Tab from the URL reaches "${focused}", not the first event`);
+  await page.keyboard.press('Space');
+  await page.getByLabel(/A form is published/).check();
+  await page.getByLabel('Signing secret').fill('whsec-routing-test');
+  await Promise.all([page.waitForNavigation(), page.getByLabel('Signing secret').press('Enter')]);
+  if (!/\/app\/webhooks\/whk_/.test(page.url())) fail(`after create: ${page.url()} ${(await page.locator('main').innerText()).slice(0, 300)}`);
+  if ((await page.content()).includes('whsec-routing-test')) fail('the secret is shown back');
+  ok('webhook created to the HTTPS receiver; the secret is not shown back');
+  await check(page, 'webhook');
 
-    // Created with the keyboard: type the URL, Tab to the first event, Space ticks it, Enter submits.
-    await page.getByLabel('Endpoint URL').fill(receiverURL);
-    await page.getByLabel('Endpoint URL').focus();
-    await page.keyboard.press('Tab');
-    const focused = await page.evaluate(() => document.activeElement?.id);
-    if (focused !== 'event-submission.created') fail(`Tab from the URL reaches "${focused}", not the first event`);
-    await page.keyboard.press('Space');
-    await page.getByLabel(/A form is published/).check();
-    await page.getByLabel('Signing secret').fill('whsec-routing-test');
-    await Promise.all([page.waitForNavigation(), page.getByLabel('Signing secret').press('Enter')]);
-    if (!/\/app\/webhooks\/whk_/.test(page.url())) fail(`after create: ${page.url()} ${(await page.locator('main').innerText()).slice(0, 300)}`);
-    if ((await page.content()).includes('whsec-routing-test')) fail('the secret is shown back');
-    ok('webhook created to the HTTPS receiver; the secret is not shown back');
-    await check(page, 'webhook');
+  // A test event: the receiver answers 500, the log shows the failing attempt.
+  await submit(page, page.getByRole('button', { name: 'Send a test event' }));
+  let entry = await logUntil(page, /Failing/, 'failing test event');
+  if (!/webhook\.test/.test(entry) || !/500/.test(entry) || !/\d+ ms/.test(entry)) fail(`failing delivery: ${entry}`);
+  ok('the failing delivery shows status 500, its duration and error');
+  await check(page, 'webhook-failing');
 
-    // A test event: the receiver answers 500, the log shows the failing attempt.
-    await submit(page, page.getByRole('button', { name: 'Send a test event' }));
-    let entry = await logUntil(page, /Failing/, 'failing test event');
-    if (!/webhook\.test/.test(entry) || !/500/.test(entry) || !/\d+ ms/.test(entry)) fail(`failing delivery: ${entry}`);
-    ok('the failing delivery shows status 500, its duration and error');
-    await check(page, 'webhook-failing');
+  // Fix the receiver, retry, see success.
+  const healed = await fetch(controlURL + '/heal', { method: 'POST' });
+  if (healed.status !== 204) fail(`heal: ${healed.status}`);
+  const retry = page.getByRole('button', { name: /^Retry/ }).first();
+  await retry.focus();
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  const flash = (await page.locator('[role=status]').first().innerText()).trim();
+  if (!/queued again/i.test(flash)) fail(`after retry the notice says "${flash}"`);
+  entry = await logUntil(page, /Delivered/, 'retried delivery');
+  if (!/204/.test(entry)) fail(`retried delivery: ${entry}`);
+  ok('after the receiver was fixed, Retry delivered the event (204)');
+  await check(page, 'webhook-delivered');
 
-    // Fix the receiver, retry, see success.
-    const healed = await fetch(controlURL + '/heal', { method: 'POST' });
-    if (healed.status !== 204) fail(`heal: ${healed.status}`);
-    const retry = page.getByRole('button', { name: /^Retry/ }).first();
-    await retry.focus();
-    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
-    const flash = (await page.locator('[role=status]').first().innerText()).trim();
-    if (!/queued again/i.test(flash)) fail(`after retry the notice says "${flash}"`);
-    entry = await logUntil(page, /Delivered/, 'retried delivery');
-    if (!/204/.test(entry)) fail(`retried delivery: ${entry}`);
-    ok('after the receiver was fixed, Retry delivered the event (204)');
-    await check(page, 'webhook-delivered');
+  await page.getByRole('link', { name: '← All webhooks' }).click();
+  await page.waitForURL('**/app/webhooks');
+  const row = await page.locator('tbody tr').first().innerText();
+  if (!row.includes(receiverURL) || !row.includes('Delivered')) fail(`the list: ${row}`);
+  ok('the list shows the endpoint and its last delivery');
+  await check(page, 'webhooks');
 
-    await page.getByRole('link', { name: '← All webhooks' }).click();
-    await page.waitForURL('**/app/webhooks');
-    const row = await page.locator('tbody tr').first().innerText();
-    if (!row.includes(receiverURL) || !row.includes('Delivered')) fail(`the list: ${row}`);
-    ok('the list shows the endpoint and its last delivery');
-    await check(page, 'webhooks');
+  // Delete after confirmation.
+  await page.locator('tbody tr a').first().click();
+  await page.getByRole('link', { name: 'Delete', exact: true }).click();
+  await page.waitForURL('**/delete');
+  await check(page, 'webhook-delete');
+  await submit(page, page.getByRole('button', { name: 'Delete webhook' }));
+  if (!page.url().endsWith('/app/webhooks')) fail(`after delete: ${page.url()}`);
+  if (!(await page.locator('main').innerText()).includes('No webhooks yet')) fail('the webhook is still listed');
+  ok('webhook deleted after confirmation');
 
-    // Delete after confirmation.
-    await page.locator('tbody tr a').first().click();
-    await page.getByRole('link', { name: 'Delete', exact: true }).click();
-    await page.waitForURL('**/delete');
-    await check(page, 'webhook-delete');
-    await submit(page, page.getByRole('button', { name: 'Delete webhook' }));
-    if (!page.url().endsWith('/app/webhooks')) fail(`after delete: ${page.url()}`);
-    if (!(await page.locator('main').innerText()).includes('No webhooks yet')) fail('the webhook is still listed');
-    ok('webhook deleted after confirmation');
+  // Integrations: the page, a key that is not a service account refused next to its control.
+  await page.getByRole('link', { name: 'Integrations', exact: true }).click();
+  await page.waitForURL('**/app/integrations');
+  await check(page, 'integrations');
+  await page.getByLabel('Service account key (JSON)').fill('{"client_email":"x"}');
+  resp = await submit(page, page.getByRole('button', { name: 'Connect Google Sheets' }));
+  if (resp.status() !== 422) fail(`invalid service account: ${resp.status()}`);
+  if (!(await page.locator('#sheets-key-error').innerText()).trim()) fail('no error next to the service account key');
+  if ((await page.content()).includes('"client_email":"x"')) fail('the posted credentials are drawn back');
+  await check(page, 'integrations-invalid');
+  await page.getByLabel('Bot token').fill('xoxb-routing-test-token');
+  await submit(page, page.getByRole('button', { name: 'Connect Slack' }));
+  if ((await page.content()).includes('xoxb-routing-test-token')) fail('the bot token is shown back');
+  if (!(await page.locator('tbody').innerText()).includes('Slack')) fail('Slack is not listed');
+  ok('Slack connected; credentials never shown back');
 
-    // Integrations: the page, a key that is not a service account refused next to its control.
-    await page.getByRole('link', { name: 'Integrations', exact: true }).click();
-    await page.waitForURL('**/app/integrations');
-    await check(page, 'integrations');
-    await page.getByLabel('Service account key (JSON)').fill('{"client_email":"x"}');
-    resp = await submit(page, page.getByRole('button', { name: 'Connect Google Sheets' }));
-    if (resp.status() !== 422) fail(`invalid service account: ${resp.status()}`);
-    if (!(await page.locator('#sheets-key-error').innerText()).trim()) fail('no error next to the service account key');
-    if ((await page.content()).includes('"client_email":"x"')) fail('the posted credentials are drawn back');
-    await check(page, 'integrations-invalid');
-    await page.getByLabel('Bot token').fill('xoxb-routing-test-token');
-    await submit(page, page.getByRole('button', { name: 'Connect Slack' }));
-    if ((await page.content()).includes('xoxb-routing-test-token')) fail('the bot token is shown back');
-    if (!(await page.locator('tbody').innerText()).includes('Slack')) fail('Slack is not listed');
-    ok('Slack connected; credentials never shown back');
-
-    // Workflows: a form made through the API with a key from the keys page, then the builder.
-    await page.goto(baseURL + '/app/settings/api-keys');
-    await page.getByLabel('Name').fill('routing test');
-    await page.getByLabel('Scope').selectOption('read-write');
-    await submit(page, page.getByRole('button', { name: 'Create key' }));
-    const key = (await page.locator('#new-key').innerText()).trim();
-    const made = await fetch(baseURL + '/v1/forms', { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'Contact', fields: [{ label: 'Email', type: 'email', required: true }, { label: 'Plan', type: 'text' }] }) });
-    if (made.status !== 201) fail(`POST /v1/forms: ${made.status}`);
-    await page.getByRole('link', { name: 'Workflows', exact: true }).click();
-    await page.waitForURL('**/app/workflows');
-    await check(page, 'workflows');
-    await page.getByLabel('Show the workflows of').selectOption({ label: 'Contact' });
-    await submit(page, page.getByRole('button', { name: 'New workflow for this form' }));
-    await check(page, 'workflow-new');
-    await page.getByLabel('Name').fill('Sales leads');
-    await submit(page, page.getByRole('button', { name: 'Add condition' }));
-    const fieldKey = await page.locator('#field-keys option').nth(1).getAttribute('value');
-    await page.locator('#c0-field').fill(fieldKey);
-    await page.locator('#c0-value').fill('pro');
-    await page.locator('[name="a0.to"]').fill('sales@example.org');
-    await page.locator('[name="a0.subject"]').fill(`New lead {{${fieldKey}}}`);
-    await page.locator('[name="a0.body"]').fill(`Plan: {{${fieldKey}}}`);
-    await page.getByLabel('Action to add').selectOption('send_webhook');
-    await submit(page, page.getByRole('button', { name: 'Add action' }));
-    if ((await page.locator('#c0-value').inputValue()) !== 'pro') fail('the condition was lost when adding an action');
-    await page.locator('[name="a1.url"]').fill(receiverURL);
-    await check(page, 'workflow-builder');
-    await submit(page, page.getByRole('button', { name: 'Save workflow' }));
-    if (!/\/app\/workflows\/wf/.test(page.url())) fail(`after saving the workflow: ${page.url()} ${(await page.locator('main').innerText()).slice(0, 400)}`);
-    if ((await page.locator('[name="a0.subject"]').inputValue()) !== `New lead {{${fieldKey}}}`) fail('the template was not saved');
-    ok('workflow saved with a condition and two actions');
-    await check(page, 'workflow');
-    await submit(page, page.getByRole('button', { name: 'Disable', exact: true }));
-    await page.getByRole('link', { name: '← All workflows' }).click();
-    await page.waitForURL('**/app/workflows');
-    if (!(await page.locator('tbody').innerText()).includes('Disabled')) fail('the workflow is not shown disabled');
-    ok('workflow disabled');
-
-    if (errors.length) fail(`page errors: ${errors.join('; ')}`);
-  } finally {
-    await browser.close();
-  }
+  // Workflows: a form made through the API with a key from the keys page, then the builder.
+  await page.goto(baseURL + '/app/settings/api-keys');
+  await page.getByLabel('Name').fill('routing test');
+  await page.getByLabel('Scope').selectOption('read-write');
+  await submit(page, page.getByRole('button', { name: 'Create key' }));
+  const key = (await page.locator('#new-key').innerText()).trim();
+  const made = await fetch(baseURL + '/v1/forms', { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Contact', fields: [{ label: 'Email', type: 'email', required: true }, { label: 'Plan', type: 'text' }] }) });
+  if (made.status !== 201) fail(`POST /v1/forms: ${made.status}`);
+  await page.getByRole('link', { name: 'Workflows', exact: true }).click();
+  await page.waitForURL('**/app/workflows');
+  await check(page, 'workflows');
+  await page.getByLabel('Show the workflows of').selectOption({ label: 'Contact' });
+  await submit(page, page.getByRole('button', { name: 'New workflow for this form' }));
+  await check(page, 'workflow-new');
+  await page.getByLabel('Name').fill('Sales leads');
+  await submit(page, page.getByRole('button', { name: 'Add condition' }));
+  const fieldKey = await page.locator('#field-keys option').nth(1).getAttribute('value');
+  await page.locator('#c0-field').fill(fieldKey);
+  await page.locator('#c0-value').fill('pro');
+  await page.locator('[name="a0.to"]').fill('sales@example.org');
+  await page.locator('[name="a0.subject"]').fill(`New lead {{${fieldKey}}}`);
+  await page.locator('[name="a0.body"]').fill(`Plan: {{${fieldKey}}}`);
+  await page.getByLabel('Action to add').selectOption('send_webhook');
+  await submit(page, page.getByRole('button', { name: 'Add action' }));
+  if ((await page.locator('#c0-value').inputValue()) !== 'pro') fail('the condition was lost when adding an action');
+  await page.locator('[name="a1.url"]').fill(receiverURL);
+  await check(page, 'workflow-builder');
+  await submit(page, page.getByRole('button', { name: 'Save workflow' }));
+  if (!/\/app\/workflows\/wf/.test(page.url())) fail(`after saving the workflow: ${page.url()} ${(await page.locator('main').innerText()).slice(0, 400)}`);
+  if ((await page.locator('[name="a0.subject"]').inputValue()) !== `New lead {{${fieldKey}}}`) fail('the template was not saved');
+  ok('workflow saved with a condition and two actions');
+  await check(page, 'workflow');
+  await submit(page, page.getByRole('button', { name: 'Disable', exact: true }));
+  await page.getByRole('link', { name: '← All workflows' }).click();
+  await page.waitForURL('**/app/workflows');
+  if (!(await page.locator('tbody').innerText()).includes('Disabled')) fail('the workflow is not shown disabled');
+  ok('workflow disabled');
 }
 
-run(main);
+run(() => inBrowser(main));
