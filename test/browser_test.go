@@ -67,7 +67,7 @@ func TestBrowserPublicForm(t *testing.T) {
 		}
 	}
 	specs[0]["placeholder"] = "Your name"
-	r := in.do("POST", "/v1/forms", adminKey, map[string]any{
+	formID, r := publishedForm(t, in, adminKey, map[string]any{
 		"name":        "Browser test: event registration",
 		"description": "Every field type, filled in by a real browser.",
 		"fields":      specs,
@@ -75,8 +75,6 @@ func TestBrowserPublicForm(t *testing.T) {
 			"spam": map[string]any{"honeypot": true, "min_fill_seconds": 1, "proof_of_work": true},
 		},
 	})
-	r.expect(t, http.StatusCreated)
-	formID := r.str(t, "id")
 	created, _ := r.obj["fields"].([]any)
 	if len(created) != len(fields) {
 		t.Fatalf("created form has %d fields, want %d: %s", len(created), len(fields), r.raw)
@@ -85,7 +83,6 @@ func TestBrowserPublicForm(t *testing.T) {
 		f, _ := created[i].(map[string]any)
 		fields[i].ID, _ = f["id"].(string)
 	}
-	in.do("PATCH", "/v1/forms/"+formID, adminKey, map[string]any{"status": "published"}).expect(t, http.StatusOK)
 
 	// The file the browser uploads: small, with random content so the download proves it.
 	upload := filepath.Join(t.TempDir(), "cv.txt")
@@ -107,9 +104,7 @@ func TestBrowserPublicForm(t *testing.T) {
 	t.Logf("screenshot artifact: %s", filepath.Join(artifacts, "form.png"))
 
 	// The owner sees exactly one submission: from the form, with every value and the file.
-	r = in.do("GET", "/v1/forms/"+formID+"/submissions", adminKey, nil)
-	r.expect(t, http.StatusOK)
-	list, _ := r.obj["data"].([]any)
+	r, list := submissionsOf(t, in, adminKey, formID)
 	if len(list) != 1 {
 		t.Fatalf("want exactly 1 submission (the error attempt must not be stored), got %d: %s", len(list), r.raw)
 	}
@@ -234,7 +229,7 @@ func TestBrowserEmbedRecipes(t *testing.T) {
 	in := newInstance(t, "", "")
 	adminKey := in.cli("keys", "create", "--name", "embed", "--scope", "admin")
 	in.startServe()
-	r := in.do("POST", "/v1/forms", adminKey, map[string]any{
+	formID, r := publishedForm(t, in, adminKey, map[string]any{
 		"name": "Embedded sign-up",
 		"fields": []map[string]any{
 			{"label": "Email", "type": "email", "required": true},
@@ -245,12 +240,9 @@ func TestBrowserEmbedRecipes(t *testing.T) {
 			"embed": map[string]any{"frame_ancestors": []string{owner.URL}, "cors_origins": []string{owner.URL}},
 		},
 	})
-	r.expect(t, http.StatusCreated)
-	formID := r.str(t, "id")
 	fields, _ := r.obj["fields"].([]any)
 	emailID, _ := fields[0].(map[string]any)["id"].(string)
 	ageID, _ := fields[1].(map[string]any)["id"].(string)
-	in.do("PATCH", "/v1/forms/"+formID, adminKey, map[string]any{"status": "published"}).expect(t, http.StatusOK)
 
 	const docForm = "https://forms.example.com/f/frm_06H0A8…"
 	pageURL := in.baseURL + "/f/" + formID
@@ -266,9 +258,7 @@ func TestBrowserEmbedRecipes(t *testing.T) {
 	runNode(t, node, []string{"FORMWARD_CHROMIUM=" + chromium, "FORMWARD_MIN_FILL_SECONDS=1"},
 		"embed.spec.mjs", owner.URL+"/frame", owner.URL+"/script", artifacts)
 
-	r = in.do("GET", "/v1/forms/"+formID+"/submissions", adminKey, nil)
-	r.expect(t, http.StatusOK)
-	list, _ := r.obj["data"].([]any)
+	r, list := submissionsOf(t, in, adminKey, formID)
 	if len(list) != 1 {
 		t.Fatalf("want 1 submission from the script recipe, got %d: %s", len(list), r.raw)
 	}
@@ -296,7 +286,7 @@ func TestBrowserFormPages(t *testing.T) {
 	adminKey := in.cli("keys", "create", "--name", "pages", "--scope", "admin")
 	in.startServe()
 	employee := map[string]any{"match": "all", "conditions": []map[string]any{{"field_id": "role", "operator": "equals", "value": "Employee"}}}
-	r := in.do("POST", "/v1/forms", adminKey, map[string]any{
+	formID, r := publishedForm(t, in, adminKey, map[string]any{
 		"name": "Browser test: pages and logic",
 		"fields": []map[string]any{
 			{"label": "Role", "type": "radio", "required": true, "options": []string{"Student", "Employee"}},
@@ -307,21 +297,16 @@ func TestBrowserFormPages(t *testing.T) {
 		},
 		"settings": map[string]any{"spam": map[string]any{"honeypot": true, "min_fill_seconds": 1, "proof_of_work": false}},
 	})
-	r.expect(t, http.StatusCreated)
-	formID := r.str(t, "id")
 	ids := fieldIDsByKey(r)
 	if len(ids) != 5 || ids["campaign"] == "" || ids["company"] == "" {
 		t.Fatalf("field keys: %v (%s)", ids, r.raw)
 	}
-	in.do("PATCH", "/v1/forms/"+formID, adminKey, map[string]any{"status": "published"}).expect(t, http.StatusOK)
 
 	artifacts := artifactsDir(t)
 	runNode(t, node, []string{"FORMWARD_CHROMIUM=" + chromium, "FORMWARD_MIN_FILL_SECONDS=1"},
 		"pages.spec.mjs", in.baseURL+"/f/"+formID, artifacts)
 
-	r = in.do("GET", "/v1/forms/"+formID+"/submissions", adminKey, nil)
-	r.expect(t, http.StatusOK)
-	list, _ := r.obj["data"].([]any)
+	r, list := submissionsOf(t, in, adminKey, formID)
 	if len(list) != 2 {
 		t.Fatalf("want 2 submissions (JavaScript on and off), got %d: %s", len(list), r.raw)
 	}
@@ -343,6 +328,26 @@ func TestBrowserFormPages(t *testing.T) {
 	if !campaigns["spring-js"] || !campaigns["spring-nojs"] {
 		t.Fatalf("the hidden campaign field did not arrive from the page URL: %v (%s)", campaigns, r.raw)
 	}
+}
+
+// publishedForm creates a form through the API and publishes it; created is the creation's
+// answer (the form with its fields).
+func publishedForm(t *testing.T, in *instance, key string, body map[string]any) (formID string, created result) {
+	t.Helper()
+	created = in.do("POST", "/v1/forms", key, body)
+	created.expect(t, http.StatusCreated)
+	formID = created.str(t, "id")
+	in.do("PATCH", "/v1/forms/"+formID, key, map[string]any{"status": "published"}).expect(t, http.StatusOK)
+	return formID, created
+}
+
+// submissionsOf reads the form's submissions through the API: the answer and its data list.
+func submissionsOf(t *testing.T, in *instance, key, formID string) (result, []any) {
+	t.Helper()
+	r := in.do("GET", "/v1/forms/"+formID+"/submissions", key, nil)
+	r.expect(t, http.StatusOK)
+	list, _ := r.obj["data"].([]any)
+	return r, list
 }
 
 // fieldIDsByKey maps the keys of a created form's fields to their IDs.
@@ -370,7 +375,7 @@ func htmlBlock(t *testing.T, doc, marker string) string {
 	return ""
 }
 
-// runNode runs one script of test/browser within three minutes and logs its output line by line.
+// runNode runs one script of test/browser like runNodeWithin, within three minutes.
 func runNode(t *testing.T, node string, env []string, script string, args ...string) {
 	t.Helper()
 	runNodeWithin(t, 3*time.Minute, node, env, script, args...)

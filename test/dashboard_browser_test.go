@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,21 +27,96 @@ var setupLink = regexp.MustCompile(`https?://[^\s"\\]+/app/setup\?token=[A-Za-z0
 // screenshots are saved in test/artifacts/dashboard-*.png.
 func TestBrowserDashboard(t *testing.T) {
 	t.Parallel()
-	node, chromium := browserPrerequisites(t)
-
 	// The walk is long (about twenty pages, each checked twice by axe-core, and real argon2id
 	// password hashing at every sign-in): it gets more time than the other specs.
-	newInstance(t, "", "").walkAsFirstOwner(t, node, chromium, 8*time.Minute, "dashboard.spec.mjs", "dashboard-*.png")
+	newInstance(t, "", "").walkAsFirstOwner(t, 8*time.Minute, "dashboard.spec.mjs", "dashboard-*.png")
 }
 
-// walkAsFirstOwner starts in's serve, waits for the setup link it logs and runs a dashboard spec
-// of test/browser with it within limit:
+// TestFormsBuilderBrowser builds a form with all nine field types in the dashboard's builder in
+// headless Chromium (test/browser/forms_builder.spec.mjs): one field dragged with the mouse,
+// others moved with the keyboard, published, then submitted with a file by a respondent in a
+// second browser context. axe-core runs on every page at desktop width and at 375 px with zero
+// violations; screenshots are saved in test/artifacts/forms-builder-*.png.
+func TestFormsBuilderBrowser(t *testing.T) {
+	t.Parallel()
+	newInstance(t, "", "").walkAsFirstOwner(t, 6*time.Minute, "forms_builder.spec.mjs", "forms-builder-*.png")
+}
+
+// TestResponsesBrowser reads responses as a form owner would, in headless Chromium
+// (test/browser/responses.spec.mjs): a form and submissions made through the API, the response
+// found in the table and filtered by value, its detail, the CSV export compared with what was
+// submitted, the analytics page. axe-core on every page at desktop width and at 375 px, zero
+// violations; screenshots in test/artifacts/responses-*.png.
+func TestResponsesBrowser(t *testing.T) {
+	t.Parallel()
+	newInstance(t, "", "").walkAsFirstOwner(t, 4*time.Minute, "responses.spec.mjs", "responses-*.png")
+}
+
+// TestPrivacyBrowser drives Settings › Privacy requests in headless Chromium
+// (test/browser/privacy.spec.mjs) against a real `formward serve`: the first owner seeds two
+// forms and two respondents through the API, then, from the keyboard, exports one
+// respondent's submissions (a JSON download), erases them after a confirmation page with the
+// count, and sees the count deleted; the audit log has the events without the address.
+// axe-core runs on every page at desktop width and at 375 px with zero violations; the
+// screenshots are saved in test/artifacts/privacy-*.png.
+func TestPrivacyBrowser(t *testing.T) {
+	t.Parallel()
+	newInstance(t, "", "").walkAsFirstOwner(t, 4*time.Minute, "privacy.spec.mjs", "privacy-*.png")
+}
+
+// TestRoutingBrowser walks the dashboard's webhook pages in headless Chromium
+// (test/browser/routing.spec.mjs): a webhook created (after an invalid URL is refused next to
+// its control) to an HTTPS receiver with a test CA, a test event sent from the page, the
+// receiver answering 500 so the delivery log shows the failing attempt, the receiver fixed,
+// Retry pressed and the delivery shown delivered; then deletion after confirmation. Then the
+// integrations page (an invalid Google key refused inline, Slack connected, no secret shown
+// back) and a workflow built with a condition and two actions, saved and disabled. axe-core
+// runs on every page at desktop width and at 375 px with zero violations; screenshots go to
+// test/artifacts/routing-*.png.
+func TestRoutingBrowser(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	// The spec "fixes" the receiver through this loopback control endpoint.
+	control := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/heal" {
+			http.NotFound(w, r)
+			return
+		}
+		rc.healed.Store(true)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(control.Close)
+
+	in := newInstance(t, "", "")
+	in.setEnv("FORMWARD_WEBHOOK_CA_FILE", rc.caFile)
+	in.setEnv("FORMWARD_ALLOW_PRIVATE_DESTINATIONS", "true")
+	// Automatic retries come only after an hour: the success seen later is the manual retry's.
+	in.setEnv("FORMWARD_RETRY_DELAYS", "1h,1h,1h,1h")
+	in.walkAsFirstOwner(t, 5*time.Minute, "routing.spec.mjs", "routing-*.png", rc.url("/down/formward"), control.URL)
+
+	got := rc.requests("/down/formward")
+	if len(got) != 2 || got[0].status != http.StatusInternalServerError || got[1].status != http.StatusNoContent {
+		var statuses []int
+		for _, r := range got {
+			statuses = append(statuses, r.status)
+		}
+		t.Fatalf("the receiver got %d requests with statuses %v, want a 500 then (after the retry) a 204", len(got), statuses)
+	}
+	if e := got[1].header.Get("X-Service-Event"); e != "webhook.test" || got[0].header.Get("X-Service-Delivery") != got[1].header.Get("X-Service-Delivery") {
+		t.Fatalf("retried request: event %q, delivery %q then %q", e, got[0].header.Get("X-Service-Delivery"), got[1].header.Get("X-Service-Delivery"))
+	}
+}
+
+// walkAsFirstOwner starts in's serve (or skips when the browser is missing, see
+// browserPrerequisites), waits for the setup link serve logs and runs a dashboard spec of
+// test/browser with it within limit:
 //
 //	node browser/<script> <base url> <setup link> <artifact dir> [extra…]
 //
 // then logs where its screenshots (the glob screenshots in test/artifacts) are.
-func (in *instance) walkAsFirstOwner(t *testing.T, node, chromium string, limit time.Duration, script, screenshots string, extra ...string) {
+func (in *instance) walkAsFirstOwner(t *testing.T, limit time.Duration, script, screenshots string, extra ...string) {
 	t.Helper()
+	node, chromium := browserPrerequisites(t)
 	in.startServe()
 	link := in.awaitSetupLink(t)
 	artifacts := artifactsDir(t)
@@ -47,7 +124,7 @@ func (in *instance) walkAsFirstOwner(t *testing.T, node, chromium string, limit 
 	t.Logf("screenshots: %s", filepath.Join(artifacts, screenshots))
 }
 
-// runNodeWithin runs one script of test/browser like runNode, with its own time limit.
+// runNodeWithin runs one script of test/browser within limit and logs its output line by line.
 func runNodeWithin(t *testing.T, limit time.Duration, node string, env []string, script string, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)

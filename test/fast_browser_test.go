@@ -2,7 +2,6 @@ package e2e_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,7 +27,7 @@ func TestBrowserFastRespondent(t *testing.T) {
 	in := newInstance(t, "", "")
 	adminKey := in.cli("keys", "create", "--name", "fast", "--scope", "admin")
 	in.startServe()
-	r := in.do("POST", "/v1/forms", adminKey, map[string]any{
+	formID, r := publishedForm(t, in, adminKey, map[string]any{
 		"name": "Browser test: a fast respondent",
 		"fields": []map[string]any{
 			{"label": "Name", "type": "text", "required": true},
@@ -44,13 +43,10 @@ func TestBrowserFastRespondent(t *testing.T) {
 		},
 		"settings": map[string]any{"spam": map[string]any{"honeypot": true, "min_fill_seconds": fastFillSeconds, "proof_of_work": false}},
 	})
-	r.expect(t, http.StatusCreated)
-	formID := r.str(t, "id")
 	ids := fieldIDsByKey(r)
 	if len(ids) != 10 || ids["campaign"] == "" || ids["i_agree"] == "" || ids["cv"] == "" {
 		t.Fatalf("field keys: %v (%s)", ids, r.raw)
 	}
-	in.do("PATCH", "/v1/forms/"+formID, adminKey, map[string]any{"status": "published"}).expect(t, http.StatusOK)
 
 	upload := filepath.Join(t.TempDir(), "cv.txt")
 	if err := os.WriteFile(upload, []byte("Curriculum vitae of Ada Lovelace\n"), 0o600); err != nil {
@@ -63,9 +59,7 @@ func TestBrowserFastRespondent(t *testing.T) {
 	runNode(t, node, []string{"FORMWARD_CHROMIUM=" + chromium, "FORMWARD_FAST_FORM=" + string(spec)},
 		"fast.spec.mjs", in.baseURL+"/f/"+formID, artifactsDir(t))
 
-	r = in.do("GET", "/v1/forms/"+formID+"/submissions", adminKey, nil)
-	r.expect(t, http.StatusOK)
-	list, _ := r.obj["data"].([]any)
+	r, list := submissionsOf(t, in, adminKey, formID)
 	var campaigns []string
 	for _, item := range list {
 		sub, _ := item.(map[string]any)

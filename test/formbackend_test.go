@@ -53,7 +53,7 @@ func TestBrowserFormBackend(t *testing.T) {
 	adminKey := in.cli("keys", "create", "--name", "backend", "--scope", "admin")
 	in.startServe()
 	const closedMessage = "We are full for this year: see you next spring!"
-	r := in.do("POST", "/v1/forms", adminKey, map[string]any{
+	formID, r := publishedForm(t, in, adminKey, map[string]any{
 		"name": "Contact (form backend)",
 		"fields": []map[string]any{
 			{"label": "Name", "type": "text", "required": true},
@@ -65,11 +65,8 @@ func TestBrowserFormBackend(t *testing.T) {
 			"closing":         map[string]any{"max_submissions": 2, "message": closedMessage},
 		},
 	})
-	r.expect(t, http.StatusCreated)
-	formID := r.str(t, "id")
 	fields, _ := r.obj["fields"].([]any)
 	id := func(i int) string { s, _ := fields[i].(map[string]any)["id"].(string); return s }
-	in.do("PATCH", "/v1/forms/"+formID, adminKey, map[string]any{"status": "published"}).expect(t, http.StatusOK)
 
 	formURL := in.baseURL + "/f/" + formID
 	page := strings.NewReplacer(
@@ -88,9 +85,7 @@ func TestBrowserFormBackend(t *testing.T) {
 	runNode(t, node, []string{"FORMWARD_CHROMIUM=" + chromium, "FORMWARD_CLOSED_MESSAGE=" + closedMessage},
 		"formbackend.spec.mjs", owner.URL+"/contact.html", formURL, artifactsDir(t))
 
-	r = in.do("GET", "/v1/forms/"+formID+"/submissions", adminKey, nil)
-	r.expect(t, http.StatusOK)
-	list, _ := r.obj["data"].([]any)
+	r, list := submissionsOf(t, in, adminKey, formID)
 	if len(list) != 2 {
 		t.Fatalf("want the 2 submissions the form takes, got %d: %s", len(list), r.raw)
 	}

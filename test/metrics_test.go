@@ -93,9 +93,7 @@ next:
 // metric the Grafana dashboard and the alert rules name is one the binary exposes.
 func TestMetricsEmbedded(t *testing.T) {
 	t.Parallel()
-	rc := newReceiver(t)
-	in := newInstance(t, "", "")
-	pipelineEnv(in, rc)
+	in, rc := newPipelineInstance(t)
 	metricsAddr := freeAddr(t)
 	in.setEnv("FORMWARD_METRICS_ADDR", metricsAddr)
 	key := in.cli("keys", "create", "--name", "metrics", "--scope", "admin")

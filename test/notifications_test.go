@@ -57,10 +57,7 @@ func TestNotificationsEmbedded(t *testing.T) {
 	mail := startRefusingSMTP(t)
 	in := newInstance(t, "", "")
 	notifyEnv(in, mail)
-	key := in.cli("keys", "create", "--name", "notifications", "--scope", "admin")
-	in.startServe()
-	testNotifications(t, in, mail, key)
-	in.stopServe()
+	inServe(t, in, "notifications", func(key string) { testNotifications(t, in, mail, key) })
 }
 
 // TestNotificationsKafka: serve, relay and worker as separate processes on PostgreSQL and

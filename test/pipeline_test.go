@@ -128,6 +128,16 @@ func pipelineEnv(in *instance, rc *receiver) {
 	in.setEnv("FORMWARD_API_RATE_LIMIT", "0")
 }
 
+// newPipelineInstance is an instance in embedded mode (SQLite, one process) whose deliveries go
+// to a new HTTPS receiver (pipelineEnv).
+func newPipelineInstance(t *testing.T) (*instance, *receiver) {
+	t.Helper()
+	rc := newReceiver(t)
+	in := newInstance(t, "", "")
+	pipelineEnv(in, rc)
+	return in, rc
+}
+
 // verifySignatures checks X-Service-Signature and the Standard Webhooks headers against secret.
 func verifySignatures(t *testing.T, r received, secret string) {
 	t.Helper()
@@ -261,9 +271,7 @@ func objects(v any) []map[string]any {
 
 func TestWebhooksEmbedded(t *testing.T) {
 	t.Parallel()
-	rc := newReceiver(t)
-	in := newInstance(t, "", "")
-	pipelineEnv(in, rc)
+	in, rc := newPipelineInstance(t)
 	key := in.cli("keys", "create", "--name", "webhooks", "--scope", "admin")
 	in.startServe()
 
@@ -469,6 +477,16 @@ func newKafkaInstance(t *testing.T) (in *instance, brokers []string) {
 	in = newInstance(t, dbURL, randomMasterKey(t))
 	in.setEnv("FORMWARD_KAFKA_BROKERS", strings.Join(brokers, ","))
 	return in, brokers
+}
+
+// inServe makes an admin key named keyName, starts serve alone (the pipeline in-process), runs
+// test with the key, then stops serve.
+func inServe(t *testing.T, in *instance, keyName string, test func(key string)) {
+	t.Helper()
+	key := in.cli("keys", "create", "--name", keyName, "--scope", "admin")
+	in.startServe()
+	test(key)
+	in.stopServe()
 }
 
 // inThreeProcesses migrates in's database, makes an admin key named keyName, starts serve, the

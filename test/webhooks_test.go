@@ -69,9 +69,7 @@ func verifyPlainHMAC(r received, registered string) error {
 // The Node.js half is skipped when node is missing, unless FORMWARD_TEST_REQUIRE_BROWSER=1.
 func TestWebhookSignaturesVerifyWithTheOfficialLibrary(t *testing.T) {
 	t.Parallel()
-	rc := newReceiver(t)
-	in := newInstance(t, "", "")
-	pipelineEnv(in, rc)
+	in, rc := newPipelineInstance(t)
 	key := in.cli("keys", "create", "--name", "signatures", "--scope", "admin")
 	in.startServe()
 

@@ -463,10 +463,7 @@ func TestWorkflowDestinationsEmbedded(t *testing.T) {
 	d := newDestinations(t)
 	in := newInstance(t, "", "")
 	d.env(t, in)
-	key := in.cli("keys", "create", "--name", "destinations", "--scope", "admin")
-	in.startServe()
-	testWorkflowDestinations(t, in, d, key)
-	in.stopServe()
+	inServe(t, in, "destinations", func(key string) { testWorkflowDestinations(t, in, d, key) })
 }
 
 // TestWorkflowDestinationsKafka: the same with serve, relay and worker as separate processes on

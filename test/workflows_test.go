@@ -51,13 +51,8 @@ func finishedRun(t *testing.T, in *instance, key, workflowID string) map[string]
 // retried while later ones wait, given-up ones fail the run and skip the rest; the run log tells.
 func TestWorkflowsEmbedded(t *testing.T) {
 	t.Parallel()
-	rc := newReceiver(t)
-	in := newInstance(t, "", "")
-	pipelineEnv(in, rc)
-	key := in.cli("keys", "create", "--name", "workflows", "--scope", "admin")
-	in.startServe()
-	testWorkflowRuns(t, in, rc, key)
-	in.stopServe()
+	in, rc := newPipelineInstance(t)
+	inServe(t, in, "workflows", func(key string) { testWorkflowRuns(t, in, rc, key) })
 }
 
 func testWorkflowRuns(t *testing.T, in *instance, rc *receiver, key string) {

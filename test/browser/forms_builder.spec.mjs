@@ -1,4 +1,4 @@
-// Browser test of the form builder, run by test/forms_builder_browser_test.go
+// Browser test of the form builder, run by test/dashboard_browser_test.go
 // (TestFormsBuilderBrowser):
 //
 //   node test/browser/forms_builder.spec.mjs <base url> <setup link> <artifact dir>

@@ -1,4 +1,4 @@
-// Browser test of the respondent privacy requests page, run by test/privacy_browser_test.go
+// Browser test of the respondent privacy requests page, run by test/dashboard_browser_test.go
 // (TestPrivacyBrowser):
 //
 //   node test/browser/privacy.spec.mjs <base url> <setup link> <artifact dir>

@@ -1,5 +1,5 @@
 // Browser test of a form's responses, export and analytics, run by TestResponsesBrowser
-// (test/responses_browser_test.go):
+// (test/dashboard_browser_test.go):
 //
 //   node test/browser/responses.spec.mjs <base url> <setup link> <artifact dir>
 //

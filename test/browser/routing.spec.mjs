@@ -1,4 +1,4 @@
-// Browser test of the dashboard's webhook pages, run by test/routing_browser_test.go
+// Browser test of the dashboard's webhook pages, run by test/dashboard_browser_test.go
 // (TestRoutingBrowser):
 //
 //   node test/browser/routing.spec.mjs <base url> <setup link> <artifact dir> <receiver url> <control url>
