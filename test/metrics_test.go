@@ -210,9 +210,7 @@ var kafkaOnly = []string{"formward_kafka_consumer_lag", "formward_kafka_consumer
 // again brings every gauge back to 0.
 func TestBacklogVisibleWhileTheWorkerIsDown(t *testing.T) {
 	t.Parallel()
-	rc := newReceiver(t)
-	in, _ := newKafkaInstance(t)
-	pipelineEnv(in, rc)
+	in, rc := newKafkaPipelineInstance(t)
 	in.setEnv("FORMWARD_KAFKA_PARTITIONS", "4")
 	in.setEnv("FORMWARD_KAFKA_SESSION_TIMEOUT", "6s")
 	// One attempt, then a retry 15s later that the killed worker will not make.

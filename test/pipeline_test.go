@@ -479,6 +479,16 @@ func newKafkaInstance(t *testing.T) (in *instance, brokers []string) {
 	return in, brokers
 }
 
+// newKafkaPipelineInstance is newKafkaInstance whose deliveries go to a new HTTPS receiver
+// (pipelineEnv).
+func newKafkaPipelineInstance(t *testing.T) (*instance, *receiver) {
+	t.Helper()
+	rc := newReceiver(t)
+	in, _ := newKafkaInstance(t)
+	pipelineEnv(in, rc)
+	return in, rc
+}
+
 // inServe makes an admin key named keyName, starts serve alone (the pipeline in-process), runs
 // test with the key, then stops serve.
 func inServe(t *testing.T, in *instance, keyName string, test func(key string)) {
@@ -558,9 +568,7 @@ func (p *proc) stop(t *testing.T) {
 
 func TestWebhooksKafkaThreeProcesses(t *testing.T) {
 	t.Parallel()
-	rc := newReceiver(t)
-	in, _ := newKafkaInstance(t)
-	pipelineEnv(in, rc)
+	in, rc := newKafkaPipelineInstance(t)
 	in.setEnv("FORMWARD_KAFKA_PARTITIONS", "4")
 	in.setEnv("FORMWARD_KAFKA_SESSION_TIMEOUT", "6s")
 	// A claim's lease is 2×timeout+5s: attempts a killed worker had in flight are retried by the

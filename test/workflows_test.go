@@ -130,8 +130,6 @@ func testWorkflowRuns(t *testing.T, in *instance, rc *receiver, key string) {
 // TestWorkflowsKafka: the same through Kafka, with the worker as its own process on PostgreSQL.
 func TestWorkflowsKafka(t *testing.T) {
 	t.Parallel()
-	rc := newReceiver(t)
-	in, _ := newKafkaInstance(t)
-	pipelineEnv(in, rc)
+	in, rc := newKafkaPipelineInstance(t)
 	inThreeProcesses(t, in, "kafka-workflows", func(key string) { testWorkflowRuns(t, in, rc, key) })
 }
