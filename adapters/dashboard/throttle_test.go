@@ -323,6 +323,26 @@ func TestForgotPasswordAnswersAlikeAndSendsNothingItself(t *testing.T) {
 	})
 }
 
+// TestForgotPasswordThrottleReadsEveryForwardedForLine, on both databases: a trusted proxy that
+// adds an X-Forwarded-For line of its own, after the one the client sent, names the client
+// there. The per-client limit counts that address, so six requests whose first lines all
+// differ but whose proxy line is the same are one client's: the sixth queues nothing.
+func TestForgotPasswordThrottleReadsEveryForwardedForLine(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, o *dashboard.Options) {
+			d.Mailer = &recordingMailer{}
+			o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+		})
+		for i := range accounts.PasswordResetLimit + 1 {
+			h.browser().post("/app/forgot-password", url.Values{"email": {"guess" + strconv.Itoa(i) + "@example.org"}},
+				"X-Forwarded-For", "198.51.100."+strconv.Itoa(i+1), "X-Forwarded-For", "127.0.9.1").expect(t, http.StatusOK)
+		}
+		if n := queuedMail(t, db); n != accounts.PasswordResetLimit {
+			t.Fatalf("%d requests queued, want %d: the proxy's line names one client for all six", n, accounts.PasswordResetLimit)
+		}
+	})
+}
+
 // TestForgotPasswordLinkArrivesAfterTheAnswer, on both databases: with the account mail sender
 // running, as serve runs it, the link arrives after the answer and sets a new password.
 func TestForgotPasswordLinkArrivesAfterTheAnswer(t *testing.T) {

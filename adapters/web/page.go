@@ -606,7 +606,7 @@ func (h *Handler) challenge(c *gin.Context) {
 	}
 	now := h.d.Clock.Now()
 	// Counted apart from the posts, so that a script's challenge and post are not two posts.
-	if err := h.submit.Limit(f.ID()+"/challenge", clientIP(c.Request, h.opts.TrustedProxies), now); err != nil {
+	if err := h.submit.Limit(f.ID()+"/challenge", httpkit.ClientIP(c.Request, h.opts.TrustedProxies), now); err != nil {
 		h.spam(f, ReasonRateLimited)
 		h.jsonFail(c, err)
 		return

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/web"
@@ -520,7 +521,7 @@ func TestRateLimitPerIPAndForm(t *testing.T) {
 }
 
 func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
-	proxies, err := web.ParseTrustedProxies("10.0.0.0/8, 192.168.1.1")
+	proxies, err := httpkit.ParseTrustedProxies("10.0.0.0/8, 192.168.1.1")
 	if err != nil {
 		t.Fatal(err)
 	}
