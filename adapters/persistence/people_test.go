@@ -929,26 +929,30 @@ func TestSignInThrottleReleaseIsContestedInABurst(t *testing.T) {
 func TestSignInThrottleIsExactUnderConcurrency(t *testing.T) {
 	eachPeople(t, func(t *testing.T, p people) {
 		const attempts, limit = 40, 10
-		var granted atomic.Int64
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range attempts {
-			wg.Go(func() {
-				<-start
-				// Every attempt names the account; each from one of four addresses.
-				ok, _, err := p.throttle.Reserve(context.Background(), fmt.Sprintf("try_%d", i), base, base.Add(-time.Minute), limit,
-					"email:ada", fmt.Sprintf("ip:%d", i%4))
-				if err != nil {
-					t.Error(err)
-				}
-				if ok {
-					granted.Add(1)
-				}
-			})
+		// burst starts the attempts at once, attempt i naming subjects(i), and counts the places granted.
+		burst := func(prefix string, subjects func(i int) []string) int64 {
+			var granted atomic.Int64
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range attempts {
+				wg.Go(func() {
+					<-start
+					ok, _, err := p.throttle.Reserve(context.Background(), fmt.Sprintf("%s%d", prefix, i), base, base.Add(-time.Minute), limit,
+						subjects(i)...)
+					if err != nil {
+						t.Error(err)
+					}
+					if ok {
+						granted.Add(1)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			return granted.Load()
 		}
-		close(start)
-		wg.Wait()
-		if n := granted.Load(); n != limit {
+		// Every attempt names the account; each from one of four addresses.
+		if n := burst("try_", func(i int) []string { return []string{"email:ada", fmt.Sprintf("ip:%d", i%4)} }); n != limit {
 			t.Fatalf("%d of %d concurrent attempts got a place, want exactly %d", n, attempts, limit)
 		}
 		var rows int
@@ -958,25 +962,8 @@ func TestSignInThrottleIsExactUnderConcurrency(t *testing.T) {
 		}
 
 		// Four addresses, one account each: per-address limits hold at once as well.
-		granted.Store(0)
-		start = make(chan struct{})
-		for i := range attempts {
-			wg.Go(func() {
-				<-start
-				ok, _, err := p.throttle.Reserve(context.Background(), fmt.Sprintf("try_b%d", i), base, base.Add(-time.Minute), limit,
-					fmt.Sprintf("email:%d", i), "ip:shared")
-				if err != nil {
-					t.Error(err)
-				}
-				if ok {
-					granted.Add(1)
-				}
-			})
-		}
-		close(start)
-		wg.Wait()
 		// ip:shared held none before: ten of the forty get a place.
-		if n := granted.Load(); n != limit {
+		if n := burst("try_b", func(i int) []string { return []string{fmt.Sprintf("email:%d", i), "ip:shared"} }); n != limit {
 			t.Fatalf("%d of %d concurrent attempts from one address got a place, want exactly %d", n, attempts, limit)
 		}
 	})
