@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -53,20 +54,11 @@ func (a *api) listForms(c *gin.Context) {
 		status = &st
 		list += ":" + s
 	}
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	views, more, err := a.App.Queries.ListForms.Handle(c.Request.Context(), forms.ListForms{Status: status, Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(views), func(i int) (any, ports.Position) {
-		v := views[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]forms.FormView, bool, error) {
+		return a.App.Queries.ListForms.Handle(ctx, forms.ListForms{Status: status, Page: page})
+	}, func(v forms.FormView) (any, ports.Position) {
 		return presentForm(v, false, a.Clock.Now()), ports.Position{CreatedAt: v.Form.CreatedAt(), ID: v.Form.ID()}
-	}))
+	})
 }
 
 func (a *api) createForm(c *gin.Context) {

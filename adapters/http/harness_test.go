@@ -231,3 +231,8 @@ func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr
 	}
 	return out, nil
 }
+
+// eachHarness runs test on SQLite and on PostgreSQL, each with a harness of default options.
+func eachHarness(t *testing.T, test func(t *testing.T, h *harness)) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) { test(t, newHarness(t, db, httpapi.Options{})) })
+}
