@@ -182,9 +182,8 @@ func (h *Handler) createForm(c *gin.Context) {
 	name := c.PostForm("name")
 	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{Draft: form.Draft{Name: name}})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		v := &view{Form: map[string]string{"name": name}}
@@ -468,9 +467,8 @@ func (h *Handler) patchFields(c *gin.Context, fv forms.FormView, specs []form.Fi
 	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
 		Patch: form.Patch{Fields: &specs}})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		st := builderState{status: b.Status, fields: specs, fieldErr: map[int]map[string]string{}, open: open}
@@ -538,9 +536,8 @@ func (h *Handler) addField(c *gin.Context) {
 	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
 		Patch: form.Patch{Fields: &specs}})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		st := builderState{status: b.Status, add: [2]string{typ, label}, addErr: map[string]string{}}
@@ -716,9 +713,8 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 			Patch: form.Patch{Name: &name, Settings: &s}})
 	}
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		errs := map[string]string{}
@@ -760,9 +756,8 @@ func (h *Handler) changeFormStatus(c *gin.Context) {
 	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
 		Patch: form.Patch{Status: &st}})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		h.drawBuilder(c, fv, builderState{status: b.Status, rest: friendly(b)})

@@ -16,7 +16,6 @@ import (
 	"github.com/formward/formward/adapters/httperr"
 	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application/capture"
-	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/form"
@@ -129,9 +128,8 @@ func formTabs(id, current string) []navItem {
 func (h *Handler) responses(c *gin.Context) {
 	p := principal(c)
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: c.Param("id")})
-	if err != nil {
-		h.fail(c, err)
+	fv, ok := h.loadForm(c)
+	if !ok {
 		return
 	}
 	f := fv.Form
@@ -139,6 +137,7 @@ func (h *Handler) responses(c *gin.Context) {
 		CreatedAfter: c.Query("created_after"), CreatedBefore: c.Query("created_before"),
 		Field: c.Query("field"), Contains: strings.TrimSpace(c.Query("contains")), Tabs: formTabs(f.ID(), "responses")}
 	q := capture.ListSubmissions{FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
+	var err error
 	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(d.CreatedAfter, d.CreatedBefore); err != nil {
 		h.fail(c, err)
 		return
@@ -282,9 +281,8 @@ type responseData struct {
 func (h *Handler) response(c *gin.Context) {
 	p := principal(c)
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: c.Param("id")})
-	if err != nil {
-		h.fail(c, err)
+	fv, ok := h.loadForm(c)
+	if !ok {
 		return
 	}
 	f := fv.Form
@@ -341,9 +339,8 @@ func (h *Handler) deleteResponsesConfirm(c *gin.Context) {
 	if !ok {
 		return
 	}
-	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{ID: c.Param("id")})
-	if err != nil {
-		h.fail(c, err)
+	fv, ok := h.loadForm(c)
+	if !ok {
 		return
 	}
 	back := "/app/forms/" + fv.Form.ID() + "/responses"
@@ -486,9 +483,8 @@ func (h *Handler) analytics(c *gin.Context) {
 		days = n
 	}
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: c.Param("id")})
-	if err != nil {
-		h.fail(c, err)
+	fv, ok := h.loadForm(c)
+	if !ok {
 		return
 	}
 	r, err := h.app.Queries.GetFormStats.Handle(ctx, capture.GetFormStats{FormID: fv.Form.ID(), Days: days})
