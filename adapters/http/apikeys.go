@@ -55,12 +55,10 @@ func (a *api) listAPIKeys(c *gin.Context) {
 
 func (a *api) createAPIKey(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, apiKeyProps, apiKeyReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(apiKeyProps, apiKeyReadOnly)
 	var cmd accounts.CreateAPIKey
 	var present bool
 	if cmd.Name, present = o.str("name"); !present {

@@ -63,12 +63,10 @@ func (a *api) listForms(c *gin.Context) {
 
 func (a *api) createForm(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, formProps[:4], append(formReadOnly, "status"))
+	if !ok {
 		return
 	}
-	o.allow(formProps[:4], append(formReadOnly, "status"))
 	var d form.Draft
 	name, present := o.str("name")
 	if !present {
@@ -172,12 +170,10 @@ func (a *api) getForm(c *gin.Context) {
 
 func (a *api) updateForm(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, formProps, formReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(formProps, formReadOnly)
 	var p form.Patch
 	if name, present := o.str("name"); present {
 		p.Name = &name

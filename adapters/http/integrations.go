@@ -42,12 +42,10 @@ func (a *api) listIntegrations(c *gin.Context) {
 
 func (a *api) createIntegration(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, integrationProps, integrationReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(integrationProps, integrationReadOnly)
 	var d integration.Draft
 	d.Type, _ = o.str("type")
 	if !o.has("type") {

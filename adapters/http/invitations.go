@@ -44,12 +44,10 @@ func (a *api) listInvitations(c *gin.Context) {
 
 func (a *api) createInvitation(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, invitationProps, invitationReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(invitationProps, invitationReadOnly)
 	var cmd accounts.InviteMember
 	var present bool
 	if cmd.Email, present = o.str("email"); !present {

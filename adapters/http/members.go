@@ -45,12 +45,10 @@ func (a *api) listMembers(c *gin.Context) {
 
 func (a *api) updateMember(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, memberProps, memberReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(memberProps, memberReadOnly)
 	role, present := o.str("role")
 	if !present {
 		vs.Add("role", "required", "role is required: owner, admin, editor or viewer")

@@ -49,12 +49,10 @@ func (a *api) listSubmissions(c *gin.Context) {
 // answers reads the required data object of a submission body.
 func (a *api) answers(c *gin.Context) (map[string]submission.Input, bool) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, submissionProps, submissionReadOnly)
+	if !ok {
 		return nil, false
 	}
-	o.allow(submissionProps, submissionReadOnly)
 	data, present := o.answers("data")
 	if !present {
 		vs.Add("data", "required", "data is required: an object mapping field IDs or keys to values")

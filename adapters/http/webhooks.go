@@ -29,12 +29,10 @@ func (a *api) listWebhooks(c *gin.Context) {
 
 func (a *api) createWebhook(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, webhookProps, webhookReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(webhookProps, webhookReadOnly)
 	var d webhook.Draft
 	d.URL, _ = o.str("url")
 	if !o.has("url") {
@@ -72,12 +70,10 @@ func (a *api) getWebhook(c *gin.Context) {
 
 func (a *api) updateWebhook(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, webhookProps, webhookReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(webhookProps, webhookReadOnly)
 	var p webhook.Patch
 	if u, present := o.str("url"); present {
 		p.URL = &u

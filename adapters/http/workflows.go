@@ -134,12 +134,10 @@ func (a *api) listWorkflows(c *gin.Context) {
 
 func (a *api) createWorkflow(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, workflowProps, workflowReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(workflowProps, workflowReadOnly)
 	var d workflow.Draft
 	d.Name, _ = o.str("name")
 	if !o.has("name") {
@@ -185,12 +183,10 @@ func (a *api) getWorkflow(c *gin.Context) {
 
 func (a *api) updateWorkflow(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, workflowPatch, workflowPatchReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(workflowPatch, workflowPatchReadOnly)
 	var p workflow.Patch
 	if n, present := o.str("name"); present {
 		p.Name = &n
