@@ -20,17 +20,10 @@ func TestGroupCommitConcurrentAdds(t *testing.T) {
 		w := mustWorkspace(t, r, base)
 		forms := []*form.Form{mustForm(t, r, w.ID(), base), mustForm(t, r, w.ID(), base), mustForm(t, r, w.ID(), base)}
 		const n = 500
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s, e := buildSubmission(t, forms[i%3], base.Add(time.Duration(i)*time.Millisecond), subOpts{})
-				errs[i] = r.submissions.Add(ctx, s, e)
-			}()
-		}
-		wg.Wait()
+		errs := race(n, func(i int) error {
+			s, e := buildSubmission(t, forms[i%3], base.Add(time.Duration(i)*time.Millisecond), subOpts{})
+			return r.submissions.Add(ctx, s, e)
+		})
 		for i, err := range errs {
 			if err != nil {
 				t.Fatalf("add %d: %v", i, err)
@@ -74,8 +67,7 @@ func TestGroupCommitBadItemFailsAlone(t *testing.T) {
 		ctx := context.Background()
 		w := mustWorkspace(t, r, base)
 		good := mustForm(t, r, w.ID(), base)
-		doomed := mustForm(t, r, w.ID(), base)
-		noErr(t, r.forms.Delete(ctx, w.ID(), doomed.ID())) // deleted before its submissions arrive
+		doomed := mustDeletedForm(t, r, w.ID())
 
 		const n = 300
 		errs := make([]error, n)
@@ -180,16 +172,7 @@ func TestCloseDrainsAndRejects(t *testing.T) {
 			}
 			noErr(t, db.Close())
 			wg.Wait()
-			stored := 0
-			for _, err := range errs {
-				switch {
-				case err == nil:
-					stored++
-				case errors.Is(err, persistence.ErrClosed):
-				default:
-					t.Fatalf("add during close: %v", err)
-				}
-			}
+			stored := winners(t, errs, persistence.ErrClosed)
 			s, e := buildSubmission(t, f, base, subOpts{})
 			wantErr(t, r.submissions.Add(ctx, s, e), persistence.ErrClosed)
 			noErr(t, db.Close()) // closing twice is harmless

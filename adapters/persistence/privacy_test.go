@@ -88,15 +88,7 @@ func TestEmailIndexFollowsSubmissions(t *testing.T) {
 		}
 
 		_, emailID, _ := fieldIDs(f1)
-		_, err := r.submissions.Update(ctx, w.ID(), f1.ID(), a.ID(), func(s *submission.Submission) (ports.Effects, error) {
-			if err := s.Update(f1, map[string]submission.Input{emailID: "grace@example.com"}, base.Add(time.Minute)); err != nil {
-				return ports.Effects{}, err
-			}
-			return ports.Effects{Events: []event.Event{event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Minute))}}, nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		mustUpdateAnswers(t, r, f1, a.ID(), map[string]submission.Input{emailID: "grace@example.com"})
 		if got := find(w.ID(), "ada@example.com"); !same(got, []string{b.ID()}) {
 			t.Errorf("after the update, the old address finds %v", got)
 		}
@@ -234,13 +226,7 @@ func TestEmailIndexSeveralEmailFields(t *testing.T) {
 		if n := count(t, r.db, "SELECT COUNT(*) FROM submission_email_index"); n != 1 {
 			t.Errorf("%d rows in submission_email_index, want 1 (grace; ada is in the row, the repeat is dropped)", n)
 		}
-		_, err = r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (ports.Effects, error) {
-			if err := s.Update(f, map[string]submission.Input{ids[1]: nil, ids[2]: nil}, base.Add(time.Minute)); err != nil {
-				return ports.Effects{}, err
-			}
-			return ports.Effects{Events: []event.Event{event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Minute))}}, nil
-		})
-		noErr(t, err)
+		mustUpdateAnswers(t, r, f, s.ID(), map[string]submission.Input{ids[1]: nil, ids[2]: nil})
 		if got := find("grace@example.com"); len(got) != 0 {
 			t.Errorf("a dropped address still finds %v", got)
 		}
