@@ -62,6 +62,26 @@ func (h *heldHasher) hold(t *testing.T) (<-chan struct{}, func()) {
 	return entered, release
 }
 
+// heldSignIns starts a dashboard with its owner whose password checks are held from now on
+// (see heldHasher.hold); login posts a password for the owner from a new browser on a goroutine
+// of its own and sends the answer to answers. Logins still held when the test fails end before
+// the server closes: release (a cleanup registered later) runs first, then their wait.
+func heldSignIns(t *testing.T, db *persistence.DB) (h *harness, entered <-chan struct{}, release func(), login func(password string, answers chan<- page)) {
+	hasher := &heldHasher{PasswordHasher: cheapHasher()}
+	h = newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, _ *dashboard.Options) {
+		d.Passwords = hasher
+	})
+	h.owner()
+	var inFlight sync.WaitGroup
+	t.Cleanup(inFlight.Wait)
+	entered, release = hasher.hold(t)
+	login = func(password string, answers chan<- page) {
+		b := h.browser()
+		inFlight.Go(func() { answers <- b.try("/app/login", url.Values{"email": {ownerEmail}, "password": {password}}) })
+	}
+	return h, entered, release, login
+}
+
 func cheapHasher() ports.PasswordHasher {
 	// Cheap argon2id parameters: the tests check behaviour, not the cost.
 	return crypto.NewPasswordHasherWithParams(crypto.Argon2Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32})
@@ -73,22 +93,9 @@ func cheapHasher() ports.PasswordHasher {
 // password posted while the ten are held gets 429 too, without a check; the ten then get 401.
 func TestSignInBurstIsThrottledExactly(t *testing.T) {
 	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		hasher := &heldHasher{PasswordHasher: cheapHasher()}
-		h := newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, _ *dashboard.Options) {
-			d.Passwords = hasher
-		})
-		h.owner()
-		// Requests still held when the test fails end before the server closes: release (a
-		// cleanup registered later) runs first, then this wait.
-		var inFlight sync.WaitGroup
-		t.Cleanup(inFlight.Wait)
-		entered, release := hasher.hold(t)
-
+		h, entered, release, login := heldSignIns(t, db)
 		answers := make(chan page, 41)
-		post := func(password string) {
-			b := h.browser()
-			inFlight.Go(func() { answers <- b.try("/app/login", url.Values{"email": {ownerEmail}, "password": {password}}) })
-		}
+		post := func(password string) { login(password, answers) }
 		for range 40 {
 			post("not the password at all")
 		}
@@ -143,20 +150,8 @@ func TestSignInBurstIsThrottledExactly(t *testing.T) {
 // failures and without a burst, signs in.
 func TestRightPasswordInABurstIsRefused(t *testing.T) {
 	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		hasher := &heldHasher{PasswordHasher: cheapHasher()}
-		h := newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, _ *dashboard.Options) {
-			d.Passwords = hasher
-		})
-		h.owner()
-		var inFlight sync.WaitGroup
-		t.Cleanup(inFlight.Wait)
-		entered, release := hasher.hold(t)
-
+		_, entered, release, post := heldSignIns(t, db)
 		wrong, right := make(chan page, 40), make(chan page, 1)
-		post := func(password string, answers chan page) {
-			b := h.browser()
-			inFlight.Go(func() { answers <- b.try("/app/login", url.Values{"email": {ownerEmail}, "password": {password}}) })
-		}
 		waitChecks := func(n int) {
 			t.Helper()
 			for range n {

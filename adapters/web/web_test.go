@@ -402,9 +402,7 @@ func TestRenderTokenRules(t *testing.T) {
 
 func TestProofOfWork(t *testing.T) {
 	h := newHarness(t)
-	s := *guarded()
-	s.Spam.MinFillSeconds = 0
-	f := h.form(form.StatusPublished, &s, form.FieldSpec{Label: "Name", Type: "text"})
+	f := h.form(form.StatusPublished, powOnly(), form.FieldSpec{Label: "Name", Type: "text"})
 	name := f.Fields()[0].ID
 	token, ch := h.page(f, "")
 	if ch == nil {
@@ -436,9 +434,7 @@ func TestProofOfWork(t *testing.T) {
 
 func TestChallengeEndpointForJSONPosts(t *testing.T) {
 	h := newHarness(t)
-	s := *guarded()
-	s.Spam.MinFillSeconds = 0
-	f := h.form(form.StatusPublished, &s, form.FieldSpec{Label: "Name", Type: "text"})
+	f := h.form(form.StatusPublished, powOnly(), form.FieldSpec{Label: "Name", Type: "text"})
 	rec := h.get("/f/" + f.ID() + "/challenge")
 	var out struct {
 		Token  string
