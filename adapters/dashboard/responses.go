@@ -330,11 +330,6 @@ func deleteIDs(ids []string) ([]string, error) {
 
 // deleteResponsesConfirm asks before deleting the responses named by ?id=.
 func (h *Handler) deleteResponsesConfirm(c *gin.Context) {
-	p := principal(c)
-	if err := p.Require(access.Write); err != nil {
-		h.fail(c, err)
-		return
-	}
 	ids, ok := h.deleteIDsOrBack(c, c.QueryArray("id"))
 	if !ok {
 		return
@@ -363,11 +358,6 @@ func (h *Handler) deleteResponsesConfirm(c *gin.Context) {
 // deleteResponses deletes the confirmed responses, one use case call each, and says how many
 // went: a response of another form or workspace, or one already deleted, is not counted.
 func (h *Handler) deleteResponses(c *gin.Context) {
-	p := principal(c)
-	if err := p.Require(access.Write); err != nil {
-		h.fail(c, err)
-		return
-	}
 	ids, ok := h.deleteIDsOrBack(c, c.PostFormArray("id"))
 	if !ok {
 		return
@@ -398,9 +388,14 @@ func deletedNotice(deleted, missing int) string {
 	return plural(deleted, "response") + " deleted; " + plural(missing, "other") + " could not be found in this form (already deleted, or never here)."
 }
 
-// deleteIDsOrBack reads the chosen responses; with none chosen it goes back to the table with
-// a notice instead of an error page ("Delete selected" pressed with nothing ticked).
-func (h *Handler) deleteIDsOrBack(c *gin.Context, raw []string) ([]string, bool) {
+// deleteIDsOrBack checks that the signed-in person may delete responses (Write) and reads the
+// chosen ones; with none chosen it goes back to the table with a notice instead of an error
+// page ("Delete selected" pressed with nothing ticked). When ok is false it has answered.
+func (h *Handler) deleteIDsOrBack(c *gin.Context, raw []string) (ids []string, ok bool) {
+	if err := principal(c).Require(access.Write); err != nil {
+		h.fail(c, err)
+		return nil, false
+	}
 	ids, err := deleteIDs(raw)
 	if err == nil {
 		return ids, true
