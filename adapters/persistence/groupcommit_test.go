@@ -115,26 +115,9 @@ func TestGroupCommitRacesFormDelete(t *testing.T) {
 		ctx := context.Background()
 		w := mustWorkspace(t, r, base)
 		f := mustForm(t, r, w.ID(), base)
-		var wg sync.WaitGroup
 		const n = 200
-		errs := make([]error, n)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s, e := buildSubmission(t, f, base, subOpts{})
-				errs[i] = r.submissions.Add(ctx, s, e)
-			}()
-			if i == n/2 {
-				noErr(t, r.forms.Delete(ctx, w.ID(), f.ID()))
-			}
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil && !errors.Is(err, domain.ErrNotFound) {
-				t.Fatalf("add: %v", err)
-			}
-		}
+		errs := addsDuring(t, r, f, n, n/2, func() { noErr(t, r.forms.Delete(ctx, w.ID(), f.ID())) })
+		winners(t, errs, domain.ErrNotFound) // each add was stored or found the form gone
 		if got := countWhere(t, r.db, "submissions", "form_id", f.ID()); got != 0 {
 			t.Fatalf("%d orphan submissions", got)
 		}
@@ -142,6 +125,24 @@ func TestGroupCommitRacesFormDelete(t *testing.T) {
 			t.Fatalf("%d orphan counters", got)
 		}
 	})
+}
+
+// addsDuring adds n new submissions to f, each on a goroutine of its own, runs meanwhile once
+// the add numbered at has started, and returns the adds' errors when all have ended.
+func addsDuring(t *testing.T, r repos, f *form.Form, n, at int, meanwhile func()) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			s, e := buildSubmission(t, f, base, subOpts{})
+			errs[i] = r.submissions.Add(context.Background(), s, e)
+		})
+		if i == at {
+			meanwhile()
+		}
+	}
+	wg.Wait()
+	return errs
 }
 
 func TestCloseDrainsAndRejects(t *testing.T) {
@@ -160,18 +161,7 @@ func TestCloseDrainsAndRejects(t *testing.T) {
 			f := mustForm(t, r, w.ID(), base)
 
 			const n = 300
-			errs := make([]error, n)
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					s, e := buildSubmission(t, f, base, subOpts{})
-					errs[i] = r.submissions.Add(ctx, s, e)
-				}()
-			}
-			noErr(t, db.Close())
-			wg.Wait()
+			errs := addsDuring(t, r, f, n, n-1, func() { noErr(t, db.Close()) })
 			stored := winners(t, errs, persistence.ErrClosed)
 			s, e := buildSubmission(t, f, base, subOpts{})
 			wantErr(t, r.submissions.Add(ctx, s, e), persistence.ErrClosed)
