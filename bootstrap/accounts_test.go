@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/zap"
-
 	"github.com/formward/formward/adapters/oidc"
 	"github.com/formward/formward/adapters/oidc/oidctest"
 	"github.com/formward/formward/application/accounts"
@@ -69,10 +67,7 @@ func TestSingleSignOnThroughTheWiredApplication(t *testing.T) {
 	if err := cfg.Validate(func(string) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
-	rt, cleanup, err := newRuntime(ctx, cfg, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, cleanup := testRuntime(t, cfg)
 	defer cleanup()
 
 	signIn := func(username string) (accounts.SignedIn, error) {

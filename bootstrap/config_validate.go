@@ -27,29 +27,23 @@ func (c Config) Validate(has func(flag string) bool) error {
 	c.LimitsConfig.validate(&v)
 	c.ActionsConfig.validate(&v)
 	c.FilesConfig.validate(&v)
-	if has("http-addr") {
-		v.addr("http-addr", c.HTTPAddr, false)
-	}
-	if has("shutdown-timeout") {
-		c.HTTPConfig.validate(&v)
-	}
-	if has("oidc-issuer") {
-		c.AccountsConfig.validate(&v)
-	}
-	if has("trusted-proxies") {
-		c.PublicFormsConfig.validate(&v)
-	}
-	if has("kafka-partitions") {
-		c.KafkaConfig.validateRelay(&v)
-	}
-	if has("kafka-group") {
-		c.KafkaConfig.validateWorker(&v)
-	}
-	if has("delivery-timeout") {
-		c.DeliveryConfig.validate(&v)
-	}
-	if has("backup-retention") {
-		c.BackupConfig.validate(&v)
+	// The other groups are checked when the command registered the flag that marks them.
+	for _, g := range []struct {
+		flag     string
+		validate func(*validator)
+	}{
+		{"http-addr", func(v *validator) { v.addr("http-addr", c.HTTPAddr, false) }},
+		{"shutdown-timeout", c.HTTPConfig.validate},
+		{"oidc-issuer", c.AccountsConfig.validate},
+		{"trusted-proxies", c.PublicFormsConfig.validate},
+		{"kafka-partitions", c.KafkaConfig.validateRelay},
+		{"kafka-group", c.KafkaConfig.validateWorker},
+		{"delivery-timeout", c.DeliveryConfig.validate},
+		{"backup-retention", c.BackupConfig.validate},
+	} {
+		if has(g.flag) {
+			g.validate(&v)
+		}
 	}
 	return errors.Join(v.errs...)
 }

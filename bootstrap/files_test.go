@@ -29,10 +29,7 @@ const (
 func plaintextFiles(t *testing.T, cfg Config) map[string][]byte {
 	t.Helper()
 	ctx := context.Background()
-	rt, cleanup, err := newRuntime(ctx, cfg, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, cleanup := testRuntime(t, cfg)
 	ws, err := rt.App.Commands.EnsureDefaultWorkspace.Handle(ctx)
 	cleanup()
 	if err != nil {
@@ -94,14 +91,21 @@ func markersUnder(t *testing.T, dir string) []string {
 	return found
 }
 
+// testRuntime builds the runtime of cfg, quiet; cleanup closes it.
+func testRuntime(t *testing.T, cfg Config) (rt *Runtime, cleanup func()) {
+	t.Helper()
+	rt, cleanup, err := newRuntime(context.Background(), cfg, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, cleanup
+}
+
 // readBack checks every file reads back identically, with its name, through the runtime's store.
 func readBack(t *testing.T, cfg Config, files map[string][]byte) {
 	t.Helper()
 	ctx := context.Background()
-	rt, cleanup, err := newRuntime(ctx, cfg, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, cleanup := testRuntime(t, cfg)
 	defer cleanup()
 	for key, want := range files {
 		rc, info, err := rt.Files.Get(ctx, key)

@@ -21,10 +21,7 @@ import (
 func storeDataKey(t *testing.T, cfg Config) {
 	t.Helper()
 	ctx := context.Background()
-	rt, cleanup, err := newRuntime(ctx, cfg, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, cleanup := testRuntime(t, cfg)
 	defer cleanup()
 	c := crypto.NewCipher(rt.Keyring, rt.DataKeys, system.NewIDs(), system.Clock{})
 	if _, err := c.Seal(ctx, "wsp_keycheck", []byte("answer"), nil); err != nil {

@@ -1,34 +1,18 @@
 package bootstrap
 
 import (
-	"bytes"
 	"context"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"go.uber.org/zap"
-
-	"github.com/formward/formward/adapters/crypto"
 )
 
 // roleConfig parses the flags of one role like the CLI does.
 func roleConfig(t *testing.T, role string, args ...string) Config {
 	t.Helper()
-	var out bytes.Buffer
-	c, root := newCLI(&out, &out)
-	cmd, _, err := root.Find([]string{role})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := []string{"--data-dir", t.TempDir(), "--log-level", "error", "--master-key", crypto.GenerateMasterKey().Base64()}
-	if err := cmd.ParseFlags(append(base, args...)); err != nil {
-		t.Fatal(err)
-	}
-	if len(c.errs) > 0 {
-		t.Fatal(c.errs)
-	}
-	return c.cfg
+	return roleCLI(t, role, args...).cfg
 }
 
 func gatheredNames(t *testing.T, reg *prometheus.Registry) map[string]bool {

@@ -169,24 +169,17 @@ func (c *cli) worker(ctx context.Context) error {
 	if len(c.cfg.Brokers()) == 0 {
 		return errWorkerNoBrokers
 	}
-	log, flush, err := c.startLogger()
+	log, stop, err := c.startObserved(ctx, "worker")
 	if err != nil {
 		return err
 	}
-	defer flush()
-	stopTracing, err := startTracing(ctx, "worker", log)
-	if err != nil {
-		return err
-	}
-	defer stopTracing()
+	defer stop()
 	p, cleanup, err := newWorkerProcess(ctx, c.cfg, log)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	watchConsumerLag(p.Metrics, c.cfg)
-	probes := newRoleProbes(p.DB, c.cfg.Brokers(), log)
-	startMetrics(c.cfg, p.Metrics, probes, log)
+	probes := c.watchRole(p.Metrics, p.DB, log)
 	log.Info("formward worker starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
 		zap.String("topic", c.cfg.KafkaTopic), zap.String("group", c.cfg.KafkaGroup), zap.Int("concurrency", c.cfg.DeliveryConcurrency),
 		zap.Int("concurrency_per_workspace", c.cfg.DeliveryConcurrencyPerWorkspace), zap.Int("concurrency_per_endpoint", c.cfg.DeliveryConcurrencyPerEndpoint), zap.Stringer("retry_delays", c.cfg.Retry))
@@ -222,16 +215,11 @@ func (c *cli) withServeProcess(ctx context.Context, fn func(*ServeProcess) error
 		}
 		defer unlock()
 	}
-	log, flush, err := c.startLogger()
+	log, stop, err := c.startObserved(ctx, "serve")
 	if err != nil {
 		return err
 	}
-	defer flush()
-	stopTracing, err := startTracing(ctx, "serve", log)
-	if err != nil {
-		return err
-	}
-	defer stopTracing()
+	defer stop()
 	sp, cleanup, err := newServeProcess(ctx, c.cfg, log)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/kafka"
+	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/persistence"
 )
 
@@ -37,6 +38,15 @@ func newRoleProbes(db *persistence.DB, brokers []string, log *zap.Logger) *roleP
 		}
 		return kafka.Reachable(ctx, brokers)
 	}}
+}
+
+// watchRole serves a Kafka role's metrics, its consumer lag among them, with probes of its
+// database and brokers.
+func (c *cli) watchRole(m *metrics.Metrics, db *persistence.DB, log *zap.Logger) *roleProbes {
+	watchConsumerLag(m, c.cfg)
+	probes := newRoleProbes(db, c.cfg.Brokers(), log)
+	startMetrics(c.cfg, m, probes, log)
+	return probes
 }
 
 // run marks the role live while fn runs.

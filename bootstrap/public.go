@@ -10,6 +10,7 @@ import (
 
 	"github.com/formward/formward/adapters/crypto"
 	httpapi "github.com/formward/formward/adapters/http"
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
@@ -58,7 +59,7 @@ func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.
 
 // bindPublicForms registers the public form settings of the serve role.
 func bindPublicForms(b *binder, c *Config) {
-	bindParsed(b, &c.TrustedProxies, "trusted-proxies", "", "cidrs", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the respondent's address", web.ParseTrustedProxies)
+	bindParsed(b, &c.TrustedProxies, "trusted-proxies", "", "cidrs", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the respondent's address", httpkit.ParseTrustedProxies)
 	b.Int(&c.FormRateLimit, "form-rate-limit", 10, "public form posts per minute per IP hash and form (per process); 0 turns the limit off")
 	b.Duration(&c.FormTokenTTL, "form-token-ttl", 24*time.Hour, "how long a rendered public form can be submitted")
 	b.Int(&c.PoWMaxNumber, "pow-max-number", web.DefaultPoWMaxNumber, "upper bound of the proof-of-work search (the work a browser does, about 1 s per 100000)")

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 
-	"go.uber.org/zap"
-
 	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/application/workspace"
@@ -62,10 +60,7 @@ func TestFullDiskIsUnavailableAndNotReady(t *testing.T) {
 	dataDir := smallDisk(t, "16m")
 	cfg := testConfig(t, "--data-dir", dataDir)
 	ctx := context.Background()
-	rt, cleanup, err := newRuntime(ctx, cfg, zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, cleanup := testRuntime(t, cfg)
 	defer cleanup()
 	ws, err := rt.App.Commands.EnsureDefaultWorkspace.Handle(ctx)
 	if err != nil {

@@ -75,24 +75,17 @@ func (c *cli) relay(ctx context.Context) error {
 	if len(c.cfg.Brokers()) == 0 {
 		return errNoBrokers
 	}
-	log, flush, err := c.startLogger()
+	log, stop, err := c.startObserved(ctx, "relay")
 	if err != nil {
 		return err
 	}
-	defer flush()
-	stopTracing, err := startTracing(ctx, "relay", log)
-	if err != nil {
-		return err
-	}
-	defer stopTracing()
+	defer stop()
 	p, cleanup, err := newRelayProcess(ctx, c.cfg, log)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	watchConsumerLag(p.Metrics, c.cfg)
-	probes := newRoleProbes(p.DB, c.cfg.Brokers(), log)
-	startMetrics(c.cfg, p.Metrics, probes, log)
+	probes := c.watchRole(p.Metrics, p.DB, log)
 	log.Info("formward relay starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
 		zap.String("topic", c.cfg.KafkaTopic), zap.Int("batch", c.cfg.RelayBatch), zap.Duration("poll", c.cfg.RelayPoll))
 	probes.run(func() { err = p.Relay.Run(ctx) })

@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"context"
 	"os"
 	"slices"
 	"strings"
@@ -85,4 +86,19 @@ func (c *cli) startLogger() (*zap.Logger, func(), error) {
 	}
 	warnUnknownVariables(log, os.Environ(), c.known)
 	return log, flush, nil
+}
+
+// startObserved starts a process's logger (startLogger) and its tracing as role; stop ends the
+// tracing, then flushes the log.
+func (c *cli) startObserved(ctx context.Context, role string) (log *zap.Logger, stop func(), err error) {
+	log, flush, err := c.startLogger()
+	if err != nil {
+		return nil, nil, err
+	}
+	stopTracing, err := startTracing(ctx, role, log)
+	if err != nil {
+		flush()
+		return nil, nil, err
+	}
+	return log, func() { stopTracing(); flush() }, nil
 }

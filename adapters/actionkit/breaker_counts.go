@@ -4,28 +4,21 @@ import (
 	"sync"
 
 	"github.com/sony/gobreaker/v2"
+
+	"github.com/formward/formward/adapters/delivery"
+	"github.com/formward/formward/ports"
 )
 
 // Counts says how many of the set's breakers are closed, half-open and open (for metrics:
 // counts by state, never action IDs).
 func (b *Breakers) Counts() (closed, halfOpen, open int) {
 	b.mu.Lock()
-	abs := make([]*actionBreaker, 0, len(b.m))
+	cbs := make([]*gobreaker.CircuitBreaker[ports.ActionOutcome], 0, len(b.m))
 	for _, ab := range b.m {
-		abs = append(abs, ab)
+		cbs = append(cbs, ab.cb)
 	}
 	b.mu.Unlock()
-	for _, ab := range abs {
-		switch ab.cb.State() {
-		case gobreaker.StateOpen:
-			open++
-		case gobreaker.StateHalfOpen:
-			halfOpen++
-		default:
-			closed++
-		}
-	}
-	return closed, halfOpen, open
+	return delivery.CountStates(cbs)
 }
 
 // BreakerSets collects the breaker sets of several runners (BreakerOptions.Created) and counts

@@ -182,9 +182,8 @@ func (h *Handler) createForm(c *gin.Context) {
 	name := c.PostForm("name")
 	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{Draft: form.Draft{Name: name}})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		v := &view{Form: map[string]string{"name": name}}
@@ -465,12 +464,10 @@ func (h *Handler) preview(c *gin.Context) {
 // patchFields sends the whole field list; a 422 draws the builder with each error next to its
 // control (domain paths fields[i].property).
 func (h *Handler) patchFields(c *gin.Context, fv forms.FormView, specs []form.FieldSpec, open, notice, anchor string) {
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
-		Patch: form.Patch{Fields: &specs}})
+	err := h.updateForm(c, fv.Form.ID(), form.Patch{Fields: &specs})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		st := builderState{status: b.Status, fields: specs, fieldErr: map[int]map[string]string{}, open: open}
@@ -500,6 +497,12 @@ func (h *Handler) patchFields(c *gin.Context, fv forms.FormView, specs []form.Fi
 		to += "?field=" + url.QueryEscape(open)
 	}
 	h.redirect(c, to+anchor, notice)
+}
+
+// updateForm applies patch to the form.
+func (h *Handler) updateForm(c *gin.Context, id string, patch form.Patch) error {
+	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: id, Patch: patch})
+	return err
 }
 
 func (h *Handler) editable(c *gin.Context) (forms.FormView, bool) {
@@ -535,12 +538,10 @@ func (h *Handler) addField(c *gin.Context) {
 		spec.Options = []string{"Option 1", "Option 2"}
 	}
 	specs := append(specsOf(fv.Form.Fields()), spec)
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
-		Patch: form.Patch{Fields: &specs}})
+	err := h.updateForm(c, fv.Form.ID(), form.Patch{Fields: &specs})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		st := builderState{status: b.Status, add: [2]string{typ, label}, addErr: map[string]string{}}
@@ -712,13 +713,11 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 	}
 	err = vs.Err()
 	if err == nil {
-		_, err = h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: f.ID(),
-			Patch: form.Patch{Name: &name, Settings: &s}})
+		err = h.updateForm(c, f.ID(), form.Patch{Name: &name, Settings: &s})
 	}
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		errs := map[string]string{}
@@ -757,12 +756,10 @@ func (h *Handler) changeFormStatus(c *gin.Context) {
 		return
 	}
 	st := c.PostForm("status")
-	_, err := h.app.Commands.UpdateForm.Handle(c.Request.Context(), forms.UpdateForm{ID: fv.Form.ID(),
-		Patch: form.Patch{Status: &st}})
+	err := h.updateForm(c, fv.Form.ID(), form.Patch{Status: &st})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		h.drawBuilder(c, fv, builderState{status: b.Status, rest: friendly(b)})

@@ -116,7 +116,7 @@ func (b *browser) do(method, path string, form url.Values, headers ...string) pa
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
+		req.Header.Add(headers[i], headers[i+1])
 	}
 	resp, err := b.client.Do(req)
 	if err != nil {

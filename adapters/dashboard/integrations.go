@@ -83,9 +83,8 @@ func (h *Handler) connectIntegration(c *gin.Context) {
 		h.redirect(c, "/app/integrations", integrationLabel(typ)+" connected.")
 		return
 	}
-	b := problem(err)
-	if b.Status != http.StatusUnprocessableEntity {
-		h.fail(c, err)
+	b, ok := h.invalid(c, err)
+	if !ok {
 		return
 	}
 	d, lerr := h.integrationsData(c)

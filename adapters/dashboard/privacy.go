@@ -36,25 +36,32 @@ func (h *Handler) privacy(c *gin.Context) {
 	h.render(c, http.StatusOK, "privacy", &view{Title: "Privacy requests"})
 }
 
-// privacyInvalid draws the page again with the validation error next to the address.
-func (h *Handler) privacyInvalid(c *gin.Context, err error, email string) bool {
-	b := problem(err)
-	if b.Status != http.StatusUnprocessableEntity {
-		return false
+// privacyFailed answers a failed privacy request: the page again with a validation error next
+// to the address, or any other failure as fail draws it.
+func (h *Handler) privacyFailed(c *gin.Context, err error, email string) {
+	b, ok := h.invalid(c, err)
+	if !ok {
+		return
 	}
 	errs, msg := fieldErrors(b, privacyFields)
 	h.render(c, b.Status, "privacy", &view{Title: "Privacy requests", Errors: errs, Error: msg, Form: map[string]string{"email": email}})
-	return true
+}
+
+// exportPosted finds the submissions of the posted address; when ok is false it has answered.
+func (h *Handler) exportPosted(c *gin.Context) (email string, res workspace.PrivacyExportResult, ok bool) {
+	email = c.PostForm("email")
+	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), workspace.PrivacyExport{Email: email})
+	if err != nil {
+		h.privacyFailed(c, err, email)
+		return email, res, false
+	}
+	return email, res, true
 }
 
 // privacyExport downloads {"submissions": [...]}, oldest first.
 func (h *Handler) privacyExport(c *gin.Context) {
-	email := c.PostForm("email")
-	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), workspace.PrivacyExport{Email: email})
-	if err != nil {
-		if !h.privacyInvalid(c, err, email) {
-			h.fail(c, err)
-		}
+	_, res, ok := h.exportPosted(c)
+	if !ok {
 		return
 	}
 	subs := make([]httpkit.SubmissionJSON, 0, len(res.Submissions))
@@ -75,12 +82,8 @@ func (h *Handler) privacyExport(c *gin.Context) {
 // privacyEraseConfirm counts what an erase would delete (an export run, recorded as such)
 // and asks for confirmation.
 func (h *Handler) privacyEraseConfirm(c *gin.Context) {
-	email := c.PostForm("email")
-	res, err := h.app.Queries.PrivacyExport.Handle(c.Request.Context(), workspace.PrivacyExport{Email: email})
-	if err != nil {
-		if !h.privacyInvalid(c, err, email) {
-			h.fail(c, err)
-		}
+	email, res, ok := h.exportPosted(c)
+	if !ok {
 		return
 	}
 	n := len(res.Submissions)
@@ -106,9 +109,7 @@ func (h *Handler) privacyErase(c *gin.Context) {
 	email := c.PostForm("email")
 	res, err := h.app.Commands.PrivacyErase.Handle(c.Request.Context(), workspace.PrivacyErase{Email: email})
 	if err != nil {
-		if !h.privacyInvalid(c, err, email) {
-			h.fail(c, err)
-		}
+		h.privacyFailed(c, err, email)
 		return
 	}
 	notice := "Erased: " + strconv.FormatInt(res.SubmissionsDeleted, 10) + " submissions deleted."

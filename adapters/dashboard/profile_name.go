@@ -1,8 +1,6 @@
 package dashboard
 
 import (
-	"net/http"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/application/accounts"
@@ -14,9 +12,8 @@ func (h *Handler) updateName(c *gin.Context) {
 	name := c.PostForm("name")
 	_, err := h.app.Commands.UpdateProfile.Handle(c.Request.Context(), accounts.UpdateProfile{Name: name})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		v := &view{Title: "Profile", Data: h.profileData(c), Form: map[string]string{"name": name}}

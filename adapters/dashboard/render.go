@@ -148,6 +148,23 @@ func (h *Handler) renderStatus(w http.ResponseWriter, status int, page string, v
 // problem classifies err through the shared table; Body.Details carry the fields at fault.
 func problem(err error) httperr.Body { return httperr.Problem(err) }
 
+// selectOption is one choice of a select control.
+type selectOption struct {
+	Value, Label string
+	Selected     bool
+}
+
+// invalid returns the validation failure (422) err carries, for the page to draw next to its
+// controls; any other failure it answers itself (see fail), and ok is false.
+func (h *Handler) invalid(c *gin.Context, err error) (b httperr.Body, ok bool) {
+	b = problem(err)
+	if b.Status != http.StatusUnprocessableEntity {
+		h.fail(c, err)
+		return b, false
+	}
+	return b, true
+}
+
 // fieldErrors spreads a validation failure over the controls that caused it; what names no
 // control of the page (known lists the page's field names and maps domain fields to them)
 // becomes the page message.

@@ -16,7 +16,6 @@ import (
 	"github.com/formward/formward/adapters/httperr"
 	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application/capture"
-	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/form"
@@ -129,9 +128,8 @@ func formTabs(id, current string) []navItem {
 func (h *Handler) responses(c *gin.Context) {
 	p := principal(c)
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: c.Param("id")})
-	if err != nil {
-		h.fail(c, err)
+	fv, ok := h.loadForm(c)
+	if !ok {
 		return
 	}
 	f := fv.Form
@@ -139,6 +137,7 @@ func (h *Handler) responses(c *gin.Context) {
 		CreatedAfter: c.Query("created_after"), CreatedBefore: c.Query("created_before"),
 		Field: c.Query("field"), Contains: strings.TrimSpace(c.Query("contains")), Tabs: formTabs(f.ID(), "responses")}
 	q := capture.ListSubmissions{FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
+	var err error
 	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(d.CreatedAfter, d.CreatedBefore); err != nil {
 		h.fail(c, err)
 		return
@@ -282,9 +281,8 @@ type responseData struct {
 func (h *Handler) response(c *gin.Context) {
 	p := principal(c)
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: c.Param("id")})
-	if err != nil {
-		h.fail(c, err)
+	fv, ok := h.loadForm(c)
+	if !ok {
 		return
 	}
 	f := fv.Form
@@ -332,18 +330,12 @@ func deleteIDs(ids []string) ([]string, error) {
 
 // deleteResponsesConfirm asks before deleting the responses named by ?id=.
 func (h *Handler) deleteResponsesConfirm(c *gin.Context) {
-	p := principal(c)
-	if err := p.Require(access.Write); err != nil {
-		h.fail(c, err)
-		return
-	}
 	ids, ok := h.deleteIDsOrBack(c, c.QueryArray("id"))
 	if !ok {
 		return
 	}
-	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{ID: c.Param("id")})
-	if err != nil {
-		h.fail(c, err)
+	fv, ok := h.loadForm(c)
+	if !ok {
 		return
 	}
 	back := "/app/forms/" + fv.Form.ID() + "/responses"
@@ -366,11 +358,6 @@ func (h *Handler) deleteResponsesConfirm(c *gin.Context) {
 // deleteResponses deletes the confirmed responses, one use case call each, and says how many
 // went: a response of another form or workspace, or one already deleted, is not counted.
 func (h *Handler) deleteResponses(c *gin.Context) {
-	p := principal(c)
-	if err := p.Require(access.Write); err != nil {
-		h.fail(c, err)
-		return
-	}
 	ids, ok := h.deleteIDsOrBack(c, c.PostFormArray("id"))
 	if !ok {
 		return
@@ -401,9 +388,14 @@ func deletedNotice(deleted, missing int) string {
 	return plural(deleted, "response") + " deleted; " + plural(missing, "other") + " could not be found in this form (already deleted, or never here)."
 }
 
-// deleteIDsOrBack reads the chosen responses; with none chosen it goes back to the table with
-// a notice instead of an error page ("Delete selected" pressed with nothing ticked).
-func (h *Handler) deleteIDsOrBack(c *gin.Context, raw []string) ([]string, bool) {
+// deleteIDsOrBack checks that the signed-in person may delete responses (Write) and reads the
+// chosen ones; with none chosen it goes back to the table with a notice instead of an error
+// page ("Delete selected" pressed with nothing ticked). When ok is false it has answered.
+func (h *Handler) deleteIDsOrBack(c *gin.Context, raw []string) (ids []string, ok bool) {
+	if err := principal(c).Require(access.Write); err != nil {
+		h.fail(c, err)
+		return nil, false
+	}
 	ids, err := deleteIDs(raw)
 	if err == nil {
 		return ids, true
@@ -486,9 +478,8 @@ func (h *Handler) analytics(c *gin.Context) {
 		days = n
 	}
 	ctx := c.Request.Context()
-	fv, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: c.Param("id")})
-	if err != nil {
-		h.fail(c, err)
+	fv, ok := h.loadForm(c)
+	if !ok {
 		return
 	}
 	r, err := h.app.Queries.GetFormStats.Handle(ctx, capture.GetFormStats{FormID: fv.Form.ID(), Days: days})

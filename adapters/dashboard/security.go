@@ -8,14 +8,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
-	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application/accounts"
 )
 
@@ -76,41 +75,9 @@ func (h *Handler) crossOriginDenied(w http.ResponseWriter, r *http.Request) {
 	}})
 }
 
-// clientIP is the peer address, or, behind a trusted proxy, the right-most address of
-// X-Forwarded-For that is not itself a trusted proxy.
+// clientIP is the address the request came from, behind the trusted proxies.
 func (h *Handler) clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	peer, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	peer = peer.Unmap()
-	if !h.trusted(peer) {
-		return peer.String()
-	}
-	hops := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break
-		}
-		if !h.trusted(a.Unmap()) {
-			return a.Unmap().String()
-		}
-	}
-	return peer.String()
-}
-
-func (h *Handler) trusted(a netip.Addr) bool {
-	for _, p := range h.opts.TrustedProxies {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
+	return httpkit.ClientIP(r, h.opts.TrustedProxies)
 }
 
 func (h *Handler) setCookie(c *gin.Context, name, value string, maxAge time.Duration) {

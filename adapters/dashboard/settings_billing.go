@@ -24,11 +24,6 @@ func (h *Handler) mountBilling(w *gin.RouterGroup) {
 	w.POST("/settings/billing/reactivate", h.reactivate)
 }
 
-type planOption struct {
-	Value, Label string
-	Selected     bool
-}
-
 type usageStat struct {
 	Label, Value, Limit string
 	Limited             bool
@@ -39,7 +34,7 @@ type billingData struct {
 	Plan, PlanLabel, Status, Retention, StorageLimit string
 	Cancelled                                        bool
 	DeletionAt                                       *time.Time
-	Plans                                            []planOption
+	Plans                                            []selectOption
 	Usage                                            []usageStat
 }
 
@@ -54,7 +49,7 @@ func (h *Handler) billingData(c *gin.Context) (billingData, map[string]string, e
 	d := billingData{Plan: string(w.Plan()), PlanLabel: planLabels[w.Plan()], Status: string(w.Status()),
 		Cancelled: w.Status() == workspace.StatusCancelled, DeletionAt: w.DataDeletionAt()}
 	for _, p := range []workspace.Plan{workspace.PlanFree, workspace.PlanStarter, workspace.PlanGrowth, workspace.PlanBusiness} {
-		d.Plans = append(d.Plans, planOption{Value: string(p), Label: planLabels[p] + " — " + retentionText(p) + ", " + storageText(p) + " files per form", Selected: p == w.Plan()})
+		d.Plans = append(d.Plans, selectOption{Value: string(p), Label: planLabels[p] + " — " + retentionText(p) + ", " + storageText(p) + " files per form", Selected: p == w.Plan()})
 	}
 	d.Retention = retentionText(w.Plan())
 	d.StorageLimit = storageText(w.Plan())
@@ -166,9 +161,8 @@ func (h *Handler) updateBilling(c *gin.Context) {
 func (h *Handler) updateWorkspace(c *gin.Context, s workspace.Settings, notice string) {
 	_, err := h.app.Commands.UpdateWorkspace.Handle(c.Request.Context(), workspaceapp.UpdateWorkspace{Settings: s})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		d, form, lerr := h.billingData(c)

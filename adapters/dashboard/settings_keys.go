@@ -68,9 +68,8 @@ func (h *Handler) createKey(c *gin.Context) {
 	name, scope := strings.TrimSpace(c.PostForm("name")), c.PostForm("scope")
 	created, err := h.app.Commands.CreateAPIKey.Handle(c.Request.Context(), accounts.CreateAPIKey{Name: name, Scope: scope})
 	if err != nil {
-		b := problem(err)
-		if b.Status != http.StatusUnprocessableEntity {
-			h.fail(c, err)
+		b, ok := h.invalid(c, err)
+		if !ok {
 			return
 		}
 		d, lerr := h.keysData(c)

@@ -27,15 +27,10 @@ func (h *Handler) mountMembers(w *gin.RouterGroup) {
 	w.POST("/settings/invitations/:id/withdraw", h.withdrawInvitation)
 }
 
-type roleOption struct {
-	Value, Label string
-	Selected     bool
-}
-
 type roleSelect struct {
 	ID      string
 	Error   bool
-	Options []roleOption
+	Options []selectOption
 }
 
 func rolesFor(id string, current member.Role, owners bool) roleSelect {
@@ -44,7 +39,7 @@ func rolesFor(id string, current member.Role, owners bool) roleSelect {
 		if r == member.RoleOwner && !owners && current != member.RoleOwner {
 			continue
 		}
-		s.Options = append(s.Options, roleOption{Value: string(r), Label: roleLabel(r), Selected: r == current})
+		s.Options = append(s.Options, selectOption{Value: string(r), Label: roleLabel(r), Selected: r == current})
 	}
 	return s
 }

@@ -62,6 +62,26 @@ func (h *heldHasher) hold(t *testing.T) (<-chan struct{}, func()) {
 	return entered, release
 }
 
+// heldSignIns starts a dashboard with its owner whose password checks are held from now on
+// (see heldHasher.hold); login posts a password for the owner from a new browser on a goroutine
+// of its own and sends the answer to answers. Logins still held when the test fails end before
+// the server closes: release (a cleanup registered later) runs first, then their wait.
+func heldSignIns(t *testing.T, db *persistence.DB) (h *harness, entered <-chan struct{}, release func(), login func(password string, answers chan<- page)) {
+	hasher := &heldHasher{PasswordHasher: cheapHasher()}
+	h = newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, _ *dashboard.Options) {
+		d.Passwords = hasher
+	})
+	h.owner()
+	var inFlight sync.WaitGroup
+	t.Cleanup(inFlight.Wait)
+	entered, release = hasher.hold(t)
+	login = func(password string, answers chan<- page) {
+		b := h.browser()
+		inFlight.Go(func() { answers <- b.try("/app/login", url.Values{"email": {ownerEmail}, "password": {password}}) })
+	}
+	return h, entered, release, login
+}
+
 func cheapHasher() ports.PasswordHasher {
 	// Cheap argon2id parameters: the tests check behaviour, not the cost.
 	return crypto.NewPasswordHasherWithParams(crypto.Argon2Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32})
@@ -73,22 +93,9 @@ func cheapHasher() ports.PasswordHasher {
 // password posted while the ten are held gets 429 too, without a check; the ten then get 401.
 func TestSignInBurstIsThrottledExactly(t *testing.T) {
 	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		hasher := &heldHasher{PasswordHasher: cheapHasher()}
-		h := newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, _ *dashboard.Options) {
-			d.Passwords = hasher
-		})
-		h.owner()
-		// Requests still held when the test fails end before the server closes: release (a
-		// cleanup registered later) runs first, then this wait.
-		var inFlight sync.WaitGroup
-		t.Cleanup(inFlight.Wait)
-		entered, release := hasher.hold(t)
-
+		h, entered, release, login := heldSignIns(t, db)
 		answers := make(chan page, 41)
-		post := func(password string) {
-			b := h.browser()
-			inFlight.Go(func() { answers <- b.try("/app/login", url.Values{"email": {ownerEmail}, "password": {password}}) })
-		}
+		post := func(password string) { login(password, answers) }
 		for range 40 {
 			post("not the password at all")
 		}
@@ -143,20 +150,8 @@ func TestSignInBurstIsThrottledExactly(t *testing.T) {
 // failures and without a burst, signs in.
 func TestRightPasswordInABurstIsRefused(t *testing.T) {
 	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		hasher := &heldHasher{PasswordHasher: cheapHasher()}
-		h := newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, _ *dashboard.Options) {
-			d.Passwords = hasher
-		})
-		h.owner()
-		var inFlight sync.WaitGroup
-		t.Cleanup(inFlight.Wait)
-		entered, release := hasher.hold(t)
-
+		_, entered, release, post := heldSignIns(t, db)
 		wrong, right := make(chan page, 40), make(chan page, 1)
-		post := func(password string, answers chan page) {
-			b := h.browser()
-			inFlight.Go(func() { answers <- b.try("/app/login", url.Values{"email": {ownerEmail}, "password": {password}}) })
-		}
 		waitChecks := func(n int) {
 			t.Helper()
 			for range n {
@@ -319,6 +314,26 @@ func TestForgotPasswordAnswersAlikeAndSendsNothingItself(t *testing.T) {
 		}
 		if n := mailer.count(); n != 0 {
 			t.Fatalf("requests called the mailer %d times", n)
+		}
+	})
+}
+
+// TestForgotPasswordThrottleReadsEveryForwardedForLine, on both databases: a trusted proxy that
+// adds an X-Forwarded-For line of its own, after the one the client sent, names the client
+// there. The per-client limit counts that address, so six requests whose first lines all
+// differ but whose proxy line is the same are one client's: the sixth queues nothing.
+func TestForgotPasswordThrottleReadsEveryForwardedForLine(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, o *dashboard.Options) {
+			d.Mailer = &recordingMailer{}
+			o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+		})
+		for i := range accounts.PasswordResetLimit + 1 {
+			h.browser().post("/app/forgot-password", url.Values{"email": {"guess" + strconv.Itoa(i) + "@example.org"}},
+				"X-Forwarded-For", "198.51.100."+strconv.Itoa(i+1), "X-Forwarded-For", "127.0.9.1").expect(t, http.StatusOK)
+		}
+		if n := queuedMail(t, db); n != accounts.PasswordResetLimit {
+			t.Fatalf("%d requests queued, want %d: the proxy's line names one client for all six", n, accounts.PasswordResetLimit)
 		}
 	})
 }

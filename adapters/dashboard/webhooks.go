@@ -256,9 +256,8 @@ var webhookFields = map[string]string{"url": "url", "events": "events", "form_id
 
 // webhookInvalid draws the form again with the domain's messages next to their controls.
 func (h *Handler) webhookInvalid(c *gin.Context, err error, w *webhook.Webhook, url, formID string, checked map[string]bool) {
-	b := problem(err)
-	if b.Status != http.StatusUnprocessableEntity {
-		h.fail(c, err)
+	b, ok := h.invalid(c, err)
+	if !ok {
 		return
 	}
 	v := &view{Title: "New webhook", Form: map[string]string{"url": url, "form_id": formID}}

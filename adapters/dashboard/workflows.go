@@ -438,9 +438,8 @@ func (h *Handler) saveWorkflow(c *gin.Context) {
 		h.redirect(c, "/app/workflows/"+id, "Workflow saved.")
 		return
 	}
-	b := problem(err)
-	if b.Status != http.StatusUnprocessableEntity {
-		h.fail(c, err)
+	b, ok := h.invalid(c, err)
+	if !ok {
 		return
 	}
 	known := map[string]string{"name": "name", "trigger.type": "event"}

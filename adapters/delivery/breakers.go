@@ -6,13 +6,18 @@ import "github.com/sony/gobreaker/v2"
 // counts by state, never endpoint IDs).
 func (c *Client) BreakerCounts() (closed, halfOpen, open int) {
 	c.mu.Lock()
-	bs := make([]*endpointBreaker, 0, len(c.breakers))
+	cbs := make([]*gobreaker.CircuitBreaker[Result], 0, len(c.breakers))
 	for _, b := range c.breakers {
-		bs = append(bs, b)
+		cbs = append(cbs, b.cb)
 	}
 	c.mu.Unlock()
-	for _, b := range bs {
-		switch b.cb.State() {
+	return CountStates(cbs)
+}
+
+// CountStates says how many of the breakers are closed, half-open and open.
+func CountStates[T any](cbs []*gobreaker.CircuitBreaker[T]) (closed, halfOpen, open int) {
+	for _, cb := range cbs {
+		switch cb.State() {
 		case gobreaker.StateOpen:
 			open++
 		case gobreaker.StateHalfOpen:

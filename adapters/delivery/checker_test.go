@@ -3,29 +3,15 @@ package delivery_test
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/formward/formward/adapters/delivery"
+	"github.com/formward/formward/adapters/delivery/deliverytest"
 )
 
-type mapResolver map[string][]string
-
-func (m mapResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	ips, ok := m[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	out := make([]net.IPAddr, len(ips))
-	for i, ip := range ips {
-		out[i] = net.IPAddr{IP: net.ParseIP(ip)}
-	}
-	return out, nil
-}
-
 func TestURLChecker(t *testing.T) {
-	res := mapResolver{"hooks.example.com": {"93.184.216.34"}, "internal.example.com": {"10.1.2.3"}}
+	res := deliverytest.Resolver{"hooks.example.com": {"93.184.216.34"}, "internal.example.com": {"10.1.2.3"}}
 	strict := delivery.URLChecker{Resolver: res}
 	lax := delivery.URLChecker{AllowPrivate: true, Resolver: res}
 	ctx := context.Background()

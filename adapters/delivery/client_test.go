@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formward/formward/adapters/delivery/deliverytest"
 	"github.com/formward/formward/test/testkit"
 )
 
@@ -102,7 +103,7 @@ func TestDeliverResolvesThroughResolver(t *testing.T) {
 	c := newClient(t, Options{
 		AllowPrivate: true,
 		ExtraCAFile:  ca,
-		Resolver:     fakeResolver{"example.com": {"127.0.0.1"}},
+		Resolver:     deliverytest.Resolver{"example.com": {"127.0.0.1"}},
 	})
 	res := c.Deliver(context.Background(), request("https://example.com:"+port+"/hook"))
 	if res.Err != nil || res.StatusCode != http.StatusOK {
@@ -137,11 +138,11 @@ func TestDeliverRefusesPrivateAddressAtDialTime(t *testing.T) {
 		// DNS rebinding: the name resolves to loopback when the delivery is made.
 		"name resolving to loopback": {
 			url:      "https://evil.example:" + port + "/hook",
-			resolver: fakeResolver{"evil.example": {"127.0.0.1"}},
+			resolver: deliverytest.Resolver{"evil.example": {"127.0.0.1"}},
 		},
 		"name resolving to mapped loopback": {
 			url:      "https://evil.example:" + port + "/hook",
-			resolver: fakeResolver{"evil.example": {"::ffff:127.0.0.1"}},
+			resolver: deliverytest.Resolver{"evil.example": {"::ffff:127.0.0.1"}},
 		},
 	}
 	for name, tc := range cases {

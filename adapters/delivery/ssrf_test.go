@@ -7,22 +7,9 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/formward/formward/adapters/delivery/deliverytest"
 )
-
-// fakeResolver answers from a fixed table; unknown names do not resolve.
-type fakeResolver map[string][]string
-
-func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	ips, ok := f[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	out := make([]net.IPAddr, 0, len(ips))
-	for _, s := range ips {
-		out = append(out, net.IPAddr{IP: net.ParseIP(s)})
-	}
-	return out, nil
-}
 
 var addressCases = []struct {
 	addr   string
@@ -95,7 +82,7 @@ func TestCheckURLAddresses(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range addressCases {
 		t.Run(tc.addr, func(t *testing.T) {
-			res := fakeResolver{"hooks.example": {tc.addr}}
+			res := deliverytest.Resolver{"hooks.example": {tc.addr}}
 			literal := "https://" + net.JoinHostPort(tc.addr, "443") + "/hook"
 			for _, raw := range []string{"https://hooks.example/hook", literal} {
 				err := CheckURL(ctx, raw, false, res)
@@ -124,7 +111,7 @@ func TestCheckURLAddresses(t *testing.T) {
 }
 
 func TestCheckURLRules(t *testing.T) {
-	res := fakeResolver{
+	res := deliverytest.Resolver{
 		"public.example":  {"93.184.216.34"},
 		"private.example": {"10.0.0.5"},
 		"mixed.example":   {"93.184.216.34", "10.0.0.5"},

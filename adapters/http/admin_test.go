@@ -82,8 +82,7 @@ func (h *harness) auditEvents(query string) []map[string]any {
 // the workspace succeeds; read-write and read-only keys get 403 (reads included), missing and
 // revoked keys 401, and an admin key of another workspace 404 for this workspace's IDs.
 func TestAdminAuthMatrix(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		_, editor := h.addPerson("editor")
 		freshKey := func() string {
 			r := h.do("POST", "/v1/api-keys", h.keys["admin"], map[string]any{"name": "doomed", "scope": "read-only"})
@@ -159,8 +158,7 @@ func TestAdminAuthMatrix(t *testing.T) {
 }
 
 func TestWorkspaceSettings(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		h.createForm(contactFields...)
 		h.addPerson("owner")
 		r := h.do("GET", "/v1/workspace", h.keys["admin"], nil)
@@ -225,8 +223,7 @@ func TestWorkspaceSettings(t *testing.T) {
 }
 
 func TestAPIKeys(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		r := h.do("POST", "/v1/api-keys", h.keys["admin"], map[string]any{"name": " Zapier ", "scope": "read-only", "prefix": "ignored"})
 		h.expect(r, 201, "")
 		full, id := r.json["key"].(string), r.json["id"].(string)
@@ -333,8 +330,7 @@ func TestRevocationReachesEveryProcess(t *testing.T) {
 }
 
 func TestMembers(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		ownerEmail, owner := h.addPerson("owner")
 		_, editor := h.addPerson("editor")
 
@@ -527,8 +523,7 @@ func TestInvitations(t *testing.T) {
 // Every account action, and deleting forms and submissions, leaves an audit event, filterable by
 // action and time; bad filters are 400.
 func TestAuditEvents(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		// The harness's own keys were made (by the system) before start, what follows after it.
 		start := testkit.PastMillisecond(t, time.Now()).UTC()
 		testkit.PastMillisecond(t, start)
@@ -597,8 +592,7 @@ func TestAuditEvents(t *testing.T) {
 // A key whose scope can never do what a route does gets 403 before its body is looked at, so
 // a bad body does not turn the refusal into a 422.
 func TestScopeRefusedBeforeTheBody(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		bad := map[string]any{"name": "", "fields": "not a list", "scope": "everything"}
 		h.expect(h.do("POST", "/v1/forms", h.keys["read-only"], bad), 403, "forbidden")
 		h.expect(h.do("POST", "/v1/api-keys", h.keys["read-write"], bad), 403, "forbidden")

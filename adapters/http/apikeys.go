@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -45,30 +46,19 @@ func presentAPIKey(k *apikey.Key) apiKeyJSON {
 
 func (a *api) listAPIKeys(c *gin.Context) {
 	list := "api-keys:" + principal(c).WorkspaceID
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	ks, more, err := a.App.Queries.ListAPIKeys.Handle(c.Request.Context(), accounts.ListAPIKeys{Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(ks), func(i int) (any, ports.Position) {
-		k := ks[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]*apikey.Key, bool, error) {
+		return a.App.Queries.ListAPIKeys.Handle(ctx, accounts.ListAPIKeys{Page: page})
+	}, func(k *apikey.Key) (any, ports.Position) {
 		return presentAPIKey(k), ports.Position{CreatedAt: k.CreatedAt(), ID: k.ID()}
-	}))
+	})
 }
 
 func (a *api) createAPIKey(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, apiKeyProps, apiKeyReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(apiKeyProps, apiKeyReadOnly)
 	var cmd accounts.CreateAPIKey
 	var present bool
 	if cmd.Name, present = o.str("name"); !present {

@@ -1,8 +1,7 @@
 package httpapi
 
 import (
-	"net/http"
-	"time"
+	"context"
 
 	"github.com/gin-gonic/gin"
 
@@ -71,30 +70,14 @@ func (a *api) listAuditEvents(c *gin.Context) {
 		q.Action = s
 		list += ":" + s
 	}
-	for name, dst := range map[string]**time.Time{"created_after": &q.CreatedAfter, "created_before": &q.CreatedBefore} {
-		if s, ok := c.GetQuery(name); ok {
-			t, err := time.Parse(time.RFC3339Nano, s)
-			if err != nil {
-				fail(c, a.Logger, badRequest(name+" must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z"))
-				return
-			}
-			t = t.UTC()
-			*dst = &t
-		}
-	}
-	page, err := a.pageOf(c, list)
-	if err != nil {
+	if err := createdRange(c, &q.CreatedAfter, &q.CreatedBefore); err != nil {
 		fail(c, a.Logger, err)
 		return
 	}
-	q.Page = page
-	events, more, err := a.App.Queries.ListAuditEvents.Handle(c.Request.Context(), q)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(events), func(i int) (any, ports.Position) {
-		e := events[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]audit.Event, bool, error) {
+		q.Page = page
+		return a.App.Queries.ListAuditEvents.Handle(ctx, q)
+	}, func(e audit.Event) (any, ports.Position) {
 		return presentAuditEvent(e), ports.Position{CreatedAt: e.CreatedAt, ID: e.ID}
-	}))
+	})
 }

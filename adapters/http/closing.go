@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 )
 
@@ -47,10 +46,5 @@ func closingSettings(so object) form.Closing {
 }
 
 func presentClosing(c form.Closing) closingJSON {
-	out := closingJSON{MaxSubmissions: c.MaxSubmissions, OnePerEmailField: c.OnePerEmailField, Message: c.Message}
-	if c.ClosesAt != nil {
-		t := domain.FormatTime(*c.ClosesAt)
-		out.ClosesAt = &t
-	}
-	return out
+	return closingJSON{ClosesAt: optionalTime(c.ClosesAt), MaxSubmissions: c.MaxSubmissions, OnePerEmailField: c.OnePerEmailField, Message: c.Message}
 }

@@ -1,16 +1,9 @@
 package httpapi_test
 
-import (
-	"testing"
-
-	httpapi "github.com/formward/formward/adapters/http"
-	"github.com/formward/formward/adapters/persistence"
-	"github.com/formward/formward/adapters/persistence/persistencetest"
-)
+import "testing"
 
 func TestFormClosingSettingsAndClosedReason(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		key := h.keys["admin"]
 		f := h.createForm(map[string]any{"label": "Name", "type": "text"}, map[string]any{"label": "Email", "type": "email"})
 		id := f["id"].(string)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/gin-gonic/gin"
+
 	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/submission"
@@ -17,6 +19,18 @@ type object struct {
 	path  string
 	props map[string]json.RawMessage
 	vs    *domain.Violations
+}
+
+// readBody reads the request's body as a JSON object that may carry props and echo readOnly
+// back (see object.allow); violations collect in vs. When ok is false it has answered.
+func (a *api) readBody(c *gin.Context, vs *domain.Violations, props, readOnly []string) (object, bool) {
+	o, err := parseBody(body(c), vs)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return object{}, false
+	}
+	o.allow(props, readOnly)
+	return o, true
 }
 
 // parseBody reads the body as a JSON object whatever the Content-Type says.

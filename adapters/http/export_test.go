@@ -349,8 +349,7 @@ func xlsxCells(t *testing.T, book []byte, sheet string) map[string]xlsxCell {
 
 // An ASCII form name is the file name as it is, without filename*.
 func TestExportEmptyFormFileName(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		f := h.createForm(map[string]any{"label": "Name", "type": "text"})
 		res := h.do("GET", "/v1/forms/"+f["id"].(string)+"/submissions/export?format=ndjson", h.keys["read-only"], nil)
 		h.expect(res, 200, "")

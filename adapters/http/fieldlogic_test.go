@@ -4,15 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	httpapi "github.com/formward/formward/adapters/http"
-	"github.com/formward/formward/adapters/persistence"
-	"github.com/formward/formward/adapters/persistence/persistencetest"
 )
 
 func TestFieldKeysPagesAndRules(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		key := h.keys["admin"]
 		f := h.createForm(
 			map[string]any{"label": "Your role", "type": "radio", "options": []string{"Student", "Employee"}, "required": true},

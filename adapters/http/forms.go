@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -53,30 +54,19 @@ func (a *api) listForms(c *gin.Context) {
 		status = &st
 		list += ":" + s
 	}
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	views, more, err := a.App.Queries.ListForms.Handle(c.Request.Context(), forms.ListForms{Status: status, Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(views), func(i int) (any, ports.Position) {
-		v := views[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]forms.FormView, bool, error) {
+		return a.App.Queries.ListForms.Handle(ctx, forms.ListForms{Status: status, Page: page})
+	}, func(v forms.FormView) (any, ports.Position) {
 		return presentForm(v, false, a.Clock.Now()), ports.Position{CreatedAt: v.Form.CreatedAt(), ID: v.Form.ID()}
-	}))
+	})
 }
 
 func (a *api) createForm(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, formProps[:4], append(formReadOnly, "status"))
+	if !ok {
 		return
 	}
-	o.allow(formProps[:4], append(formReadOnly, "status"))
 	var d form.Draft
 	name, present := o.str("name")
 	if !present {
@@ -180,12 +170,10 @@ func (a *api) getForm(c *gin.Context) {
 
 func (a *api) updateForm(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, formProps, formReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(formProps, formReadOnly)
 	var p form.Patch
 	if name, present := o.str("name"); present {
 		p.Name = &name

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/formward/formward/adapters/analytics"
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/delivery"
+	"github.com/formward/formward/adapters/delivery/deliverytest"
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/http/openapi"
 	"github.com/formward/formward/adapters/persistence"
@@ -79,7 +79,7 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options, adjust .
 		// The real action adapters are tested in their own packages; these check configs only.
 		Actions: fakeRunners(),
 		// No network here: hostnames resolve through a fixed table.
-		URLs: delivery.URLChecker{Resolver: fakeResolver{
+		URLs: delivery.URLChecker{Resolver: deliverytest.Resolver{
 			"hooks.example.com":    {"93.184.216.34"},
 			"internal.example.com": {"10.20.30.40"},
 		}},
@@ -217,17 +217,7 @@ func fieldIDs(f map[string]any) []string {
 	return ids
 }
 
-// fakeResolver maps hostnames to addresses; any other name does not resolve.
-type fakeResolver map[string][]string
-
-func (f fakeResolver) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
-	ips, ok := f[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	out := make([]net.IPAddr, len(ips))
-	for i, ip := range ips {
-		out[i] = net.IPAddr{IP: net.ParseIP(ip)}
-	}
-	return out, nil
+// eachHarness runs test on SQLite and on PostgreSQL, each with a harness of default options.
+func eachHarness(t *testing.T, test func(t *testing.T, h *harness)) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) { test(t, newHarness(t, db, httpapi.Options{})) })
 }

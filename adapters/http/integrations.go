@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -32,30 +33,19 @@ func presentIntegration(i *integration.Integration) integrationJSON {
 func (a *api) listIntegrations(c *gin.Context) {
 	p := principal(c)
 	list := "integrations:" + p.WorkspaceID
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	is, more, err := a.App.Queries.ListIntegrations.Handle(c.Request.Context(), workflows.ListIntegrations{Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(is), func(i int) (any, ports.Position) {
-		it := is[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]*integration.Integration, bool, error) {
+		return a.App.Queries.ListIntegrations.Handle(ctx, workflows.ListIntegrations{Page: page})
+	}, func(it *integration.Integration) (any, ports.Position) {
 		return presentIntegration(it), ports.Position{CreatedAt: it.CreatedAt(), ID: it.ID()}
-	}))
+	})
 }
 
 func (a *api) createIntegration(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, integrationProps, integrationReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(integrationProps, integrationReadOnly)
 	var d integration.Draft
 	d.Type, _ = o.str("type")
 	if !o.has("type") {

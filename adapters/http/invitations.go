@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -34,30 +35,19 @@ func presentInvitation(i *invitation.Invitation) invitationJSON {
 
 func (a *api) listInvitations(c *gin.Context) {
 	list := "invitations:" + principal(c).WorkspaceID
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	invs, more, err := a.App.Queries.ListInvitations.Handle(c.Request.Context(), accounts.ListInvitations{Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(invs), func(i int) (any, ports.Position) {
-		inv := invs[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]*invitation.Invitation, bool, error) {
+		return a.App.Queries.ListInvitations.Handle(ctx, accounts.ListInvitations{Page: page})
+	}, func(inv *invitation.Invitation) (any, ports.Position) {
 		return presentInvitation(inv), ports.Position{CreatedAt: inv.CreatedAt(), ID: inv.ID()}
-	}))
+	})
 }
 
 func (a *api) createInvitation(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, invitationProps, invitationReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(invitationProps, invitationReadOnly)
 	var cmd accounts.InviteMember
 	var present bool
 	if cmd.Email, present = o.str("email"); !present {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -35,30 +36,19 @@ func presentMember(m ports.Member) memberJSON {
 
 func (a *api) listMembers(c *gin.Context) {
 	list := "members:" + principal(c).WorkspaceID
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	ms, more, err := a.App.Queries.ListMembers.Handle(c.Request.Context(), accounts.ListMembers{Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(ms), func(i int) (any, ports.Position) {
-		m := ms[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]ports.Member, bool, error) {
+		return a.App.Queries.ListMembers.Handle(ctx, accounts.ListMembers{Page: page})
+	}, func(m ports.Member) (any, ports.Position) {
 		return presentMember(m), ports.Position{CreatedAt: m.Membership.CreatedAt(), ID: m.Membership.ID()}
-	}))
+	})
 }
 
 func (a *api) updateMember(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, memberProps, memberReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(memberProps, memberReadOnly)
 	role, present := o.str("role")
 	if !present {
 		vs.Add("role", "required", "role is required: owner, admin, editor or viewer")

@@ -1,7 +1,7 @@
 package httpapi
 
 import (
-	"net/http"
+	"context"
 
 	"github.com/gin-gonic/gin"
 
@@ -90,19 +90,9 @@ func presentNotificationRun(r *workflow.Run) notificationRunJSON {
 func (a *api) listNotificationRuns(c *gin.Context) {
 	p := principal(c)
 	list := "notification-runs:" + p.WorkspaceID + ":" + c.Param("id")
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	rs, more, err := a.App.Queries.ListNotificationRuns.Handle(c.Request.Context(),
-		workflows.ListNotificationRuns{FormID: c.Param("id"), Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(rs), func(i int) (any, ports.Position) {
-		r := rs[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]*workflow.Run, bool, error) {
+		return a.App.Queries.ListNotificationRuns.Handle(ctx, workflows.ListNotificationRuns{FormID: c.Param("id"), Page: page})
+	}, func(r *workflow.Run) (any, ports.Position) {
 		return presentNotificationRun(r), ports.Position{CreatedAt: r.CreatedAt(), ID: r.ID()}
-	}))
+	})
 }

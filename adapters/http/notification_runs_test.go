@@ -18,8 +18,7 @@ import (
 )
 
 func TestNotificationSettings(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		key := h.keys["admin"]
 		f := h.createForm(map[string]any{"label": "Email", "type": "email"}, map[string]any{"label": "Name", "type": "text"})
 		ids := fieldIDs(f)

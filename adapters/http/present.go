@@ -1,12 +1,17 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"time"
+
+	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
@@ -160,31 +165,43 @@ type deliveryJSON struct {
 }
 
 func presentDelivery(d *webhook.Delivery) deliveryJSON {
-	out := deliveryJSON{ID: d.ID(), WebhookID: d.WebhookID(), Event: string(d.EventType()), Status: string(d.Status()),
-		CreatedAt: domain.FormatTime(d.CreatedAt()), Attempts: []attemptJSON{}}
-	if next := d.NextAttemptAt(); next != nil {
-		s := domain.FormatTime(*next)
-		out.NextAttemptAt = &s
-	}
-	for _, a := range d.Attempts() {
-		out.Attempts = append(out.Attempts, attemptJSON{Attempt: a.Number, At: domain.FormatTime(a.At), StatusCode: a.StatusCode,
+	return deliveryJSON{ID: d.ID(), WebhookID: d.WebhookID(), Event: string(d.EventType()), Status: string(d.Status()),
+		CreatedAt: domain.FormatTime(d.CreatedAt()), NextAttemptAt: optionalTime(d.NextAttemptAt()), Attempts: presentAttempts(d.Attempts())}
+}
+
+// presentAttempts lists the attempts of a delivery or of a run's action, oldest first ([] when none).
+func presentAttempts(as []retry.Attempt) []attemptJSON {
+	out := make([]attemptJSON, 0, len(as))
+	for _, a := range as {
+		out = append(out, attemptJSON{Attempt: a.Number, At: domain.FormatTime(a.At), StatusCode: a.StatusCode,
 			DurationMS: a.Duration.Milliseconds(), Error: a.Error})
 	}
 	return out
 }
 
-// page is the pagination envelope of n items, newest first: item(i) presents the i-th item and
-// gives its keyset position; when there is more, the last item's position is the next cursor.
-func (a *api) page(list string, more bool, n int, item func(i int) (any, ports.Position)) envelope {
-	data := make([]any, n)
+// listPage answers a paginated list, newest first: it reads the page the request asks for
+// (limit, and a cursor valid only for list), runs query for it and presents each item with
+// its keyset position; when there is more, the last item's position is the next cursor.
+func listPage[T any](a *api, c *gin.Context, list string, query func(ctx context.Context, page ports.Page) ([]T, bool, error), item func(T) (any, ports.Position)) {
+	page, err := a.pageOf(c, list)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	items, more, err := query(c.Request.Context(), page)
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	data := make([]any, len(items))
 	var last ports.Position
-	for i := range n {
-		data[i], last = item(i)
+	for i, it := range items {
+		data[i], last = item(it)
 	}
 	env := envelope{Data: data, HasMore: more}
-	if more && n > 0 {
+	if more && len(items) > 0 {
 		cur := a.cursors.encode(list, last)
 		env.NextCursor = &cur
 	}
-	return env
+	c.JSON(http.StatusOK, env)
 }

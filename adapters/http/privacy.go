@@ -19,12 +19,10 @@ var privacyProps = []string{"email"}
 // privacyEmail reads {"email": "..."}; a missing or non-string email is a 422.
 func (a *api) privacyEmail(c *gin.Context) (string, bool) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, privacyProps, nil)
+	if !ok {
 		return "", false
 	}
-	o.allow(privacyProps, nil)
 	email, _ := o.str("email")
 	if !o.has("email") {
 		vs.Add("email", "required", "email is required")

@@ -19,8 +19,7 @@ import (
 
 // Privacy requests need the admin scope: read-write and read-only keys get 403.
 func TestPrivacyRequestsNeedAdmin(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		for _, path := range []string{"/v1/privacy/export", "/v1/privacy/erase"} {
 			for key, want := range map[string]int{"admin": 200, "read-write": 403, "read-only": 403, "revoked": 401} {
 				r := h.do("POST", path, h.keys[key], map[string]any{"email": "jane@example.org"})

@@ -23,17 +23,60 @@ var contactFields = []map[string]any{
 	{"label": "Plan", "type": "dropdown", "options": []string{"Free", "Pro"}},
 }
 
+// matrixEndpoint is one endpoint of an API key matrix (see keyMatrix).
+type matrixEndpoint struct {
+	method, path string
+	body         any
+	write        bool // a read-only key gets 403
+	scoped       bool // names a resource, so another workspace gets 404
+	ok           int  // what a key that may call it gets
+}
+
+// keyMatrix runs each endpoint with a missing, malformed, wrong-secret and revoked key (401),
+// another workspace's key (404 for a resource, an empty list where it lists; otherWrite, when
+// set, checks its other writes), a read-only key (403 for a write) and read-write and admin
+// keys. what names the listed resources in messages. Deleting twice would be 404: a DELETE by
+// each scope removes the resource at fresh(path) instead.
+func (h *harness) keyMatrix(t *testing.T, what string, endpoints []matrixEndpoint, otherWrite func(response), fresh func(path string) string) {
+	for _, e := range endpoints {
+		t.Run(e.method+" "+e.path, func(t *testing.T) {
+			h.t = t
+			h.expect(h.do(e.method, e.path, "", e.body), 401, "unauthorized")
+			h.expect(h.do(e.method, e.path, "not-a-key", e.body), 401, "unauthorized")
+			h.expect(h.do(e.method, e.path, "fwk_"+h.keyIDs["admin"]+".wrong-secret-wrong-secret-wrong-secret", e.body), 401, "unauthorized")
+			h.expect(h.do(e.method, e.path, h.keys["revoked"], e.body), 401, "unauthorized")
+			r := h.do(e.method, e.path, h.keys["other"], e.body)
+			switch {
+			case e.scoped:
+				h.expect(r, 404, "not_found")
+			case e.method == "GET":
+				h.expect(r, 200, "")
+				if n := len(r.json["data"].([]any)); n != 0 {
+					t.Fatalf("workspace B sees %d %s of workspace A", n, what)
+				}
+			case otherWrite != nil:
+				otherWrite(r)
+			}
+			if e.write {
+				h.expect(h.do(e.method, e.path, h.keys["read-only"], e.body), 403, "forbidden")
+			} else {
+				h.expect(h.do(e.method, e.path, h.keys["read-only"], e.body), e.ok, "")
+			}
+			for _, scope := range []string{"read-write", "admin"} {
+				if e.method == "DELETE" {
+					h.expect(h.do(e.method, fresh(e.path), h.keys[scope], nil), 204, "")
+					continue
+				}
+				h.expect(h.do(e.method, e.path, h.keys[scope], e.body), e.ok, "")
+			}
+		})
+	}
+}
+
 // TestAuthMatrix runs every endpoint with a missing, malformed, revoked, read-only, read-write,
 // admin and other-workspace key.
 func TestAuthMatrix(t *testing.T) {
 	h := sqliteHarness(t)
-	type endpoint struct {
-		method, path string
-		body         func() any
-		write        bool
-		scoped       bool // names a resource, so another workspace gets 404
-		ok           int
-	}
 	fresh := func() (form string, field string, sub string) {
 		f := h.createForm(contactFields...)
 		id := f["id"].(string)
@@ -43,59 +86,21 @@ func TestAuthMatrix(t *testing.T) {
 		return id, fid, r.json["id"].(string)
 	}
 	formID, fieldID, subID := fresh()
-	endpoints := []endpoint{
+	h.keyMatrix(t, "forms", []matrixEndpoint{
 		{"GET", "/v1/forms", nil, false, false, 200},
-		{"POST", "/v1/forms", func() any { return map[string]any{"name": "New"} }, true, false, 201},
+		{"POST", "/v1/forms", map[string]any{"name": "New"}, true, false, 201},
 		{"GET", "/v1/forms/" + formID, nil, false, true, 200},
-		{"PATCH", "/v1/forms/" + formID, func() any { return map[string]any{"name": "Renamed"} }, true, true, 200},
+		{"PATCH", "/v1/forms/" + formID, map[string]any{"name": "Renamed"}, true, true, 200},
 		{"GET", "/v1/forms/" + formID + "/submissions", nil, false, true, 200},
-		{"POST", "/v1/forms/" + formID + "/submissions", func() any { return map[string]any{"data": map[string]any{fieldID: "Bob"}} }, true, true, 201},
+		{"POST", "/v1/forms/" + formID + "/submissions", map[string]any{"data": map[string]any{fieldID: "Bob"}}, true, true, 201},
 		{"GET", "/v1/forms/" + formID + "/submissions/" + subID, nil, false, true, 200},
-		{"PATCH", "/v1/forms/" + formID + "/submissions/" + subID, func() any { return map[string]any{"data": map[string]any{fieldID: "Eve"}} }, true, true, 200},
+		{"PATCH", "/v1/forms/" + formID + "/submissions/" + subID, map[string]any{"data": map[string]any{fieldID: "Eve"}}, true, true, 200},
 		{"DELETE", "/v1/forms/" + formID + "/submissions/" + subID, nil, true, true, 204},
 		{"DELETE", "/v1/forms/" + formID, nil, true, true, 204},
-	}
-	for _, e := range endpoints {
-		name := e.method + " " + e.path
-		body := func() any {
-			if e.body == nil {
-				return nil
-			}
-			return e.body()
-		}
-		t.Run(name, func(t *testing.T) {
-			h.t = t
-			h.expect(h.do(e.method, e.path, "", body()), 401, "unauthorized")
-			h.expect(h.do(e.method, e.path, "not-a-key", body()), 401, "unauthorized")
-			h.expect(h.do(e.method, e.path, "fwk_"+h.keyIDs["admin"]+".wrong-secret-wrong-secret-wrong-secret", body()), 401, "unauthorized")
-			h.expect(h.do(e.method, e.path, h.keys["revoked"], body()), 401, "unauthorized")
-			r := h.do(e.method, e.path, h.keys["other"], body())
-			switch {
-			case e.scoped:
-				h.expect(r, 404, "not_found")
-			case e.method == "GET":
-				h.expect(r, 200, "")
-				if n := len(r.json["data"].([]any)); n != 0 {
-					t.Fatalf("workspace B sees %d forms of workspace A", n)
-				}
-			}
-			if e.write {
-				h.expect(h.do(e.method, e.path, h.keys["read-only"], body()), 403, "forbidden")
-			} else {
-				h.expect(h.do(e.method, e.path, h.keys["read-only"], body()), e.ok, "")
-			}
-			for _, scope := range []string{"read-write", "admin"} {
-				if e.method == "DELETE" {
-					// Deleting twice: the second is 404, so use a fresh resource per scope.
-					f, _, s := fresh()
-					path := strings.NewReplacer(formID, f, subID, s).Replace(e.path)
-					h.expect(h.do(e.method, path, h.keys[scope], nil), 204, "")
-					continue
-				}
-				h.expect(h.do(e.method, e.path, h.keys[scope], body()), e.ok, "")
-			}
-		})
-	}
+	}, nil, func(path string) string {
+		f, _, s := fresh()
+		return strings.NewReplacer(formID, f, subID, s).Replace(path)
+	})
 }
 
 func TestNoSecretsInLogs(t *testing.T) {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -32,18 +33,9 @@ type runJSON struct {
 // presentRun shows a run's log: statuses and attempts, never the configs it snapshotted.
 func presentRun(r *workflow.Run) runJSON {
 	out := runJSON{ID: r.ID(), WorkflowID: r.WorkflowID(), SubmissionID: r.SubmissionID(), Event: string(r.EventType()),
-		Status: string(r.Status()), CreatedAt: domain.FormatTime(r.CreatedAt()), Actions: []actionRunJSON{}}
-	if f := r.FinishedAt(); f != nil {
-		s := domain.FormatTime(*f)
-		out.FinishedAt = &s
-	}
+		Status: string(r.Status()), CreatedAt: domain.FormatTime(r.CreatedAt()), FinishedAt: optionalTime(r.FinishedAt()), Actions: []actionRunJSON{}}
 	for _, a := range r.Actions() {
-		aj := actionRunJSON{ActionID: a.ActionID, Type: a.Type, Status: string(a.Status), Attempts: []attemptJSON{}}
-		for _, at := range a.Attempts {
-			aj.Attempts = append(aj.Attempts, attemptJSON{Attempt: at.Number, At: domain.FormatTime(at.At), StatusCode: at.StatusCode,
-				DurationMS: at.Duration.Milliseconds(), Error: at.Error})
-		}
-		out.Actions = append(out.Actions, aj)
+		out.Actions = append(out.Actions, actionRunJSON{ActionID: a.ActionID, Type: a.Type, Status: string(a.Status), Attempts: presentAttempts(a.Attempts)})
 	}
 	return out
 }
@@ -51,20 +43,11 @@ func presentRun(r *workflow.Run) runJSON {
 func (a *api) listRuns(c *gin.Context) {
 	p := principal(c)
 	list := "runs:" + p.WorkspaceID + ":" + c.Param("id")
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	rs, more, err := a.App.Queries.ListRuns.Handle(c.Request.Context(), workflows.ListRuns{WorkflowID: c.Param("id"), Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(rs), func(i int) (any, ports.Position) {
-		r := rs[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]*workflow.Run, bool, error) {
+		return a.App.Queries.ListRuns.Handle(ctx, workflows.ListRuns{WorkflowID: c.Param("id"), Page: page})
+	}, func(r *workflow.Run) (any, ports.Position) {
 		return presentRun(r), ports.Position{CreatedAt: r.CreatedAt(), ID: r.ID()}
-	}))
+	})
 }
 
 func (a *api) retryRun(c *gin.Context) {

@@ -3,15 +3,10 @@ package httpapi_test
 import (
 	"strings"
 	"testing"
-
-	httpapi "github.com/formward/formward/adapters/http"
-	"github.com/formward/formward/adapters/persistence"
-	"github.com/formward/formward/adapters/persistence/persistencetest"
 )
 
 func TestFormSettings(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		key := h.keys["admin"]
 
 		// Defaults: every spam rule a respondent without JavaScript passes, no framing.

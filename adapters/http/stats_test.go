@@ -13,8 +13,6 @@ import (
 	"go.uber.org/zap"
 
 	httpapi "github.com/formward/formward/adapters/http"
-	"github.com/formward/formward/adapters/persistence"
-	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/adapters/web"
 )
@@ -73,8 +71,7 @@ func (h *harness) publishedForm(name string) (string, string) {
 }
 
 func TestFormStats(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		h.withPublicPages()
 		id, field := h.publishedForm("Signup")
 

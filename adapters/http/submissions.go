@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -13,47 +14,45 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-func (a *api) listSubmissions(c *gin.Context) {
-	p := principal(c)
-	q := capture.ListSubmissions{FormID: c.Param("id")}
-	for name, dst := range map[string]**time.Time{"created_after": &q.CreatedAfter, "created_before": &q.CreatedBefore} {
+// createdRange reads the created_after and created_before query parameters, RFC 3339
+// date-times, into after and before (left nil when absent).
+func createdRange(c *gin.Context, after, before **time.Time) error {
+	for name, dst := range map[string]**time.Time{"created_after": after, "created_before": before} {
 		if s, ok := c.GetQuery(name); ok {
 			t, err := time.Parse(time.RFC3339Nano, s)
 			if err != nil {
-				fail(c, a.Logger, badRequest(name+" must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z"))
-				return
+				return badRequest(name + " must be an RFC 3339 date-time such as 2026-01-02T15:04:05Z")
 			}
 			t = t.UTC()
 			*dst = &t
 		}
 	}
+	return nil
+}
+
+func (a *api) listSubmissions(c *gin.Context) {
+	p := principal(c)
+	q := capture.ListSubmissions{FormID: c.Param("id")}
+	if err := createdRange(c, &q.CreatedAfter, &q.CreatedBefore); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
 	list := "submissions:" + p.WorkspaceID + ":" + q.FormID
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	q.Page = page
-	subs, more, err := a.App.Queries.ListSubmissions.Handle(c.Request.Context(), q)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(subs), func(i int) (any, ports.Position) {
-		s := subs[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]*submission.Submission, bool, error) {
+		q.Page = page
+		return a.App.Queries.ListSubmissions.Handle(ctx, q)
+	}, func(s *submission.Submission) (any, ports.Position) {
 		return httpkit.PresentSubmission(s, a.fileURL), ports.Position{CreatedAt: s.SubmittedAt(), ID: s.ID()}
-	}))
+	})
 }
 
 // answers reads the required data object of a submission body.
 func (a *api) answers(c *gin.Context) (map[string]submission.Input, bool) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, submissionProps, submissionReadOnly)
+	if !ok {
 		return nil, false
 	}
-	o.allow(submissionProps, submissionReadOnly)
 	data, present := o.answers("data")
 	if !present {
 		vs.Add("data", "required", "data is required: an object mapping field IDs or keys to values")

@@ -28,8 +28,7 @@ var everyType = []map[string]any{
 }
 
 func TestSubmissionsLifecycle(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		key := h.keys["read-write"]
 		f := h.createForm(everyType...)
 		id := f["id"].(string)
@@ -176,8 +175,7 @@ func TestSubmissionsByKey(t *testing.T) {
 }
 
 func TestSubmissionPagination(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		key := h.keys["admin"]
 		f := h.createForm(contactFields...)
 		id := f["id"].(string)

@@ -3,18 +3,13 @@ package httpapi_test
 import (
 	"strings"
 	"testing"
-
-	httpapi "github.com/formward/formward/adapters/http"
-	"github.com/formward/formward/adapters/persistence"
-	"github.com/formward/formward/adapters/persistence/persistencetest"
 )
 
 // TestControlCharactersRefused: text with NUL or another control character is refused with 422
 // at its JSON path, on SQLite and PostgreSQL alike (PostgreSQL cannot store NUL in text, which
 // once made these requests fail with 500 there and succeed on SQLite).
 func TestControlCharactersRefused(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		key := h.keys["admin"]
 
 		h.expectDetail(h.do("POST", "/v1/forms", key, map[string]any{"name": "Con\x00tact"}), "name", "invalid_value")
@@ -70,8 +65,7 @@ func TestControlCharactersRefused(t *testing.T) {
 // TestInvalidUTF8Body: a JSON body that is not valid UTF-8 is a bad request (400), never stored
 // with replacement characters.
 func TestInvalidUTF8Body(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		key := h.keys["admin"]
 		h.expect(h.do("POST", "/v1/forms", key, []byte("{\"name\": \"Con\xfftact\"}")), 400, "invalid_request")
 		h.expect(h.do("POST", "/v1/forms", key, []byte("{\"name\": \"\xed\xa0\x80\"}")), 400, "invalid_request") // an encoded surrogate
@@ -88,8 +82,7 @@ func TestInvalidUTF8Body(t *testing.T) {
 // TestMalformedIDsAreNotFound: an ID in a path with NUL, invalid UTF-8 or other characters no
 // ID has names no resource: 404 on both databases (PostgreSQL once answered 500).
 func TestMalformedIDsAreNotFound(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		key := h.keys["admin"]
 		formID := h.createForm(map[string]any{"label": "Name", "type": "text"})["id"].(string)
 		h.undocumented = true // the validator cannot match these paths to a template
@@ -122,8 +115,7 @@ func TestMalformedIDsAreNotFound(t *testing.T) {
 // TestIdempotencyKeyMustBeASCII: HTTP lets bytes above 0x7F through in header values; a key
 // made of them is a bad request, not a database error.
 func TestIdempotencyKeyMustBeASCII(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		body := map[string]any{"name": "Contact"}
 		h.expect(h.do("POST", "/v1/forms", h.keys["admin"], body, "Idempotency-Key", "key-\xff"), 400, "invalid_request")
 		h.expect(h.do("POST", "/v1/forms", h.keys["admin"], body, "Idempotency-Key", "clé"), 400, "invalid_request")

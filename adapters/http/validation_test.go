@@ -3,10 +3,6 @@ package httpapi_test
 import (
 	"strings"
 	"testing"
-
-	httpapi "github.com/formward/formward/adapters/http"
-	"github.com/formward/formward/adapters/persistence"
-	"github.com/formward/formward/adapters/persistence/persistencetest"
 )
 
 func conditionOn(fieldID string) map[string]any {
@@ -77,8 +73,7 @@ func TestTextLengthCaps(t *testing.T) {
 // TestRedirectURLCannotInjectCSP: a redirect URL or origin that would add directives to the
 // public page's Content-Security-Policy is refused; accepted ones are stored canonical.
 func TestRedirectURLCannotInjectCSP(t *testing.T) {
-	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
-		h := newHarness(t, db, httpapi.Options{})
+	eachHarness(t, func(t *testing.T, h *harness) {
 		key := h.keys["admin"]
 		settings := func(s map[string]any) map[string]any { return map[string]any{"name": "F", "settings": s} }
 		for _, u := range []string{"https://a.example;sandbox;report-uri/", "https://a.example/ x", "https://a.example/'unsafe-inline'", "https://a.example,https://b.example", `https://a.example\x`} {

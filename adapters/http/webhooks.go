@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -19,30 +20,19 @@ var (
 func (a *api) listWebhooks(c *gin.Context) {
 	p := principal(c)
 	list := "webhooks:" + p.WorkspaceID
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	ws, more, err := a.App.Queries.ListWebhooks.Handle(c.Request.Context(), webhooks.ListWebhooks{Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(ws), func(i int) (any, ports.Position) {
-		w := ws[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]*webhook.Webhook, bool, error) {
+		return a.App.Queries.ListWebhooks.Handle(ctx, webhooks.ListWebhooks{Page: page})
+	}, func(w *webhook.Webhook) (any, ports.Position) {
 		return presentWebhook(w), ports.Position{CreatedAt: w.CreatedAt(), ID: w.ID()}
-	}))
+	})
 }
 
 func (a *api) createWebhook(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, webhookProps, webhookReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(webhookProps, webhookReadOnly)
 	var d webhook.Draft
 	d.URL, _ = o.str("url")
 	if !o.has("url") {
@@ -80,12 +70,10 @@ func (a *api) getWebhook(c *gin.Context) {
 
 func (a *api) updateWebhook(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, webhookProps, webhookReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(webhookProps, webhookReadOnly)
 	var p webhook.Patch
 	if u, present := o.str("url"); present {
 		p.URL = &u
@@ -125,20 +113,11 @@ func (a *api) deleteWebhook(c *gin.Context) {
 func (a *api) listDeliveries(c *gin.Context) {
 	p := principal(c)
 	list := "deliveries:" + p.WorkspaceID + ":" + c.Param("id")
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	ds, more, err := a.App.Queries.ListDeliveries.Handle(c.Request.Context(), webhooks.ListDeliveries{WebhookID: c.Param("id"), Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(ds), func(i int) (any, ports.Position) {
-		d := ds[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]*webhook.Delivery, bool, error) {
+		return a.App.Queries.ListDeliveries.Handle(ctx, webhooks.ListDeliveries{WebhookID: c.Param("id"), Page: page})
+	}, func(d *webhook.Delivery) (any, ports.Position) {
 		return presentDelivery(d), ports.Position{CreatedAt: d.CreatedAt(), ID: d.ID()}
-	}))
+	})
 }
 
 func (a *api) retryDelivery(c *gin.Context) {

@@ -52,14 +52,7 @@ func TestWebhookAuthMatrix(t *testing.T) {
 	hookID := h.createWebhook(nil)["id"].(string)
 	ds := h.addDeliveries(hookID, 1)
 	retry := "/v1/webhooks/" + hookID + "/deliveries/" + ds[0].ID() + "/retry"
-	type endpoint struct {
-		method, path string
-		body         any
-		write        bool
-		scoped       bool
-		ok           int
-	}
-	for _, e := range []endpoint{
+	h.keyMatrix(t, "webhooks", []matrixEndpoint{
 		{"GET", "/v1/webhooks", nil, false, false, 200},
 		{"POST", "/v1/webhooks", map[string]any{"url": hookURL, "events": []string{"form.published"}}, true, false, 201},
 		{"GET", "/v1/webhooks/" + hookID, nil, false, true, 200},
@@ -67,36 +60,7 @@ func TestWebhookAuthMatrix(t *testing.T) {
 		{"GET", "/v1/webhooks/" + hookID + "/deliveries", nil, false, true, 200},
 		{"POST", retry, nil, true, true, 200},
 		{"DELETE", "/v1/webhooks/" + hookID, nil, true, true, 204},
-	} {
-		t.Run(e.method+" "+e.path, func(t *testing.T) {
-			h.t = t
-			h.expect(h.do(e.method, e.path, "", e.body), 401, "unauthorized")
-			h.expect(h.do(e.method, e.path, h.keys["revoked"], e.body), 401, "unauthorized")
-			r := h.do(e.method, e.path, h.keys["other"], e.body)
-			switch {
-			case e.scoped:
-				h.expect(r, 404, "not_found")
-			case e.method == "GET":
-				h.expect(r, 200, "")
-				if n := len(r.json["data"].([]any)); n != 0 {
-					t.Fatalf("workspace B sees %d webhooks of workspace A", n)
-				}
-			}
-			if e.write {
-				h.expect(h.do(e.method, e.path, h.keys["read-only"], e.body), 403, "forbidden")
-			} else {
-				h.expect(h.do(e.method, e.path, h.keys["read-only"], e.body), e.ok, "")
-			}
-			for _, scope := range []string{"read-write", "admin"} {
-				if e.method == "DELETE" {
-					id := h.createWebhook(nil)["id"].(string)
-					h.expect(h.do("DELETE", "/v1/webhooks/"+id, h.keys[scope], nil), 204, "")
-					continue
-				}
-				h.expect(h.do(e.method, e.path, h.keys[scope], e.body), e.ok, "")
-			}
-		})
-	}
+	}, nil, func(string) string { return "/v1/webhooks/" + h.createWebhook(nil)["id"].(string) })
 }
 
 func TestWebhookCreateGetUpdateDelete(t *testing.T) {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -124,30 +125,19 @@ func (a *api) listWorkflows(c *gin.Context) {
 		formID = &s
 		list += ":" + s
 	}
-	page, err := a.pageOf(c, list)
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	ws, more, err := a.App.Queries.ListWorkflows.Handle(c.Request.Context(), workflows.ListWorkflows{FormID: formID, Page: page})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	c.JSON(http.StatusOK, a.page(list, more, len(ws), func(i int) (any, ports.Position) {
-		w := ws[i]
+	listPage(a, c, list, func(ctx context.Context, page ports.Page) ([]*workflow.Workflow, bool, error) {
+		return a.App.Queries.ListWorkflows.Handle(ctx, workflows.ListWorkflows{FormID: formID, Page: page})
+	}, func(w *workflow.Workflow) (any, ports.Position) {
 		return presentWorkflow(w), ports.Position{CreatedAt: w.CreatedAt(), ID: w.ID()}
-	}))
+	})
 }
 
 func (a *api) createWorkflow(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, workflowProps, workflowReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(workflowProps, workflowReadOnly)
 	var d workflow.Draft
 	d.Name, _ = o.str("name")
 	if !o.has("name") {
@@ -193,12 +183,10 @@ func (a *api) getWorkflow(c *gin.Context) {
 
 func (a *api) updateWorkflow(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, workflowPatch, workflowPatchReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(workflowPatch, workflowPatchReadOnly)
 	var p workflow.Patch
 	if n, present := o.str("name"); present {
 		p.Name = &n

@@ -92,51 +92,16 @@ func TestWorkflowAuthMatrix(t *testing.T) {
 	h := sqliteHarness(t)
 	formID := h.createForm(contactFields...)["id"]
 	id := h.createWorkflow(workflowBody(formID))["id"].(string)
-	for _, e := range []struct {
-		method, path string
-		body         any
-		write        bool
-		scoped       bool
-		ok           int
-	}{
+	h.keyMatrix(t, "workflows", []matrixEndpoint{
 		{"GET", "/v1/workflows", nil, false, false, 200},
 		{"POST", "/v1/workflows", workflowBody(formID), true, false, 201},
 		{"GET", "/v1/workflows/" + id, nil, false, true, 200},
 		{"PATCH", "/v1/workflows/" + id, map[string]any{"name": "Renamed"}, true, true, 200},
 		{"DELETE", "/v1/workflows/" + id, nil, true, true, 204},
-	} {
-		t.Run(e.method+" "+e.path, func(t *testing.T) {
-			h.t = t
-			h.expect(h.do(e.method, e.path, "", e.body), 401, "unauthorized")
-			h.expect(h.do(e.method, e.path, h.keys["revoked"], e.body), 401, "unauthorized")
-			r := h.do(e.method, e.path, h.keys["other"], e.body)
-			switch {
-			case e.scoped:
-				h.expect(r, 404, "not_found")
-			case e.method == "GET":
-				h.expect(r, 200, "")
-				if n := len(r.json["data"].([]any)); n != 0 {
-					t.Fatalf("workspace B sees %d workflows of workspace A", n)
-				}
-			default:
-				// The form belongs to workspace A: for B it names no form.
-				h.expectDetail(r, "form_id", "not_found")
-			}
-			if e.write {
-				h.expect(h.do(e.method, e.path, h.keys["read-only"], e.body), 403, "forbidden")
-			} else {
-				h.expect(h.do(e.method, e.path, h.keys["read-only"], e.body), e.ok, "")
-			}
-			for _, scope := range []string{"read-write", "admin"} {
-				if e.method == "DELETE" {
-					id := h.createWorkflow(workflowBody(formID))["id"].(string)
-					h.expect(h.do("DELETE", "/v1/workflows/"+id, h.keys[scope], nil), 204, "")
-					continue
-				}
-				h.expect(h.do(e.method, e.path, h.keys[scope], e.body), e.ok, "")
-			}
-		})
-	}
+	}, func(r response) {
+		// The form belongs to workspace A: for B it names no form.
+		h.expectDetail(r, "form_id", "not_found")
+	}, func(string) string { return "/v1/workflows/" + h.createWorkflow(workflowBody(formID))["id"].(string) })
 	h.t = t
 	h.expect(h.do("DELETE", "/v1/workflows/"+id, h.keys["admin"], nil), 204, "")
 	h.expect(h.do("GET", "/v1/workflows/"+id, h.keys["admin"], nil), 404, "not_found")

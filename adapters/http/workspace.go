@@ -68,12 +68,10 @@ func (a *api) getWorkspace(c *gin.Context) {
 
 func (a *api) updateWorkspace(c *gin.Context) {
 	var vs domain.Violations
-	o, err := parseBody(body(c), &vs)
-	if err != nil {
-		fail(c, a.Logger, err)
+	o, ok := a.readBody(c, &vs, workspaceProps, workspaceReadOnly)
+	if !ok {
 		return
 	}
-	o.allow(workspaceProps, workspaceReadOnly)
 	var s workspace.Settings
 	for name, dst := range map[string]**string{"name": &s.Name, "plan": &s.Plan, "status": &s.Status} {
 		if v, present := o.str(name); present {

@@ -9,7 +9,8 @@
 //   - ids.go, utf8.go, input.go: request checks (WellFormedID, CheckUTF8) and ToInput, which
 //     reads a JSON answer into a submitted value;
 //   - assets.go: embedded assets served under content-hashed, immutable URLs;
-//   - compress.go: the server's response compression.
+//   - compress.go: the server's response compression;
+//   - clientip.go: ClientIP, the respondent's address behind the trusted proxies.
 //
 // The table that turns errors into HTTP answers sits beside it in adapters/httperr.
 package httpkit

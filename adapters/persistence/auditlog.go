@@ -53,11 +53,5 @@ func (l *AuditLog) List(ctx context.Context, workspaceID string, q ports.AuditQu
 
 // Purge removes the events created before the time and returns how many.
 func (l *AuditLog) Purge(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := l.db.write(ctx, func(db *gorm.DB) error {
-		res := db.Exec("DELETE FROM audit_events WHERE created_at < ?", toMillis(before))
-		n = res.RowsAffected
-		return mapErr("purge audit events", res.Error)
-	})
-	return n, err
+	return l.db.execCount(ctx, "purge audit events", "DELETE FROM audit_events WHERE created_at < ?", toMillis(before))
 }

@@ -109,14 +109,7 @@ func (r *DataKeyRepository) OnePerMasterKey(ctx context.Context) ([]ports.Wrappe
 // Rewrap replaces a key's wrapping after master key rotation; unknown IDs give domain.ErrNotFound.
 func (r *DataKeyRepository) Rewrap(ctx context.Context, id, masterKeyID string, wrapped []byte) error {
 	return r.db.write(ctx, func(db *gorm.DB) error {
-		res := db.Exec("UPDATE data_keys SET master_key_id = ?, wrapped = ? WHERE id = ?", masterKeyID, wrapped, id)
-		if res.Error != nil {
-			return mapErr("rewrap data key", res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return domain.ErrNotFound
-		}
-		return nil
+		return changedRow("rewrap data key", db.Exec("UPDATE data_keys SET master_key_id = ?, wrapped = ? WHERE id = ?", masterKeyID, wrapped, id))
 	})
 }
 

@@ -301,6 +301,26 @@ func (d *DB) write(ctx context.Context, fn func(db *gorm.DB) error) error {
 	return d.noteWrite(unavailable(fn(d.gorm.WithContext(ctx))))
 }
 
+// insert stores row in a write of its own; a duplicate key gives domain.ErrConflict and a
+// reference to a missing row domain.ErrNotFound (see mapErr), both as what.
+func (d *DB) insert(ctx context.Context, what string, row any) error {
+	return d.write(ctx, func(db *gorm.DB) error {
+		return mapErr(what, db.Create(row).Error)
+	})
+}
+
+// execCount runs one statement in a write of its own and returns how many rows it changed; a
+// failure is mapped as what (see mapErr).
+func (d *DB) execCount(ctx context.Context, what, query string, args ...any) (int64, error) {
+	var n int64
+	err := d.write(ctx, func(db *gorm.DB) error {
+		res := db.Exec(query, args...)
+		n = res.RowsAffected
+		return mapErr(what, res.Error)
+	})
+	return n, err
+}
+
 // tx runs fn in a write transaction (BEGIN IMMEDIATE on SQLite).
 func (d *DB) tx(ctx context.Context, fn func(tx *gorm.DB) error) error {
 	release, err := d.acquireWrite(ctx)

@@ -9,7 +9,6 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
@@ -59,18 +58,6 @@ func (r *DeliveryRepository) toDomain(ctx context.Context, row deliveryRow) (*we
 	return d, nil
 }
 
-func (r *DeliveryRepository) toDomainAll(ctx context.Context, rows []deliveryRow) ([]*webhook.Delivery, error) {
-	out := make([]*webhook.Delivery, 0, len(rows))
-	for _, row := range rows {
-		d, err := r.toDomain(ctx, row)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, nil
-}
-
 // AddAll stores the deliveries in one transaction; a delivery whose (webhook, event) pair is
 // already stored is skipped. A webhook deleted meanwhile gives domain.ErrNotFound.
 func (r *DeliveryRepository) AddAll(ctx context.Context, ds []*webhook.Delivery) error {
@@ -110,7 +97,7 @@ func (r *DeliveryRepository) List(ctx context.Context, workspaceID, webhookID st
 	if err != nil {
 		return nil, err
 	}
-	return r.toDomainAll(ctx, rows)
+	return allToDomain(ctx, rows, r.toDomain)
 }
 
 // ClaimDue leases due pending deliveries fairly between workspaces and webhooks (see claimDue).
@@ -119,7 +106,7 @@ func (r *DeliveryRepository) ClaimDue(ctx context.Context, c ports.Claim) ([]*we
 	if err != nil {
 		return nil, mapErr("claim due deliveries", err)
 	}
-	return r.toDomainAll(ctx, rows)
+	return allToDomain(ctx, rows, r.toDomain)
 }
 
 // Save stores the delivery's state after an attempt. It never recreates a deleted delivery:
@@ -133,44 +120,17 @@ func saveDelivery(db *gorm.DB, d *webhook.Delivery) error {
 	if err != nil {
 		return err
 	}
-	res := db.Exec("UPDATE deliveries SET status = ?, cycle = ?, attempts = ?, next_attempt_at = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
-		string(d.Status()), d.Cycle(), attempts, toMillisPtr(d.NextAttemptAt()), toMillis(d.UpdatedAt()), d.WorkspaceID(), d.ID())
-	if res.Error != nil {
-		return mapErr("save delivery", res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return domain.ErrNotFound
-	}
-	return nil
+	return changedRow("save delivery", db.Exec("UPDATE deliveries SET status = ?, cycle = ?, attempts = ?, next_attempt_at = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+		string(d.Status()), d.Cycle(), attempts, toMillisPtr(d.NextAttemptAt()), toMillis(d.UpdatedAt()), d.WorkspaceID(), d.ID()))
 }
 
 // Update loads and locks a delivery of the workspace's webhook, runs change and stores the
 // result with the effects change returns (see ports.Effects) in one transaction. When change fails nothing is written and its error is returned.
 func (r *DeliveryRepository) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) (ports.Effects, error)) (*webhook.Delivery, error) {
-	var updated *webhook.Delivery
-	err := lockedUpdate(ctx, r.db, lockUpdate, "delivery", func(tx *gorm.DB, row deliveryRow) error {
-		d, err := r.toDomain(ctx, row)
-		if err != nil {
-			return err
-		}
-		fx, err := change(d)
-		if err != nil {
-			return err
-		}
-		if err := saveDelivery(tx, d); err != nil {
-			return err
-		}
-		// The workspace's data key exists: it sealed the delivery's body.
-		if err := writeEffects(ctx, tx, r.cipher, "delivery", fx); err != nil {
-			return err
-		}
-		updated = d
-		return nil
+	// The workspace's data key exists (it sealed the delivery's body): the effects need no EnsureKey.
+	return updateLocked(ctx, r.db, r.cipher, lockUpdate, "delivery", r.toDomain, change, func(tx *gorm.DB, d *webhook.Delivery) error {
+		return saveDelivery(tx, d)
 	}, "workspace_id = ? AND webhook_id = ? AND id = ?", workspaceID, webhookID, id)
-	if err != nil {
-		return nil, err
-	}
-	return updated, nil
 }
 
 func deliveryAAD(id string) []byte { return []byte("deliveries/" + id) }

@@ -100,3 +100,15 @@ func mapErr(what string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", what, unavailable(err))
 }
+
+// changedRow checks the result of a statement that must change one row: a failure is mapped as
+// what (see mapErr), and no row changed gives domain.ErrNotFound.
+func changedRow(what string, res *gorm.DB) error {
+	if res.Error != nil {
+		return mapErr(what, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return domain.ErrNotFound
+	}
+	return nil
+}

@@ -9,7 +9,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
@@ -38,9 +37,7 @@ func (r *FormRepository) Create(ctx context.Context, f *form.Form) error {
 	if row.Settings, err = encodeSettings(ctx, r.cipher, f); err != nil {
 		return err
 	}
-	return r.db.write(ctx, func(db *gorm.DB) error {
-		return mapErr("create form", db.Create(&row).Error)
-	})
+	return r.db.insert(ctx, "create form", &row)
 }
 
 // Get returns the form of the workspace, or domain.ErrNotFound (also for another workspace's form).
@@ -55,15 +52,7 @@ func (r *FormRepository) List(ctx context.Context, workspaceID string, status *f
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*form.Form, 0, len(rows))
-	for _, row := range rows {
-		f, err := r.formToDomain(ctx, row)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	return allToDomain(ctx, rows, r.formToDomain)
 }
 
 // Update loads and locks the form, runs change, and stores the form and the effects change
@@ -77,16 +66,7 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update form: %w", err)
 	}
-	var updated *form.Form
-	err := lockedUpdate(ctx, r.db, lockNoKeyUpdate, "form", func(tx *gorm.DB, row formRow) error {
-		f, err := r.formToDomain(ctx, row)
-		if err != nil {
-			return err
-		}
-		fx, err := change(f)
-		if err != nil {
-			return err
-		}
+	return updateLocked(ctx, r.db, r.cipher, lockNoKeyUpdate, "form", r.formToDomain, change, func(tx *gorm.DB, f *form.Form) error {
 		next, err := formFromDomain(f)
 		if err != nil {
 			return err
@@ -94,21 +74,9 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		if next.Settings, err = encodeSettings(ctx, r.cipher, f); err != nil {
 			return err
 		}
-		err = tx.Exec("UPDATE forms SET name = ?, description = ?, status = ?, fields = ?, settings = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
-			next.Name, next.Description, next.Status, next.Fields, next.Settings, next.UpdatedAt, workspaceID, id).Error
-		if err != nil {
-			return mapErr("update form", err)
-		}
-		if err := writeEffects(ctx, tx, r.cipher, "form", fx); err != nil {
-			return err
-		}
-		updated = f
-		return nil
+		return mapErr("update form", tx.Exec("UPDATE forms SET name = ?, description = ?, status = ?, fields = ?, settings = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.Name, next.Description, next.Status, next.Fields, next.Settings, next.UpdatedAt, workspaceID, id).Error)
 	}, "workspace_id = ? AND id = ?", workspaceID, id)
-	if err != nil {
-		return nil, err
-	}
-	return updated, nil
 }
 
 // Delete removes the form, its submissions (with the stored responses of the requests that
@@ -130,12 +98,8 @@ func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string, eve
 		if err := writeSubmissionTombstones(tx, workspaceID, id, now); err != nil {
 			return err
 		}
-		res := tx.Exec("DELETE FROM forms WHERE workspace_id = ? AND id = ?", workspaceID, id)
-		if res.Error != nil {
-			return mapErr("delete form", res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return domain.ErrNotFound
+		if err := changedRow("delete form", tx.Exec("DELETE FROM forms WHERE workspace_id = ? AND id = ?", workspaceID, id)); err != nil {
+			return err
 		}
 		// The foreign keys cascade; these make it explicit and independent of that.
 		if err := tx.Exec("DELETE FROM submissions WHERE workspace_id = ? AND form_id = ?", workspaceID, id).Error; err != nil {

@@ -20,17 +20,10 @@ func TestGroupCommitConcurrentAdds(t *testing.T) {
 		w := mustWorkspace(t, r, base)
 		forms := []*form.Form{mustForm(t, r, w.ID(), base), mustForm(t, r, w.ID(), base), mustForm(t, r, w.ID(), base)}
 		const n = 500
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s, e := buildSubmission(t, forms[i%3], base.Add(time.Duration(i)*time.Millisecond), subOpts{})
-				errs[i] = r.submissions.Add(ctx, s, e)
-			}()
-		}
-		wg.Wait()
+		errs := race(n, func(i int) error {
+			s, e := buildSubmission(t, forms[i%3], base.Add(time.Duration(i)*time.Millisecond), subOpts{})
+			return r.submissions.Add(ctx, s, e)
+		})
 		for i, err := range errs {
 			if err != nil {
 				t.Fatalf("add %d: %v", i, err)
@@ -74,8 +67,7 @@ func TestGroupCommitBadItemFailsAlone(t *testing.T) {
 		ctx := context.Background()
 		w := mustWorkspace(t, r, base)
 		good := mustForm(t, r, w.ID(), base)
-		doomed := mustForm(t, r, w.ID(), base)
-		noErr(t, r.forms.Delete(ctx, w.ID(), doomed.ID())) // deleted before its submissions arrive
+		doomed := mustDeletedForm(t, r, w.ID())
 
 		const n = 300
 		errs := make([]error, n)
@@ -123,26 +115,9 @@ func TestGroupCommitRacesFormDelete(t *testing.T) {
 		ctx := context.Background()
 		w := mustWorkspace(t, r, base)
 		f := mustForm(t, r, w.ID(), base)
-		var wg sync.WaitGroup
 		const n = 200
-		errs := make([]error, n)
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s, e := buildSubmission(t, f, base, subOpts{})
-				errs[i] = r.submissions.Add(ctx, s, e)
-			}()
-			if i == n/2 {
-				noErr(t, r.forms.Delete(ctx, w.ID(), f.ID()))
-			}
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil && !errors.Is(err, domain.ErrNotFound) {
-				t.Fatalf("add: %v", err)
-			}
-		}
+		errs := addsDuring(t, r, f, n, n/2, func() { noErr(t, r.forms.Delete(ctx, w.ID(), f.ID())) })
+		winners(t, errs, domain.ErrNotFound) // each add was stored or found the form gone
 		if got := countWhere(t, r.db, "submissions", "form_id", f.ID()); got != 0 {
 			t.Fatalf("%d orphan submissions", got)
 		}
@@ -150,6 +125,24 @@ func TestGroupCommitRacesFormDelete(t *testing.T) {
 			t.Fatalf("%d orphan counters", got)
 		}
 	})
+}
+
+// addsDuring adds n new submissions to f, each on a goroutine of its own, runs meanwhile once
+// the add numbered at has started, and returns the adds' errors when all have ended.
+func addsDuring(t *testing.T, r repos, f *form.Form, n, at int, meanwhile func()) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			s, e := buildSubmission(t, f, base, subOpts{})
+			errs[i] = r.submissions.Add(context.Background(), s, e)
+		})
+		if i == at {
+			meanwhile()
+		}
+	}
+	wg.Wait()
+	return errs
 }
 
 func TestCloseDrainsAndRejects(t *testing.T) {
@@ -168,28 +161,8 @@ func TestCloseDrainsAndRejects(t *testing.T) {
 			f := mustForm(t, r, w.ID(), base)
 
 			const n = 300
-			errs := make([]error, n)
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					s, e := buildSubmission(t, f, base, subOpts{})
-					errs[i] = r.submissions.Add(ctx, s, e)
-				}()
-			}
-			noErr(t, db.Close())
-			wg.Wait()
-			stored := 0
-			for _, err := range errs {
-				switch {
-				case err == nil:
-					stored++
-				case errors.Is(err, persistence.ErrClosed):
-				default:
-					t.Fatalf("add during close: %v", err)
-				}
-			}
+			errs := addsDuring(t, r, f, n, n-1, func() { noErr(t, db.Close()) })
+			stored := winners(t, errs, persistence.ErrClosed)
 			s, e := buildSubmission(t, f, base, subOpts{})
 			wantErr(t, r.submissions.Add(ctx, s, e), persistence.ErrClosed)
 			noErr(t, db.Close()) // closing twice is harmless

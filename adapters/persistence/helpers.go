@@ -36,6 +36,53 @@ func lockedUpdate[R any](ctx context.Context, db *DB, strength, what string, app
 	})
 }
 
+// updateLocked is the whole of most Updates, in lockedUpdate's transaction: toDomain rebuilds
+// the aggregate from the locked row, change modifies it, save writes it with tx, and the effects
+// change returns are written with it (as writeEffects does for what). It returns the changed
+// aggregate; when change fails nothing is written and its error is returned as is.
+func updateLocked[R, A any](ctx context.Context, db *DB, c ports.Cipher, strength, what string,
+	toDomain func(context.Context, R) (A, error), change func(A) (ports.Effects, error), save func(tx *gorm.DB, a A) error,
+	where string, args ...any) (A, error) {
+	var updated A
+	err := lockedUpdate(ctx, db, strength, what, func(tx *gorm.DB, row R) error {
+		a, err := toDomain(ctx, row)
+		if err != nil {
+			return err
+		}
+		fx, err := change(a)
+		if err != nil {
+			return err
+		}
+		if err := save(tx, a); err != nil {
+			return err
+		}
+		if err := writeEffects(ctx, tx, c, what, fx); err != nil {
+			return err
+		}
+		updated = a
+		return nil
+	}, where, args...)
+	if err != nil {
+		var none A
+		return none, err
+	}
+	return updated, nil
+}
+
+// allToDomain rebuilds the aggregate of each row with toDomain, in order; the first failure
+// is returned.
+func allToDomain[R, A any](ctx context.Context, rows []R, toDomain func(context.Context, R) (A, error)) ([]A, error) {
+	out := make([]A, 0, len(rows))
+	for _, row := range rows {
+		a, err := toDomain(ctx, row)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
 // newestFirst reads one page of rows of q in keyset order: newest first by (timeColumn, id),
 // strictly after page.After, at most page.Limit (callers ask for one more than they show, to
 // know whether a next page exists).

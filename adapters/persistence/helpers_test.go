@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -117,6 +118,28 @@ func mustForm(t testing.TB, r repos, workspaceID string, at time.Time) *form.For
 	return f
 }
 
+// mustUpdateAnswers changes answers of the form's submission a minute after base, with its
+// submission.updated event, as an edit through the API does.
+func mustUpdateAnswers(t testing.TB, r repos, f *form.Form, id string, answers map[string]submission.Input) {
+	t.Helper()
+	at := base.Add(time.Minute)
+	_, err := r.submissions.Update(context.Background(), f.WorkspaceID(), f.ID(), id, func(s *submission.Submission) (ports.Effects, error) {
+		if err := s.Update(f, answers, at); err != nil {
+			return ports.Effects{}, err
+		}
+		return ports.Effects{Events: []event.Event{event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, at)}}, nil
+	})
+	noErr(t, err)
+}
+
+// mustDeletedForm creates a form of the workspace and deletes it, before anything arrives for it.
+func mustDeletedForm(t testing.TB, r repos, workspaceID string) *form.Form {
+	t.Helper()
+	f := mustForm(t, r, workspaceID, base)
+	noErr(t, r.forms.Delete(context.Background(), workspaceID, f.ID()))
+	return f
+}
+
 // fieldIDs returns the IDs of the text, email and checkbox fields.
 func fieldIDs(f *form.Form) (name, email, topics string) {
 	fs := f.Fields()
@@ -173,6 +196,38 @@ func wantErr(t testing.TB, err, target error) {
 	if !errors.Is(err, target) {
 		t.Fatalf("error = %v, want %v", err, target)
 	}
+}
+
+// race runs attempt(i) for each i < n on a goroutine of its own, all released at once, and
+// returns their errors by i.
+func race(n int, attempt func(i int) error) []error {
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			errs[i] = attempt(i)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return errs
+}
+
+// winners counts the attempts of a race that succeeded; any error but lost fails the test.
+func winners(t testing.TB, errs []error, lost error) int {
+	t.Helper()
+	won := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, lost):
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+	}
+	return won
 }
 
 func noErr(t testing.TB, err error) {

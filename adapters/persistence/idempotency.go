@@ -10,7 +10,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/ports"
 )
 
@@ -117,7 +116,7 @@ func (s *IdempotencyStore) Complete(ctx context.Context, workspaceID, scope, key
 	const store = "UPDATE idempotency_keys SET status = ?, body = ?, submission_id = ? WHERE workspace_id = ? AND scope = ? AND key = ?"
 	if resp.SubmissionID == "" {
 		return s.db.write(ctx, func(db *gorm.DB) error {
-			return completed(db.Exec(store, resp.Status, sealed, nil, workspaceID, scope, key))
+			return changedRow("complete idempotency key", db.Exec(store, resp.Status, sealed, nil, workspaceID, scope, key))
 		})
 	}
 	return s.db.tx(ctx, func(tx *gorm.DB) error {
@@ -130,21 +129,10 @@ func (s *IdempotencyStore) Complete(ctx context.Context, workspaceID, scope, key
 			return mapErr("find created submission", err)
 		}
 		if len(live) == 0 {
-			return completed(tx.Exec(store, nil, nil, resp.SubmissionID, workspaceID, scope, key))
+			return changedRow("complete idempotency key", tx.Exec(store, nil, nil, resp.SubmissionID, workspaceID, scope, key))
 		}
-		return completed(tx.Exec(store, resp.Status, sealed, resp.SubmissionID, workspaceID, scope, key))
+		return changedRow("complete idempotency key", tx.Exec(store, resp.Status, sealed, resp.SubmissionID, workspaceID, scope, key))
 	})
-}
-
-// completed checks the outcome of Complete's update.
-func completed(res *gorm.DB) error {
-	if res.Error != nil {
-		return mapErr("complete idempotency key", res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return domain.ErrNotFound
-	}
-	return nil
 }
 
 // Release forgets a reservation still in progress, so the request can be retried. A completed

@@ -7,7 +7,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/ports"
 )
@@ -60,9 +59,7 @@ func (r *IntegrationRepository) Create(ctx context.Context, i *integration.Integ
 		return fmt.Errorf("seal integration credentials: %w", err)
 	}
 	row := integrationRow{ID: i.ID(), WorkspaceID: i.WorkspaceID(), Type: i.Type(), Credentials: sealed, CreatedAt: toMillis(i.CreatedAt())}
-	return r.db.write(ctx, func(db *gorm.DB) error {
-		return mapErr("create integration", db.Create(&row).Error)
-	})
+	return r.db.insert(ctx, "create integration", &row)
 }
 
 // Get returns the integration of the workspace, or domain.ErrNotFound.
@@ -81,28 +78,13 @@ func (r *IntegrationRepository) List(ctx context.Context, workspaceID string, pa
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*integration.Integration, 0, len(rows))
-	for _, row := range rows {
-		i, err := r.toDomain(ctx, row)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, i)
-	}
-	return out, nil
+	return allToDomain(ctx, rows, r.toDomain)
 }
 
 // Delete removes the integration, or returns domain.ErrNotFound.
 func (r *IntegrationRepository) Delete(ctx context.Context, workspaceID, id string) error {
 	return r.db.write(ctx, func(db *gorm.DB) error {
-		res := db.Exec("DELETE FROM integrations WHERE workspace_id = ? AND id = ?", workspaceID, id)
-		if res.Error != nil {
-			return mapErr("delete integration", res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return domain.ErrNotFound
-		}
-		return nil
+		return changedRow("delete integration", db.Exec("DELETE FROM integrations WHERE workspace_id = ? AND id = ?", workspaceID, id))
 	})
 }
 

@@ -9,7 +9,6 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/invitation"
 	"github.com/formward/formward/domain/user"
@@ -152,12 +151,8 @@ func (r *InvitationRepository) Accept(ctx context.Context, tokenHash []byte, acc
 // domain.ErrNotFound.
 func (r *InvitationRepository) Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error {
 	return r.db.tx(ctx, func(tx *gorm.DB) error {
-		res := tx.Exec("DELETE FROM invitations WHERE workspace_id = ? AND id = ? AND accepted_at IS NULL", workspaceID, id)
-		if res.Error != nil {
-			return mapErr("delete invitation", res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return domain.ErrNotFound
+		if err := changedRow("delete invitation", tx.Exec("DELETE FROM invitations WHERE workspace_id = ? AND id = ? AND accepted_at IS NULL", workspaceID, id)); err != nil {
+			return err
 		}
 		return writeAudit(tx, events)
 	})

@@ -78,13 +78,7 @@ func (o *Outbox) MarkPublished(ctx context.Context, seqs []int64, at time.Time) 
 
 // PurgePublished deletes rows published before the given time and returns how many.
 func (o *Outbox) PurgePublished(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := o.db.write(ctx, func(db *gorm.DB) error {
-		res := db.Exec("DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < ?", toMillis(before))
-		n = res.RowsAffected
-		return mapErr("purge outbox", res.Error)
-	})
-	return n, err
+	return o.db.execCount(ctx, "purge outbox", "DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < ?", toMillis(before))
 }
 
 // sealedEvent is an outbox row ready to insert: the event's Data is JSON, sealed.

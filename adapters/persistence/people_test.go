@@ -409,34 +409,16 @@ func TestMembershipLastOwnerLock(t *testing.T) {
 				mustMember(t, p, w.ID(), mustUser(t, p, fmt.Sprintf("x%d@example.com", round), base).ID(), member.RoleOwner, base),
 				mustMember(t, p, w.ID(), mustUser(t, p, fmt.Sprintf("y%d@example.com", round), base).ID(), member.RoleOwner, base),
 			}
-			start := make(chan struct{})
-			errs := make([]error, 2)
-			var wg sync.WaitGroup
-			for i, m := range ms {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					if i == 0 {
-						_, errs[i] = p.members.Update(ctx, w.ID(), m.ID(), demote)
-					} else {
-						errs[i] = p.members.Delete(ctx, w.ID(), m.ID(), func(m *member.Membership, owners int) ([]audit.Event, error) {
-							return nil, m.CheckRemoval(owner, owners)
-						})
-					}
-				}()
-			}
-			close(start)
-			wg.Wait()
-			ok := 0
-			for _, err := range errs {
-				switch {
-				case err == nil:
-					ok++
-				case !errors.Is(err, member.ErrLastOwner):
-					t.Fatalf("round %d: %v", round, err)
+			errs := race(len(ms), func(i int) error {
+				if i == 0 {
+					_, err := p.members.Update(ctx, w.ID(), ms[i].ID(), demote)
+					return err
 				}
-			}
+				return p.members.Delete(ctx, w.ID(), ms[i].ID(), func(m *member.Membership, owners int) ([]audit.Event, error) {
+					return nil, m.CheckRemoval(owner, owners)
+				})
+			})
+			ok := winners(t, errs, member.ErrLastOwner)
 			if ok != 1 || ownersOf(w.ID()) != 1 {
 				t.Fatalf("round %d: %d changes passed (%v), %d owners left", round, ok, errs, ownersOf(w.ID()))
 			}
@@ -588,30 +570,11 @@ func TestInvitationAcceptOnce(t *testing.T) {
 		w := mustWorkspace(t, p.repos, base)
 		now := base.Add(time.Hour)
 		inv := mustInvitation(t, p, w.ID(), "race@example.com", member.RoleEditor, "tok-race", base)
-		const n = 10
-		errs := make([]error, n)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				_, errs[i] = p.invitations.Accept(ctx, inv.TokenHash(), acceptAs(fmt.Sprint("racer ", i), now, func() string { return newID("usr") }))
-			}()
-		}
-		close(start)
-		wg.Wait()
-		won := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				won++
-			case !errors.Is(err, invitation.ErrNotUsable):
-				t.Fatalf("accept: %v", err)
-			}
-		}
-		if won != 1 {
+		errs := race(10, func(i int) error {
+			_, err := p.invitations.Accept(ctx, inv.TokenHash(), acceptAs(fmt.Sprint("racer ", i), now, func() string { return newID("usr") }))
+			return err
+		})
+		if won := winners(t, errs, invitation.ErrNotUsable); won != 1 {
 			t.Fatalf("%d acceptances succeeded: %v", won, errs)
 		}
 		if c, _ := p.users.Count(ctx); c != 1 {
@@ -929,26 +892,30 @@ func TestSignInThrottleReleaseIsContestedInABurst(t *testing.T) {
 func TestSignInThrottleIsExactUnderConcurrency(t *testing.T) {
 	eachPeople(t, func(t *testing.T, p people) {
 		const attempts, limit = 40, 10
-		var granted atomic.Int64
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range attempts {
-			wg.Go(func() {
-				<-start
-				// Every attempt names the account; each from one of four addresses.
-				ok, _, err := p.throttle.Reserve(context.Background(), fmt.Sprintf("try_%d", i), base, base.Add(-time.Minute), limit,
-					"email:ada", fmt.Sprintf("ip:%d", i%4))
-				if err != nil {
-					t.Error(err)
-				}
-				if ok {
-					granted.Add(1)
-				}
-			})
+		// burst starts the attempts at once, attempt i naming subjects(i), and counts the places granted.
+		burst := func(prefix string, subjects func(i int) []string) int64 {
+			var granted atomic.Int64
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range attempts {
+				wg.Go(func() {
+					<-start
+					ok, _, err := p.throttle.Reserve(context.Background(), fmt.Sprintf("%s%d", prefix, i), base, base.Add(-time.Minute), limit,
+						subjects(i)...)
+					if err != nil {
+						t.Error(err)
+					}
+					if ok {
+						granted.Add(1)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			return granted.Load()
 		}
-		close(start)
-		wg.Wait()
-		if n := granted.Load(); n != limit {
+		// Every attempt names the account; each from one of four addresses.
+		if n := burst("try_", func(i int) []string { return []string{"email:ada", fmt.Sprintf("ip:%d", i%4)} }); n != limit {
 			t.Fatalf("%d of %d concurrent attempts got a place, want exactly %d", n, attempts, limit)
 		}
 		var rows int
@@ -958,25 +925,8 @@ func TestSignInThrottleIsExactUnderConcurrency(t *testing.T) {
 		}
 
 		// Four addresses, one account each: per-address limits hold at once as well.
-		granted.Store(0)
-		start = make(chan struct{})
-		for i := range attempts {
-			wg.Go(func() {
-				<-start
-				ok, _, err := p.throttle.Reserve(context.Background(), fmt.Sprintf("try_b%d", i), base, base.Add(-time.Minute), limit,
-					fmt.Sprintf("email:%d", i), "ip:shared")
-				if err != nil {
-					t.Error(err)
-				}
-				if ok {
-					granted.Add(1)
-				}
-			})
-		}
-		close(start)
-		wg.Wait()
 		// ip:shared held none before: ten of the forty get a place.
-		if n := granted.Load(); n != limit {
+		if n := burst("try_b", func(i int) []string { return []string{fmt.Sprintf("email:%d", i), "ip:shared"} }); n != limit {
 			t.Fatalf("%d of %d concurrent attempts from one address got a place, want exactly %d", n, attempts, limit)
 		}
 	})
@@ -1132,34 +1082,17 @@ func TestUserTokenRepository(t *testing.T) {
 		// Spend: expired tokens do not spend; of concurrent spends exactly one gets the token.
 		_, err = p.tokens.Spend(ctx, ports.TokenPassword, h("pw-a"), exp)
 		wantErr(t, err, domain.ErrNotFound)
-		const n = 10
-		errs := make([]error, n)
-		toks := make([]ports.UserToken, n)
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				toks[i], errs[i] = p.tokens.Spend(ctx, ports.TokenPassword, h("pw-a"), base)
-			}()
-		}
-		close(start)
-		wg.Wait()
-		won := 0
+		toks := make([]ports.UserToken, 10)
+		errs := race(len(toks), func(i int) (err error) {
+			toks[i], err = p.tokens.Spend(ctx, ports.TokenPassword, h("pw-a"), base)
+			return err
+		})
 		for i, err := range errs {
-			switch {
-			case err == nil:
-				won++
-				if toks[i].UserID != "usr_a" || toks[i].Purpose != ports.TokenPassword {
-					t.Fatalf("spent %+v", toks[i])
-				}
-			case !errors.Is(err, domain.ErrNotFound):
-				t.Fatalf("spend: %v", err)
+			if err == nil && (toks[i].UserID != "usr_a" || toks[i].Purpose != ports.TokenPassword) {
+				t.Fatalf("spent %+v", toks[i])
 			}
 		}
-		if won != 1 {
+		if won := winners(t, errs, domain.ErrNotFound); won != 1 {
 			t.Fatalf("%d spends succeeded", won)
 		}
 		_, err = p.tokens.Peek(ctx, ports.TokenPassword, h("pw-a"), base)

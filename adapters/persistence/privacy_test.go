@@ -35,22 +35,43 @@ func same(a, b []string) bool {
 	return true
 }
 
+// newPrivacyIndex is the privacy index of r's database under the tests' blind index.
+func newPrivacyIndex(r repos) (*persistence.PrivacyIndex, ports.BlindIndex) {
+	ix := persistencetest.BlindIndex()
+	return persistence.NewPrivacyIndex(r.db, r.cipher, ix), ix
+}
+
+// findByEmail returns the IDs of the workspace's submissions whose email hash is hash.
+func findByEmail(t *testing.T, p *persistence.PrivacyIndex, workspaceID string, hash []byte) []string {
+	t.Helper()
+	subs, err := p.FindByEmail(context.Background(), workspaceID, hash)
+	noErr(t, err)
+	return subIDs(subs)
+}
+
+// reindexAll runs the backfill in batches of batch until it is done and returns how many it indexed.
+func reindexAll(t *testing.T, p *persistence.PrivacyIndex, batch int) int {
+	t.Helper()
+	total := 0
+	for done := false; !done; {
+		n, d, err := p.Reindex(context.Background(), batch)
+		noErr(t, err)
+		total, done = total+n, d
+	}
+	return total
+}
+
 // The email index is written with the submission, follows its updates and goes with it.
 func TestEmailIndexFollowsSubmissions(t *testing.T) {
 	each(t, func(t *testing.T, r repos) {
 		ctx := context.Background()
-		ix := persistencetest.BlindIndex()
-		privacy := persistence.NewPrivacyIndex(r.db, r.cipher, ix)
+		privacy, ix := newPrivacyIndex(r)
 		w := mustWorkspace(t, r, base)
 		other := mustWorkspace(t, r, base)
 		f1, f2, fo := mustForm(t, r, w.ID(), base), mustForm(t, r, w.ID(), base), mustForm(t, r, other.ID(), base)
 		find := func(ws, email string) []string {
 			t.Helper()
-			subs, err := privacy.FindByEmail(ctx, ws, ix.Email(ws, email))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return subIDs(subs)
+			return findByEmail(t, privacy, ws, ix.Email(ws, email))
 		}
 		a := mustAdd(t, r, f1, base, subOpts{})                    // ada@example.com
 		b := mustAdd(t, r, f2, base.Add(time.Second), subOpts{})   // ada@example.com, another form
@@ -62,21 +83,12 @@ func TestEmailIndexFollowsSubmissions(t *testing.T) {
 			t.Fatalf("other workspace: %v", got)
 		}
 		// The other workspace's hash of the same address finds nothing here.
-		subs, err := privacy.FindByEmail(ctx, w.ID(), ix.Email(other.ID(), "ada@example.com"))
-		if err != nil || len(subs) != 0 {
-			t.Fatalf("a hash from another workspace found %v (%v)", subIDs(subs), err)
+		if got := findByEmail(t, privacy, w.ID(), ix.Email(other.ID(), "ada@example.com")); len(got) != 0 {
+			t.Fatalf("a hash from another workspace found %v", got)
 		}
 
 		_, emailID, _ := fieldIDs(f1)
-		_, err = r.submissions.Update(ctx, w.ID(), f1.ID(), a.ID(), func(s *submission.Submission) (ports.Effects, error) {
-			if err := s.Update(f1, map[string]submission.Input{emailID: "grace@example.com"}, base.Add(time.Minute)); err != nil {
-				return ports.Effects{}, err
-			}
-			return ports.Effects{Events: []event.Event{event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Minute))}}, nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		mustUpdateAnswers(t, r, f1, a.ID(), map[string]submission.Input{emailID: "grace@example.com"})
 		if got := find(w.ID(), "ada@example.com"); !same(got, []string{b.ID()}) {
 			t.Errorf("after the update, the old address finds %v", got)
 		}
@@ -108,8 +120,7 @@ func TestEmailIndexFollowsSubmissions(t *testing.T) {
 func TestEmailIndexBackfill(t *testing.T) {
 	each(t, func(t *testing.T, r repos) {
 		ctx := context.Background()
-		ix := persistencetest.BlindIndex()
-		privacy := persistence.NewPrivacyIndex(r.db, r.cipher, ix)
+		privacy, ix := newPrivacyIndex(r)
 		w := mustWorkspace(t, r, base)
 		f := mustForm(t, r, w.ID(), base)
 		var subs []*submission.Submission
@@ -122,11 +133,7 @@ func TestEmailIndexBackfill(t *testing.T) {
 		}
 		find := func(bi ports.BlindIndex) int {
 			t.Helper()
-			found, err := privacy.FindByEmail(ctx, w.ID(), bi.Email(w.ID(), "ada@example.com"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return len(found)
+			return len(findByEmail(t, privacy, w.ID(), bi.Email(w.ID(), "ada@example.com")))
 		}
 		if find(ix) != 0 {
 			t.Fatal("index not emptied")
@@ -140,14 +147,7 @@ func TestEmailIndexBackfill(t *testing.T) {
 		}
 		// A new repository (a restart) resumes after the last batch.
 		privacy = persistence.NewPrivacyIndex(r.db, r.cipher, ix)
-		total := n
-		for !done {
-			if n, done, err = privacy.Reindex(ctx, 10); err != nil {
-				t.Fatal(err)
-			}
-			total += n
-		}
-		if total != 25 || find(ix) != 25 {
+		if total := n + reindexAll(t, privacy, 10); total != 25 || find(ix) != 25 {
 			t.Fatalf("indexed %d, found %d, want 25", total, find(ix))
 		}
 		if n, done, err := privacy.Reindex(ctx, 10); n != 0 || !done || err != nil {
@@ -156,14 +156,7 @@ func TestEmailIndexBackfill(t *testing.T) {
 		// A new master key: the index is rebuilt under the new key.
 		rotated := crypto.NewBlindIndex(crypto.GenerateMasterKey())
 		privacy = persistence.NewPrivacyIndex(r.db, r.cipher, rotated)
-		total, done = 0, false
-		for !done {
-			if n, done, err = privacy.Reindex(ctx, 100); err != nil {
-				t.Fatal(err)
-			}
-			total += n
-		}
-		if total != 25 || find(rotated) != 25 || find(ix) != 0 {
+		if total := reindexAll(t, privacy, 100); total != 25 || find(rotated) != 25 || find(ix) != 0 {
 			t.Fatalf("after the key change: indexed %d, new key finds %d, old key %d", total, find(rotated), find(ix))
 		}
 	})
@@ -208,8 +201,7 @@ func TestDeleteDeliveriesOfSubmissions(t *testing.T) {
 func TestEmailIndexSeveralEmailFields(t *testing.T) {
 	each(t, func(t *testing.T, r repos) {
 		ctx := context.Background()
-		ix := persistencetest.BlindIndex()
-		privacy := persistence.NewPrivacyIndex(r.db, r.cipher, ix)
+		privacy, ix := newPrivacyIndex(r)
 		w := mustWorkspace(t, r, base)
 		f, err := form.New(newID("frm"), w.ID(), form.Draft{Name: "Referees", Fields: []form.FieldSpec{
 			{Label: "Your email", Type: "email"}, {Label: "Referee", Type: "email"}, {Label: "Second referee", Type: "email"},
@@ -224,9 +216,7 @@ func TestEmailIndexSeveralEmailFields(t *testing.T) {
 		noErr(t, r.submissions.Add(ctx, s, event.ForSubmission(newID("evt"), event.SubmissionCreated, s, base)))
 		find := func(email string) []string {
 			t.Helper()
-			found, err := privacy.FindByEmail(ctx, w.ID(), ix.Email(w.ID(), email))
-			noErr(t, err)
-			return subIDs(found)
+			return findByEmail(t, privacy, w.ID(), ix.Email(w.ID(), email))
 		}
 		for _, email := range []string{"ada@example.com", "grace@example.com"} {
 			if got := find(email); !same(got, []string{s.ID()}) {
@@ -236,13 +226,7 @@ func TestEmailIndexSeveralEmailFields(t *testing.T) {
 		if n := count(t, r.db, "SELECT COUNT(*) FROM submission_email_index"); n != 1 {
 			t.Errorf("%d rows in submission_email_index, want 1 (grace; ada is in the row, the repeat is dropped)", n)
 		}
-		_, err = r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (ports.Effects, error) {
-			if err := s.Update(f, map[string]submission.Input{ids[1]: nil, ids[2]: nil}, base.Add(time.Minute)); err != nil {
-				return ports.Effects{}, err
-			}
-			return ports.Effects{Events: []event.Event{event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Minute))}}, nil
-		})
-		noErr(t, err)
+		mustUpdateAnswers(t, r, f, s.ID(), map[string]submission.Input{ids[1]: nil, ids[2]: nil})
 		if got := find("grace@example.com"); len(got) != 0 {
 			t.Errorf("a dropped address still finds %v", got)
 		}
@@ -257,8 +241,7 @@ func TestEmailIndexSeveralEmailFields(t *testing.T) {
 func TestEmailHashMigration(t *testing.T) {
 	each(t, func(t *testing.T, r repos) {
 		ctx := context.Background()
-		ix := persistencetest.BlindIndex()
-		privacy := persistence.NewPrivacyIndex(r.db, r.cipher, ix)
+		privacy, ix := newPrivacyIndex(r)
 		w := mustWorkspace(t, r, base)
 		f := mustForm(t, r, w.ID(), base)
 		a := mustAdd(t, r, f, base, subOpts{})
@@ -277,9 +260,7 @@ func TestEmailHashMigration(t *testing.T) {
 		if n := count(t, r.db, "SELECT COUNT(*) FROM submissions WHERE email_hash IS NOT NULL"); n != 2 {
 			t.Errorf("after 00110 up, %d submissions carry their hash, want 2", n)
 		}
-		found, err := privacy.FindByEmail(ctx, w.ID(), ix.Email(w.ID(), "ada@example.com"))
-		noErr(t, err)
-		if got := subIDs(found); !same(got, []string{a.ID(), b.ID()}) {
+		if got := findByEmail(t, privacy, w.ID(), ix.Email(w.ID(), "ada@example.com")); !same(got, []string{a.ID(), b.ID()}) {
 			t.Errorf("found %v, want %v and %v", got, a.ID(), b.ID())
 		}
 	})

@@ -11,10 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/formward/formward/adapters/persistence"
-	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/webhook"
@@ -40,14 +38,8 @@ func TestRawDumpHasNoPlaintext(t *testing.T) {
 		s, e := buildSubmission(t, f, base, subOpts{name: secret, userAgent: agent, referrer: referrer})
 		noErr(t, r.submissions.Add(ctx, s, e))
 		nameID, _, _ := fieldIDs(f)
-		_, err := r.submissions.Update(ctx, w.ID(), f.ID(), s.ID(), func(s *submission.Submission) (ports.Effects, error) {
-			if err := s.Update(f, map[string]submission.Input{nameID: updated}, base.Add(time.Minute)); err != nil {
-				return ports.Effects{}, err
-			}
-			return ports.Effects{Events: []event.Event{event.ForSubmission(newID("evt"), event.SubmissionUpdated, s, base.Add(time.Minute))}}, nil
-		})
-		noErr(t, err)
-		_, err = r.idem.Reserve(ctx, w.ID(), "api", "idem-1", []byte("fp"), base)
+		mustUpdateAnswers(t, r, f, s.ID(), map[string]submission.Input{nameID: updated})
+		_, err := r.idem.Reserve(ctx, w.ID(), "api", "idem-1", []byte("fp"), base)
 		noErr(t, err)
 		noErr(t, r.idem.Complete(ctx, w.ID(), "api", "idem-1", ports.StoredResponse{Status: 201,
 			Body: []byte(`{"data":{"name":"` + secret + `"},"metadata":{"user_agent":"` + agent + `"}}`)}))

@@ -8,7 +8,6 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
@@ -159,18 +158,6 @@ func (r *RunRepository) toDomain(ctx context.Context, row runRow) (*workflow.Run
 	return run, nil
 }
 
-func (r *RunRepository) toDomainAll(ctx context.Context, rows []runRow) ([]*workflow.Run, error) {
-	out := make([]*workflow.Run, 0, len(rows))
-	for _, row := range rows {
-		run, err := r.toDomain(ctx, row)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, run)
-	}
-	return out, nil
-}
-
 // AddAll stores the runs in one transaction; a workflow run whose (workflow, event) pair, or a
 // notification run whose (form, event, kind) is already stored is skipped.
 func (r *RunRepository) AddAll(ctx context.Context, rs []*workflow.Run) error {
@@ -227,7 +214,7 @@ func (r *RunRepository) List(ctx context.Context, workspaceID, workflowID string
 	if err != nil {
 		return nil, err
 	}
-	return r.toDomainAll(ctx, rows)
+	return allToDomain(ctx, rows, r.toDomain)
 }
 
 // ListNotifications returns up to page.Limit notification runs of the form, newest first
@@ -238,7 +225,7 @@ func (r *RunRepository) ListNotifications(ctx context.Context, workspaceID, form
 	if err != nil {
 		return nil, err
 	}
-	return r.toDomainAll(ctx, rows)
+	return allToDomain(ctx, rows, r.toDomain)
 }
 
 // ClaimDue leases due unfinished runs fairly between workspaces (see claimDue).
@@ -247,7 +234,7 @@ func (r *RunRepository) ClaimDue(ctx context.Context, c ports.Claim) ([]*workflo
 	if err != nil {
 		return nil, mapErr("claim due runs", err)
 	}
-	return r.toDomainAll(ctx, rows)
+	return allToDomain(ctx, rows, r.toDomain)
 }
 
 // Save stores the run's state after an attempt. It never recreates a deleted run: when the row
@@ -262,16 +249,9 @@ func (r *RunRepository) Save(ctx context.Context, run *workflow.Run) error {
 
 // saveRun writes the run's state (its sealed actions and fields given) over its row.
 func saveRun(db *gorm.DB, run *workflow.Run, actions, fields []byte) error {
-	res := db.Exec("UPDATE runs SET status = ?, actions = ?, fields = ?, next_attempt_at = ?, updated_at = ?, finished_at = ? WHERE workspace_id = ? AND id = ?",
+	return changedRow("save run", db.Exec("UPDATE runs SET status = ?, actions = ?, fields = ?, next_attempt_at = ?, updated_at = ?, finished_at = ? WHERE workspace_id = ? AND id = ?",
 		string(run.Status()), actions, fields, toMillisPtr(run.NextAttemptAt()), toMillis(run.UpdatedAt()), toMillisPtr(run.FinishedAt()),
-		run.WorkspaceID(), run.ID())
-	if res.Error != nil {
-		return mapErr("save run", res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return domain.ErrNotFound
-	}
-	return nil
+		run.WorkspaceID(), run.ID()))
 }
 
 // Update loads and locks a run of the workspace, runs change and stores the result with
@@ -283,31 +263,11 @@ func (r *RunRepository) Update(ctx context.Context, workspaceID, id string, chan
 	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update run: %w", err)
 	}
-	var updated *workflow.Run
-	err := lockedUpdate(ctx, r.db, lockUpdate, "run", func(tx *gorm.DB, row runRow) error {
-		run, err := r.toDomain(ctx, row)
-		if err != nil {
-			return err
-		}
-		fx, err := change(run)
-		if err != nil {
-			return err
-		}
+	return updateLocked(ctx, r.db, r.cipher, lockUpdate, "run", r.toDomain, change, func(tx *gorm.DB, run *workflow.Run) error {
 		actions, fields, err := r.seal(ctx, run)
 		if err != nil {
 			return err
 		}
-		if err := saveRun(tx, run, actions, fields); err != nil {
-			return err
-		}
-		if err := writeEffects(ctx, tx, r.cipher, "run", fx); err != nil {
-			return err
-		}
-		updated = run
-		return nil
+		return saveRun(tx, run, actions, fields)
 	}, "workspace_id = ? AND id = ?", workspaceID, id)
-	if err != nil {
-		return nil, err
-	}
-	return updated, nil
 }

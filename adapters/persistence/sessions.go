@@ -6,7 +6,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/session"
 	"github.com/formward/formward/ports"
 )
@@ -22,9 +21,7 @@ func NewSessionRepository(db *DB) *SessionRepository { return &SessionRepository
 // Create stores s; an unknown user gives domain.ErrNotFound.
 func (r *SessionRepository) Create(ctx context.Context, s *session.Session) error {
 	row := sessionFromDomain(s)
-	return r.db.write(ctx, func(db *gorm.DB) error {
-		return mapErr("create session", db.Create(&row).Error)
-	})
+	return r.db.insert(ctx, "create session", &row)
 }
 
 // FindByToken returns the session whose token hashes to tokenHash, or domain.ErrNotFound.
@@ -47,13 +44,7 @@ func (r *SessionRepository) Touch(ctx context.Context, id string, at time.Time, 
 		} else {
 			res = db.Exec("UPDATE sessions SET last_seen_at = CASE WHEN last_seen_at < ? THEN ? ELSE last_seen_at END, workspace_id = ? WHERE id = ?", ms, ms, workspaceID, id)
 		}
-		if res.Error != nil {
-			return mapErr("touch session", res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return domain.ErrNotFound
-		}
-		return nil
+		return changedRow("touch session", res)
 	})
 }
 

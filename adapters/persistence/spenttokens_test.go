@@ -64,8 +64,7 @@ func TestAddSpendingTokenFailedCaptureKeepsTheNonce(t *testing.T) {
 		ctx := context.Background()
 		w := mustWorkspace(t, r, base)
 		f := mustForm(t, r, w.ID(), base)
-		doomed := mustForm(t, r, w.ID(), base)
-		noErr(t, r.forms.Delete(ctx, w.ID(), doomed.ID()))
+		doomed := mustDeletedForm(t, r, w.ID())
 		tok := ports.SpentToken{Nonce: "nonce-c", ExpiresAt: base.Add(time.Hour)}
 
 		s, e := buildSubmission(t, doomed, base, subOpts{})
@@ -81,8 +80,7 @@ func TestAddSpendingTokenConcurrentDuplicates(t *testing.T) {
 		ctx := context.Background()
 		w := mustWorkspace(t, r, base)
 		f := mustForm(t, r, w.ID(), base)
-		doomed := mustForm(t, r, w.ID(), base)
-		noErr(t, r.forms.Delete(ctx, w.ID(), doomed.ID()))
+		doomed := mustDeletedForm(t, r, w.ID())
 		const nonces, copies, plain, bad = 40, 6, 60, 10
 		var (
 			wg       sync.WaitGroup

@@ -10,7 +10,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/submission"
@@ -154,16 +153,11 @@ func (r *SubmissionRepository) AddSpendingToken(ctx context.Context, s *submissi
 // response per email answer), all checked by the group committer inside the transaction that
 // stores the submission.
 func (r *SubmissionRepository) AddGuarded(ctx context.Context, s *submission.Submission, e event.Event, g ports.CaptureGuards) error {
-	row, err := r.seal(ctx, s)
+	p, err := r.pending(ctx, s, e)
 	if err != nil {
 		return err
 	}
-	ev, err := sealEvent(ctx, r.cipher, e)
-	if err != nil {
-		return err
-	}
-	p := &pendingAdd{ctx: ctx, sub: row, event: ev, emails: emailHashes(r.index, s.WorkspaceID(), s.Emails()),
-		limit: g.MaxSubmissions, emailKey: g.EmailKey, done: make(chan error, 1)}
+	p.limit, p.emailKey = g.MaxSubmissions, g.EmailKey
 	if g.Token != nil {
 		p.token = &spentToken{nonce: g.Token.Nonce, expiresAt: toMillis(g.Token.ExpiresAt)}
 	}
@@ -171,16 +165,25 @@ func (r *SubmissionRepository) AddGuarded(ctx context.Context, s *submission.Sub
 }
 
 func (r *SubmissionRepository) add(ctx context.Context, s *submission.Submission, e event.Event, tok *spentToken) error {
-	row, err := r.seal(ctx, s)
+	p, err := r.pending(ctx, s, e)
 	if err != nil {
 		return err
+	}
+	p.token = tok
+	return r.db.enqueue(ctx, p)
+}
+
+// pending seals the submission and its event into an add for the group committer.
+func (r *SubmissionRepository) pending(ctx context.Context, s *submission.Submission, e event.Event) (*pendingAdd, error) {
+	row, err := r.seal(ctx, s)
+	if err != nil {
+		return nil, err
 	}
 	ev, err := sealEvent(ctx, r.cipher, e)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return r.db.enqueue(ctx, &pendingAdd{ctx: ctx, sub: row, event: ev, emails: emailHashes(r.index, s.WorkspaceID(), s.Emails()),
-		token: tok, done: make(chan error, 1)})
+	return &pendingAdd{ctx: ctx, sub: row, event: ev, emails: emailHashes(r.index, s.WorkspaceID(), s.Emails()), done: make(chan error, 1)}, nil
 }
 
 // Get returns one submission of the workspace's form, or domain.ErrNotFound.
@@ -209,15 +212,7 @@ func (r *SubmissionRepository) List(ctx context.Context, workspaceID, formID str
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*submission.Submission, 0, len(rows))
-	for _, row := range rows {
-		s, err := r.open(ctx, row)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, nil
+	return allToDomain(ctx, rows, r.open)
 }
 
 // Update loads and locks the submission, runs change, and stores the submission with the
@@ -228,16 +223,7 @@ func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, 
 	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update submission: %w", err)
 	}
-	var updated *submission.Submission
-	err := lockedUpdate(ctx, r.db, lockUpdate, "submission", func(tx *gorm.DB, row submissionRow) error {
-		s, err := r.open(ctx, row)
-		if err != nil {
-			return err
-		}
-		fx, err := change(s)
-		if err != nil {
-			return err
-		}
+	return updateLocked(ctx, r.db, r.cipher, lockUpdate, "submission", r.open, change, func(tx *gorm.DB, s *submission.Submission) error {
 		next, err := r.seal(ctx, s)
 		if err != nil {
 			return err
@@ -252,19 +238,8 @@ func (r *SubmissionRepository) Update(ctx context.Context, workspaceID, formID, 
 		if err != nil {
 			return mapErr("update submission", err)
 		}
-		if err := writeEmailIndex(tx, indexRows(id, hashes), []string{id}); err != nil {
-			return mapErr("update submission email index", err)
-		}
-		if err := writeEffects(ctx, tx, r.cipher, "submission", fx); err != nil {
-			return err
-		}
-		updated = s
-		return nil
+		return mapErr("update submission email index", writeEmailIndex(tx, indexRows(id, hashes), []string{id}))
 	}, "workspace_id = ? AND form_id = ? AND id = ?", workspaceID, formID, id)
-	if err != nil {
-		return nil, err
-	}
-	return updated, nil
 }
 
 // currentEmails returns the submission's email answers under its form's fields as stored in
@@ -290,12 +265,8 @@ func (r *SubmissionRepository) currentEmails(tx *gorm.DB, s *submission.Submissi
 // cascades).
 func (r *SubmissionRepository) Delete(ctx context.Context, workspaceID, formID, id string, events ...audit.Event) error {
 	return r.db.tx(ctx, func(tx *gorm.DB) error {
-		res := tx.Exec("DELETE FROM submissions WHERE workspace_id = ? AND form_id = ? AND id = ?", workspaceID, formID, id)
-		if res.Error != nil {
-			return mapErr("delete submission", res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return domain.ErrNotFound
+		if err := changedRow("delete submission", tx.Exec("DELETE FROM submissions WHERE workspace_id = ? AND form_id = ? AND id = ?", workspaceID, formID, id)); err != nil {
+			return err
 		}
 		if err := addCounts(tx, 0, map[string]int64{formID: -1}); err != nil {
 			return mapErr("count deleted submission", err)

@@ -8,7 +8,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
@@ -78,18 +77,6 @@ func (r *WebhookRepository) toDomain(ctx context.Context, row webhookRow) (*webh
 		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)), nil
 }
 
-func (r *WebhookRepository) toDomainAll(ctx context.Context, rows []webhookRow) ([]*webhook.Webhook, error) {
-	out := make([]*webhook.Webhook, 0, len(rows))
-	for _, row := range rows {
-		w, err := r.toDomain(ctx, row)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, w)
-	}
-	return out, nil
-}
-
 // Create stores w; an existing ID gives domain.ErrConflict, a form_id that names no form of
 // the workspace domain.ErrNotFound.
 func (r *WebhookRepository) Create(ctx context.Context, w *webhook.Webhook) error {
@@ -97,9 +84,7 @@ func (r *WebhookRepository) Create(ctx context.Context, w *webhook.Webhook) erro
 	if err != nil {
 		return err
 	}
-	return r.db.write(ctx, func(db *gorm.DB) error {
-		return mapErr("create webhook", db.Create(&row).Error)
-	})
+	return r.db.insert(ctx, "create webhook", &row)
 }
 
 // Get returns the webhook of the workspace, or domain.ErrNotFound.
@@ -119,7 +104,7 @@ func (r *WebhookRepository) List(ctx context.Context, workspaceID string, page p
 	if err != nil {
 		return nil, err
 	}
-	return r.toDomainAll(ctx, rows)
+	return allToDomain(ctx, rows, r.toDomain)
 }
 
 // Update loads and locks the webhook, runs change and stores the result with the
@@ -131,35 +116,14 @@ func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, 
 	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update webhook: %w", err)
 	}
-	var updated *webhook.Webhook
-	err := lockedUpdate(ctx, r.db, lockUpdate, "webhook", func(tx *gorm.DB, row webhookRow) error {
-		w, err := r.toDomain(ctx, row)
-		if err != nil {
-			return err
-		}
-		fx, err := change(w)
-		if err != nil {
-			return err
-		}
+	return updateLocked(ctx, r.db, r.cipher, lockUpdate, "webhook", r.toDomain, change, func(tx *gorm.DB, w *webhook.Webhook) error {
 		next, err := r.toRow(ctx, w)
 		if err != nil {
 			return err
 		}
-		err = tx.Exec("UPDATE webhooks SET url = ?, events = ?, form_id = ?, secret = ?, enabled = ?, enabled_since = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
-			next.URL, next.Events, next.FormID, next.Secret, next.Enabled, next.EnabledAt, next.UpdatedAt, workspaceID, id).Error
-		if err != nil {
-			return mapErr("update webhook", err)
-		}
-		if err := writeEffects(ctx, tx, r.cipher, "webhook", fx); err != nil {
-			return err
-		}
-		updated = w
-		return nil
+		return mapErr("update webhook", tx.Exec("UPDATE webhooks SET url = ?, events = ?, form_id = ?, secret = ?, enabled = ?, enabled_since = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.URL, next.Events, next.FormID, next.Secret, next.Enabled, next.EnabledAt, next.UpdatedAt, workspaceID, id).Error)
 	}, "workspace_id = ? AND id = ?", workspaceID, id)
-	if err != nil {
-		return nil, err
-	}
-	return updated, nil
 }
 
 // Delete removes the webhook and its deliveries, pending retries included, or returns
@@ -170,14 +134,7 @@ func (r *WebhookRepository) Delete(ctx context.Context, workspaceID, id string) 
 		if err := tx.Exec("DELETE FROM deliveries WHERE workspace_id = ? AND webhook_id = ?", workspaceID, id).Error; err != nil {
 			return mapErr("delete webhook deliveries", err)
 		}
-		res := tx.Exec("DELETE FROM webhooks WHERE workspace_id = ? AND id = ?", workspaceID, id)
-		if res.Error != nil {
-			return mapErr("delete webhook", res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return domain.ErrNotFound
-		}
-		return nil
+		return changedRow("delete webhook", tx.Exec("DELETE FROM webhooks WHERE workspace_id = ? AND id = ?", workspaceID, id))
 	})
 }
 
@@ -200,7 +157,7 @@ func (r *WebhookRepository) Matching(ctx context.Context, e event.Event) ([]*web
 	if err != nil {
 		return nil, mapErr("match webhooks", err)
 	}
-	all, err := r.toDomainAll(ctx, rows)
+	all, err := allToDomain(ctx, rows, r.toDomain)
 	if err != nil {
 		return nil, err
 	}

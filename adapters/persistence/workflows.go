@@ -7,7 +7,6 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
@@ -123,18 +122,6 @@ func (r *WorkflowRepository) toDomain(ctx context.Context, row workflowRow) (*wo
 		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)), nil
 }
 
-func (r *WorkflowRepository) toDomainAll(ctx context.Context, rows []workflowRow) ([]*workflow.Workflow, error) {
-	out := make([]*workflow.Workflow, 0, len(rows))
-	for _, row := range rows {
-		w, err := r.toDomain(ctx, row)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, w)
-	}
-	return out, nil
-}
-
 // Create stores w; an existing ID gives domain.ErrConflict, a form_id that names no form of the
 // workspace domain.ErrNotFound.
 func (r *WorkflowRepository) Create(ctx context.Context, w *workflow.Workflow) error {
@@ -142,9 +129,7 @@ func (r *WorkflowRepository) Create(ctx context.Context, w *workflow.Workflow) e
 	if err != nil {
 		return err
 	}
-	return r.db.write(ctx, func(db *gorm.DB) error {
-		return mapErr("create workflow", db.Create(&row).Error)
-	})
+	return r.db.insert(ctx, "create workflow", &row)
 }
 
 // Get returns the workflow of the workspace, or domain.ErrNotFound.
@@ -167,7 +152,7 @@ func (r *WorkflowRepository) List(ctx context.Context, workspaceID string, formI
 	if err != nil {
 		return nil, err
 	}
-	return r.toDomainAll(ctx, rows)
+	return allToDomain(ctx, rows, r.toDomain)
 }
 
 // Update loads and locks the workflow, runs change and stores the result with the
@@ -179,48 +164,20 @@ func (r *WorkflowRepository) Update(ctx context.Context, workspaceID, id string,
 	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update workflow: %w", err)
 	}
-	var updated *workflow.Workflow
-	err := lockedUpdate(ctx, r.db, lockUpdate, "workflow", func(tx *gorm.DB, row workflowRow) error {
-		w, err := r.toDomain(ctx, row)
-		if err != nil {
-			return err
-		}
-		fx, err := change(w)
-		if err != nil {
-			return err
-		}
+	return updateLocked(ctx, r.db, r.cipher, lockUpdate, "workflow", r.toDomain, change, func(tx *gorm.DB, w *workflow.Workflow) error {
 		next, err := r.toRow(ctx, w)
 		if err != nil {
 			return err
 		}
-		err = tx.Exec("UPDATE workflows SET name = ?, enabled = ?, enabled_since = ?, trigger_type = ?, conditions = ?, actions = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
-			next.Name, next.Enabled, next.EnabledAt, next.TriggerType, next.Conditions, next.Actions, next.UpdatedAt, workspaceID, id).Error
-		if err != nil {
-			return mapErr("update workflow", err)
-		}
-		if err := writeEffects(ctx, tx, r.cipher, "workflow", fx); err != nil {
-			return err
-		}
-		updated = w
-		return nil
+		return mapErr("update workflow", tx.Exec("UPDATE workflows SET name = ?, enabled = ?, enabled_since = ?, trigger_type = ?, conditions = ?, actions = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.Name, next.Enabled, next.EnabledAt, next.TriggerType, next.Conditions, next.Actions, next.UpdatedAt, workspaceID, id).Error)
 	}, "workspace_id = ? AND id = ?", workspaceID, id)
-	if err != nil {
-		return nil, err
-	}
-	return updated, nil
 }
 
 // Delete removes the workflow, or returns domain.ErrNotFound. Its runs stay and finish.
 func (r *WorkflowRepository) Delete(ctx context.Context, workspaceID, id string) error {
 	return r.db.write(ctx, func(db *gorm.DB) error {
-		res := db.Exec("DELETE FROM workflows WHERE workspace_id = ? AND id = ?", workspaceID, id)
-		if res.Error != nil {
-			return mapErr("delete workflow", res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return domain.ErrNotFound
-		}
-		return nil
+		return changedRow("delete workflow", db.Exec("DELETE FROM workflows WHERE workspace_id = ? AND id = ?", workspaceID, id))
 	})
 }
 
@@ -243,5 +200,5 @@ func (r *WorkflowRepository) Matching(ctx context.Context, e event.Event) ([]*wo
 	if err != nil {
 		return nil, mapErr("match workflows", err)
 	}
-	return r.toDomainAll(ctx, rows)
+	return allToDomain(ctx, rows, r.toDomain)
 }

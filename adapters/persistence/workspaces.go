@@ -22,9 +22,7 @@ func NewWorkspaceRepository(db *DB) *WorkspaceRepository { return &WorkspaceRepo
 // Create stores w; an existing ID gives domain.ErrConflict.
 func (r *WorkspaceRepository) Create(ctx context.Context, w *workspace.Workspace) error {
 	row := workspaceFromDomain(w)
-	return r.db.write(ctx, func(db *gorm.DB) error {
-		return mapErr("create workspace", db.Create(&row).Error)
-	})
+	return r.db.insert(ctx, "create workspace", &row)
 }
 
 // Get returns the workspace or domain.ErrNotFound.

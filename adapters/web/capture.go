@@ -216,7 +216,7 @@ func (h *Handler) capture(c *gin.Context) {
 	}
 	cmd := p.cmd
 	cmd.Origin = postOrigin(c.Request)
-	cmd.IP = clientIP(c.Request, h.opts.TrustedProxies)
+	cmd.IP = httpkit.ClientIP(c.Request, h.opts.TrustedProxies)
 	if v := c.GetHeader("User-Agent"); v != "" {
 		cmd.UserAgent = &v
 	}

@@ -151,6 +151,13 @@ func guarded() *form.Settings {
 	return &s
 }
 
+// powOnly asks for proof of work and nothing else that needs a browser (no fill time).
+func powOnly() *form.Settings {
+	s := guarded()
+	s.Spam.MinFillSeconds = 0
+	return s
+}
+
 // lenient turns off the rules that need a browser: timing and proof of work.
 func lenient() *form.Settings {
 	s := form.DefaultSettings()

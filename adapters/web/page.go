@@ -92,28 +92,26 @@ type messageData struct {
 	Title, Heading, Message string
 }
 
-// kinds maps field types to how they are drawn.
+// fieldKinds maps field types to how they are drawn: the template's kind and the input's type.
+// Another type is a text input; checkboxes with options are a group (see kindOf).
+var fieldKinds = map[form.FieldType][2]string{
+	form.TypeTextarea: {"textarea", ""},
+	form.TypeDropdown: {"select", ""},
+	form.TypeRadio:    {"radios", "radio"},
+	form.TypeCheckbox: {"checkbox", "checkbox"},
+	form.TypeFile:     {"file", "file"},
+	form.TypeNumber:   {"input", "number"},
+	form.TypeEmail:    {"input", "email"},
+	form.TypeDate:     {"input", "date"},
+}
+
+// kindOf is how a field is drawn (see fieldKinds).
 func kindOf(f form.Field) (kind, inputType string) {
-	switch f.Type {
-	case form.TypeTextarea:
-		return "textarea", ""
-	case form.TypeDropdown:
-		return "select", ""
-	case form.TypeRadio:
-		return "radios", "radio"
-	case form.TypeCheckbox:
-		if len(f.Options) > 0 {
-			return "checkboxes", "checkbox"
-		}
-		return "checkbox", "checkbox"
-	case form.TypeFile:
-		return "file", "file"
-	case form.TypeNumber:
-		return "input", "number"
-	case form.TypeEmail:
-		return "input", "email"
-	case form.TypeDate:
-		return "input", "date"
+	if f.Type == form.TypeCheckbox && len(f.Options) > 0 {
+		return "checkboxes", "checkbox"
+	}
+	if k, ok := fieldKinds[f.Type]; ok {
+		return k[0], k[1]
 	}
 	return "input", "text"
 }
@@ -606,7 +604,7 @@ func (h *Handler) challenge(c *gin.Context) {
 	}
 	now := h.d.Clock.Now()
 	// Counted apart from the posts, so that a script's challenge and post are not two posts.
-	if err := h.submit.Limit(f.ID()+"/challenge", clientIP(c.Request, h.opts.TrustedProxies), now); err != nil {
+	if err := h.submit.Limit(f.ID()+"/challenge", httpkit.ClientIP(c.Request, h.opts.TrustedProxies), now); err != nil {
 		h.spam(f, ReasonRateLimited)
 		h.jsonFail(c, err)
 		return

@@ -78,60 +78,36 @@ func (pc *pageCache) put(key string, p *cachedPage) {
 func pageKey(f *form.Form, d *pageData) string {
 	h := sha256.New()
 	fp := fingerprint{h: h}
-	fp.str(d.Title)
-	fp.str(d.Description)
-	fp.str(d.Action)
-	fp.str(d.FormError)
-	fp.flag(d.Multipart)
-	fp.flag(d.PoW)
-	fp.flag(d.Honeypot)
+	fp.str(d.Title, d.Description, d.Action, d.FormError)
+	fp.flag(d.Multipart, d.PoW, d.Honeypot)
 	fp.num(len(d.Fields))
 	for _, v := range d.Fields {
-		fp.str(v.ID)
-		fp.str(v.InputID)
-		fp.str(v.ErrorID)
-		fp.str(v.Label)
-		fp.str(v.Kind)
-		fp.str(v.InputType)
-		fp.str(v.Placeholder)
-		fp.str(v.Value)
-		fp.str(v.Error)
-		fp.str(v.Accept)
-		fp.str(v.Rule)
-		fp.flag(v.Required)
-		fp.flag(v.Checked)
+		fp.str(v.ID, v.InputID, v.ErrorID, v.Label, v.Kind, v.InputType, v.Placeholder, v.Value, v.Error, v.Accept, v.Rule)
+		fp.flag(v.Required, v.Checked)
 		fp.num(len(v.Options))
 		for _, o := range v.Options {
-			fp.str(o.ID)
-			fp.str(o.Value)
+			fp.str(o.ID, o.Value)
 			fp.flag(o.Checked)
 		}
 	}
 	fp.num(len(d.Carry))
 	for _, cv := range d.Carry {
-		fp.str(cv.Name)
-		fp.str(cv.Value)
+		fp.str(cv.Name, cv.Value)
 	}
 	fp.flag(d.Steps != nil)
 	if st := d.Steps; st != nil {
-		fp.num(st.Page)
-		fp.num(st.Index)
-		fp.num(st.Count)
+		fp.num(st.Page, st.Index, st.Count)
 		fp.str(st.Action)
 	}
 	fp.num(len(d.Errors))
 	for _, e := range d.Errors {
-		fp.str(e.Target)
-		fp.str(e.Label)
-		fp.str(e.Message)
+		fp.str(e.Target, e.Label, e.Message)
 	}
 	fp.str(d.Notice)
 	fp.num(d.Wait)
 	fp.flag(d.Captcha != nil)
 	if d.Captcha != nil {
-		fp.str(d.Captcha.Script)
-		fp.str(d.Captcha.Class)
-		fp.str(d.Captcha.SiteKey)
+		fp.str(d.Captcha.Script, d.Captcha.Class, d.Captcha.SiteKey)
 	}
 	var sum [sha256.Size]byte
 	var ts [8]byte
@@ -145,21 +121,30 @@ type fingerprint struct {
 	buf [8]byte
 }
 
-func (fp *fingerprint) num(n int) {
-	binary.BigEndian.PutUint64(fp.buf[:], uint64(n))
-	fp.h.Write(fp.buf[:])
+// num writes each number in turn.
+func (fp *fingerprint) num(ns ...int) {
+	for _, n := range ns {
+		binary.BigEndian.PutUint64(fp.buf[:], uint64(n))
+		fp.h.Write(fp.buf[:])
+	}
 }
 
-func (fp *fingerprint) str(s string) {
-	fp.num(len(s))
-	_, _ = fp.h.Write([]byte(s))
+// str writes each string in turn, its length first.
+func (fp *fingerprint) str(ss ...string) {
+	for _, s := range ss {
+		fp.num(len(s))
+		_, _ = fp.h.Write([]byte(s))
+	}
 }
 
-func (fp *fingerprint) flag(b bool) {
-	if b {
-		fp.num(1)
-	} else {
-		fp.num(0)
+// flag writes each flag in turn, as 1 or 0.
+func (fp *fingerprint) flag(bs ...bool) {
+	for _, b := range bs {
+		if b {
+			fp.num(1)
+		} else {
+			fp.num(0)
+		}
 	}
 }
 

@@ -28,7 +28,7 @@ func (h *Handler) start(c *gin.Context) {
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxStartBytes)
 	token := c.PostForm("_token")
 	_, err := h.starts.Handle(c.Request.Context(), capture.RecordFormStart{
-		FormID: id, Token: token, IP: clientIP(c.Request, h.opts.TrustedProxies),
+		FormID: id, Token: token, IP: httpkit.ClientIP(c.Request, h.opts.TrustedProxies),
 	})
 	var rl *spam.RateLimited
 	switch {

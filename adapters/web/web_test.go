@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/web"
@@ -401,9 +402,7 @@ func TestRenderTokenRules(t *testing.T) {
 
 func TestProofOfWork(t *testing.T) {
 	h := newHarness(t)
-	s := *guarded()
-	s.Spam.MinFillSeconds = 0
-	f := h.form(form.StatusPublished, &s, form.FieldSpec{Label: "Name", Type: "text"})
+	f := h.form(form.StatusPublished, powOnly(), form.FieldSpec{Label: "Name", Type: "text"})
 	name := f.Fields()[0].ID
 	token, ch := h.page(f, "")
 	if ch == nil {
@@ -435,9 +434,7 @@ func TestProofOfWork(t *testing.T) {
 
 func TestChallengeEndpointForJSONPosts(t *testing.T) {
 	h := newHarness(t)
-	s := *guarded()
-	s.Spam.MinFillSeconds = 0
-	f := h.form(form.StatusPublished, &s, form.FieldSpec{Label: "Name", Type: "text"})
+	f := h.form(form.StatusPublished, powOnly(), form.FieldSpec{Label: "Name", Type: "text"})
 	rec := h.get("/f/" + f.ID() + "/challenge")
 	var out struct {
 		Token  string
@@ -520,7 +517,7 @@ func TestRateLimitPerIPAndForm(t *testing.T) {
 }
 
 func TestForwardedForOnlyFromTrustedProxies(t *testing.T) {
-	proxies, err := web.ParseTrustedProxies("10.0.0.0/8, 192.168.1.1")
+	proxies, err := httpkit.ParseTrustedProxies("10.0.0.0/8, 192.168.1.1")
 	if err != nil {
 		t.Fatal(err)
 	}

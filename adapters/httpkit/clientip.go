@@ -1,4 +1,4 @@
-package web
+package httpkit
 
 import (
 	"fmt"
@@ -43,9 +43,11 @@ func trusted(proxies []netip.Prefix, a netip.Addr) bool {
 	return false
 }
 
-// clientIP is the peer address, or, when the peer is a trusted proxy, the right-most address of
+// ClientIP is the peer address, or, when the peer is a trusted proxy, the right-most address of
 // X-Forwarded-For that is not itself a trusted proxy (the left part can be forged by the client).
-func clientIP(r *http.Request, proxies []netip.Prefix) string {
+// Every X-Forwarded-For header line counts, in order: a proxy may add its own line instead of
+// extending the client's.
+func ClientIP(r *http.Request, proxies []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
