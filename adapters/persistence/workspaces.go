@@ -64,7 +64,7 @@ func (r *WorkspaceRepository) Oldest(ctx context.Context) (*workspace.Workspace,
 // returns (audit events only).
 func (r *WorkspaceRepository) Update(ctx context.Context, id string, change func(*workspace.Workspace) (ports.Effects, error)) (*workspace.Workspace, error) {
 	var out *workspace.Workspace
-	err := lockedUpdate(ctx, r.db, "UPDATE", "update workspace", func(tx *gorm.DB, row workspaceRow) error {
+	err := lockedUpdate(ctx, r.db, lockUpdate, "workspace", func(tx *gorm.DB, row workspaceRow) error {
 		w := row.toDomain()
 		fx, err := change(w)
 		if err != nil {
