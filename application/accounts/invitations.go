@@ -295,11 +295,11 @@ func (h AcceptInvitationHandler) Handle(ctx context.Context, cmd AcceptInvitatio
 	case existing == nil:
 		now := h.clock.Now()
 		u, err := user.New(h.ids.New(ports.PrefixUser), inv.Email(), cmd.Name, now)
-		vs, err := violationsOf(err)
+		vs, err := domain.ViolationsOf(err)
 		if err != nil {
 			return SignedIn{}, err
 		}
-		pw, _ := violationsOf(user.CheckPassword(cmd.Password))
+		pw, _ := domain.ViolationsOf(user.CheckPassword(cmd.Password))
 		vs = append(vs, pw...)
 		if err := vs.Err(); err != nil {
 			return SignedIn{}, err

@@ -123,13 +123,13 @@ func (h SetupFirstOwnerHandler) Handle(ctx context.Context, cmd SetupFirstOwner)
 		return SignedIn{}, fmt.Errorf("check setup token: %w", err)
 	}
 	u, err := user.New(h.ids.New(ports.PrefixUser), cmd.Email, cmd.Name, now)
-	vs, _ := violationsOf(err)
-	pw, _ := violationsOf(user.CheckPassword(cmd.Password))
+	vs, _ := domain.ViolationsOf(err)
+	pw, _ := domain.ViolationsOf(user.CheckPassword(cmd.Password))
 	vs = append(vs, pw...)
 	name := strings.TrimSpace(cmd.WorkspaceName)
 	if name != "" {
 		_, err := workspace.New("check", name, h.defaultPlan, now)
-		ws, _ := violationsOf(err)
+		ws, _ := domain.ViolationsOf(err)
 		for _, v := range ws {
 			vs.Add("workspace_name", v.Code, v.Message)
 		}
@@ -584,17 +584,4 @@ func userEvents(ids ports.IDs, memberships []ports.WorkspaceMembership, action a
 		events = append(events, e)
 	}
 	return events, nil
-}
-
-// violationsOf returns the violations of a validation error, nil for nil, or the error itself
-// when it is of another kind.
-func violationsOf(err error) (domain.Violations, error) {
-	if err == nil {
-		return nil, nil
-	}
-	var ve *domain.ValidationError
-	if errors.As(err, &ve) {
-		return ve.Violations, nil
-	}
-	return nil, err
 }

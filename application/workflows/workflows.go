@@ -109,24 +109,11 @@ func (c *actionChecker) checkActionURLs(vs *domain.Violations, actions []workflo
 // conditionFieldViolations refuses trigger conditions on fields that the workflow's form does
 // not have (a field ID of another form, or of another workspace).
 func conditionFieldViolations(w *workflow.Workflow, f *form.Form) domain.Violations {
-	vs, _ := violationsOf(w.CheckConditionFields(func(id string) bool {
+	vs, _ := domain.ViolationsOf(w.CheckConditionFields(func(id string) bool {
 		_, ok := f.Field(id)
 		return ok
 	}))
 	return vs
-}
-
-// violationsOf returns the violations of a validation error, nil for nil, or the error itself
-// when it is of another kind.
-func violationsOf(err error) (domain.Violations, error) {
-	if err == nil {
-		return nil, nil
-	}
-	var ve *domain.ValidationError
-	if errors.As(err, &ve) {
-		return ve.Violations, nil
-	}
-	return nil, err
 }
 
 // CreateWorkflow creates a workflow attached to a form.
@@ -170,7 +157,7 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 	if chk.err != nil {
 		return nil, chk.err
 	}
-	vs, err := violationsOf(err)
+	vs, err := domain.ViolationsOf(err)
 	if err != nil {
 		return nil, err
 	}
