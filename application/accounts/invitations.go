@@ -41,17 +41,9 @@ func (h ListInvitationsHandler) Handle(ctx context.Context, q ListInvitations) (
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	invs, err := h.invitations.ListPending(ctx, p.WorkspaceID, h.clock.Now(), page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(invs) > q.Page.Limit
-	if more {
-		invs = invs[:q.Page.Limit]
-	}
-	return invs, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*invitation.Invitation, error) {
+		return h.invitations.ListPending(ctx, p.WorkspaceID, h.clock.Now(), page)
+	})
 }
 
 // InviteMember invites a person by email to the principal's workspace with a role.

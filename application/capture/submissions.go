@@ -268,17 +268,9 @@ func (h ListSubmissionsHandler) Handle(ctx context.Context, q ListSubmissions) (
 	if _, err := h.forms.Get(ctx, p.WorkspaceID, q.FormID); err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	subs, err := h.submissions.List(ctx, p.WorkspaceID, q.FormID, ports.SubmissionQuery{
-		Page: page, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*submission.Submission, error) {
+		return h.submissions.List(ctx, p.WorkspaceID, q.FormID, ports.SubmissionQuery{
+			Page: page, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
+		})
 	})
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(subs) > q.Page.Limit
-	if more {
-		subs = subs[:q.Page.Limit]
-	}
-	return subs, more, nil
 }

@@ -174,15 +174,11 @@ func (h ListFormsHandler) Handle(ctx context.Context, q ListForms) ([]FormView, 
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	forms, err := h.forms.List(ctx, p.WorkspaceID, q.Status, page)
+	forms, more, err := ports.ReadPage(q.Page, func(page ports.Page) ([]*form.Form, error) {
+		return h.forms.List(ctx, p.WorkspaceID, q.Status, page)
+	})
 	if err != nil {
 		return nil, false, err
-	}
-	more := len(forms) > q.Page.Limit
-	if more {
-		forms = forms[:q.Page.Limit]
 	}
 	ids := make([]string, len(forms))
 	for i, f := range forms {

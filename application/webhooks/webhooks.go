@@ -126,17 +126,9 @@ func (h ListWebhooksHandler) Handle(ctx context.Context, q ListWebhooks) ([]*web
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	ws, err := h.webhooks.List(ctx, p.WorkspaceID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(ws) > q.Page.Limit
-	if more {
-		ws = ws[:q.Page.Limit]
-	}
-	return ws, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*webhook.Webhook, error) {
+		return h.webhooks.List(ctx, p.WorkspaceID, page)
+	})
 }
 
 // UpdateWebhook applies a PATCH to a webhook.
@@ -232,17 +224,9 @@ func (h ListDeliveriesHandler) Handle(ctx context.Context, q ListDeliveries) ([]
 	if _, err := h.webhooks.Get(ctx, p.WorkspaceID, q.WebhookID); err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	ds, err := h.deliveries.List(ctx, p.WorkspaceID, q.WebhookID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(ds) > q.Page.Limit
-	if more {
-		ds = ds[:q.Page.Limit]
-	}
-	return ds, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*webhook.Delivery, error) {
+		return h.deliveries.List(ctx, p.WorkspaceID, q.WebhookID, page)
+	})
 }
 
 // RetryDelivery replays a delivery: a new cycle of attempts, due at once.

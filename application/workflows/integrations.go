@@ -83,17 +83,9 @@ func (h ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations)
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	is, err := h.integrations.List(ctx, p.WorkspaceID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(is) > q.Page.Limit
-	if more {
-		is = is[:q.Page.Limit]
-	}
-	return is, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*integration.Integration, error) {
+		return h.integrations.List(ctx, p.WorkspaceID, page)
+	})
 }
 
 // DeleteIntegration disconnects an integration.

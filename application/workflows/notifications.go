@@ -167,15 +167,11 @@ func (h ListNotificationRunsHandler) Handle(ctx context.Context, q ListNotificat
 	if _, err := h.forms.Get(ctx, p.WorkspaceID, q.FormID); err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	rs, err := h.runs.ListNotifications(ctx, p.WorkspaceID, q.FormID, page)
+	rs, more, err := ports.ReadPage(q.Page, func(page ports.Page) ([]*workflow.Run, error) {
+		return h.runs.ListNotifications(ctx, p.WorkspaceID, q.FormID, page)
+	})
 	if err != nil {
 		return nil, false, fmt.Errorf("list notification runs of %s: %w", q.FormID, err)
-	}
-	more := len(rs) > q.Page.Limit
-	if more {
-		rs = rs[:q.Page.Limit]
 	}
 	return rs, more, nil
 }

@@ -124,17 +124,9 @@ func (h ListRunsHandler) Handle(ctx context.Context, q ListRuns) ([]*workflow.Ru
 	if _, err := h.workflows.Get(ctx, p.WorkspaceID, q.WorkflowID); err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	rs, err := h.runs.List(ctx, p.WorkspaceID, q.WorkflowID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(rs) > q.Page.Limit
-	if more {
-		rs = rs[:q.Page.Limit]
-	}
-	return rs, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*workflow.Run, error) {
+		return h.runs.List(ctx, p.WorkspaceID, q.WorkflowID, page)
+	})
 }
 
 // RetryRun replays a failed run: the action that failed gets a new cycle of attempts, due at

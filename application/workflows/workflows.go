@@ -237,17 +237,9 @@ func (h ListWorkflowsHandler) Handle(ctx context.Context, q ListWorkflows) ([]*w
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	ws, err := h.workflows.List(ctx, p.WorkspaceID, q.FormID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(ws) > q.Page.Limit
-	if more {
-		ws = ws[:q.Page.Limit]
-	}
-	return ws, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*workflow.Workflow, error) {
+		return h.workflows.List(ctx, p.WorkspaceID, q.FormID, page)
+	})
 }
 
 // UpdateWorkflow applies a PATCH to a workflow.
