@@ -153,11 +153,7 @@ func NewWithdrawInvitationHandler(invitations ports.InvitationRepository, ids po
 
 // Handle deletes the invitation; its link stops working at once.
 func (h WithdrawInvitationHandler) Handle(ctx context.Context, cmd WithdrawInvitation) error {
-	p, err := auth.Require(ctx, access.ManageAccount)
-	if err != nil {
-		return err
-	}
-	inv, err := h.invitations.Get(ctx, p.WorkspaceID, cmd.ID)
+	p, inv, err := auth.Load(ctx, access.ManageAccount, h.invitations, cmd.ID)
 	if err != nil {
 		return err
 	}

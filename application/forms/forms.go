@@ -143,11 +143,7 @@ func NewGetFormHandler(forms ports.FormRepository) GetFormHandler {
 
 // Handle returns the form with its submission count.
 func (h GetFormHandler) Handle(ctx context.Context, q GetForm) (FormView, error) {
-	p, err := auth.Require(ctx, access.Read)
-	if err != nil {
-		return FormView{}, err
-	}
-	f, err := h.forms.Get(ctx, p.WorkspaceID, q.ID)
+	_, f, err := auth.Load(ctx, access.Read, h.forms, q.ID)
 	if err != nil {
 		return FormView{}, err
 	}

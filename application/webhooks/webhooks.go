@@ -100,11 +100,8 @@ func NewGetWebhookHandler(webhooks ports.WebhookRepository) GetWebhookHandler {
 
 // Handle returns the webhook of the workspace, or domain.ErrNotFound.
 func (h GetWebhookHandler) Handle(ctx context.Context, q GetWebhook) (*webhook.Webhook, error) {
-	p, err := auth.Require(ctx, access.Read)
-	if err != nil {
-		return nil, err
-	}
-	return h.webhooks.Get(ctx, p.WorkspaceID, q.ID)
+	_, w, err := auth.Load(ctx, access.Read, h.webhooks, q.ID)
+	return w, err
 }
 
 // ListWebhooks reads a page of webhooks, newest first.
@@ -153,11 +150,7 @@ func NewUpdateWebhookHandler(webhooks ports.WebhookRepository, forms ports.FormR
 // Handle validates the patch on a copy first, so that a changed URL or form is checked (which
 // may need the network) outside the repository's transaction, then applies it.
 func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*webhook.Webhook, error) {
-	p, err := auth.Require(ctx, access.Write)
-	if err != nil {
-		return nil, err
-	}
-	current, err := h.webhooks.Get(ctx, p.WorkspaceID, cmd.ID)
+	p, current, err := auth.Load(ctx, access.Write, h.webhooks, cmd.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -217,11 +210,8 @@ func NewListDeliveriesHandler(webhooks ports.WebhookRepository, deliveries ports
 // Handle returns up to Page.Limit deliveries and whether more exist; domain.ErrNotFound when
 // the webhook is not in the workspace.
 func (h ListDeliveriesHandler) Handle(ctx context.Context, q ListDeliveries) ([]*webhook.Delivery, bool, error) {
-	p, err := auth.Require(ctx, access.Read)
+	p, _, err := auth.Load(ctx, access.Read, h.webhooks, q.WebhookID)
 	if err != nil {
-		return nil, false, err
-	}
-	if _, err := h.webhooks.Get(ctx, p.WorkspaceID, q.WebhookID); err != nil {
 		return nil, false, err
 	}
 	return ports.ReadPage(q.Page, func(page ports.Page) ([]*webhook.Delivery, error) {
@@ -280,11 +270,7 @@ func NewSendTestEventHandler(webhooks ports.WebhookRepository, deliveries ports.
 // Handle stores a pending delivery of a new webhook.test event to the webhook, due at once, and
 // returns it; domain.ErrNotFound when the webhook is not in the workspace.
 func (h SendTestEventHandler) Handle(ctx context.Context, cmd SendTestEvent) (*webhook.Delivery, error) {
-	p, err := auth.Require(ctx, access.Write)
-	if err != nil {
-		return nil, err
-	}
-	w, err := h.webhooks.Get(ctx, p.WorkspaceID, cmd.WebhookID)
+	p, w, err := auth.Load(ctx, access.Write, h.webhooks, cmd.WebhookID)
 	if err != nil {
 		return nil, err
 	}

@@ -57,11 +57,8 @@ func NewGetIntegrationHandler(integrations ports.IntegrationRepository) GetInteg
 
 // Handle returns the integration of the workspace, or domain.ErrNotFound.
 func (h GetIntegrationHandler) Handle(ctx context.Context, q GetIntegration) (*integration.Integration, error) {
-	p, err := auth.Require(ctx, access.Read)
-	if err != nil {
-		return nil, err
-	}
-	return h.integrations.Get(ctx, p.WorkspaceID, q.ID)
+	_, i, err := auth.Load(ctx, access.Read, h.integrations, q.ID)
+	return i, err
 }
 
 // ListIntegrations reads a page of integrations, newest first.

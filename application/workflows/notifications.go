@@ -160,11 +160,8 @@ func NewListNotificationRunsHandler(forms ports.FormRepository, runs ports.RunRe
 // Handle returns up to Page.Limit runs and whether more exist; domain.ErrNotFound when the form
 // is not in the workspace.
 func (h ListNotificationRunsHandler) Handle(ctx context.Context, q ListNotificationRuns) ([]*workflow.Run, bool, error) {
-	p, err := auth.Require(ctx, access.Read)
+	p, _, err := auth.Load(ctx, access.Read, h.forms, q.FormID)
 	if err != nil {
-		return nil, false, err
-	}
-	if _, err := h.forms.Get(ctx, p.WorkspaceID, q.FormID); err != nil {
 		return nil, false, err
 	}
 	rs, more, err := ports.ReadPage(q.Page, func(page ports.Page) ([]*workflow.Run, error) {

@@ -210,11 +210,8 @@ func NewGetWorkflowHandler(workflows ports.WorkflowRepository) GetWorkflowHandle
 
 // Handle returns the workflow of the workspace, or domain.ErrNotFound.
 func (h GetWorkflowHandler) Handle(ctx context.Context, q GetWorkflow) (*workflow.Workflow, error) {
-	p, err := auth.Require(ctx, access.Read)
-	if err != nil {
-		return nil, err
-	}
-	return h.workflows.Get(ctx, p.WorkspaceID, q.ID)
+	_, w, err := auth.Load(ctx, access.Read, h.workflows, q.ID)
+	return w, err
 }
 
 // ListWorkflows reads a page of workflows, newest first, optionally of one form.
@@ -271,11 +268,7 @@ func NewUpdateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.Fo
 // Handle validates the patch on a copy first (action configs, integrations and URLs need reads
 // and the network, which stay outside the repository's transaction), then applies it.
 func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (*workflow.Workflow, error) {
-	p, err := auth.Require(ctx, access.Write)
-	if err != nil {
-		return nil, err
-	}
-	current, err := h.workflows.Get(ctx, p.WorkspaceID, cmd.ID)
+	p, current, err := auth.Load(ctx, access.Write, h.workflows, cmd.ID)
 	if err != nil {
 		return nil, err
 	}
