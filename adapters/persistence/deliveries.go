@@ -11,6 +11,7 @@ import (
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
@@ -204,7 +205,7 @@ type attemptJSON struct {
 	Error      *string `json:"error,omitempty"`
 }
 
-func encodeAttempts(as []webhook.Attempt) (string, error) {
+func encodeAttempts(as []retry.Attempt) (string, error) {
 	out := make([]attemptJSON, len(as))
 	for i, a := range as {
 		out[i] = attemptJSON{Number: a.Number, At: toMillis(a.At), StatusCode: a.StatusCode, DurationMS: a.Duration.Milliseconds(), Error: a.Error}
@@ -216,14 +217,14 @@ func encodeAttempts(as []webhook.Attempt) (string, error) {
 	return string(b), nil
 }
 
-func decodeAttempts(id, raw string) ([]webhook.Attempt, error) {
+func decodeAttempts(id, raw string) ([]retry.Attempt, error) {
 	var in []attemptJSON
 	if err := json.Unmarshal([]byte(raw), &in); err != nil {
 		return nil, fmt.Errorf("decode attempts of delivery %s: %w", id, err)
 	}
-	out := make([]webhook.Attempt, len(in))
+	out := make([]retry.Attempt, len(in))
 	for i, a := range in {
-		out[i] = webhook.Attempt{Number: a.Number, At: fromMillis(a.At), StatusCode: a.StatusCode, Duration: time.Duration(a.DurationMS) * time.Millisecond, Error: a.Error}
+		out[i] = retry.Attempt{Number: a.Number, At: fromMillis(a.At), StatusCode: a.StatusCode, Duration: time.Duration(a.DurationMS) * time.Millisecond, Error: a.Error}
 	}
 	return out, nil
 }
