@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/dispatch"
 	"time"
 
+	"github.com/formward/formward/application/dispatch"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/ports"

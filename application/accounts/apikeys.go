@@ -6,11 +6,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/apikey"

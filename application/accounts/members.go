@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/member"

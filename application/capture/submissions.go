@@ -3,9 +3,9 @@ package capture
 import (
 	"context"
 	"errors"
-	"github.com/formward/formward/application/auth"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"

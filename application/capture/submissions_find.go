@@ -2,10 +2,10 @@ package capture
 
 import (
 	"context"
-	"github.com/formward/formward/application/auth"
 	"slices"
 	"strings"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/submission"

@@ -3,9 +3,9 @@ package forms
 import (
 	"context"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"

@@ -3,9 +3,9 @@ package webhooks
 import (
 	"context"
 	"errors"
-	"github.com/formward/formward/application/dispatch"
 	"time"
 
+	"github.com/formward/formward/application/dispatch"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"strings"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/event"

@@ -2,8 +2,8 @@ package workflows
 
 import (
 	"context"
-	"github.com/formward/formward/application/auth"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/ports"

@@ -3,8 +3,8 @@ package workflows
 import (
 	"context"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/event"

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"sort"
 	"strings"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/form"

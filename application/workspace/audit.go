@@ -2,9 +2,9 @@ package workspace
 
 import (
 	"context"
-	"github.com/formward/formward/application/auth"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/ports"

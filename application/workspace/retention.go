@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/accounts"
-	"github.com/formward/formward/application/capture"
 	"time"
 
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
