@@ -2,8 +2,6 @@ package accounts
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -90,11 +88,10 @@ func (h InviteMemberHandler) Handle(ctx context.Context, cmd InviteMember) (Crea
 	if member.Role(cmd.Role) == member.RoleOwner && !p.Allows(access.ManageOwners) {
 		return CreatedInvitation{}, ownersOnly(member.ErrOwnersOnly)
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
+	token, err := newSecretToken()
+	if err != nil {
 		return CreatedInvitation{}, fmt.Errorf("generate invitation token: %w", err)
 	}
-	token := base64.RawURLEncoding.EncodeToString(raw)
 	now := h.clock.Now()
 	inv, err := invitation.New(h.ids.New(ports.PrefixInvitation), p.WorkspaceID, cmd.Email, member.Role(cmd.Role), invitation.HashToken(token), p.Actor.ID, now)
 	if err != nil {

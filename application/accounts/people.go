@@ -345,15 +345,11 @@ func NewChangePasswordHandler(users ports.UserRepository, memberships ports.Memb
 // failed sign-ins first, and a right one gives it back), stores the new one, records
 // user.password_changed and ends every other session.
 func (h ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) error {
-	p, err := signedInUser(ctx)
+	p, u, err := signedInAccount(ctx, h.users)
 	if err != nil {
 		return err
 	}
 	now := h.clock.Now()
-	u, err := h.users.Get(ctx, p.Actor.ID)
-	if err != nil {
-		return fmt.Errorf("load user: %w", err)
-	}
 	attempt, err := h.throttle.reserve(ctx, signInRule, h.throttle.subjects(u.Email(), ""))
 	if err != nil {
 		return err
@@ -525,8 +521,8 @@ func (h ResetPasswordHandler) Handle(ctx context.Context, cmd ResetPassword) err
 	return nil
 }
 
-// newSecretToken returns 256 random bits, URL-safe base64: session cookies, setup and password
-// links. Only hashToken of it is stored.
+// newSecretToken returns 256 random bits, URL-safe base64: session cookies, setup, password and
+// invitation links, API key secrets. Only a hash of it is stored.
 func newSecretToken() (string, error) {
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {

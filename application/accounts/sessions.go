@@ -564,3 +564,16 @@ func signedInUser(ctx context.Context) (auth.Principal, error) {
 	}
 	return p, nil
 }
+
+// signedInAccount is signedInUser with the person's account.
+func signedInAccount(ctx context.Context, users ports.UserRepository) (auth.Principal, *user.User, error) {
+	p, err := signedInUser(ctx)
+	if err != nil {
+		return p, nil, err
+	}
+	u, err := users.Get(ctx, p.Actor.ID)
+	if err != nil {
+		return p, nil, fmt.Errorf("load user: %w", err)
+	}
+	return p, u, nil
+}
