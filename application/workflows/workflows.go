@@ -121,8 +121,8 @@ type CreateWorkflow struct {
 	Draft workflow.Draft
 }
 
-// CreateWorkflowHandler creates workflows.
-type CreateWorkflowHandler struct {
+// workflowEditor is what creating and updating a workflow both need to check it and store it.
+type workflowEditor struct {
 	workflows    ports.WorkflowRepository
 	forms        ports.FormRepository
 	integrations ports.IntegrationRepository
@@ -131,7 +131,17 @@ type CreateWorkflowHandler struct {
 	ids          ports.IDs
 	clock        ports.Clock
 	limits       workflow.Limits
-	maxPerForm   int
+}
+
+// checker starts the checks of one workflow's actions in the workspace.
+func (e workflowEditor) checker(ctx context.Context, workspaceID string) *actionChecker {
+	return newActionChecker(ctx, e.actions, e.integrations, e.urls, workspaceID)
+}
+
+// CreateWorkflowHandler creates workflows.
+type CreateWorkflowHandler struct {
+	workflowEditor
+	maxPerForm int
 }
 
 // NewCreateWorkflowHandler makes the command. actions are the registered action runners by
@@ -139,8 +149,8 @@ type CreateWorkflowHandler struct {
 // conditions, maxPerForm the workflows of one form.
 func NewCreateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.FormRepository, integrations ports.IntegrationRepository,
 	urls ports.URLChecker, actions map[string]ports.ActionRunner, ids ports.IDs, clock ports.Clock, limits workflow.Limits, maxPerForm int) CreateWorkflowHandler {
-	return CreateWorkflowHandler{workflows: workflows, forms: forms, integrations: integrations, urls: urls, actions: actions,
-		ids: ids, clock: clock, limits: limits, maxPerForm: maxPerForm}
+	return CreateWorkflowHandler{workflowEditor{workflows: workflows, forms: forms, integrations: integrations, urls: urls,
+		actions: actions, ids: ids, clock: clock, limits: limits}, maxPerForm}
 }
 
 // Handle validates the draft and every action config (through the registered action runners),
@@ -151,7 +161,7 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 	if err != nil {
 		return nil, err
 	}
-	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, p.WorkspaceID)
+	chk := h.checker(ctx, p.WorkspaceID)
 	w, err := workflow.New(h.ids.New(ports.PrefixWorkflow), p.WorkspaceID, cmd.Draft,
 		func() string { return h.ids.New(ports.PrefixAction) }, chk.validate, h.limits, h.clock.Now())
 	if chk.err != nil {
@@ -246,23 +256,14 @@ type UpdateWorkflow struct {
 }
 
 // UpdateWorkflowHandler updates workflows.
-type UpdateWorkflowHandler struct {
-	workflows    ports.WorkflowRepository
-	forms        ports.FormRepository
-	integrations ports.IntegrationRepository
-	urls         ports.URLChecker
-	actions      map[string]ports.ActionRunner
-	ids          ports.IDs
-	clock        ports.Clock
-	limits       workflow.Limits
-}
+type UpdateWorkflowHandler struct{ workflowEditor }
 
 // NewUpdateWorkflowHandler makes the command. actions are the registered action runners by
 // type; urls may be nil (action URLs are then not checked); limits bound actions and conditions.
 func NewUpdateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.FormRepository, integrations ports.IntegrationRepository,
 	urls ports.URLChecker, actions map[string]ports.ActionRunner, ids ports.IDs, clock ports.Clock, limits workflow.Limits) UpdateWorkflowHandler {
-	return UpdateWorkflowHandler{workflows: workflows, forms: forms, integrations: integrations, urls: urls, actions: actions,
-		ids: ids, clock: clock, limits: limits}
+	return UpdateWorkflowHandler{workflowEditor{workflows: workflows, forms: forms, integrations: integrations, urls: urls,
+		actions: actions, ids: ids, clock: clock, limits: limits}}
 }
 
 // Handle validates the patch on a copy first (action configs, integrations and URLs need reads
@@ -272,7 +273,7 @@ func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (
 	if err != nil {
 		return nil, err
 	}
-	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, p.WorkspaceID)
+	chk := h.checker(ctx, p.WorkspaceID)
 	preview := *current
 	next := &preview
 	newID := func() string { return h.ids.New(ports.PrefixAction) }
