@@ -1,6 +1,6 @@
 // Package auth is who acts and what they may do: the principal (an API key or a signed-in
-// member, in one workspace), its permissions, and Require, which every use case calls first (Load
-// requires and then reads one item of the principal's workspace).
+// member, in one workspace), its permissions, and Require, which every use case calls first
+// (Load requires, then reads one item of the principal's workspace).
 package auth
 
 import (
