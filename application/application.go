@@ -12,8 +12,8 @@ import (
 	"github.com/formward/formward/application/workflows"
 	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/submission"
-	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
@@ -151,8 +151,8 @@ type Settings struct {
 	// AppName names the service in mail and authenticator apps (default "Formward").
 	AppName string
 	// MailRetry is the wait after each failed send of account mail (the zero value is
-	// webhook.DefaultRetrySchedule).
-	MailRetry webhook.RetrySchedule
+	// retry.Default).
+	MailRetry retry.Schedule
 }
 
 // Deps are the ports of every use case, for the composition root: New hands each handler's

@@ -14,6 +14,7 @@ import (
 	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 	"github.com/formward/formward/test/testkit"
@@ -262,8 +263,8 @@ var (
 var shortDelays = []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond, 40 * time.Millisecond}
 
 // shortSchedule is shortDelays as a retry schedule: five attempts within a tenth of a second.
-var shortSchedule = func() webhook.RetrySchedule {
-	s, err := webhook.NewRetrySchedule(shortDelays...)
+var shortSchedule = func() retry.Schedule {
+	s, err := retry.New(shortDelays...)
 	if err != nil {
 		panic(err)
 	}

@@ -17,8 +17,8 @@ import (
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/integration"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/submission"
-	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 	"github.com/formward/formward/test/testkit"
@@ -281,8 +281,8 @@ var runsT0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 // testDelays is a short schedule: three attempts per action.
 var testDelays = []time.Duration{time.Second, 2 * time.Second}
 
-var testSchedule = func() webhook.RetrySchedule {
-	s, err := webhook.NewRetrySchedule(testDelays...)
+var testSchedule = func() retry.Schedule {
+	s, err := retry.New(testDelays...)
 	if err != nil {
 		panic(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"github.com/formward/formward/application/accounts"
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 )
 
 // burstDeadline bounds how long a burst test waits for what it expects before failing.
@@ -310,7 +310,7 @@ func TestPasswordLinkMailIsRetried(t *testing.T) {
 	if n, _ := h.app.AccountMail.SendDue(ctx, obs); n != 0 {
 		t.Fatal("retried before its wait")
 	}
-	first, _ := webhook.DefaultRetrySchedule().After(1)
+	first, _ := retry.Default().After(1)
 	h.advance(first)
 	if n := sendQueuedMail(t, h); n != 1 || len(h.mailer.sent) != 1 || h.outbox.len() != 0 {
 		t.Fatalf("second attempt: claimed %d, sent %d, %d left", n, len(h.mailer.sent), h.outbox.len())
@@ -326,16 +326,16 @@ func TestPasswordLinkMailIsRetried(t *testing.T) {
 	obs = &mailFailures{}
 	h.app.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: "ada@example.com"})
 	for i := 1; h.outbox.len() > 0; i++ {
-		if i > webhook.DefaultRetrySchedule().MaxAttempts() {
+		if i > retry.Default().MaxAttempts() {
 			t.Fatalf("still queued after %d attempts", i-1)
 		}
 		if n, _ := h.app.AccountMail.SendDue(ctx, obs); n != 1 {
 			t.Fatalf("attempt %d claimed %d", i, n)
 		}
-		wait, _ := webhook.DefaultRetrySchedule().After(i)
+		wait, _ := retry.Default().After(i)
 		h.advance(wait)
 	}
-	if len(obs.failures) != webhook.DefaultRetrySchedule().MaxAttempts() || !regexp.MustCompile(`gave up true`).MatchString(obs.failures[len(obs.failures)-1]) {
+	if len(obs.failures) != retry.Default().MaxAttempts() || !regexp.MustCompile(`gave up true`).MatchString(obs.failures[len(obs.failures)-1]) {
 		t.Fatalf("failures: %v", obs.failures)
 	}
 	if len(h.tokens.items) != 0 {

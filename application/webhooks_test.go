@@ -15,6 +15,7 @@ import (
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
@@ -336,7 +337,7 @@ func TestDeliveriesListAndRetry(t *testing.T) {
 	d1 := webhook.NewDelivery("dlv_1", w, e, []byte(`{}`), testNow)
 	d2 := webhook.NewDelivery("dlv_2", w, event.Event{ID: "evt_2", Type: event.FormPublished, WorkspaceID: "wsp_a", FormID: "frm_1"}, []byte(`{}`), testNow)
 	for range 5 {
-		d1.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, testNow, webhook.DefaultRetrySchedule())
+		d1.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, testNow, retry.Default())
 	}
 	_ = h.deliveries.AddAll(ctx, []*webhook.Delivery{d1, d2})
 

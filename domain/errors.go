@@ -75,3 +75,16 @@ func (vs Violations) Err() error {
 func Validation(field, code, message string) error {
 	return &ValidationError{Violations: []Violation{{Field: field, Code: code, Message: message}}}
 }
+
+// ViolationsOf returns the violations of a *ValidationError, nil for nil, or the error itself
+// when it is of another kind; a use case uses it to report them together with its own.
+func ViolationsOf(err error) (Violations, error) {
+	if err == nil {
+		return nil, nil
+	}
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return ve.Violations, nil
+	}
+	return nil, err
+}

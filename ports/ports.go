@@ -12,6 +12,19 @@ type Clock interface {
 	Now() time.Time
 }
 
+// Sleep waits for d of wall time, not of a Clock (it paces real work: the relay's backoff, the
+// retention job's rests); false when ctx ended first.
+func Sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // IDs makes new resource IDs: the prefix plus at least 96 random bits, URL-safe.
 type IDs interface {
 	New(prefix string) string

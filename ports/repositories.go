@@ -34,6 +34,22 @@ type Page struct {
 	After *Position
 }
 
+// ReadPage reads page through list, asking for one item more than page.Limit to learn whether
+// more exist: it returns at most page.Limit items and whether more exist.
+func ReadPage[T any](page Page, list func(Page) ([]T, error)) ([]T, bool, error) {
+	ask := page
+	ask.Limit++
+	items, err := list(ask)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(items) > page.Limit
+	if more {
+		items = items[:page.Limit]
+	}
+	return items, more, nil
+}
+
 // WorkspaceRepository stores workspaces.
 type WorkspaceRepository interface {
 	Create(ctx context.Context, w *workspace.Workspace) error

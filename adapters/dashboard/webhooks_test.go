@@ -21,6 +21,7 @@ import (
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
@@ -127,7 +128,7 @@ func TestWebhookPages(t *testing.T) {
 		failed := webhook.NewDelivery("dlv_failedone", w, event.Event{ID: "evt_failedone", Type: event.SubmissionUpdated, WorkspaceID: w.WorkspaceID(), FormID: "frm_x"},
 			[]byte(`{}`), time.Now().Add(-time.Hour))
 		for range 5 {
-			failed.Record(webhook.Outcome{StatusCode: 500, Duration: 12 * time.Millisecond, Err: errors.New("the endpoint answered 500")}, time.Now(), webhook.DefaultRetrySchedule())
+			failed.Record(webhook.Outcome{StatusCode: 500, Duration: 12 * time.Millisecond, Err: errors.New("the endpoint answered 500")}, time.Now(), retry.Default())
 		}
 		if err := deliveries.AddAll(context.Background(), []*webhook.Delivery{failed}); err != nil {
 			t.Fatal(err)

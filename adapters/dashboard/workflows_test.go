@@ -16,7 +16,7 @@ import (
 	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/workflow"
 )
 
@@ -97,11 +97,11 @@ func TestWorkflowPages(t *testing.T) {
 		now := time.Now()
 		failedRun := workflow.NewRun("run_failedone", w, event.Event{ID: "evt_runfailed", Type: event.SubmissionCreated, WorkspaceID: wsID,
 			FormID: f.ID(), OccurredAt: now, Data: map[string]any{"submission_id": "sub_one"}}, now)
-		failedRun.Record(workflow.AttemptOutcome{Err: errors.New("the mail server refused"), Permanent: true}, now, webhook.DefaultRetrySchedule())
+		failedRun.Record(workflow.AttemptOutcome{Err: errors.New("the mail server refused"), Permanent: true}, now, retry.Default())
 		doneRun := workflow.NewRun("run_doneone", w, event.Event{ID: "evt_rundone", Type: event.SubmissionCreated, WorkspaceID: wsID,
 			FormID: f.ID(), OccurredAt: now, Data: map[string]any{"submission_id": "sub_two"}}, now)
-		doneRun.Record(workflow.AttemptOutcome{}, now, webhook.DefaultRetrySchedule())
-		doneRun.Record(workflow.AttemptOutcome{}, now, webhook.DefaultRetrySchedule())
+		doneRun.Record(workflow.AttemptOutcome{}, now, retry.Default())
+		doneRun.Record(workflow.AttemptOutcome{}, now, retry.Default())
 		if err := runs.AddAll(context.Background(), []*workflow.Run{failedRun, doneRun}); err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func TestWorkflowPages(t *testing.T) {
 		// Another failed run: the owner sees its Retry button, the viewer only its log.
 		failedTwo := workflow.NewRun("run_failedtwo", w, event.Event{ID: "evt_runfailed2", Type: event.SubmissionCreated, WorkspaceID: wsID,
 			FormID: f.ID(), OccurredAt: now, Data: map[string]any{"submission_id": "sub_three"}}, now)
-		failedTwo.Record(workflow.AttemptOutcome{Err: errors.New("refused again"), Permanent: true}, now, webhook.DefaultRetrySchedule())
+		failedTwo.Record(workflow.AttemptOutcome{Err: errors.New("refused again"), Permanent: true}, now, retry.Default())
 		if err := runs.AddAll(context.Background(), []*workflow.Run{failedTwo}); err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/formward/formward/adapters/system"
 	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/event"
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/workflow"
 )
 
@@ -88,8 +88,8 @@ func TestListNotificationRuns(t *testing.T) {
 		if err := runs.AddAll(ctx, []*workflow.Run{owner, resp}); err != nil {
 			t.Fatal(err)
 		}
-		owner.Record(workflow.AttemptOutcome{Err: errors.New("smtp: 451 try again later")}, now.Add(time.Minute), webhook.DefaultRetrySchedule())
-		owner.Record(workflow.AttemptOutcome{}, now.Add(2*time.Minute), webhook.DefaultRetrySchedule())
+		owner.Record(workflow.AttemptOutcome{Err: errors.New("smtp: 451 try again later")}, now.Add(time.Minute), retry.Default())
+		owner.Record(workflow.AttemptOutcome{}, now.Add(2*time.Minute), retry.Default())
 		if err := runs.Save(ctx, owner); err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/formward/formward/adapters/system"
 	workflowsapp "github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/event"
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/workflow"
 )
 
@@ -56,9 +56,9 @@ func TestListRuns(t *testing.T) {
 		// The oldest run: the first action failed once then succeeded, the second was given up.
 		old := stored[0]
 		at := now.Add(time.Minute)
-		old.Record(workflow.AttemptOutcome{StatusCode: 502, Duration: 40 * time.Millisecond, Err: errors.New("endpoint answered 502")}, at, webhook.DefaultRetrySchedule())
-		old.Record(workflow.AttemptOutcome{StatusCode: 200, Duration: 5 * time.Millisecond}, at, webhook.DefaultRetrySchedule())
-		old.Record(workflow.AttemptOutcome{Err: errors.New("url refused"), Permanent: true}, at, webhook.DefaultRetrySchedule())
+		old.Record(workflow.AttemptOutcome{StatusCode: 502, Duration: 40 * time.Millisecond, Err: errors.New("endpoint answered 502")}, at, retry.Default())
+		old.Record(workflow.AttemptOutcome{StatusCode: 200, Duration: 5 * time.Millisecond}, at, retry.Default())
+		old.Record(workflow.AttemptOutcome{Err: errors.New("url refused"), Permanent: true}, at, retry.Default())
 		if err := runs.Save(ctx, old); err != nil {
 			t.Fatal(err)
 		}

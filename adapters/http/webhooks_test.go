@@ -10,6 +10,7 @@ import (
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 )
 
@@ -270,7 +271,7 @@ func TestDeliveriesListAndRetry(t *testing.T) {
 	for i := range 5 {
 		code := 500 + i
 		first.Record(webhook.Outcome{StatusCode: code, Duration: 250 * time.Millisecond, Err: fmt.Errorf("endpoint answered %d", code)},
-			first.CreatedAt().Add(time.Duration(i)*time.Minute), webhook.DefaultRetrySchedule())
+			first.CreatedAt().Add(time.Duration(i)*time.Minute), retry.Default())
 	}
 	if err := h.deliveries.Save(ctx, first); err != nil {
 		t.Fatal(err)

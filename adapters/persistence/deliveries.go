@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
@@ -164,7 +165,7 @@ type attemptJSON struct {
 	Error      *string `json:"error,omitempty"`
 }
 
-func encodeAttempts(as []webhook.Attempt) (string, error) {
+func encodeAttempts(as []retry.Attempt) (string, error) {
 	out := make([]attemptJSON, len(as))
 	for i, a := range as {
 		out[i] = attemptJSON{Number: a.Number, At: toMillis(a.At), StatusCode: a.StatusCode, DurationMS: a.Duration.Milliseconds(), Error: a.Error}
@@ -176,14 +177,14 @@ func encodeAttempts(as []webhook.Attempt) (string, error) {
 	return string(b), nil
 }
 
-func decodeAttempts(id, raw string) ([]webhook.Attempt, error) {
+func decodeAttempts(id, raw string) ([]retry.Attempt, error) {
 	var in []attemptJSON
 	if err := json.Unmarshal([]byte(raw), &in); err != nil {
 		return nil, fmt.Errorf("decode attempts of delivery %s: %w", id, err)
 	}
-	out := make([]webhook.Attempt, len(in))
+	out := make([]retry.Attempt, len(in))
 	for i, a := range in {
-		out[i] = webhook.Attempt{Number: a.Number, At: fromMillis(a.At), StatusCode: a.StatusCode, Duration: time.Duration(a.DurationMS) * time.Millisecond, Error: a.Error}
+		out[i] = retry.Attempt{Number: a.Number, At: fromMillis(a.At), StatusCode: a.StatusCode, Duration: time.Duration(a.DurationMS) * time.Millisecond, Error: a.Error}
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
@@ -55,7 +56,7 @@ func TestDeliveriesAndRunsDue(t *testing.T) {
 		later := buildDelivery(wa, fa.ID(), base, `{}`)
 		later.Postpone(base.Add(24 * time.Hour))
 		delivered := buildDelivery(wb, fb.ID(), base, `{}`)
-		delivered.Record(webhook.Outcome{StatusCode: 204}, base, webhook.DefaultRetrySchedule())
+		delivered.Record(webhook.Outcome{StatusCode: 204}, base, retry.Default())
 		failed := buildDelivery(wb, fb.ID(), base, `{}`)
 		failed.Halt(webhook.ErrWebhookDisabled, base)
 		noErr(t, r.deliveries.AddAll(ctx, []*webhook.Delivery{first, second, later, delivered, failed}))
@@ -77,7 +78,7 @@ func TestDeliveriesAndRunsDue(t *testing.T) {
 			t.Fatalf("after the postponed time: %d due, want 4", n)
 		}
 		// Attempted: no longer due.
-		first.Record(webhook.Outcome{StatusCode: 204}, base.Add(3*time.Minute), webhook.DefaultRetrySchedule())
+		first.Record(webhook.Outcome{StatusCode: 204}, base.Add(3*time.Minute), retry.Default())
 		noErr(t, r.deliveries.Save(ctx, first))
 		if n, oldest := deliveriesDue(base.Add(3 * time.Minute)); n != 1 || !oldest.Equal(base.Add(time.Minute)) {
 			t.Fatalf("after the first was delivered: %d due since %v, want 1 since %v", n, oldest, base.Add(time.Minute))
@@ -93,9 +94,9 @@ func TestDeliveriesAndRunsDue(t *testing.T) {
 		}
 		queued := buildRun(a.ID(), "wfl_a", fa.ID(), base, "")
 		retrying := buildRun(b.ID(), "wfl_b", fb.ID(), base, "")
-		retrying.Record(workflow.AttemptOutcome{StatusCode: 500, Err: errors.New("500")}, base, webhook.DefaultRetrySchedule()) // running, retry in 30s
+		retrying.Record(workflow.AttemptOutcome{StatusCode: 500, Err: errors.New("500")}, base, retry.Default()) // running, retry in 30s
 		finished := buildRun(b.ID(), "wfl_b", fb.ID(), base, "")
-		finished.Record(workflow.AttemptOutcome{Err: errors.New("x"), Permanent: true}, base, webhook.DefaultRetrySchedule())
+		finished.Record(workflow.AttemptOutcome{Err: errors.New("x"), Permanent: true}, base, retry.Default())
 		noErr(t, runs.AddAll(ctx, []*workflow.Run{queued, retrying, finished}))
 		if n := runsDue(base); n != 1 {
 			t.Fatalf("at base: %d runs due, want 1 (queued)", n)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/domain/integration"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
@@ -49,7 +50,7 @@ func TestRawDumpHasNoPlaintext(t *testing.T) {
 		wh := mustWebhook(t, r, w.ID(), strp(f.ID()), strp(whSecret), base)
 		dl := buildDelivery(wh, f.ID(), base, `{"event":"submission.created","data":{"fields":{"name":"`+secret+`","ua":"`+agent+`"}}}`)
 		noErr(t, r.deliveries.AddAll(ctx, []*webhook.Delivery{dl}))
-		dl.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("endpoint answered 500")}, base, webhook.DefaultRetrySchedule())
+		dl.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("endpoint answered 500")}, base, retry.Default())
 		noErr(t, r.deliveries.Save(ctx, dl))
 		gotWH, err := r.webhooks.Get(ctx, w.ID(), wh.ID())
 		noErr(t, err)
@@ -63,7 +64,7 @@ func TestRawDumpHasNoPlaintext(t *testing.T) {
 		const runSecret = "Runsec-Axolotl-8812"
 		run := buildRunFor(e, newID("wfl"), base, runSecret)
 		noErr(t, runRepo(r).AddAll(ctx, []*workflow.Run{run}))
-		run.Record(workflow.AttemptOutcome{StatusCode: 500, Err: errors.New("endpoint answered 500")}, base, webhook.DefaultRetrySchedule())
+		run.Record(workflow.AttemptOutcome{StatusCode: 500, Err: errors.New("endpoint answered 500")}, base, retry.Default())
 		noErr(t, runRepo(r).Save(ctx, run))
 		gotRun, err := runRepo(r).Get(ctx, w.ID(), run.ID())
 		noErr(t, err)

@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/formward/formward/domain/event"
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
@@ -126,7 +126,7 @@ func (r *RunRepository) toDomain(ctx context.Context, row runRow) (*workflow.Run
 	}
 	actions := make([]workflow.ActionRun, len(in))
 	for i, a := range in {
-		attempts := []webhook.Attempt{}
+		attempts := []retry.Attempt{}
 		if len(a.Attempts) > 0 {
 			if attempts, err = decodeAttempts(row.ID, string(a.Attempts)); err != nil {
 				return nil, err

@@ -11,7 +11,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
@@ -153,7 +153,7 @@ func TestRunClaimDue(t *testing.T) {
 		later := buildRun(a.ID(), "wfl_1", "frm_1", base, "")
 		later.Postpone(base.Add(time.Hour))
 		finished := buildRun(a.ID(), "wfl_1", "frm_1", base, "")
-		finished.Record(workflow.AttemptOutcome{Err: errors.New("x"), Permanent: true}, base, webhook.DefaultRetrySchedule())
+		finished.Record(workflow.AttemptOutcome{Err: errors.New("x"), Permanent: true}, base, retry.Default())
 		noErr(t, runs.AddAll(ctx, []*workflow.Run{due, later, finished}))
 
 		claimed, err := runs.ClaimDue(ctx, ports.Claim{Now: base.Add(time.Second), Limit: 10, Lease: time.Minute})
@@ -219,7 +219,7 @@ func TestRunUpdateRetryIsClaimedAgain(t *testing.T) {
 		runs := runRepo(r)
 		a, b := mustWorkspace(t, r, base), mustWorkspace(t, r, base)
 		run := buildRun(a.ID(), "wfl_1", "frm_1", base, "s3cret")
-		run.Record(workflow.AttemptOutcome{StatusCode: 500, Err: errors.New("answered 500"), Permanent: true}, base, webhook.DefaultRetrySchedule())
+		run.Record(workflow.AttemptOutcome{StatusCode: 500, Err: errors.New("answered 500"), Permanent: true}, base, retry.Default())
 		noErr(t, runs.AddAll(ctx, []*workflow.Run{run}))
 		claimed, err := runs.ClaimDue(ctx, ports.Claim{Now: base.Add(time.Hour), Limit: 10, Lease: time.Minute})
 		noErr(t, err)
@@ -263,9 +263,9 @@ func TestRunUpdateRetryIsClaimedAgain(t *testing.T) {
 	})
 }
 
-func minuteSchedule(t testing.TB) webhook.RetrySchedule {
+func minuteSchedule(t testing.TB) retry.Schedule {
 	t.Helper()
-	s, err := webhook.NewRetrySchedule(time.Minute)
+	s, err := retry.New(time.Minute)
 	noErr(t, err)
 	return s
 }

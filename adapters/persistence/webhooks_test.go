@@ -11,6 +11,7 @@ import (
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
@@ -312,8 +313,8 @@ func TestDeliverySaveAndUpdate(t *testing.T) {
 		d := buildDelivery(w, f.ID(), base, `{}`)
 		noErr(t, r.deliveries.AddAll(ctx, []*webhook.Delivery{d}))
 
-		d.Record(webhook.Outcome{StatusCode: 502, Duration: 1500 * time.Millisecond, Err: errors.New("endpoint answered 502")}, base.Add(time.Second), webhook.DefaultRetrySchedule())
-		d.Record(webhook.Outcome{Duration: 10 * time.Second, Err: errors.New("timeout after 10s")}, base.Add(time.Minute), webhook.DefaultRetrySchedule())
+		d.Record(webhook.Outcome{StatusCode: 502, Duration: 1500 * time.Millisecond, Err: errors.New("endpoint answered 502")}, base.Add(time.Second), retry.Default())
+		d.Record(webhook.Outcome{Duration: 10 * time.Second, Err: errors.New("timeout after 10s")}, base.Add(time.Minute), retry.Default())
 		noErr(t, r.deliveries.Save(ctx, d))
 		got, err := r.deliveries.Get(ctx, a.ID(), w.ID(), d.ID())
 		noErr(t, err)
@@ -322,7 +323,7 @@ func TestDeliverySaveAndUpdate(t *testing.T) {
 		}
 
 		upd, err := r.deliveries.Update(ctx, a.ID(), w.ID(), d.ID(), func(d *webhook.Delivery) (ports.Effects, error) {
-			d.Record(webhook.Outcome{StatusCode: 200}, base.Add(time.Hour), webhook.DefaultRetrySchedule())
+			d.Record(webhook.Outcome{StatusCode: 200}, base.Add(time.Hour), retry.Default())
 			return ports.Effects{}, nil
 		})
 		noErr(t, err)
@@ -395,7 +396,7 @@ func TestDeliveryClaimDue(t *testing.T) {
 		later := buildDelivery(w, f.ID(), base, `{}`)
 		later.Postpone(base.Add(time.Hour))
 		done := buildDelivery(w, f.ID(), base, `{}`)
-		done.Record(webhook.Outcome{StatusCode: 200}, base, webhook.DefaultRetrySchedule())
+		done.Record(webhook.Outcome{StatusCode: 200}, base, retry.Default())
 		noErr(t, r.deliveries.AddAll(ctx, []*webhook.Delivery{due, later, done}))
 
 		now := base.Add(time.Second)

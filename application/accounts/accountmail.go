@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/dispatch"
 	"time"
 
+	"github.com/formward/formward/application/dispatch"
 	"github.com/formward/formward/domain"
-	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/ports"
 )
 
@@ -61,16 +61,16 @@ type AccountMailSender struct {
 	mailer    ports.Mailer
 	cipher    ports.Cipher
 	clock     ports.Clock
-	retry     webhook.RetrySchedule
+	retry     retry.Schedule
 	publicURL string
 	appName   string
 	wake      chan struct{}
 }
 
 // NewAccountMailSender makes the sender; retry is the wait after each failed send (the zero
-// value is webhook.DefaultRetrySchedule), publicURL the base of the links, appName signs the mail.
+// value is retry.Default), publicURL the base of the links, appName signs the mail.
 func NewAccountMailSender(outbox ports.AccountMailOutbox, users ports.UserRepository, tokens ports.UserTokenRepository,
-	mailer ports.Mailer, cipher ports.Cipher, clock ports.Clock, retry webhook.RetrySchedule, publicURL, appName string) *AccountMailSender {
+	mailer ports.Mailer, cipher ports.Cipher, clock ports.Clock, retry retry.Schedule, publicURL, appName string) *AccountMailSender {
 	return &AccountMailSender{outbox: outbox, users: users, tokens: tokens, mailer: mailer, cipher: cipher, clock: clock,
 		retry: retry, publicURL: publicURL, appName: appName, wake: make(chan struct{}, 1)}
 }

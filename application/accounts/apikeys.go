@@ -2,15 +2,13 @@ package accounts
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/apikey"
@@ -56,11 +54,10 @@ func (h CreateAPIKeyHandler) Handle(ctx context.Context, cmd CreateAPIKey) (Crea
 		}
 		return CreatedAPIKey{}, err
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
+	secret, err := newSecretToken()
+	if err != nil {
 		return CreatedAPIKey{}, fmt.Errorf("generate key secret: %w", err)
 	}
-	secret := base64.RawURLEncoding.EncodeToString(raw)
 	now := h.clock.Now()
 	k, err := apikey.New(h.ids.New(ports.PrefixAPIKey), p.WorkspaceID, cmd.Name, apikey.Scope(cmd.Scope), apikey.HashSecret(secret), p.Actor, now)
 	if err != nil {

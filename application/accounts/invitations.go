@@ -2,13 +2,11 @@ package accounts
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"strings"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
@@ -41,17 +39,9 @@ func (h ListInvitationsHandler) Handle(ctx context.Context, q ListInvitations) (
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	invs, err := h.invitations.ListPending(ctx, p.WorkspaceID, h.clock.Now(), page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(invs) > q.Page.Limit
-	if more {
-		invs = invs[:q.Page.Limit]
-	}
-	return invs, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*invitation.Invitation, error) {
+		return h.invitations.ListPending(ctx, p.WorkspaceID, h.clock.Now(), page)
+	})
 }
 
 // InviteMember invites a person by email to the principal's workspace with a role.
@@ -98,11 +88,10 @@ func (h InviteMemberHandler) Handle(ctx context.Context, cmd InviteMember) (Crea
 	if member.Role(cmd.Role) == member.RoleOwner && !p.Allows(access.ManageOwners) {
 		return CreatedInvitation{}, ownersOnly(member.ErrOwnersOnly)
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
+	token, err := newSecretToken()
+	if err != nil {
 		return CreatedInvitation{}, fmt.Errorf("generate invitation token: %w", err)
 	}
-	token := base64.RawURLEncoding.EncodeToString(raw)
 	now := h.clock.Now()
 	inv, err := invitation.New(h.ids.New(ports.PrefixInvitation), p.WorkspaceID, cmd.Email, member.Role(cmd.Role), invitation.HashToken(token), p.Actor.ID, now)
 	if err != nil {
@@ -161,11 +150,7 @@ func NewWithdrawInvitationHandler(invitations ports.InvitationRepository, ids po
 
 // Handle deletes the invitation; its link stops working at once.
 func (h WithdrawInvitationHandler) Handle(ctx context.Context, cmd WithdrawInvitation) error {
-	p, err := auth.Require(ctx, access.ManageAccount)
-	if err != nil {
-		return err
-	}
-	inv, err := h.invitations.Get(ctx, p.WorkspaceID, cmd.ID)
+	p, inv, err := auth.Load(ctx, access.ManageAccount, h.invitations, cmd.ID)
 	if err != nil {
 		return err
 	}
@@ -295,11 +280,11 @@ func (h AcceptInvitationHandler) Handle(ctx context.Context, cmd AcceptInvitatio
 	case existing == nil:
 		now := h.clock.Now()
 		u, err := user.New(h.ids.New(ports.PrefixUser), inv.Email(), cmd.Name, now)
-		vs, err := violationsOf(err)
+		vs, err := domain.ViolationsOf(err)
 		if err != nil {
 			return SignedIn{}, err
 		}
-		pw, _ := violationsOf(user.CheckPassword(cmd.Password))
+		pw, _ := domain.ViolationsOf(user.CheckPassword(cmd.Password))
 		vs = append(vs, pw...)
 		if err := vs.Err(); err != nil {
 			return SignedIn{}, err

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/member"
@@ -29,17 +29,9 @@ func (h ListMembersHandler) Handle(ctx context.Context, q ListMembers) ([]ports.
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	ms, err := h.members.List(ctx, p.WorkspaceID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(ms) > q.Page.Limit
-	if more {
-		ms = ms[:q.Page.Limit]
-	}
-	return ms, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]ports.Member, error) {
+		return h.members.List(ctx, p.WorkspaceID, page)
+	})
 }
 
 // ChangeMemberRole gives a member of the principal's workspace another role.

@@ -123,13 +123,13 @@ func (h SetupFirstOwnerHandler) Handle(ctx context.Context, cmd SetupFirstOwner)
 		return SignedIn{}, fmt.Errorf("check setup token: %w", err)
 	}
 	u, err := user.New(h.ids.New(ports.PrefixUser), cmd.Email, cmd.Name, now)
-	vs, _ := violationsOf(err)
-	pw, _ := violationsOf(user.CheckPassword(cmd.Password))
+	vs, _ := domain.ViolationsOf(err)
+	pw, _ := domain.ViolationsOf(user.CheckPassword(cmd.Password))
 	vs = append(vs, pw...)
 	name := strings.TrimSpace(cmd.WorkspaceName)
 	if name != "" {
 		_, err := workspace.New("check", name, h.defaultPlan, now)
-		ws, _ := violationsOf(err)
+		ws, _ := domain.ViolationsOf(err)
 		for _, v := range ws {
 			vs.Add("workspace_name", v.Code, v.Message)
 		}
@@ -345,15 +345,11 @@ func NewChangePasswordHandler(users ports.UserRepository, memberships ports.Memb
 // failed sign-ins first, and a right one gives it back), stores the new one, records
 // user.password_changed and ends every other session.
 func (h ChangePasswordHandler) Handle(ctx context.Context, cmd ChangePassword) error {
-	p, err := signedInUser(ctx)
+	p, u, err := signedInAccount(ctx, h.users)
 	if err != nil {
 		return err
 	}
 	now := h.clock.Now()
-	u, err := h.users.Get(ctx, p.Actor.ID)
-	if err != nil {
-		return fmt.Errorf("load user: %w", err)
-	}
 	attempt, err := h.throttle.reserve(ctx, signInRule, h.throttle.subjects(u.Email(), ""))
 	if err != nil {
 		return err
@@ -525,8 +521,8 @@ func (h ResetPasswordHandler) Handle(ctx context.Context, cmd ResetPassword) err
 	return nil
 }
 
-// newSecretToken returns 256 random bits, URL-safe base64: session cookies, setup and password
-// links. Only hashToken of it is stored.
+// newSecretToken returns 256 random bits, URL-safe base64: session cookies, setup, password and
+// invitation links, API key secrets. Only a hash of it is stored.
 func newSecretToken() (string, error) {
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
@@ -584,17 +580,4 @@ func userEvents(ids ports.IDs, memberships []ports.WorkspaceMembership, action a
 		events = append(events, e)
 	}
 	return events, nil
-}
-
-// violationsOf returns the violations of a validation error, nil for nil, or the error itself
-// when it is of another kind.
-func violationsOf(err error) (domain.Violations, error) {
-	if err == nil {
-		return nil, nil
-	}
-	var ve *domain.ValidationError
-	if errors.As(err, &ve) {
-		return ve.Violations, nil
-	}
-	return nil, err
 }

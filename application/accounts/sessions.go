@@ -6,10 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"sync"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/member"
@@ -563,4 +563,17 @@ func signedInUser(ctx context.Context) (auth.Principal, error) {
 		return auth.Principal{}, fmt.Errorf("%w: sign in first", auth.ErrForbidden)
 	}
 	return p, nil
+}
+
+// signedInAccount is signedInUser with the person's account.
+func signedInAccount(ctx context.Context, users ports.UserRepository) (auth.Principal, *user.User, error) {
+	p, err := signedInUser(ctx)
+	if err != nil {
+		return p, nil, err
+	}
+	u, err := users.Get(ctx, p.Actor.ID)
+	if err != nil {
+		return p, nil, fmt.Errorf("load user: %w", err)
+	}
+	return p, u, nil
 }

@@ -167,13 +167,9 @@ func NewBeginTwoFactorHandler(users ports.UserRepository, tokens ports.UserToken
 
 // Handle makes a new secret and keeps it sealed, pending confirmation, for 15 minutes.
 func (h BeginTwoFactorHandler) Handle(ctx context.Context, _ BeginTwoFactor) (TwoFactorSetup, error) {
-	p, err := signedInUser(ctx)
+	_, u, err := signedInAccount(ctx, h.users)
 	if err != nil {
 		return TwoFactorSetup{}, err
-	}
-	u, err := h.users.Get(ctx, p.Actor.ID)
-	if err != nil {
-		return TwoFactorSetup{}, fmt.Errorf("load user: %w", err)
 	}
 	if u.TwoFactorEnabled() {
 		return TwoFactorSetup{}, ErrTwoFactorOn
@@ -299,15 +295,11 @@ func NewDisableTwoFactorHandler(users ports.UserRepository, memberships ports.Me
 // records user.two_factor_disabled. Each check takes its place in the account's count of failed
 // sign-ins first, as a sign-in does, and a right password or code gives it back.
 func (h DisableTwoFactorHandler) Handle(ctx context.Context, cmd DisableTwoFactor) error {
-	p, err := signedInUser(ctx)
+	p, u, err := signedInAccount(ctx, h.users)
 	if err != nil {
 		return err
 	}
 	now := h.clock.Now()
-	u, err := h.users.Get(ctx, p.Actor.ID)
-	if err != nil {
-		return fmt.Errorf("load user: %w", err)
-	}
 	if !u.TwoFactorEnabled() {
 		return ErrTwoFactorOff
 	}

@@ -1,5 +1,6 @@
 // Package auth is who acts and what they may do: the principal (an API key or a signed-in
-// member, in one workspace), its permissions, and Require, which every use case calls first.
+// member, in one workspace), its permissions, and Require, which every use case calls first
+// (Load requires, then reads one item of the principal's workspace).
 package auth
 
 import (
@@ -79,7 +80,7 @@ func PrincipalFrom(ctx context.Context) (Principal, bool) {
 	return p, ok
 }
 
-// require fails closed: without a principal in ctx, or one without the permission, the use
+// Require fails closed: without a principal in ctx, or one without the permission, the use
 // case refuses with ErrForbidden.
 func Require(ctx context.Context, perm access.Permission) (Principal, error) {
 	p, ok := PrincipalFrom(ctx)
@@ -89,7 +90,24 @@ func Require(ctx context.Context, perm access.Permission) (Principal, error) {
 	return p, p.Require(perm)
 }
 
-// auditEvent records an action of the principal in its workspace; the repository that makes
+// Getter reads one item of a workspace by ID, as the repositories' Get does.
+type Getter[T any] interface {
+	Get(ctx context.Context, workspaceID, id string) (T, error)
+}
+
+// Load requires perm, then reads the item id of the principal's workspace from items, so the
+// workspace always comes from the principal: domain.ErrNotFound when it has no such item.
+func Load[T any](ctx context.Context, perm access.Permission, items Getter[T], id string) (Principal, T, error) {
+	p, err := Require(ctx, perm)
+	if err != nil {
+		var none T
+		return p, none, err
+	}
+	item, err := items.Get(ctx, p.WorkspaceID, id)
+	return p, item, err
+}
+
+// AuditEvent records an action of the principal in its workspace; the repository that makes
 // the change writes it in the same transaction. details hold no secret and no respondent data.
 func (p Principal) AuditEvent(ids ports.IDs, now time.Time, action audit.Action, target *audit.Target, details map[string]any) (audit.Event, error) {
 	return audit.New(ids.New(ports.PrefixAudit), p.WorkspaceID, action, p.Actor, target, p.IPHash, details, now)

@@ -2,10 +2,10 @@ package capture
 
 import (
 	"context"
-	"github.com/formward/formward/application/auth"
 	"strconv"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
@@ -56,11 +56,7 @@ func (h ExportSubmissionsHandler) WithBatch(n int) ExportSubmissionsHandler {
 // format and bounds asked for) is stored. An unknown form, or one of another workspace, is
 // domain.ErrNotFound.
 func (h ExportSubmissionsHandler) Handle(ctx context.Context, q ExportSubmissions) (*Export, error) {
-	p, err := auth.Require(ctx, access.Read)
-	if err != nil {
-		return nil, err
-	}
-	f, err := h.forms.Get(ctx, p.WorkspaceID, q.FormID)
+	p, f, err := auth.Load(ctx, access.Read, h.forms, q.FormID)
 	if err != nil {
 		return nil, err
 	}

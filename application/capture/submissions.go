@@ -3,9 +3,9 @@ package capture
 import (
 	"context"
 	"errors"
-	"github.com/formward/formward/application/auth"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
@@ -53,11 +53,7 @@ func NewCaptureSubmissionHandler(forms ports.FormRepository, submissions ports.S
 
 // Handle returns the stored submission once its commit is durable.
 func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmission) (*submission.Submission, error) {
-	p, err := auth.Require(ctx, access.Write)
-	if err != nil {
-		return nil, err
-	}
-	f, err := h.forms.Get(ctx, p.WorkspaceID, cmd.FormID)
+	_, f, err := auth.Load(ctx, access.Write, h.forms, cmd.FormID)
 	if err != nil {
 		return nil, err
 	}
@@ -144,11 +140,7 @@ func NewUpdateSubmissionHandler(forms ports.FormRepository, submissions ports.Su
 
 // Handle re-validates the merged answers and stores them with the event.
 func (h UpdateSubmissionHandler) Handle(ctx context.Context, cmd UpdateSubmission) (*submission.Submission, error) {
-	p, err := auth.Require(ctx, access.Write)
-	if err != nil {
-		return nil, err
-	}
-	f, err := h.forms.Get(ctx, p.WorkspaceID, cmd.FormID)
+	p, f, err := auth.Load(ctx, access.Write, h.forms, cmd.FormID)
 	if err != nil {
 		return nil, err
 	}
@@ -261,24 +253,13 @@ func (h ListSubmissionsHandler) Handle(ctx context.Context, q ListSubmissions) (
 		p, err := h.Find(ctx, q)
 		return p.Submissions, p.More, err
 	}
-	p, err := auth.Require(ctx, access.Read)
+	p, _, err := auth.Load(ctx, access.Read, h.forms, q.FormID)
 	if err != nil {
 		return nil, false, err
 	}
-	if _, err := h.forms.Get(ctx, p.WorkspaceID, q.FormID); err != nil {
-		return nil, false, err
-	}
-	page := q.Page
-	page.Limit++
-	subs, err := h.submissions.List(ctx, p.WorkspaceID, q.FormID, ports.SubmissionQuery{
-		Page: page, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*submission.Submission, error) {
+		return h.submissions.List(ctx, p.WorkspaceID, q.FormID, ports.SubmissionQuery{
+			Page: page, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
+		})
 	})
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(subs) > q.Page.Limit
-	if more {
-		subs = subs[:q.Page.Limit]
-	}
-	return subs, more, nil
 }

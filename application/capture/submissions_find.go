@@ -2,10 +2,10 @@ package capture
 
 import (
 	"context"
-	"github.com/formward/formward/application/auth"
 	"slices"
 	"strings"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/submission"
@@ -49,11 +49,7 @@ type SubmissionPage struct {
 // submissions (Before). A filtered page stops after MaxScannedPerPage submissions even when it
 // is not full; Resume then says where the search goes on.
 func (h ListSubmissionsHandler) Find(ctx context.Context, q ListSubmissions) (SubmissionPage, error) {
-	p, err := auth.Require(ctx, access.Read)
-	if err != nil {
-		return SubmissionPage{}, err
-	}
-	f, err := h.forms.Get(ctx, p.WorkspaceID, q.FormID)
+	p, f, err := auth.Load(ctx, access.Read, h.forms, q.FormID)
 	if err != nil {
 		return SubmissionPage{}, err
 	}

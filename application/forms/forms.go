@@ -3,9 +3,9 @@ package forms
 import (
 	"context"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
@@ -143,11 +143,7 @@ func NewGetFormHandler(forms ports.FormRepository) GetFormHandler {
 
 // Handle returns the form with its submission count.
 func (h GetFormHandler) Handle(ctx context.Context, q GetForm) (FormView, error) {
-	p, err := auth.Require(ctx, access.Read)
-	if err != nil {
-		return FormView{}, err
-	}
-	f, err := h.forms.Get(ctx, p.WorkspaceID, q.ID)
+	_, f, err := auth.Load(ctx, access.Read, h.forms, q.ID)
 	if err != nil {
 		return FormView{}, err
 	}
@@ -174,15 +170,11 @@ func (h ListFormsHandler) Handle(ctx context.Context, q ListForms) ([]FormView, 
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	forms, err := h.forms.List(ctx, p.WorkspaceID, q.Status, page)
+	forms, more, err := ports.ReadPage(q.Page, func(page ports.Page) ([]*form.Form, error) {
+		return h.forms.List(ctx, p.WorkspaceID, q.Status, page)
+	})
 	if err != nil {
 		return nil, false, err
-	}
-	more := len(forms) > q.Page.Limit
-	if more {
-		forms = forms[:q.Page.Limit]
 	}
 	ids := make([]string, len(forms))
 	for i, f := range forms {

@@ -248,5 +248,5 @@ func (r *Relay) backoff(ctx context.Context, step string, err error, attempt int
 	}
 	wait = min(wait, r.cfg.MaxBackoff)
 	r.observer.Failed(step, err, attempt, wait)
-	return sleep(ctx, wait)
+	return ports.Sleep(ctx, wait)
 }

@@ -3,19 +3,20 @@ package webhooks
 import (
 	"context"
 	"errors"
-	"github.com/formward/formward/application/dispatch"
 	"time"
 
+	"github.com/formward/formward/application/dispatch"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
 
 // DeliveryEngineConfig tunes the delivery engine. Zero fields take the defaults.
 type DeliveryEngineConfig struct {
-	// Retry is the wait after each failed attempt (default webhook.DefaultRetrySchedule); the
+	// Retry is the wait after each failed attempt (default retry.Default); the
 	// failure after the last one makes the delivery undeliverable.
-	Retry webhook.RetrySchedule
+	Retry retry.Schedule
 	// Concurrency is how many attempts run at once (default 16).
 	Concurrency int
 	// PerWorkspace is how many of them may belong to one workspace (default 4), so endpoints
@@ -89,7 +90,7 @@ type DeliveryEngine struct {
 	webhooks   ports.WebhookRepository
 	sender     ports.Sender
 	clock      ports.Clock
-	retry      webhook.RetrySchedule
+	retry      retry.Schedule
 	observer   DeliveryObserver
 	loop       *dispatch.Dispatcher[*webhook.Delivery]
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"strings"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/event"
@@ -100,11 +100,8 @@ func NewGetWebhookHandler(webhooks ports.WebhookRepository) GetWebhookHandler {
 
 // Handle returns the webhook of the workspace, or domain.ErrNotFound.
 func (h GetWebhookHandler) Handle(ctx context.Context, q GetWebhook) (*webhook.Webhook, error) {
-	p, err := auth.Require(ctx, access.Read)
-	if err != nil {
-		return nil, err
-	}
-	return h.webhooks.Get(ctx, p.WorkspaceID, q.ID)
+	_, w, err := auth.Load(ctx, access.Read, h.webhooks, q.ID)
+	return w, err
 }
 
 // ListWebhooks reads a page of webhooks, newest first.
@@ -126,17 +123,9 @@ func (h ListWebhooksHandler) Handle(ctx context.Context, q ListWebhooks) ([]*web
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	ws, err := h.webhooks.List(ctx, p.WorkspaceID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(ws) > q.Page.Limit
-	if more {
-		ws = ws[:q.Page.Limit]
-	}
-	return ws, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*webhook.Webhook, error) {
+		return h.webhooks.List(ctx, p.WorkspaceID, page)
+	})
 }
 
 // UpdateWebhook applies a PATCH to a webhook.
@@ -161,11 +150,7 @@ func NewUpdateWebhookHandler(webhooks ports.WebhookRepository, forms ports.FormR
 // Handle validates the patch on a copy first, so that a changed URL or form is checked (which
 // may need the network) outside the repository's transaction, then applies it.
 func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*webhook.Webhook, error) {
-	p, err := auth.Require(ctx, access.Write)
-	if err != nil {
-		return nil, err
-	}
-	current, err := h.webhooks.Get(ctx, p.WorkspaceID, cmd.ID)
+	p, current, err := auth.Load(ctx, access.Write, h.webhooks, cmd.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -225,24 +210,13 @@ func NewListDeliveriesHandler(webhooks ports.WebhookRepository, deliveries ports
 // Handle returns up to Page.Limit deliveries and whether more exist; domain.ErrNotFound when
 // the webhook is not in the workspace.
 func (h ListDeliveriesHandler) Handle(ctx context.Context, q ListDeliveries) ([]*webhook.Delivery, bool, error) {
-	p, err := auth.Require(ctx, access.Read)
+	p, _, err := auth.Load(ctx, access.Read, h.webhooks, q.WebhookID)
 	if err != nil {
 		return nil, false, err
 	}
-	if _, err := h.webhooks.Get(ctx, p.WorkspaceID, q.WebhookID); err != nil {
-		return nil, false, err
-	}
-	page := q.Page
-	page.Limit++
-	ds, err := h.deliveries.List(ctx, p.WorkspaceID, q.WebhookID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(ds) > q.Page.Limit
-	if more {
-		ds = ds[:q.Page.Limit]
-	}
-	return ds, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*webhook.Delivery, error) {
+		return h.deliveries.List(ctx, p.WorkspaceID, q.WebhookID, page)
+	})
 }
 
 // RetryDelivery replays a delivery: a new cycle of attempts, due at once.
@@ -296,11 +270,7 @@ func NewSendTestEventHandler(webhooks ports.WebhookRepository, deliveries ports.
 // Handle stores a pending delivery of a new webhook.test event to the webhook, due at once, and
 // returns it; domain.ErrNotFound when the webhook is not in the workspace.
 func (h SendTestEventHandler) Handle(ctx context.Context, cmd SendTestEvent) (*webhook.Delivery, error) {
-	p, err := auth.Require(ctx, access.Write)
-	if err != nil {
-		return nil, err
-	}
-	w, err := h.webhooks.Get(ctx, p.WorkspaceID, cmd.WebhookID)
+	p, w, err := auth.Load(ctx, access.Write, h.webhooks, cmd.WebhookID)
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,8 @@ package workflows
 
 import (
 	"context"
-	"github.com/formward/formward/application/auth"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/ports"
@@ -57,11 +57,8 @@ func NewGetIntegrationHandler(integrations ports.IntegrationRepository) GetInteg
 
 // Handle returns the integration of the workspace, or domain.ErrNotFound.
 func (h GetIntegrationHandler) Handle(ctx context.Context, q GetIntegration) (*integration.Integration, error) {
-	p, err := auth.Require(ctx, access.Read)
-	if err != nil {
-		return nil, err
-	}
-	return h.integrations.Get(ctx, p.WorkspaceID, q.ID)
+	_, i, err := auth.Load(ctx, access.Read, h.integrations, q.ID)
+	return i, err
 }
 
 // ListIntegrations reads a page of integrations, newest first.
@@ -83,17 +80,9 @@ func (h ListIntegrationsHandler) Handle(ctx context.Context, q ListIntegrations)
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	is, err := h.integrations.List(ctx, p.WorkspaceID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(is) > q.Page.Limit
-	if more {
-		is = is[:q.Page.Limit]
-	}
-	return is, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*integration.Integration, error) {
+		return h.integrations.List(ctx, p.WorkspaceID, page)
+	})
 }
 
 // DeleteIntegration disconnects an integration.

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/event"
@@ -160,22 +160,15 @@ func NewListNotificationRunsHandler(forms ports.FormRepository, runs ports.RunRe
 // Handle returns up to Page.Limit runs and whether more exist; domain.ErrNotFound when the form
 // is not in the workspace.
 func (h ListNotificationRunsHandler) Handle(ctx context.Context, q ListNotificationRuns) ([]*workflow.Run, bool, error) {
-	p, err := auth.Require(ctx, access.Read)
+	p, _, err := auth.Load(ctx, access.Read, h.forms, q.FormID)
 	if err != nil {
 		return nil, false, err
 	}
-	if _, err := h.forms.Get(ctx, p.WorkspaceID, q.FormID); err != nil {
-		return nil, false, err
-	}
-	page := q.Page
-	page.Limit++
-	rs, err := h.runs.ListNotifications(ctx, p.WorkspaceID, q.FormID, page)
+	rs, more, err := ports.ReadPage(q.Page, func(page ports.Page) ([]*workflow.Run, error) {
+		return h.runs.ListNotifications(ctx, p.WorkspaceID, q.FormID, page)
+	})
 	if err != nil {
 		return nil, false, fmt.Errorf("list notification runs of %s: %w", q.FormID, err)
-	}
-	more := len(rs) > q.Page.Limit
-	if more {
-		rs = rs[:q.Page.Limit]
 	}
 	return rs, more, nil
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/dispatch"
 	"time"
 
+	"github.com/formward/formward/application/dispatch"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/submission"
-	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
@@ -18,8 +18,8 @@ import (
 // RunEngineConfig tunes the run engine. Zero fields take the defaults.
 type RunEngineConfig struct {
 	// Retry is the wait after each failed attempt of an action (default
-	// webhook.DefaultRetrySchedule, the delivery schedule); the failure after the last gives it up.
-	Retry webhook.RetrySchedule
+	// retry.Default, the delivery schedule); the failure after the last gives it up.
+	Retry retry.Schedule
 	// Concurrency is how many runs advance at once (default 16).
 	Concurrency int
 	// PerWorkspace is how many of them may belong to one workspace (default 4), so actions that

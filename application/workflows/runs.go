@@ -3,8 +3,8 @@ package workflows
 import (
 	"context"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/event"
@@ -117,24 +117,13 @@ func NewListRunsHandler(workflows ports.WorkflowRepository, runs ports.RunReposi
 // Handle returns up to Page.Limit runs and whether more exist; domain.ErrNotFound when the
 // workflow is not in the workspace (a deleted workflow's runs are no longer listed).
 func (h ListRunsHandler) Handle(ctx context.Context, q ListRuns) ([]*workflow.Run, bool, error) {
-	p, err := auth.Require(ctx, access.Read)
+	p, _, err := auth.Load(ctx, access.Read, h.workflows, q.WorkflowID)
 	if err != nil {
 		return nil, false, err
 	}
-	if _, err := h.workflows.Get(ctx, p.WorkspaceID, q.WorkflowID); err != nil {
-		return nil, false, err
-	}
-	page := q.Page
-	page.Limit++
-	rs, err := h.runs.List(ctx, p.WorkspaceID, q.WorkflowID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(rs) > q.Page.Limit
-	if more {
-		rs = rs[:q.Page.Limit]
-	}
-	return rs, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*workflow.Run, error) {
+		return h.runs.List(ctx, p.WorkspaceID, q.WorkflowID, page)
+	})
 }
 
 // RetryRun replays a failed run: the action that failed gets a new cycle of attempts, due at
@@ -161,11 +150,8 @@ func NewRetryRunHandler(workflows ports.WorkflowRepository, runs ports.RunReposi
 // workflow.ErrRunNotFailed (a conflict) when the run succeeded or is still queued or running.
 // The run engine claims it like any due run.
 func (h RetryRunHandler) Handle(ctx context.Context, cmd RetryRun) (*workflow.Run, error) {
-	p, err := auth.Require(ctx, access.Write)
+	p, _, err := auth.Load(ctx, access.Write, h.workflows, cmd.WorkflowID)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := h.workflows.Get(ctx, p.WorkspaceID, cmd.WorkflowID); err != nil {
 		return nil, err
 	}
 	return h.runs.Update(ctx, p.WorkspaceID, cmd.ID, func(r *workflow.Run) (ports.Effects, error) {

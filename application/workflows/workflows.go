@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 	"sort"
 	"strings"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/form"
@@ -109,24 +109,11 @@ func (c *actionChecker) checkActionURLs(vs *domain.Violations, actions []workflo
 // conditionFieldViolations refuses trigger conditions on fields that the workflow's form does
 // not have (a field ID of another form, or of another workspace).
 func conditionFieldViolations(w *workflow.Workflow, f *form.Form) domain.Violations {
-	vs, _ := violationsOf(w.CheckConditionFields(func(id string) bool {
+	vs, _ := domain.ViolationsOf(w.CheckConditionFields(func(id string) bool {
 		_, ok := f.Field(id)
 		return ok
 	}))
 	return vs
-}
-
-// violationsOf returns the violations of a validation error, nil for nil, or the error itself
-// when it is of another kind.
-func violationsOf(err error) (domain.Violations, error) {
-	if err == nil {
-		return nil, nil
-	}
-	var ve *domain.ValidationError
-	if errors.As(err, &ve) {
-		return ve.Violations, nil
-	}
-	return nil, err
 }
 
 // CreateWorkflow creates a workflow attached to a form.
@@ -134,8 +121,8 @@ type CreateWorkflow struct {
 	Draft workflow.Draft
 }
 
-// CreateWorkflowHandler creates workflows.
-type CreateWorkflowHandler struct {
+// workflowEditor is what creating and updating a workflow both need to check it and store it.
+type workflowEditor struct {
 	workflows    ports.WorkflowRepository
 	forms        ports.FormRepository
 	integrations ports.IntegrationRepository
@@ -144,7 +131,17 @@ type CreateWorkflowHandler struct {
 	ids          ports.IDs
 	clock        ports.Clock
 	limits       workflow.Limits
-	maxPerForm   int
+}
+
+// checker starts the checks of one workflow's actions in the workspace.
+func (e workflowEditor) checker(ctx context.Context, workspaceID string) *actionChecker {
+	return newActionChecker(ctx, e.actions, e.integrations, e.urls, workspaceID)
+}
+
+// CreateWorkflowHandler creates workflows.
+type CreateWorkflowHandler struct {
+	workflowEditor
+	maxPerForm int
 }
 
 // NewCreateWorkflowHandler makes the command. actions are the registered action runners by
@@ -152,8 +149,8 @@ type CreateWorkflowHandler struct {
 // conditions, maxPerForm the workflows of one form.
 func NewCreateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.FormRepository, integrations ports.IntegrationRepository,
 	urls ports.URLChecker, actions map[string]ports.ActionRunner, ids ports.IDs, clock ports.Clock, limits workflow.Limits, maxPerForm int) CreateWorkflowHandler {
-	return CreateWorkflowHandler{workflows: workflows, forms: forms, integrations: integrations, urls: urls, actions: actions,
-		ids: ids, clock: clock, limits: limits, maxPerForm: maxPerForm}
+	return CreateWorkflowHandler{workflowEditor{workflows: workflows, forms: forms, integrations: integrations, urls: urls,
+		actions: actions, ids: ids, clock: clock, limits: limits}, maxPerForm}
 }
 
 // Handle validates the draft and every action config (through the registered action runners),
@@ -164,13 +161,13 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 	if err != nil {
 		return nil, err
 	}
-	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, p.WorkspaceID)
+	chk := h.checker(ctx, p.WorkspaceID)
 	w, err := workflow.New(h.ids.New(ports.PrefixWorkflow), p.WorkspaceID, cmd.Draft,
 		func() string { return h.ids.New(ports.PrefixAction) }, chk.validate, h.limits, h.clock.Now())
 	if chk.err != nil {
 		return nil, chk.err
 	}
-	vs, err := violationsOf(err)
+	vs, err := domain.ViolationsOf(err)
 	if err != nil {
 		return nil, err
 	}
@@ -223,11 +220,8 @@ func NewGetWorkflowHandler(workflows ports.WorkflowRepository) GetWorkflowHandle
 
 // Handle returns the workflow of the workspace, or domain.ErrNotFound.
 func (h GetWorkflowHandler) Handle(ctx context.Context, q GetWorkflow) (*workflow.Workflow, error) {
-	p, err := auth.Require(ctx, access.Read)
-	if err != nil {
-		return nil, err
-	}
-	return h.workflows.Get(ctx, p.WorkspaceID, q.ID)
+	_, w, err := auth.Load(ctx, access.Read, h.workflows, q.ID)
+	return w, err
 }
 
 // ListWorkflows reads a page of workflows, newest first, optionally of one form.
@@ -250,17 +244,9 @@ func (h ListWorkflowsHandler) Handle(ctx context.Context, q ListWorkflows) ([]*w
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	ws, err := h.workflows.List(ctx, p.WorkspaceID, q.FormID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(ws) > q.Page.Limit
-	if more {
-		ws = ws[:q.Page.Limit]
-	}
-	return ws, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*workflow.Workflow, error) {
+		return h.workflows.List(ctx, p.WorkspaceID, q.FormID, page)
+	})
 }
 
 // UpdateWorkflow applies a PATCH to a workflow.
@@ -270,37 +256,24 @@ type UpdateWorkflow struct {
 }
 
 // UpdateWorkflowHandler updates workflows.
-type UpdateWorkflowHandler struct {
-	workflows    ports.WorkflowRepository
-	forms        ports.FormRepository
-	integrations ports.IntegrationRepository
-	urls         ports.URLChecker
-	actions      map[string]ports.ActionRunner
-	ids          ports.IDs
-	clock        ports.Clock
-	limits       workflow.Limits
-}
+type UpdateWorkflowHandler struct{ workflowEditor }
 
 // NewUpdateWorkflowHandler makes the command. actions are the registered action runners by
 // type; urls may be nil (action URLs are then not checked); limits bound actions and conditions.
 func NewUpdateWorkflowHandler(workflows ports.WorkflowRepository, forms ports.FormRepository, integrations ports.IntegrationRepository,
 	urls ports.URLChecker, actions map[string]ports.ActionRunner, ids ports.IDs, clock ports.Clock, limits workflow.Limits) UpdateWorkflowHandler {
-	return UpdateWorkflowHandler{workflows: workflows, forms: forms, integrations: integrations, urls: urls, actions: actions,
-		ids: ids, clock: clock, limits: limits}
+	return UpdateWorkflowHandler{workflowEditor{workflows: workflows, forms: forms, integrations: integrations, urls: urls,
+		actions: actions, ids: ids, clock: clock, limits: limits}}
 }
 
 // Handle validates the patch on a copy first (action configs, integrations and URLs need reads
 // and the network, which stay outside the repository's transaction), then applies it.
 func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (*workflow.Workflow, error) {
-	p, err := auth.Require(ctx, access.Write)
+	p, current, err := auth.Load(ctx, access.Write, h.workflows, cmd.ID)
 	if err != nil {
 		return nil, err
 	}
-	current, err := h.workflows.Get(ctx, p.WorkspaceID, cmd.ID)
-	if err != nil {
-		return nil, err
-	}
-	chk := newActionChecker(ctx, h.actions, h.integrations, h.urls, p.WorkspaceID)
+	chk := h.checker(ctx, p.WorkspaceID)
 	preview := *current
 	next := &preview
 	newID := func() string { return h.ids.New(ports.PrefixAction) }

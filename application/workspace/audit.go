@@ -2,9 +2,9 @@ package workspace
 
 import (
 	"context"
-	"github.com/formward/formward/application/auth"
 	"time"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/ports"
@@ -33,16 +33,8 @@ func (h ListAuditEventsHandler) Handle(ctx context.Context, q ListAuditEvents) (
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	events, err := h.log.List(ctx, p.WorkspaceID, ports.AuditQuery{Page: page, Action: q.Action,
-		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore})
-	if err != nil {
-		return nil, false, err
-	}
-	more := len(events) > q.Page.Limit
-	if more {
-		events = events[:q.Page.Limit]
-	}
-	return events, more, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]audit.Event, error) {
+		return h.log.List(ctx, p.WorkspaceID, ports.AuditQuery{Page: page, Action: q.Action,
+			CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore})
+	})
 }

@@ -3,9 +3,9 @@ package workspace
 import (
 	"context"
 	"errors"
-	"github.com/formward/formward/application/auth"
 	"strings"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/accounts"
-	"github.com/formward/formward/application/capture"
 	"time"
 
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
@@ -385,7 +385,7 @@ type pacer struct {
 // wait waits until the next deletion transaction may start.
 func (p *pacer) wait(ctx context.Context) error {
 	d := time.Until(p.next) // wall time, not the clock port: this paces the database, whatever time the job applies
-	if d > 0 && !sleep(ctx, d) {
+	if d > 0 && !ports.Sleep(ctx, d) {
 		return ctx.Err()
 	}
 	return nil

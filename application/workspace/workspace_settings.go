@@ -3,8 +3,8 @@ package workspace
 import (
 	"context"
 	"fmt"
-	"github.com/formward/formward/application/auth"
 
+	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/workspace"

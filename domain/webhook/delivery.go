@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/retry"
 )
 
 // Status is where a delivery stands.
@@ -35,7 +36,7 @@ type Delivery struct {
 	body          []byte
 	status        Status
 	cycle         int // attempts used since creation or the last manual retry
-	attempts      []Attempt
+	attempts      []retry.Attempt
 	nextAttemptAt *time.Time
 	createdAt     time.Time
 	updatedAt     time.Time
@@ -57,17 +58,17 @@ func (d *Delivery) RestoreTraceParent(traceParent string) { d.traceParent = trac
 
 // UnmarshalDeliveryFromDatabase rebuilds a stored delivery without re-checking it.
 func UnmarshalDeliveryFromDatabase(id, workspaceID, webhookID, eventID string, eventType event.Type, formID string, body []byte,
-	status Status, cycle int, attempts []Attempt, nextAttemptAt *time.Time, createdAt, updatedAt time.Time) *Delivery {
+	status Status, cycle int, attempts []retry.Attempt, nextAttemptAt *time.Time, createdAt, updatedAt time.Time) *Delivery {
 	return &Delivery{id: id, workspaceID: workspaceID, webhookID: webhookID, eventID: eventID, eventType: eventType, formID: formID,
 		body: body, status: status, cycle: cycle, attempts: attempts, nextAttemptAt: nextAttemptAt, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
 }
 
 // Record adds the attempt just made. Success delivers; a failure schedules the next attempt per
 // the schedule, and the failure after its last wait makes the delivery undeliverable.
-func (d *Delivery) Record(o Outcome, now time.Time, schedule RetrySchedule) {
+func (d *Delivery) Record(o Outcome, now time.Time, schedule retry.Schedule) {
 	now = now.UTC()
 	d.cycle++
-	a := Attempt{Number: d.cycle, At: now, Duration: o.Duration}
+	a := retry.Attempt{Number: d.cycle, At: now, Duration: o.Duration}
 	if o.StatusCode != 0 {
 		code := o.StatusCode
 		a.StatusCode = &code
@@ -114,7 +115,7 @@ func (d *Delivery) Halt(reason string, now time.Time) {
 	now = now.UTC()
 	d.cycle++
 	msg := reason
-	d.attempts = append(d.attempts, Attempt{Number: d.cycle, At: now, Error: &msg})
+	d.attempts = append(d.attempts, retry.Attempt{Number: d.cycle, At: now, Error: &msg})
 	d.status, d.nextAttemptAt, d.updatedAt = StatusUndeliverable, nil, now
 }
 
@@ -155,7 +156,7 @@ func (d *Delivery) Status() Status { return d.status }
 func (d *Delivery) Cycle() int { return d.cycle }
 
 // Attempts returns every attempt made, oldest first.
-func (d *Delivery) Attempts() []Attempt { return append([]Attempt(nil), d.attempts...) }
+func (d *Delivery) Attempts() []retry.Attempt { return append([]retry.Attempt(nil), d.attempts...) }
 
 // NextAttemptAt returns when the next attempt is due, or nil.
 func (d *Delivery) NextAttemptAt() *time.Time { return d.nextAttemptAt }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
 )
 
@@ -27,8 +28,8 @@ func TestNewDelivery(t *testing.T) {
 	if d.WebhookID() != "whk_1" || d.WorkspaceID() != "wsp_1" || d.EventID() != "evt_1" || d.EventType() != event.SubmissionCreated || d.FormID() != "frm_1" {
 		t.Fatalf("delivery = %+v", d)
 	}
-	if webhook.DefaultRetrySchedule().MaxAttempts() != 5 {
-		t.Fatalf("max attempts = %d", webhook.DefaultRetrySchedule().MaxAttempts())
+	if retry.Default().MaxAttempts() != 5 {
+		t.Fatalf("max attempts = %d", retry.Default().MaxAttempts())
 	}
 }
 
@@ -41,7 +42,7 @@ func TestRecordSchedule(t *testing.T) {
 		if d.NextAttemptNumber() != i+1 {
 			t.Fatalf("before failure %d: next attempt number %d", i+1, d.NextAttemptNumber())
 		}
-		d.Record(fail, at, webhook.DefaultRetrySchedule())
+		d.Record(fail, at, retry.Default())
 		if d.Status() != webhook.StatusPending {
 			t.Fatalf("after failure %d: status %s", i+1, d.Status())
 		}
@@ -51,7 +52,7 @@ func TestRecordSchedule(t *testing.T) {
 		at = at.Add(delay)
 	}
 	// The fifth failure gives up.
-	d.Record(webhook.Outcome{Duration: 10 * time.Second, Err: errors.New("timeout")}, at, webhook.DefaultRetrySchedule())
+	d.Record(webhook.Outcome{Duration: 10 * time.Second, Err: errors.New("timeout")}, at, retry.Default())
 	if d.Status() != webhook.StatusUndeliverable || d.NextAttemptAt() != nil {
 		t.Fatalf("after the 5th failure: %s %v", d.Status(), d.NextAttemptAt())
 	}
@@ -74,8 +75,8 @@ func TestRecordSchedule(t *testing.T) {
 
 func TestRecordSuccess(t *testing.T) {
 	d := newDelivery(t)
-	d.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, now, webhook.DefaultRetrySchedule())
-	d.Record(webhook.Outcome{StatusCode: 204, Duration: time.Millisecond}, now.Add(30*time.Second), webhook.DefaultRetrySchedule())
+	d.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, now, retry.Default())
+	d.Record(webhook.Outcome{StatusCode: 204, Duration: time.Millisecond}, now.Add(30*time.Second), retry.Default())
 	if d.Status() != webhook.StatusDelivered || d.NextAttemptAt() != nil {
 		t.Fatalf("status %s next %v", d.Status(), d.NextAttemptAt())
 	}
@@ -94,7 +95,7 @@ func TestPostpone(t *testing.T) {
 	if !d.NextAttemptAt().Equal(now.Add(time.Minute)) || d.NextAttemptNumber() != 1 || len(d.Attempts()) != 0 {
 		t.Fatalf("postpone used an attempt or did not move: %v %d", d.NextAttemptAt(), d.NextAttemptNumber())
 	}
-	d.Record(webhook.Outcome{StatusCode: 200}, now, webhook.DefaultRetrySchedule())
+	d.Record(webhook.Outcome{StatusCode: 200}, now, retry.Default())
 	d.Postpone(now.Add(time.Hour))
 	if d.NextAttemptAt() != nil {
 		t.Fatal("postpone rescheduled a delivered delivery")
@@ -104,7 +105,7 @@ func TestPostpone(t *testing.T) {
 func TestRetryStartsNewCycle(t *testing.T) {
 	d := newDelivery(t)
 	for range 5 {
-		d.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, now, webhook.DefaultRetrySchedule())
+		d.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, now, retry.Default())
 	}
 	if d.Status() != webhook.StatusUndeliverable {
 		t.Fatalf("status %s", d.Status())
@@ -114,7 +115,7 @@ func TestRetryStartsNewCycle(t *testing.T) {
 	if d.Status() != webhook.StatusPending || d.Cycle() != 0 || d.NextAttemptNumber() != 1 || !d.NextAttemptAt().Equal(later) || !d.UpdatedAt().Equal(later) {
 		t.Fatalf("after retry: %s cycle %d next %v", d.Status(), d.Cycle(), d.NextAttemptAt())
 	}
-	d.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, later, webhook.DefaultRetrySchedule())
+	d.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, later, retry.Default())
 	if d.Status() != webhook.StatusPending || !d.NextAttemptAt().Equal(later.Add(30*time.Second)) {
 		t.Fatalf("the new cycle does not restart the schedule: %v", d.NextAttemptAt())
 	}
@@ -125,7 +126,7 @@ func TestRetryStartsNewCycle(t *testing.T) {
 
 func TestHaltEndsAPendingDeliveryUnsent(t *testing.T) {
 	d := newDelivery(t)
-	d.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, now, webhook.DefaultRetrySchedule())
+	d.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, now, retry.Default())
 	later := now.Add(time.Minute)
 	d.Halt(webhook.ErrWebhookDisabled, later)
 	a := d.Attempts()
