@@ -92,15 +92,9 @@ type slackAnswer struct {
 
 // Run posts the message.
 func (s *Slack) Run(ctx context.Context, in ports.ActionInput) ports.ActionOutcome {
-	if ctx.Err() != nil {
-		return actionkit.Canceled(ctx)
-	}
-	if vs := s.Validate(in.Config); len(vs) > 0 {
-		return ports.ActionOutcome{Err: fmt.Errorf("invalid action config: %s: %s", vs[0].Key, vs[0].Message), Permanent: true}
-	}
-	token := in.Credentials["bot_token"]
-	if in.Credentials == nil || token == "" {
-		return ports.ActionOutcome{Err: ErrNotConnected, Permanent: true}
+	token, out, ok := actionkit.Prepare(ctx, in, s.Validate, "bot_token", ErrNotConnected)
+	if !ok {
+		return out
 	}
 	render := in.Render
 	if render == nil {
