@@ -123,7 +123,7 @@ func newDestinations(t *testing.T) *destinations {
 func (d *destinations) env(t *testing.T, in *instance) {
 	t.Helper()
 	slackSrv := d.ca.HTTPSServer(t, d.slack)
-	googleSrv := d.google.Serve(t, d.ca)
+	googleURL := d.google.Serve(t, d.ca)
 	in.setEnv("FORMWARD_WEBHOOK_CA_FILE", d.ca.File)
 	in.setEnv("FORMWARD_ALLOW_PRIVATE_DESTINATIONS", "true")
 	in.setEnv("FORMWARD_RETRY_DELAYS", "200ms,200ms,200ms,200ms")
@@ -132,8 +132,8 @@ func (d *destinations) env(t *testing.T, in *instance) {
 	in.setEnv("FORMWARD_SMTP_URL", "smtp://"+d.mail.Addr)
 	in.setEnv("FORMWARD_SMTP_FROM", destMailFrom)
 	in.setEnv("FORMWARD_SLACK_API_URL", slackSrv.URL)
-	in.setEnv("FORMWARD_GOOGLE_SHEETS_URL", googleSrv.URL)
-	in.setEnv("FORMWARD_GOOGLE_TOKEN_URL", googleSrv.URL+"/token")
+	in.setEnv("FORMWARD_GOOGLE_SHEETS_URL", googleURL)
+	in.setEnv("FORMWARD_GOOGLE_TOKEN_URL", googleURL+"/token")
 }
 
 // TestWorkflowDestinationsEmbedded: send_email, chat_message and spreadsheet_append of one

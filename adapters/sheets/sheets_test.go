@@ -31,8 +31,8 @@ func setup(t *testing.T) (*sheets.Sheets, *sheetstest.Google) {
 	ca := actiontest.NewCA(t)
 	f := sheetstest.NewGoogle(serviceAccount(t), "sheet-123", "Leads",
 		"Submitted", "Name", "Email", "Budget", "Tags", "Source", "Notes")
-	srv := f.Serve(t, ca)
-	s, err := sheets.New(sheets.Config{BaseURL: srv.URL, TokenURL: srv.URL + "/token", CAFile: ca.File, Timeout: 3 * time.Second,
+	url := f.Serve(t, ca)
+	s, err := sheets.New(sheets.Config{BaseURL: url, TokenURL: url + "/token", CAFile: ca.File, Timeout: 3 * time.Second,
 		Breaker: actionkit.BreakerOptions{Failures: 100}})
 	if err != nil {
 		t.Fatal(err)
