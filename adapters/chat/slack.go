@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -118,10 +117,7 @@ func (s *Slack) post(ctx context.Context, token string, body []byte) ports.Actio
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := s.http.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return ports.ActionOutcome{Duration: time.Since(start), Err: fmt.Errorf("slack: %w", stripURL(err))}
+		return ports.ActionOutcome{Duration: time.Since(start), Err: fmt.Errorf("slack: %w", actionkit.ClientError(ctx, err))}
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -164,13 +160,4 @@ func retryAfter(v string) time.Duration {
 		return time.Duration(n) * time.Second
 	}
 	return time.Second
-}
-
-// stripURL keeps the cause of a client error and drops the request URL from it.
-func stripURL(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }

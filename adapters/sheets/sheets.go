@@ -228,7 +228,7 @@ func (s *Sheets) do(req *http.Request, token, what string) ([]byte, int, error) 
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := s.http.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", what, clientErr(req.Context(), err))
+		return nil, 0, fmt.Errorf("%s: %w", what, actionkit.ClientError(req.Context(), err))
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

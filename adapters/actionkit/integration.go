@@ -2,7 +2,9 @@ package actionkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/formward/formward/ports"
 )
@@ -24,4 +26,17 @@ func Prepare(ctx context.Context, in ports.ActionInput, validate func(map[string
 		return "", ports.ActionOutcome{Err: notConnected, Permanent: true}, false
 	}
 	return secret, ports.ActionOutcome{}, true
+}
+
+// ClientError is what an integration reports for a call that got no answer: the context's
+// error when it ended, else the client's cause without the request URL (which may carry IDs).
+func ClientError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
