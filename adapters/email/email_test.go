@@ -33,6 +33,19 @@ func newMailer(t *testing.T, url, caFile string) *email.Mailer {
 	return m
 }
 
+// sendOne runs m with in, which must succeed, and returns the one message the server got.
+func sendOne(t *testing.T, m *email.Mailer, srv *smtptest.Server, in ports.ActionInput) smtptest.Message {
+	t.Helper()
+	if out := m.Run(context.Background(), in); out.Err != nil {
+		t.Fatalf("Run: %v", out.Err)
+	}
+	msgs := srv.Messages()
+	if len(msgs) != 1 {
+		t.Fatalf("server got %d messages, want 1", len(msgs))
+	}
+	return msgs[0]
+}
+
 func input(cfg map[string]any, fields map[string]any) ports.ActionInput {
 	in := actiontest.Input(cfg, nil)
 	for k, v := range fields {
@@ -57,15 +70,7 @@ func TestSendsTemplatedHTMLWithEscapingAndPlainAlternative(t *testing.T) {
 		"body":    "<h1>New lead</h1><p>Name: {{fld_name}}</p><p>Note: {{fld_note}}</p><p>Tags: {{fld_tags}}</p>",
 	}, map[string]any{"fld_note": `<script>alert("x")</script> & more`})
 
-	out := m.Run(context.Background(), in)
-	if out.Err != nil {
-		t.Fatalf("Run: %v", out.Err)
-	}
-	msgs := srv.Messages()
-	if len(msgs) != 1 {
-		t.Fatalf("server got %d messages, want 1", len(msgs))
-	}
-	got := msgs[0]
+	got := sendOne(t, m, srv, in)
 	if got.From != "forms@example.com" || len(got.Rcpts) != 1 || got.Rcpts[0] != "ada@example.com" {
 		t.Fatalf("envelope from %q to %v", got.From, got.Rcpts)
 	}
@@ -95,13 +100,9 @@ func TestSendsTemplatedHTMLWithEscapingAndPlainAlternative(t *testing.T) {
 func TestPlainBodyIsSentAsIs(t *testing.T) {
 	srv := startSMTP(t, nil)
 	m := newMailer(t, "smtp://"+srv.Addr, "")
-	out := m.Run(context.Background(), input(map[string]any{
+	got := sendOne(t, m, srv, input(map[string]any{
 		"to": "sales@example.com", "subject": "Lead", "body": "Budget: {{fld_budget}} & a < b", "from_name": "Sales Bot",
 	}, nil))
-	if out.Err != nil {
-		t.Fatalf("Run: %v", out.Err)
-	}
-	got := srv.Messages()[0]
 	p := got.Parts(t)
 	if len(p) != 1 || strings.TrimSpace(p["text/plain"]) != "Budget: 1500 & a < b" {
 		t.Fatalf("parts = %q", p)
@@ -115,13 +116,9 @@ func TestSTARTTLSWithAuth(t *testing.T) {
 	ca := actiontest.NewCA(t)
 	srv := startSMTP(t, ca)
 	m := newMailer(t, "smtp://mailer:s3cret@"+srv.Addr, ca.File)
-	out := m.Run(context.Background(), input(map[string]any{"to": "{{fld_email}}", "subject": "s", "body": "b"}, nil))
-	if out.Err != nil {
-		t.Fatalf("Run: %v", out.Err)
-	}
-	got := srv.Messages()
-	if len(got) != 1 || !got[0].TLS || got[0].Authed != "mailer" {
-		t.Fatalf("messages = %+v, want one sent over STARTTLS after AUTH", got)
+	got := sendOne(t, m, srv, input(map[string]any{"to": "{{fld_email}}", "subject": "s", "body": "b"}, nil))
+	if !got.TLS || got.Authed != "mailer" {
+		t.Fatalf("message = %+v, want one sent over STARTTLS after AUTH", got)
 	}
 }
 
@@ -139,13 +136,9 @@ func TestHeaderInjectionIsNeutralised(t *testing.T) {
 	m := newMailer(t, "smtp://"+srv.Addr, "")
 	evil := "Ada\r\nBcc: evil@example.org\r\nX-Injected: yes"
 
-	out := m.Run(context.Background(), input(map[string]any{
+	got := sendOne(t, m, srv, input(map[string]any{
 		"to": "{{fld_email}}", "subject": "Lead {{fld_name}}", "body": "b", "from_name": "Forms\r\nBcc: evil@example.org",
 	}, map[string]any{"fld_name": evil}))
-	if out.Err != nil {
-		t.Fatalf("Run: %v", out.Err)
-	}
-	got := srv.Messages()[0]
 	if len(got.Rcpts) != 1 || got.Rcpts[0] != "ada@example.com" {
 		t.Fatalf("recipients %v", got.Rcpts)
 	}
@@ -157,7 +150,7 @@ func TestHeaderInjectionIsNeutralised(t *testing.T) {
 	}
 
 	// A to whose value tries the same fails without reaching the server.
-	out = m.Run(context.Background(), input(map[string]any{"to": "{{fld_email}}", "subject": "s", "body": "b"},
+	out := m.Run(context.Background(), input(map[string]any{"to": "{{fld_email}}", "subject": "s", "body": "b"},
 		map[string]any{"fld_email": "ada@example.com\r\nBcc: evil@example.org"}))
 	if out.Err == nil || !out.Permanent {
 		t.Fatalf("to with CRLF: %+v, want a permanent failure", out)

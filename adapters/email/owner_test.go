@@ -29,15 +29,7 @@ func ownerInput(to any) ports.ActionInput {
 func TestOwnerNotificationListsEveryAnswerByLabel(t *testing.T) {
 	srv := startSMTP(t, nil)
 	m := newMailer(t, "smtp://"+srv.Addr, "")
-	out := m.Run(context.Background(), ownerInput([]any{"owner@example.com", "Boss <boss@example.com>"}))
-	if out.Err != nil {
-		t.Fatalf("Run: %v", out.Err)
-	}
-	msgs := srv.Messages()
-	if len(msgs) != 1 {
-		t.Fatalf("%d messages, want one for every owner", len(msgs))
-	}
-	got := msgs[0]
+	got := sendOne(t, m, srv, ownerInput([]any{"owner@example.com", "Boss <boss@example.com>"})) // one for every owner
 	if strings.Join(got.Rcpts, ",") != "owner@example.com,boss@example.com" {
 		t.Fatalf("recipients %v", got.Rcpts)
 	}
@@ -78,10 +70,7 @@ func TestOwnerNotificationSubjectAndReplyToOverridesAndHeaderSafety(t *testing.T
 	in := ownerInput([]string{"owner@example.com"})
 	in.Subject = "Quote request\r\nBcc: evil@example.com"
 	in.ReplyTo = "not an address"
-	if out := m.Run(context.Background(), in); out.Err != nil {
-		t.Fatalf("Run: %v", out.Err)
-	}
-	got := srv.Messages()[0]
+	got := sendOne(t, m, srv, in)
 	if s := got.Subject(t); s != "Quote request  Bcc: evil@example.com" || got.Header.Get("Bcc") != "" {
 		t.Fatalf("Subject = %q", s)
 	}
