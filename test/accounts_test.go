@@ -104,15 +104,13 @@ func TestForgotPasswordMailArrives(t *testing.T) {
 		t.Fatalf("forgot password answers differ: %d and %d\n%s\n%s", knownStatus, unknownStatus, knownBody, unknownBody)
 	}
 
-	eventually(t, 20*time.Second, "the password link mail", func() bool { return len(mail.messages()) > 0 })
-	msgs := mail.messages()
-	mail.mu.Lock()
-	refused := mail.refused
-	mail.mu.Unlock()
-	if len(msgs) != 1 || len(msgs[0].rcpts) != 1 || msgs[0].rcpts[0] != "ada@example.com" || refused != 1 {
-		t.Fatalf("%d messages (recipients %v), %d refused: want one to ada@example.com after one refusal", len(msgs), msgs[0].rcpts, refused)
+	eventually(t, 20*time.Second, "the password link mail", func() bool { return len(mail.Messages()) > 0 })
+	msgs := mail.Messages()
+	refused := mail.Refused()
+	if len(msgs) != 1 || len(msgs[0].Rcpts) != 1 || msgs[0].Rcpts[0] != "ada@example.com" || refused != 1 {
+		t.Fatalf("%d messages (recipients %v), %d refused: want one to ada@example.com after one refusal", len(msgs), msgs[0].Rcpts, refused)
 	}
-	plain := notifyParts(t, msgs[0])["text/plain"]
+	plain := msgs[0].Parts(t)["text/plain"]
 	link := regexp.MustCompile(regexp.QuoteMeta(in.baseURL) + `/app/reset-password\?token=(\S+)`).FindStringSubmatch(plain)
 	if link == nil {
 		t.Fatalf("no link in the mail:\n%s", plain)

@@ -2,17 +2,16 @@ package e2e_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"io"
 	"mime"
 	"mime/multipart"
-	"mime/quotedprintable"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/formward/formward/adapters/email/smtptest"
 	"github.com/formward/formward/test/testkit"
 )
 
@@ -21,32 +20,12 @@ import (
 // through a real SMTP server in-process that refuses every recipient's first delivery with a
 // 4xx, so each notification is retried on FORMWARD_RETRY_DELAYS; the run log shows both runs.
 
-// notifyParts decodes a message's parts by media type (a single-part message gives one).
-func notifyParts(t *testing.T, m destMail) map[string]string {
-	t.Helper()
-	mt, _, err := mime.ParseMediaType(m.headers.Get("Content-Type"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasPrefix(mt, "multipart/") {
-		return mailParts(t, m)
-	}
-	raw := m.body
-	switch strings.ToLower(m.headers.Get("Content-Transfer-Encoding")) {
-	case "quoted-printable":
-		raw, _ = io.ReadAll(quotedprintable.NewReader(bytes.NewReader(raw)))
-	case "base64":
-		raw, _ = base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(raw)), ""))
-	}
-	return map[string]string{mt: string(raw)}
-}
-
 var tokenRe = regexp.MustCompile(`name="_token" value="([^"]+)"`)
 
-func notifyEnv(in *instance, mail *destSMTP) {
+func notifyEnv(in *instance, mail *smtptest.Server) {
 	in.setEnv("FORMWARD_RETRY_DELAYS", "200ms,200ms,200ms")
 	in.setEnv("FORMWARD_API_RATE_LIMIT", "0")
-	in.setEnv("FORMWARD_SMTP_URL", "smtp://"+mail.addr)
+	in.setEnv("FORMWARD_SMTP_URL", "smtp://"+mail.Addr)
 	in.setEnv("FORMWARD_SMTP_FROM", "forms@formward.test")
 	in.setEnv("FORMWARD_PUBLIC_URL", in.baseURL)
 }
@@ -70,7 +49,7 @@ func TestNotificationsKafka(t *testing.T) {
 	inThreeProcesses(t, in, "kafka-notifications", func(key string) { testNotifications(t, in, mail, key) })
 }
 
-func testNotifications(t *testing.T, in *instance, mail *destSMTP, key string) {
+func testNotifications(t *testing.T, in *instance, mail *smtptest.Server, key string) {
 	t.Helper()
 
 	r := in.do("POST", "/v1/forms", key, map[string]any{"name": "Support & <Sales>", "fields": []map[string]any{
@@ -173,33 +152,33 @@ func testNotifications(t *testing.T, in *instance, mail *destSMTP, key string) {
 		t.Fatalf("two runs of one kind: %s", r.raw)
 	}
 
-	msgs := mail.messages()
+	msgs := mail.Messages()
 	if len(msgs) != 2 {
 		t.Fatalf("SMTP server got %d messages, want 2", len(msgs))
 	}
-	var owner, confirmation *destMail
+	var owner, confirmation *smtptest.Message
 	for i := range msgs {
-		if len(msgs[i].rcpts) == 2 {
+		if len(msgs[i].Rcpts) == 2 {
 			owner = &msgs[i]
 		} else {
 			confirmation = &msgs[i]
 		}
 	}
 	if owner == nil || confirmation == nil {
-		t.Fatalf("messages to %v and %v", msgs[0].rcpts, msgs[1].rcpts)
+		t.Fatalf("messages to %v and %v", msgs[0].Rcpts, msgs[1].Rcpts)
 	}
 
 	// The owner email: both owners, reply-to the respondent, every answer by label in form order.
-	if strings.Join(owner.rcpts, ",") != "owner@example.com,lead@example.com" {
-		t.Fatalf("owner recipients %v", owner.rcpts)
+	if strings.Join(owner.Rcpts, ",") != "owner@example.com,lead@example.com" {
+		t.Fatalf("owner recipients %v", owner.Rcpts)
 	}
-	if rt := owner.headers.Get("Reply-To"); !strings.Contains(rt, "ada@example.com") {
+	if rt := owner.Header.Get("Reply-To"); !strings.Contains(rt, "ada@example.com") {
 		t.Fatalf("Reply-To %q", rt)
 	}
-	if s, _ := new(mime.WordDecoder).DecodeHeader(owner.headers.Get("Subject")); s != "New response to Support & <Sales>" {
+	if s, _ := new(mime.WordDecoder).DecodeHeader(owner.Header.Get("Subject")); s != "New response to Support & <Sales>" {
 		t.Fatalf("owner subject %q", s)
 	}
-	parts := notifyParts(t, *owner)
+	parts := owner.Parts(t)
 	html, plain := parts["text/html"], strings.ReplaceAll(parts["text/plain"], "\r\n", "\n")
 	if !strings.Contains(html, "Ada &#34;&lt;b&gt;Lovelace&lt;/b&gt;&#34;") || strings.Contains(html, "<b>Lovelace") ||
 		!strings.Contains(html, "billing, bugs") || !strings.Contains(html, "Line one &amp; more") {
@@ -228,18 +207,18 @@ func testNotifications(t *testing.T, in *instance, mail *destSMTP, key string) {
 	}
 
 	// The confirmation: to the respondent, templated, values escaped in the HTML.
-	if len(confirmation.rcpts) != 1 || confirmation.rcpts[0] != "ada@example.com" {
-		t.Fatalf("confirmation recipients %v", confirmation.rcpts)
+	if len(confirmation.Rcpts) != 1 || confirmation.Rcpts[0] != "ada@example.com" {
+		t.Fatalf("confirmation recipients %v", confirmation.Rcpts)
 	}
-	if s, _ := new(mime.WordDecoder).DecodeHeader(confirmation.headers.Get("Subject")); s != `We got your message, Ada "<b>Lovelace</b>"` {
+	if s, _ := new(mime.WordDecoder).DecodeHeader(confirmation.Header.Get("Subject")); s != `We got your message, Ada "<b>Lovelace</b>"` {
 		t.Fatalf("confirmation subject %q", s)
 	}
-	cparts := notifyParts(t, *confirmation)
+	cparts := confirmation.Parts(t)
 	if h := cparts["text/html"]; !strings.Contains(h, "Thanks Ada &#34;&lt;b&gt;Lovelace&lt;/b&gt;&#34; for writing to Support &amp; &lt;Sales&gt;.") ||
 		!strings.Contains(h, "Reference: "+subID) {
 		t.Fatalf("confirmation HTML:\n%s", h)
 	}
-	if mail.refused != 2 {
-		t.Fatalf("the server refused %d first deliveries, want 2 (the owners', the respondent's)", mail.refused)
+	if mail.Refused() != 2 {
+		t.Fatalf("the server refused %d first deliveries, want 2 (the owners', the respondent's)", mail.Refused())
 	}
 }

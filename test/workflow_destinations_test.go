@@ -2,32 +2,17 @@ package e2e_test
 
 import (
 	"bytes"
-	"crypto"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
-	"fmt"
 	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
-	"net"
 	"net/http"
-	netmail "net/mail"
-	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/emersion/go-smtp"
-
 	"github.com/formward/formward/adapters/actiontest"
+	"github.com/formward/formward/adapters/email/smtptest"
+	"github.com/formward/formward/adapters/sheets/sheetstest"
 	"github.com/formward/formward/test/testkit"
 )
 
@@ -42,7 +27,6 @@ const (
 	destKeyID        = "e2e-kid-1"
 	destSpreadsheet  = "sheet-e2e-123"
 	destSheet        = "Leads 2026"
-	destSheetsScope  = "https://www.googleapis.com/auth/spreadsheets"
 	destMailFrom     = "forms@formward.test"
 	destMailTo       = "sales@example.com"
 	destNoteValue    = "<b>x</b>"
@@ -57,152 +41,15 @@ var destHeaders = []any{"Submission", "Name", "Unmapped", "Note", "Source"}
 
 // ---- SMTP ----
 
-type destMail struct {
-	from    string
-	rcpts   []string
-	tls     bool
-	headers netmail.Header
-	body    []byte
-}
-
-type destSMTP struct {
-	addr string
-	mu   sync.Mutex
-	msgs []destMail
-	// refuseFirst answers 451 the first time an address comes as the first recipient of a
-	// message, so every send's first attempt is refused, and only that one (retries tested).
-	refuseFirst bool
-	seen        map[string]bool
-	refused     int
-}
-
-func (s *destSMTP) messages() []destMail {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]destMail(nil), s.msgs...)
-}
-
-type destSMTPSession struct {
-	srv   *destSMTP
-	conn  *smtp.Conn
-	cur   destMail
-	rcpts int // RCPT commands in this message
-}
-
-func (s *destSMTPSession) Mail(from string, _ *smtp.MailOptions) error {
-	_, s.cur.tls = s.conn.TLSConnectionState()
-	s.cur.from = from
-	return nil
-}
-
-func (s *destSMTPSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	s.rcpts++
-	if s.srv.refuseFirst && s.rcpts == 1 {
-		s.srv.mu.Lock()
-		first := !s.srv.seen[to]
-		if first {
-			s.srv.seen[to] = true
-			s.srv.refused++
-		}
-		s.srv.mu.Unlock()
-		if first {
-			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
-		}
-	}
-	s.cur.rcpts = append(s.cur.rcpts, to)
-	return nil
-}
-
-func (s *destSMTPSession) Data(r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	m, err := netmail.ReadMessage(bytes.NewReader(data))
-	if err != nil {
-		return err
-	}
-	s.cur.headers = m.Header
-	if s.cur.body, err = io.ReadAll(m.Body); err != nil {
-		return err
-	}
-	s.srv.mu.Lock()
-	s.srv.msgs = append(s.srv.msgs, s.cur)
-	s.srv.mu.Unlock()
-	return nil
-}
-
-func (s *destSMTPSession) Reset()        { s.cur, s.rcpts = destMail{}, 0 }
-func (s *destSMTPSession) Logout() error { return nil }
-
-func startDestSMTP(t *testing.T, ca *actiontest.TestCA) *destSMTP {
+func startDestSMTP(t *testing.T, ca *actiontest.TestCA) *smtptest.Server {
 	t.Helper()
-	return serveDestSMTP(t, &destSMTP{}, ca)
+	return smtptest.Start(t, smtptest.Options{TLS: ca.TLSConfig(), Timeout: 10 * time.Second})
 }
 
 // startRefusingSMTP is a plain SMTP server that refuses each address's first delivery (451).
-func startRefusingSMTP(t *testing.T) *destSMTP {
+func startRefusingSMTP(t *testing.T) *smtptest.Server {
 	t.Helper()
-	return serveDestSMTP(t, &destSMTP{refuseFirst: true, seen: map[string]bool{}}, nil)
-}
-
-// serveDestSMTP serves srv on a loopback port, offering STARTTLS when ca is set.
-func serveDestSMTP(t *testing.T, srv *destSMTP, ca *actiontest.TestCA) *destSMTP {
-	t.Helper()
-	s := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
-		return &destSMTPSession{srv: srv, conn: c}, nil
-	}))
-	s.Domain = "localhost"
-	s.ReadTimeout = 10 * time.Second
-	s.WriteTimeout = 10 * time.Second
-	if ca != nil {
-		s.TLSConfig = ca.TLSConfig()
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.addr = l.Addr().String()
-	go func() { _ = s.Serve(l) }()
-	t.Cleanup(func() { _ = s.Close() })
-	return srv
-}
-
-// mailParts decodes a message's parts by media type; it fails unless the message is
-// multipart/alternative.
-func mailParts(t *testing.T, m destMail) map[string]string {
-	t.Helper()
-	mt, params, err := mime.ParseMediaType(m.headers.Get("Content-Type"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if mt != "multipart/alternative" {
-		t.Fatalf("mail Content-Type %q, want multipart/alternative\n%s", mt, m.body)
-	}
-	out := map[string]string{}
-	mr := multipart.NewReader(bytes.NewReader(m.body), params["boundary"])
-	for {
-		p, err := mr.NextRawPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(p)
-		if strings.EqualFold(p.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
-			if raw, err = io.ReadAll(quotedprintable.NewReader(bytes.NewReader(raw))); err != nil {
-				t.Fatal(err)
-			}
-		} else if strings.EqualFold(p.Header.Get("Content-Transfer-Encoding"), "base64") {
-			if raw, err = base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(raw)), "")); err != nil {
-				t.Fatal(err)
-			}
-		}
-		pt, _, _ := mime.ParseMediaType(p.Header.Get("Content-Type"))
-		out[pt] = string(raw)
-	}
-	return out
+	return smtptest.Start(t, smtptest.Options{RefuseFirst: true, Timeout: 10 * time.Second})
 }
 
 // ---- Slack ----
@@ -253,185 +100,22 @@ func (s *destSlack) received() []destSlackPost {
 	return append([]destSlackPost(nil), s.posts...)
 }
 
-// ---- Google ----
-
-type destGoogle struct {
-	t        *testing.T
-	pub      *rsa.PublicKey
-	tokenURL string
-
-	mu         sync.Mutex
-	tokens     map[string]bool
-	tokenCalls int
-	refused    []string // why assertions or requests were refused
-	headerGETs int
-	appended   [][]string
-	appendRng  string
-	appendQry  string
-}
-
-var destValuesPath = regexp.MustCompile(`^/v4/spreadsheets/([^/]+)/values/(.+?)(:append)?$`)
-
-func destGoogleError(w http.ResponseWriter, code int, msg, status string) {
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": code, "message": msg, "status": status}})
-}
-
-func (g *destGoogle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	if r.URL.Path == "/token" {
-		g.token(w, r)
-		return
-	}
-	// The range is path-escaped ('Leads 2026'!1:1): match against the escaped path, then unescape.
-	m := destValuesPath.FindStringSubmatch(r.URL.EscapedPath())
-	if m == nil {
-		g.refused = append(g.refused, "path "+r.URL.EscapedPath())
-		destGoogleError(w, 404, "Requested entity was not found.", "NOT_FOUND")
-		return
-	}
-	if !g.tokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")] {
-		g.refused = append(g.refused, "authorization "+r.Header.Get("Authorization"))
-		destGoogleError(w, 401, "Request had invalid authentication credentials.", "UNAUTHENTICATED")
-		return
-	}
-	id, _ := url.PathUnescape(m[1])
-	rng, _ := url.PathUnescape(m[2])
-	if id != destSpreadsheet {
-		g.refused = append(g.refused, "spreadsheet "+id)
-		destGoogleError(w, 404, "Requested entity was not found.", "NOT_FOUND")
-		return
-	}
-	switch {
-	case r.Method == http.MethodGet && m[3] == "":
-		if rng != "'"+destSheet+"'!1:1" {
-			g.refused = append(g.refused, "header range "+rng)
-			destGoogleError(w, 400, "Unable to parse range: "+rng, "INVALID_ARGUMENT")
-			return
-		}
-		g.headerGETs++
-		_ = json.NewEncoder(w).Encode(map[string]any{"range": "'" + destSheet + "'!A1:Z1", "majorDimension": "ROWS", "values": [][]any{destHeaders}})
-	case r.Method == http.MethodPost && m[3] == ":append":
-		var body struct {
-			Range          string     `json:"range"`
-			MajorDimension string     `json:"majorDimension"`
-			Values         [][]string `json:"values"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body.Values) != 1 {
-			g.refused = append(g.refused, fmt.Sprintf("append body: %v", err))
-			destGoogleError(w, 400, "Invalid JSON payload received.", "INVALID_ARGUMENT")
-			return
-		}
-		g.appendRng, g.appendQry = rng, r.URL.RawQuery
-		g.appended = append(g.appended, body.Values[0])
-		_ = json.NewEncoder(w).Encode(map[string]any{"spreadsheetId": id, "tableRange": "'" + destSheet + "'!A1:E1",
-			"updates": map[string]any{"spreadsheetId": id, "updatedRange": "'" + destSheet + "'!A2:E2", "updatedRows": 1}})
-	default:
-		g.refused = append(g.refused, r.Method+" "+r.URL.Path)
-		destGoogleError(w, 405, "Method not allowed.", "INVALID_ARGUMENT")
-	}
-}
-
-// token is the JWT bearer flow (RFC 7523): the RS256 assertion must verify against the test
-// service account's public key, with Google's claims.
-func (g *destGoogle) token(w http.ResponseWriter, r *http.Request) {
-	g.tokenCalls++
-	bad := func(why string) {
-		g.refused = append(g.refused, "token: "+why)
-		w.WriteHeader(400)
-		_ = json.NewEncoder(w).Encode(map[string]string{"error": "invalid_grant", "error_description": why})
-	}
-	if r.Method != http.MethodPost {
-		bad("method " + r.Method)
-		return
-	}
-	if err := r.ParseForm(); err != nil || r.PostForm.Get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer" {
-		bad("grant_type")
-		return
-	}
-	parts := strings.Split(r.PostForm.Get("assertion"), ".")
-	if len(parts) != 3 {
-		bad("not a JWT")
-		return
-	}
-	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
-	if err != nil {
-		bad("signature encoding")
-		return
-	}
-	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
-	if err := rsa.VerifyPKCS1v15(g.pub, crypto.SHA256, sum[:], sig); err != nil {
-		bad("Invalid JWT Signature.")
-		return
-	}
-	var header map[string]string
-	var claims map[string]any
-	hb, err1 := base64.RawURLEncoding.DecodeString(parts[0])
-	cb, err2 := base64.RawURLEncoding.DecodeString(parts[1])
-	if err1 != nil || err2 != nil || json.Unmarshal(hb, &header) != nil || json.Unmarshal(cb, &claims) != nil {
-		bad("header or claims not base64url JSON")
-		return
-	}
-	now := float64(time.Now().Unix())
-	iat, _ := claims["iat"].(float64)
-	exp, _ := claims["exp"].(float64)
-	switch {
-	case header["alg"] != "RS256" || header["kid"] != destKeyID:
-		bad(fmt.Sprintf("header %v", header))
-	case claims["iss"] != destClientEmail:
-		bad(fmt.Sprintf("iss %v", claims["iss"]))
-	case claims["aud"] != g.tokenURL:
-		bad(fmt.Sprintf("aud %v, want %s", claims["aud"], g.tokenURL))
-	case claims["scope"] != destSheetsScope:
-		bad(fmt.Sprintf("scope %v", claims["scope"]))
-	case iat == 0 || iat > now+5 || exp <= now || exp-iat > 3600:
-		bad(fmt.Sprintf("times iat %v exp %v", claims["iat"], claims["exp"]))
-	default:
-		tok := fmt.Sprintf("ya29.e2e-%d", g.tokenCalls)
-		g.tokens[tok] = true
-		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "expires_in": 3599, "token_type": "Bearer"})
-	}
-}
-
-func (g *destGoogle) snapshot() (appended [][]string, rng, query string, headerGETs int, refused []string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([][]string(nil), g.appended...), g.appendRng, g.appendQry, g.headerGETs, append([]string(nil), g.refused...)
-}
-
 // ---- all three ----
 
 type destinations struct {
 	ca     *actiontest.TestCA
-	mail   *destSMTP
+	mail   *smtptest.Server
 	slack  *destSlack
-	google *destGoogle
+	google *sheetstest.Google
 	saJSON string
 }
 
 func newDestinations(t *testing.T) *destinations {
 	t.Helper()
 	ca := actiontest.NewCA(t)
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sa, _ := json.Marshal(map[string]string{
-		"type": "service_account", "project_id": "proj", "private_key_id": destKeyID,
-		"private_key":  string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})),
-		"client_email": destClientEmail, "client_id": "1234567890",
-		// Formward must use its configured token URL, never the key file's.
-		"token_uri": "https://attacker.example/token",
-	})
-	d := &destinations{ca: ca, mail: startDestSMTP(t, ca), slack: &destSlack{}, saJSON: string(sa),
-		google: &destGoogle{t: t, pub: &key.PublicKey, tokens: map[string]bool{}}}
-	return d
+	sa := sheetstest.NewServiceAccount(t, destClientEmail, destKeyID)
+	return &destinations{ca: ca, mail: startDestSMTP(t, ca), slack: &destSlack{}, saJSON: sa.JSON(t),
+		google: sheetstest.NewGoogle(sa, destSpreadsheet, destSheet, destHeaders...)}
 }
 
 // env points an instance at the three destinations, with the fast retry schedule of the other
@@ -439,20 +123,17 @@ func newDestinations(t *testing.T) *destinations {
 func (d *destinations) env(t *testing.T, in *instance) {
 	t.Helper()
 	slackSrv := d.ca.HTTPSServer(t, d.slack)
-	googleSrv := d.ca.HTTPSServer(t, d.google)
-	d.google.mu.Lock()
-	d.google.tokenURL = googleSrv.URL + "/token"
-	d.google.mu.Unlock()
+	googleURL := d.google.Serve(t, d.ca)
 	in.setEnv("FORMWARD_WEBHOOK_CA_FILE", d.ca.File)
 	in.setEnv("FORMWARD_ALLOW_PRIVATE_DESTINATIONS", "true")
 	in.setEnv("FORMWARD_RETRY_DELAYS", "200ms,200ms,200ms,200ms")
 	in.setEnv("FORMWARD_BREAKER_COOLDOWN", "300ms")
 	in.setEnv("FORMWARD_API_RATE_LIMIT", "0")
-	in.setEnv("FORMWARD_SMTP_URL", "smtp://"+d.mail.addr)
+	in.setEnv("FORMWARD_SMTP_URL", "smtp://"+d.mail.Addr)
 	in.setEnv("FORMWARD_SMTP_FROM", destMailFrom)
 	in.setEnv("FORMWARD_SLACK_API_URL", slackSrv.URL)
-	in.setEnv("FORMWARD_GOOGLE_SHEETS_URL", googleSrv.URL)
-	in.setEnv("FORMWARD_GOOGLE_TOKEN_URL", googleSrv.URL+"/token")
+	in.setEnv("FORMWARD_GOOGLE_SHEETS_URL", googleURL)
+	in.setEnv("FORMWARD_GOOGLE_TOKEN_URL", googleURL+"/token")
 }
 
 // TestWorkflowDestinationsEmbedded: send_email, chat_message and spreadsheet_append of one
@@ -533,13 +214,12 @@ func testWorkflowDestinations(t *testing.T, in *instance, d *destinations, key s
 
 	// All three destinations received it.
 	arrived := func() bool {
-		appended, _, _, _, _ := d.google.snapshot()
-		return len(d.mail.messages()) >= 1 && len(d.slack.received()) >= 1 && len(appended) >= 1
+		return len(d.mail.Messages()) >= 1 && len(d.slack.received()) >= 1 && len(d.google.Log().Appended) >= 1
 	}
 	if !testkit.Wait(30*time.Second, arrived) {
-		appended, _, _, _, refused := d.google.snapshot()
+		google := d.google.Log()
 		t.Fatalf("timed out after 30s waiting for the destinations: %d mails, %d Slack posts, %d sheet rows (Google refused %q); runs: %v",
-			len(d.mail.messages()), len(d.slack.received()), len(appended), refused, runsOf(t, in, key, wfID))
+			len(d.mail.Messages()), len(d.slack.received()), len(google.Appended), google.Refused, runsOf(t, in, key, wfID))
 	}
 
 	// The run log: one run, succeeded, three succeeded actions in order.
@@ -559,28 +239,27 @@ func testWorkflowDestinations(t *testing.T, in *instance, d *destinations, key s
 
 	// send_email: one message over STARTTLS to the recipient, templated subject, the value
 	// escaped in the HTML part, a text/plain alternative reading it as itself.
-	msgs := d.mail.messages()
+	msgs := d.mail.Messages()
 	if len(msgs) != 1 {
 		t.Fatalf("SMTP server got %d messages, want 1", len(msgs))
 	}
 	mail := msgs[0]
-	if mail.from != destMailFrom || len(mail.rcpts) != 1 || mail.rcpts[0] != destMailTo {
-		t.Fatalf("envelope from %q to %v", mail.from, mail.rcpts)
+	if mail.From != destMailFrom || len(mail.Rcpts) != 1 || mail.Rcpts[0] != destMailTo {
+		t.Fatalf("envelope from %q to %v", mail.From, mail.Rcpts)
 	}
-	if !mail.tls {
+	if !mail.TLS {
 		t.Errorf("the mail was not sent over STARTTLS, though the server offered it")
 	}
-	subject, err := new(mime.WordDecoder).DecodeHeader(mail.headers.Get("Subject"))
-	if err != nil {
-		t.Fatal(err)
+	if want := "New Leads lead: " + destNameValue; mail.Subject(t) != want {
+		t.Errorf("Subject = %q, want %q", mail.Subject(t), want)
 	}
-	if want := "New Leads lead: " + destNameValue; subject != want {
-		t.Errorf("Subject = %q, want %q", subject, want)
-	}
-	if to := mail.headers.Get("To"); !strings.Contains(to, destMailTo) {
+	if to := mail.Header.Get("To"); !strings.Contains(to, destMailTo) {
 		t.Errorf("To = %q", to)
 	}
-	parts := mailParts(t, mail)
+	if mt := mail.MediaType(t); mt != "multipart/alternative" {
+		t.Fatalf("mail Content-Type %q, want multipart/alternative\n%s", mt, mail.Body)
+	}
+	parts := mail.Parts(t)
 	htmlPart, plain := parts["text/html"], parts["text/plain"]
 	if !strings.Contains(htmlPart, "<p>Note: "+destNoteEscaped+"</p>") || strings.Contains(htmlPart, destNoteValue) ||
 		!strings.Contains(htmlPart, "<p>Name: "+destNameValue+"</p>") {
@@ -607,15 +286,15 @@ func testWorkflowDestinations(t *testing.T, in *instance, d *destinations, key s
 
 	// spreadsheet_append: the row follows the header row (case-insensitive), unmapped columns
 	// empty, static and templated values written.
-	appended, rng, query, headerGETs, refused := d.google.snapshot()
-	if len(refused) > 0 {
-		t.Errorf("the Google fake refused: %q", refused)
+	google := d.google.Log()
+	if len(google.Refused) > 0 {
+		t.Errorf("the Google fake refused: %q", google.Refused)
 	}
 	want := []string{subID, destNameValue, "", destNoteValue, destSheetSource}
-	if len(appended) != 1 || strings.Join(appended[0], "|") != strings.Join(want, "|") {
-		t.Fatalf("appended rows %q, want one row %q", appended, want)
+	if len(google.Appended) != 1 || strings.Join(google.Appended[0], "|") != strings.Join(want, "|") {
+		t.Fatalf("appended rows %q, want one row %q", google.Appended, want)
 	}
-	if headerGETs != 1 || rng != "'"+destSheet+"'!A1" || query != "valueInputOption=RAW&insertDataOption=INSERT_ROWS" {
-		t.Errorf("header reads %d, append range %q query %q", headerGETs, rng, query)
+	if google.HeaderGETs != 1 || google.AppendRange != "'"+destSheet+"'!A1" || google.AppendQuery != "valueInputOption=RAW&insertDataOption=INSERT_ROWS" {
+		t.Errorf("header reads %d, append range %q query %q", google.HeaderGETs, google.AppendRange, google.AppendQuery)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -92,15 +91,9 @@ type slackAnswer struct {
 
 // Run posts the message.
 func (s *Slack) Run(ctx context.Context, in ports.ActionInput) ports.ActionOutcome {
-	if ctx.Err() != nil {
-		return actionkit.Canceled(ctx)
-	}
-	if vs := s.Validate(in.Config); len(vs) > 0 {
-		return ports.ActionOutcome{Err: fmt.Errorf("invalid action config: %s: %s", vs[0].Key, vs[0].Message), Permanent: true}
-	}
-	token := in.Credentials["bot_token"]
-	if in.Credentials == nil || token == "" {
-		return ports.ActionOutcome{Err: ErrNotConnected, Permanent: true}
+	token, out, ok := actionkit.Prepare(ctx, in, s.Validate, "bot_token", ErrNotConnected)
+	if !ok {
+		return out
 	}
 	render := in.Render
 	if render == nil {
@@ -124,10 +117,7 @@ func (s *Slack) post(ctx context.Context, token string, body []byte) ports.Actio
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := s.http.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return ports.ActionOutcome{Duration: time.Since(start), Err: fmt.Errorf("slack: %w", stripURL(err))}
+		return ports.ActionOutcome{Duration: time.Since(start), Err: fmt.Errorf("slack: %w", actionkit.ClientError(ctx, err))}
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -170,13 +160,4 @@ func retryAfter(v string) time.Duration {
 		return time.Duration(n) * time.Second
 	}
 	return time.Second
-}
-
-// stripURL keeps the cause of a client error and drops the request URL from it.
-func stripURL(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }

@@ -176,13 +176,7 @@ func sealAAD(header []byte, workspaceID string, aad []byte) []byte {
 // for one workspace share one round trip, so a burst of first Seals makes one key; across
 // processes, DataKeyRepository.Insert returns the key of whichever process won.
 func (c *Cipher) loadCurrent(ctx context.Context, workspaceID string) (*dataKey, error) {
-	v, err, _ := c.flight.Do("ws\x00"+workspaceID, func() (any, error) {
-		c.mu.RLock()
-		dk := c.current[workspaceID]
-		c.mu.RUnlock()
-		if dk != nil {
-			return dk, nil
-		}
+	return c.loadShared("ws\x00"+workspaceID, func() *dataKey { return c.current[workspaceID] }, func() (*dataKey, error) {
 		wk, err := c.keys.Current(ctx, workspaceID)
 		switch {
 		case errors.Is(err, domain.ErrNotFound):
@@ -195,7 +189,8 @@ func (c *Cipher) loadCurrent(ctx context.Context, workspaceID string) (*dataKey,
 		if wk.WorkspaceID != workspaceID {
 			return nil, fmt.Errorf("crypto: repository returned data key %s of another workspace", wk.ID)
 		}
-		if dk, err = c.unwrap(wk); err != nil {
+		dk, err := c.unwrap(wk)
+		if err != nil {
 			return nil, err
 		}
 		c.mu.Lock()
@@ -203,6 +198,20 @@ func (c *Cipher) loadCurrent(ctx context.Context, workspaceID string) (*dataKey,
 		c.byID[dk.id] = dk
 		c.mu.Unlock()
 		return dk, nil
+	})
+}
+
+// loadShared returns the data key cached says is known, or else the one load finds, which
+// load caches; concurrent callers with the same flight key share one load.
+func (c *Cipher) loadShared(flight string, cached func() *dataKey, load func() (*dataKey, error)) (*dataKey, error) {
+	v, err, _ := c.flight.Do(flight, func() (any, error) {
+		c.mu.RLock()
+		dk := cached()
+		c.mu.RUnlock()
+		if dk != nil {
+			return dk, nil
+		}
+		return load()
 	})
 	if err != nil {
 		return nil, err
@@ -237,13 +246,7 @@ func (c *Cipher) createDataKey(ctx context.Context, workspaceID string) (ports.W
 
 // loadByID fetches and unwraps one data key for Open.
 func (c *Cipher) loadByID(ctx context.Context, id string) (*dataKey, error) {
-	v, err, _ := c.flight.Do("id\x00"+id, func() (any, error) {
-		c.mu.RLock()
-		dk := c.byID[id]
-		c.mu.RUnlock()
-		if dk != nil {
-			return dk, nil
-		}
+	return c.loadShared("id\x00"+id, func() *dataKey { return c.byID[id] }, func() (*dataKey, error) {
 		wk, err := c.keys.Get(ctx, id)
 		if errors.Is(err, domain.ErrNotFound) {
 			// A ciphertext naming a key that does not exist was not made here.
@@ -255,7 +258,8 @@ func (c *Cipher) loadByID(ctx context.Context, id string) (*dataKey, error) {
 		if wk.ID != id {
 			return nil, fmt.Errorf("crypto: repository returned data key %s for %s", wk.ID, id)
 		}
-		if dk, err = c.unwrap(wk); err != nil {
+		dk, err := c.unwrap(wk)
+		if err != nil {
 			return nil, err
 		}
 		c.mu.Lock()
@@ -263,10 +267,6 @@ func (c *Cipher) loadByID(ctx context.Context, id string) (*dataKey, error) {
 		c.mu.Unlock()
 		return dk, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.(*dataKey), nil
 }
 
 func (c *Cipher) unwrap(wk ports.WrappedKey) (*dataKey, error) {

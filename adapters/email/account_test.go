@@ -26,7 +26,7 @@ func TestAccountMailIsNotConfiguredWithoutARelay(t *testing.T) {
 func TestAccountMailGoesThroughTheRelay(t *testing.T) {
 	ca := actiontest.NewCA(t)
 	srv := startSMTP(t, ca)
-	m, err := email.NewAccountMailer(email.Config{URL: "smtp://mailer:s3cret@" + srv.addr, From: "forms@example.com", CAFile: ca.File, Timeout: 3 * time.Second})
+	m, err := email.NewAccountMailer(email.Config{URL: "smtp://mailer:s3cret@" + srv.Addr, From: "forms@example.com", CAFile: ca.File, Timeout: 3 * time.Second})
 	if err != nil || m == nil {
 		t.Fatalf("NewAccountMailer: %v, %v", m, err)
 	}
@@ -35,28 +35,28 @@ func TestAccountMailGoesThroughTheRelay(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}
-	msgs := srv.messages()
+	msgs := srv.Messages()
 	if len(msgs) != 1 {
 		t.Fatalf("%d messages", len(msgs))
 	}
 	got := msgs[0]
-	if !got.tls || got.authed != "mailer" || got.from != "forms@example.com" || strings.Join(got.rcpts, ",") != "grace@example.com" {
-		t.Fatalf("envelope: tls %v, auth %q, from %q, rcpts %v", got.tls, got.authed, got.from, got.rcpts)
+	if !got.TLS || got.Authed != "mailer" || got.From != "forms@example.com" || strings.Join(got.Rcpts, ",") != "grace@example.com" {
+		t.Fatalf("envelope: tls %v, auth %q, from %q, rcpts %v", got.TLS, got.Authed, got.From, got.Rcpts)
 	}
-	if s := subject(t, got); s != "You are invited  Bcc: evil@example.com" {
+	if s := got.Subject(t); s != "You are invited  Bcc: evil@example.com" {
 		t.Fatalf("Subject = %q", s)
 	}
-	if got.headers.Get("Bcc") != "" {
+	if got.Header.Get("Bcc") != "" {
 		t.Fatal("the subject started a header")
 	}
-	if body := strings.ReplaceAll(parts(t, got)["text/plain"], "\r\n", "\n"); body != text {
+	if body := strings.ReplaceAll(got.Parts(t)["text/plain"], "\r\n", "\n"); body != text {
 		t.Fatalf("body %q, want %q", body, text)
 	}
 }
 
 func TestAccountMailRefusesABadRecipient(t *testing.T) {
 	srv := startSMTP(t, nil)
-	m, err := email.NewAccountMailer(email.Config{URL: "smtp://" + srv.addr, From: "forms@example.com", Timeout: 3 * time.Second})
+	m, err := email.NewAccountMailer(email.Config{URL: "smtp://" + srv.Addr, From: "forms@example.com", Timeout: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestAccountMailRefusesABadRecipient(t *testing.T) {
 			t.Errorf("Send to %q succeeded", to)
 		}
 	}
-	if len(srv.messages()) != 0 {
+	if len(srv.Messages()) != 0 {
 		t.Fatal("a message was sent")
 	}
 	if err := m.Send(context.Background(), ports.Mail{To: "someone@rejected.example", Subject: "Hello", Text: "x"}); err == nil {

@@ -28,26 +28,18 @@ func ownerInput(to any) ports.ActionInput {
 
 func TestOwnerNotificationListsEveryAnswerByLabel(t *testing.T) {
 	srv := startSMTP(t, nil)
-	m := newMailer(t, "smtp://"+srv.addr, "")
-	out := m.Run(context.Background(), ownerInput([]any{"owner@example.com", "Boss <boss@example.com>"}))
-	if out.Err != nil {
-		t.Fatalf("Run: %v", out.Err)
+	m := newMailer(t, "smtp://"+srv.Addr, "")
+	got := sendOne(t, m, srv, ownerInput([]any{"owner@example.com", "Boss <boss@example.com>"})) // one for every owner
+	if strings.Join(got.Rcpts, ",") != "owner@example.com,boss@example.com" {
+		t.Fatalf("recipients %v", got.Rcpts)
 	}
-	msgs := srv.messages()
-	if len(msgs) != 1 {
-		t.Fatalf("%d messages, want one for every owner", len(msgs))
-	}
-	got := msgs[0]
-	if strings.Join(got.rcpts, ",") != "owner@example.com,boss@example.com" {
-		t.Fatalf("recipients %v", got.rcpts)
-	}
-	if rt := got.headers.Get("Reply-To"); !strings.Contains(rt, "ada@example.com") {
+	if rt := got.Header.Get("Reply-To"); !strings.Contains(rt, "ada@example.com") {
 		t.Fatalf("Reply-To = %q", rt)
 	}
-	if s := subject(t, got); s != "New response to Contact <us>" {
+	if s := got.Subject(t); s != "New response to Contact <us>" {
 		t.Fatalf("Subject = %q", s)
 	}
-	p := parts(t, got)
+	p := got.Parts(t)
 	h, plain := p["text/html"], strings.ReplaceAll(p["text/plain"], "\r\n", "\n")
 	for _, want := range []string{"Ada &#34;&lt;b&gt;&#34; &amp; co", "<th align=\"left\" valign=\"top\">Topics</th><td>sales, press</td>",
 		`<a href="https://forms.example/files/x/cv.pdf?expires=1&amp;sig=a">cv.pdf</a>`, "javascript:alert(1)", "New response to Contact &lt;us&gt;"} {
@@ -74,18 +66,15 @@ func TestOwnerNotificationListsEveryAnswerByLabel(t *testing.T) {
 
 func TestOwnerNotificationSubjectAndReplyToOverridesAndHeaderSafety(t *testing.T) {
 	srv := startSMTP(t, nil)
-	m := newMailer(t, "smtp://"+srv.addr, "")
+	m := newMailer(t, "smtp://"+srv.Addr, "")
 	in := ownerInput([]string{"owner@example.com"})
 	in.Subject = "Quote request\r\nBcc: evil@example.com"
 	in.ReplyTo = "not an address"
-	if out := m.Run(context.Background(), in); out.Err != nil {
-		t.Fatalf("Run: %v", out.Err)
-	}
-	got := srv.messages()[0]
-	if s := subject(t, got); s != "Quote request  Bcc: evil@example.com" || got.headers.Get("Bcc") != "" {
+	got := sendOne(t, m, srv, in)
+	if s := got.Subject(t); s != "Quote request  Bcc: evil@example.com" || got.Header.Get("Bcc") != "" {
 		t.Fatalf("Subject = %q", s)
 	}
-	if rt := got.headers.Get("Reply-To"); rt != "" {
+	if rt := got.Header.Get("Reply-To"); rt != "" {
 		t.Fatalf("Reply-To = %q for an invalid address", rt)
 	}
 }

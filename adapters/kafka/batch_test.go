@@ -12,9 +12,7 @@ import (
 
 func TestRunBatchesHandlesEveryEventAndCommitsTheBatch(t *testing.T) {
 	const topic, partitions, n, forms = "batches", 3, 600, 6
-	brokers := newCluster(t, topic, partitions)
-	pub := NewPublisher(PublisherConfig{Brokers: brokers, Topic: topic})
-	defer pub.Close()
+	brokers, pub := newTopic(t, topic, partitions)
 	if err := pub.Publish(context.Background(), testEvents(n, forms)); err != nil {
 		t.Fatal(err)
 	}

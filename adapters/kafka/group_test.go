@@ -14,9 +14,7 @@ import (
 
 func TestTwoMembersShareTheTopic(t *testing.T) {
 	const topic, partitions, n = "events", 4, 400
-	brokers := newCluster(t, topic, partitions)
-	pub := NewPublisher(PublisherConfig{Brokers: brokers, Topic: topic})
-	defer pub.Close()
+	brokers, pub := newTopic(t, topic, partitions)
 	evs := testEvents(n, 20)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

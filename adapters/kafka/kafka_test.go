@@ -33,6 +33,15 @@ func newCluster(t testing.TB, topic string, partitions int32) []string {
 	return c.ListenAddrs()
 }
 
+// newTopic starts a cluster with topic in partitions and a publisher to it, both closed with t.
+func newTopic(t testing.TB, topic string, partitions int32) (brokers []string, pub *Publisher) {
+	t.Helper()
+	brokers = newCluster(t, topic, partitions)
+	pub = NewPublisher(PublisherConfig{Brokers: brokers, Topic: topic})
+	t.Cleanup(func() { _ = pub.Close() })
+	return brokers, pub
+}
+
 // testEvents makes n events spread round-robin over forms; data.seq numbers each form's events.
 func testEvents(n, forms int) []event.Event {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 678_000_000, time.UTC)
@@ -248,9 +257,7 @@ func TestPublishThenConsumeInOrderPerForm(t *testing.T) {
 
 func TestFailedEventIsRedeliveredAndHoldsBackTheCommit(t *testing.T) {
 	const topic = "events"
-	brokers := newCluster(t, topic, 1)
-	pub := NewPublisher(PublisherConfig{Brokers: brokers, Topic: topic})
-	defer pub.Close()
+	brokers, pub := newTopic(t, topic, 1)
 	evs := testEvents(5, 2)
 	if err := pub.Publish(context.Background(), evs); err != nil {
 		t.Fatal(err)
@@ -286,9 +293,7 @@ func TestFailedEventIsRedeliveredAndHoldsBackTheCommit(t *testing.T) {
 
 func TestSecondMemberResumesFromCommittedOffset(t *testing.T) {
 	const topic, partitions, n = "events", 3, 200
-	brokers := newCluster(t, topic, partitions)
-	pub := NewPublisher(PublisherConfig{Brokers: brokers, Topic: topic})
-	defer pub.Close()
+	brokers, pub := newTopic(t, topic, partitions)
 	evs := testEvents(n, 10)
 	if err := pub.Publish(context.Background(), evs); err != nil {
 		t.Fatal(err)

@@ -140,9 +140,7 @@ func TestPartitionerMatchesJava(t *testing.T) {
 // them, so a Kafka Streams join by form ID with a Java-produced topic is co-partitioned.
 func TestPublishedEventsLandOnJavasPartition(t *testing.T) {
 	const topic, partitions = "events", 12
-	brokers := newCluster(t, topic, partitions)
-	pub := NewPublisher(PublisherConfig{Brokers: brokers, Topic: topic})
-	defer pub.Close()
+	brokers, pub := newTopic(t, topic, partitions)
 
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	var evs []event.Event

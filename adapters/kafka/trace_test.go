@@ -21,14 +21,12 @@ func TestTraceContextTravelsInHeaders(t *testing.T) {
 	t.Cleanup(tracing.Install(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))))
 
 	const topic = "traced"
-	brokers := newCluster(t, topic, 1)
+	brokers, p := newTopic(t, topic, 1)
 	ctx, request := tracing.Tracer().Start(context.Background(), "request")
 	evs := testEvents(2, 1)
 	evs[0].TraceParent = tracing.TraceParent(ctx)
 	request.End()
 
-	p := NewPublisher(PublisherConfig{Brokers: brokers, Topic: topic})
-	t.Cleanup(func() { _ = p.Close() })
 	if err := p.Publish(context.Background(), evs); err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,14 @@ func newLocalStore(t testing.TB) (raw *objectstore.Local, dataDir string) {
 	return raw, dataDir
 }
 
+// newEncryptedLocal is a local store, raw, in dataDir, and enc sealing it with a fresh master key.
+func newEncryptedLocal(t testing.TB) (enc *objectstore.Encrypted, raw *objectstore.Local, dataDir string) {
+	t.Helper()
+	raw, dataDir = newLocalStore(t)
+	c, _ := fileCipher(t, crypto.NewKeyring(crypto.GenerateMasterKey()))
+	return objectstore.NewEncrypted(raw, c), raw, dataDir
+}
+
 // s3Env is one MinIO server for a test: the store, a raw client and the server's data dir.
 type s3Env struct {
 	store   *objectstore.S3
@@ -82,9 +90,8 @@ func newS3Env(t testing.TB) s3Env {
 }
 
 func TestEncryptedLocalContract(t *testing.T) {
-	raw, _ := newLocalStore(t)
-	c, _ := fileCipher(t, crypto.NewKeyring(crypto.GenerateMasterKey()))
-	runContract(t, objectstore.NewEncrypted(raw, c), true)
+	enc, _, _ := newEncryptedLocal(t)
+	runContract(t, enc, true)
 }
 
 // TestEncryptedS3 runs every encrypted-store test against one real MinIO server.
@@ -103,23 +110,19 @@ func TestEncryptedS3(t *testing.T) {
 }
 
 func TestEncryptedLocalRawDump(t *testing.T) {
-	raw, dataDir := newLocalStore(t)
-	c, _ := fileCipher(t, crypto.NewKeyring(crypto.GenerateMasterKey()))
+	enc, raw, dataDir := newEncryptedLocal(t)
 	dump := func(t *testing.T) []rawItem { return dumpTree(t, dataDir) }
-	testRawDump(t, objectstore.NewEncrypted(raw, c), dump)
+	testRawDump(t, enc, dump)
 	t.Run("plaintext is visible without encryption", func(t *testing.T) { testRawDumpControl(t, raw, dump) })
 }
 
 func TestEncryptedLocalRanges(t *testing.T) {
-	raw, _ := newLocalStore(t)
-	c, _ := fileCipher(t, crypto.NewKeyring(crypto.GenerateMasterKey()))
-	testServeRanges(t, objectstore.NewEncrypted(raw, c))
+	enc, _, _ := newEncryptedLocal(t)
+	testServeRanges(t, enc)
 }
 
 func TestEncryptPlaintextLocal(t *testing.T) {
-	raw, dataDir := newLocalStore(t)
-	c, _ := fileCipher(t, crypto.NewKeyring(crypto.GenerateMasterKey()))
-	enc := objectstore.NewEncrypted(raw, c)
+	enc, raw, dataDir := newEncryptedLocal(t)
 
 	// A write interrupted by a crash of an older version left a temporary file of plaintext.
 	dir := filepath.Join(objectstore.LocalDir(dataDir), "workspaces", "wsp_m", "forms", "frm_m", "crashed")
@@ -177,9 +180,7 @@ func TestEncryptedFilesSurviveMasterKeyRotation(t *testing.T) {
 // A stored file opens only in its own place, workspace and name, and any altered byte fails.
 func TestEncryptedRefusesTamperingAndMisplacing(t *testing.T) {
 	ctx := context.Background()
-	raw, dataDir := newLocalStore(t)
-	c, _ := fileCipher(t, crypto.NewKeyring(crypto.GenerateMasterKey()))
-	enc := objectstore.NewEncrypted(raw, c)
+	enc, raw, dataDir := newEncryptedLocal(t)
 	content := randomBytes(t, 150<<10)
 	a := "workspaces/wsp_a/forms/frm_a/submissions/sub_a/obj_a/a.txt"
 	b := "workspaces/wsp_b/forms/frm_b/submissions/sub_b/obj_b/a.txt"
@@ -230,9 +231,7 @@ func TestEncryptedRefusesTamperingAndMisplacing(t *testing.T) {
 // A body shorter or longer than its declared size stores nothing.
 func TestEncryptedRefusesWrongBodySizes(t *testing.T) {
 	ctx := context.Background()
-	raw, _ := newLocalStore(t)
-	c, _ := fileCipher(t, crypto.NewKeyring(crypto.GenerateMasterKey()))
-	enc := objectstore.NewEncrypted(raw, c)
+	enc, _, _ := newEncryptedLocal(t)
 	body := randomBytes(t, 3<<20)
 	key := "workspaces/wsp_s/forms/frm_s/submissions/sub_s/obj_s/a.bin"
 	for _, declared := range []int64{int64(len(body)) - 1, int64(len(body)) + 1, 1 << 20, 0} {

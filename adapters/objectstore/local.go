@@ -263,17 +263,8 @@ func (l *Local) walk(ctx context.Context, prefix string, fn func(key, path strin
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
 		start = filepath.Join(l.root, filepath.FromSlash(prefix[:i]))
 	}
-	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.IsDir() || strings.HasSuffix(p, metaSuffix) || strings.HasPrefix(d.Name(), ".tmp-") {
+	err := walkFiles(ctx, start, func(p string, d fs.DirEntry) error {
+		if strings.HasSuffix(p, metaSuffix) || strings.HasPrefix(d.Name(), ".tmp-") {
 			return nil
 		}
 		rel, err := filepath.Rel(l.root, p)
@@ -299,6 +290,26 @@ func (l *Local) walk(ctx context.Context, prefix string, fn func(key, path strin
 	return nil
 }
 
+// walkFiles calls fn for every file under start, until ctx ends; what vanishes meanwhile, start
+// included, is skipped.
+func walkFiles(ctx context.Context, start string, fn func(p string, d fs.DirEntry) error) error {
+	return filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		return fn(p, d)
+	})
+}
+
 // List calls fn with the key of every object under prefix, sidecars and temporary files aside.
 func (l *Local) List(ctx context.Context, prefix string, fn func(key string) error) error {
 	if err := validatePrefix(prefix); err != nil {
@@ -316,17 +327,8 @@ func (l *Local) RemoveStaleTemp(ctx context.Context, prefix string, cutoff time.
 	}
 	start := filepath.Join(l.root, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
 	removed := 0
-	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if d.IsDir() || !strings.HasPrefix(d.Name(), ".tmp-") {
+	err := walkFiles(ctx, start, func(p string, d fs.DirEntry) error {
+		if !strings.HasPrefix(d.Name(), ".tmp-") {
 			return nil
 		}
 		st, err := d.Info()

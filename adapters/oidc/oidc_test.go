@@ -88,52 +88,37 @@ func TestSignInWithAVerifiedEmail(t *testing.T) {
 	}
 }
 
-// PKCE: a code is worthless without the verifier its challenge was made from.
-func TestExchangeRefusesAWrongVerifier(t *testing.T) {
-	op := startProvider(t, true)
-	p := newProvider(t, op.Issuer)
-	verifier := strings.Repeat("a", 43)
-	cb := signIn(t, p.AuthURL("s", "n", verifier), oidctest.Ada)
-	if _, err := p.Exchange(context.Background(), cb.Get("code"), strings.Repeat("b", 43), "n"); err == nil {
-		t.Fatal("a code was exchanged with another verifier")
-	}
-}
-
-func TestExchangeRefusesAnotherSignInsNonce(t *testing.T) {
-	op := startProvider(t, true)
-	p := newProvider(t, op.Issuer)
-	verifier := strings.Repeat("c", 43)
-	cb := signIn(t, p.AuthURL("s", "nonce-of-this-sign-in", verifier), oidctest.Ada)
-	_, err := p.Exchange(context.Background(), cb.Get("code"), verifier, "nonce-of-another")
-	if !errors.Is(err, oidc.ErrNonce) {
-		t.Fatalf("Exchange with another nonce: %v, want ErrNonce", err)
-	}
-}
-
-func TestExchangeRefusesAnUnverifiedEmail(t *testing.T) {
-	for _, claimsInIDToken := range []bool{false, true} {
-		op := startProvider(t, claimsInIDToken)
-		p := newProvider(t, op.Issuer)
-		verifier := strings.Repeat("d", 43)
-		cb := signIn(t, p.AuthURL("s", "n", verifier), oidctest.Bob)
-		id, err := p.Exchange(context.Background(), cb.Get("code"), verifier, "n")
-		if !errors.Is(err, oidc.ErrEmailNotVerified) {
-			t.Fatalf("claims in ID token %v: Exchange for an unverified email: %+v, %v; want ErrEmailNotVerified", claimsInIDToken, id, err)
-		}
-	}
-}
-
-// The code is redeemed with the client's credentials: a wrong client secret gets nothing.
-func TestExchangeRefusesAWrongClientSecret(t *testing.T) {
-	op := startProvider(t, true)
-	other, err := oidc.New(oidc.Config{Issuer: op.Issuer, ClientID: clientID, ClientSecret: "wrong", PublicURL: publicURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	verifier := strings.Repeat("e", 43)
-	cb := signIn(t, other.AuthURL("s", "n", verifier), oidctest.Ada)
-	if _, err := other.Exchange(context.Background(), cb.Get("code"), verifier, "n"); err == nil {
-		t.Fatal("a code was exchanged with a wrong client secret")
+// An exchange fails unless everything matches the sign-in: PKCE makes a code worthless without
+// the verifier its challenge was made from, the nonce must be this sign-in's, the email must be
+// verified, and the code is redeemed with the client's credentials.
+func TestExchangeRefuses(t *testing.T) {
+	signInVerifier, signInNonce := strings.Repeat("a", 43), "nonce-of-this-sign-in"
+	for _, tc := range []struct {
+		name            string
+		claimsInIDToken bool
+		user            string
+		secret          string // the client secret formward has
+		verifier, nonce string // what formward exchanges the code with
+		want            error  // nil: any error
+	}{
+		{"a wrong verifier", true, oidctest.Ada, clientSecret, strings.Repeat("b", 43), signInNonce, nil},
+		{"another sign-in's nonce", true, oidctest.Ada, clientSecret, signInVerifier, "nonce-of-another", oidc.ErrNonce},
+		{"an unverified email at the userinfo endpoint", false, oidctest.Bob, clientSecret, signInVerifier, signInNonce, oidc.ErrEmailNotVerified},
+		{"an unverified email in the ID token", true, oidctest.Bob, clientSecret, signInVerifier, signInNonce, oidc.ErrEmailNotVerified},
+		{"a wrong client secret", true, oidctest.Ada, "wrong", signInVerifier, signInNonce, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			op := startProvider(t, tc.claimsInIDToken)
+			p, err := oidc.New(oidc.Config{Issuer: op.Issuer, ClientID: clientID, ClientSecret: tc.secret, PublicURL: publicURL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cb := signIn(t, p.AuthURL("s", signInNonce, signInVerifier), tc.user)
+			id, err := p.Exchange(context.Background(), cb.Get("code"), tc.verifier, tc.nonce)
+			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
+				t.Fatalf("Exchange: %+v, %v; want a failure (%v)", id, err, tc.want)
+			}
+		})
 	}
 }
 

@@ -98,15 +98,9 @@ func (*Sheets) Validate(cfg map[string]any) []ports.ConfigViolation {
 
 // Run appends one row.
 func (s *Sheets) Run(ctx context.Context, in ports.ActionInput) ports.ActionOutcome {
-	if ctx.Err() != nil {
-		return actionkit.Canceled(ctx)
-	}
-	if vs := s.Validate(in.Config); len(vs) > 0 {
-		return ports.ActionOutcome{Err: fmt.Errorf("invalid action config: %s: %s", vs[0].Key, vs[0].Message), Permanent: true}
-	}
-	cred := in.Credentials["service_account_json"]
-	if in.Credentials == nil || cred == "" {
-		return ports.ActionOutcome{Err: ErrNotConnected, Permanent: true}
+	cred, out, ok := actionkit.Prepare(ctx, in, s.Validate, "service_account_json", ErrNotConnected)
+	if !ok {
+		return out
 	}
 	return s.breakers.Do(ctx, in.ActionID, func() ports.ActionOutcome { return s.append(ctx, in, cred) })
 }
@@ -234,7 +228,7 @@ func (s *Sheets) do(req *http.Request, token, what string) ([]byte, int, error) 
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := s.http.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %w", what, clientErr(req.Context(), err))
+		return nil, 0, fmt.Errorf("%s: %w", what, actionkit.ClientError(req.Context(), err))
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/formward/formward/adapters/actionkit"
 )
 
 // Scope is the OAuth scope the access tokens are requested for.
@@ -167,7 +169,7 @@ func (s *Sheets) accessToken(ctx context.Context, rawCred string) (string, [32]b
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := s.http.Do(req)
 	if err != nil {
-		return "", ck, fmt.Errorf("google token: %w", clientErr(ctx, err))
+		return "", ck, fmt.Errorf("google token: %w", actionkit.ClientError(ctx, err))
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
@@ -197,15 +199,4 @@ func (s *Sheets) accessToken(ctx context.Context, rawCred string) (string, [32]b
 	}
 	s.tokens.put(ck, cachedToken{value: t.AccessToken, expires: now.Add(life)})
 	return t.AccessToken, ck, nil
-}
-
-func clientErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
 }
