@@ -121,28 +121,10 @@ func (p postgresDB) snapshot(ctx context.Context, db *sql.DB, path string) (map[
 	if err := tx.QueryRowContext(ctx, "SELECT pg_export_snapshot()").Scan(&snap); err != nil {
 		return nil, fmt.Errorf("postgres backup: export snapshot: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT table_name FROM information_schema.tables
+	counts, err := countTables(ctx, tx, "postgres", `SELECT table_name FROM information_schema.tables
 		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`)
 	if err != nil {
-		return nil, fmt.Errorf("postgres backup: list tables: %w", err)
-	}
-	var tables []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			_ = rows.Close()
-			return nil, err
-		}
-		tables = append(tables, t)
-	}
-	_ = rows.Close()
-	counts := make(map[string]int64, len(tables))
-	for _, t := range tables {
-		var n int64
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM "`+t+`"`).Scan(&n); err != nil {
-			return nil, fmt.Errorf("postgres backup: count %s: %w", t, err)
-		}
-		counts[t] = n
+		return nil, err
 	}
 	pgDump, err := p.pgDump.Find("pg_dump")
 	if err != nil {

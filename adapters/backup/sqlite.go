@@ -111,28 +111,41 @@ func openSQLite(path string) (*sql.DB, error) {
 
 // sqliteCounts counts the rows of every table.
 func sqliteCounts(ctx context.Context, db *sql.DB) (map[string]int64, error) {
-	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+	return countTables(ctx, db, "sqlite", "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+}
+
+// querier is what countTables reads through: a database or a transaction on its snapshot.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// countTables lists the tables that list names (one column, the table name) and counts the
+// rows of each; a failure while listing fails the whole count, so a manifest never holds a
+// partial list of tables.
+func countTables(ctx context.Context, q querier, engine, list string) (map[string]int64, error) {
+	rows, err := q.QueryContext(ctx, list)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite list tables: %w", err)
+		return nil, fmt.Errorf("%s backup: list tables: %w", engine, err)
 	}
 	var tables []string
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
 			_ = rows.Close()
-			return nil, err
+			return nil, fmt.Errorf("%s backup: list tables: %w", engine, err)
 		}
 		tables = append(tables, name)
 	}
 	_ = rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s backup: list tables: %w", engine, err)
 	}
 	counts := make(map[string]int64, len(tables))
 	for _, t := range tables {
 		var n int64
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM "`+t+`"`).Scan(&n); err != nil {
-			return nil, fmt.Errorf("sqlite count %s: %w", t, err)
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM "`+t+`"`).Scan(&n); err != nil {
+			return nil, fmt.Errorf("%s backup: count %s: %w", engine, t, err)
 		}
 		counts[t] = n
 	}
