@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/formward/formward/application/apptest"
 	"maps"
 	"slices"
 	"sync"
@@ -337,7 +338,7 @@ func engineWithClock(t *testing.T, clock ports.Clock, sender ports.Sender, hooks
 	wh, ds := newPipeWebhooks(hooks...), newPipeDeliveries()
 	engine := webhooks.NewDeliveryEngine(ds, wh, sender, clock,
 		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond, ClaimLease: time.Second}, nil)
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, clock, engine.Notify)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, clock, engine.Notify)
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +360,7 @@ func TestFanOutBuildsOneDeliveryPerMatchingWebhook(t *testing.T) {
 		newTestHook(t, "whk_updates", nil, "submission.updated"),
 	)
 	ds := newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, nil)
 	ctx := context.Background()
 	if err := fan.Handle(ctx, testEvent("evt_1")); err != nil {
 		t.Fatal(err)
@@ -399,11 +400,11 @@ func TestFanOutBuildsOneDeliveryPerMatchingWebhook(t *testing.T) {
 func TestFanOutSkipsDisabledWebhooks(t *testing.T) {
 	on, off := newTestHook(t, "whk_on", nil, "submission.created"), newTestHook(t, "whk_off", nil, "submission.created")
 	occurred := testEvent("evt_1").OccurredAt
-	if err := off.Apply(webhook.Patch{Enabled: ptr(false)}, occurred.Add(-time.Hour)); err != nil {
+	if err := off.Apply(webhook.Patch{Enabled: apptest.Ptr(false)}, occurred.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	wh, ds := newPipeWebhooks(on, off), newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, nil)
 	ctx := context.Background()
 	if err := fan.Handle(ctx, testEvent("evt_1")); err != nil {
 		t.Fatal(err)
@@ -412,7 +413,7 @@ func TestFanOutSkipsDisabledWebhooks(t *testing.T) {
 		t.Fatalf("deliveries %v, want one to whk_on", ds.order)
 	}
 	// Switched on after the event happened: its late fan-out still skips it, later events go.
-	if err := off.Apply(webhook.Patch{Enabled: ptr(true)}, occurred.Add(time.Minute)); err != nil {
+	if err := off.Apply(webhook.Patch{Enabled: apptest.Ptr(true)}, occurred.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	late := testEvent("evt_late")
@@ -437,7 +438,7 @@ func TestFanOutBatchWritesOnce(t *testing.T) {
 	wh := newPipeWebhooks(newTestHook(t, "whk_all", nil, "submission.created"), newTestHook(t, "whk_form1", &form1, "submission.created"))
 	ds := newPipeDeliveries()
 	woken := 0
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, func() { woken++ })
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, func() { woken++ })
 	var evs []event.Event
 	for i := range 10 {
 		e := testEvent(fmt.Sprintf("evt_%d", i))
@@ -477,7 +478,7 @@ func TestDeliveryBodyFormPublished(t *testing.T) {
 func TestFanOutFailsOnlyWhenStorageFails(t *testing.T) {
 	wh := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created"))
 	ds := newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, nil)
 	ds.addErr = errors.New("database down")
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err == nil {
 		t.Fatal("want an error when deliveries cannot be stored")
@@ -588,7 +589,7 @@ func TestEngineBreakerRefusalWaitsForRetryAt(t *testing.T) {
 func TestEngineSkipsDeletedWebhook(t *testing.T) {
 	sender := &scriptedSender{script: []ports.OutboundResult{fail500}}
 	wh, ds := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created")), newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, nil)
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err != nil {
 		t.Fatal(err)
 	}
@@ -668,7 +669,7 @@ func TestEngineBoundsConcurrency(t *testing.T) {
 	})
 	wh := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created"))
 	ds := newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, nil)
 	for i := range 20 {
 		if err := fan.Handle(context.Background(), testEvent(fmt.Sprintf("evt_%d", i))); err != nil {
 			t.Fatal(err)

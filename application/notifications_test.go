@@ -3,6 +3,7 @@ package application_test
 import (
 	"context"
 	"errors"
+	"github.com/formward/formward/application/apptest"
 	"strings"
 	"testing"
 	"time"
@@ -139,7 +140,7 @@ func TestRunStarterAsksAgainWhenTheFormCannotBeRead(t *testing.T) {
 	}
 }
 
-type failingForms struct{ *memForms }
+type failingForms struct{ *apptest.Forms }
 
 func (failingForms) Get(context.Context, string, string) (*form.Form, error) {
 	return nil, errors.New("database is down")
@@ -204,12 +205,12 @@ func TestListNotificationRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := workflows.NewListNotificationRunsHandler(w.forms, w.runs)
-	ctx = as("wsp_a", apikey.ScopeReadOnly)
+	ctx = apptest.As("wsp_a", apikey.ScopeReadOnly)
 	rs, more, err := h.Handle(ctx, workflows.ListNotificationRuns{FormID: "frm_1", Page: ports.Page{Limit: 1}})
 	if err != nil || len(rs) != 1 || !more {
 		t.Fatalf("page: %d runs, more %v, %v", len(rs), more, err)
 	}
-	if _, _, err := h.Handle(as("wsp_b", apikey.ScopeAdmin), workflows.ListNotificationRuns{FormID: "frm_1", Page: ports.Page{Limit: 1}}); err == nil {
+	if _, _, err := h.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), workflows.ListNotificationRuns{FormID: "frm_1", Page: ports.Page{Limit: 1}}); err == nil {
 		t.Fatal("another workspace's form was listed")
 	}
 }

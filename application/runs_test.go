@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/formward/formward/application/apptest"
 	"sort"
 	"strings"
 	"sync"
@@ -261,10 +262,10 @@ func (s *scriptedRunner) Run(_ context.Context, in ports.ActionInput) ports.Acti
 }
 
 type runsWorld struct {
-	clock        *fixedClock
-	ids          *seqIDs
-	forms        *memForms
-	submissions  *memSubmissions
+	clock        *apptest.Clock
+	ids          *apptest.IDs
+	forms        *apptest.Forms
+	submissions  *apptest.Submissions
 	workflows    *runsWorkflows
 	runs         *runsStore
 	integrations *runsIntegrations
@@ -291,8 +292,9 @@ var testSchedule = func() webhook.RetrySchedule {
 
 func newRunsWorld(t *testing.T) *runsWorld {
 	t.Helper()
-	w := &runsWorld{clock: &fixedClock{now: runsT0}, ids: &seqIDs{}, forms: &memForms{counts: map[string]int64{}},
-		submissions: &memSubmissions{}, workflows: &runsWorkflows{}, runs: newRunsStore(), integrations: &runsIntegrations{},
+	st := apptest.NewStore()
+	w := &runsWorld{clock: &apptest.Clock{At: runsT0}, ids: &apptest.IDs{}, forms: st.Forms,
+		submissions: st.Submissions, workflows: &runsWorkflows{}, runs: newRunsStore(), integrations: &runsIntegrations{},
 		runners: map[string]*scriptedRunner{}}
 	f, err := form.New("frm_1", "wsp_a", form.Draft{Name: "Leads", Fields: []form.FieldSpec{
 		{Label: "Budget", Type: "number"}, {Label: "Email", Type: "email"}, {Label: "Topics", Type: "checkbox", Options: []string{"a", "b"}},
@@ -351,7 +353,7 @@ func (w *runsWorld) event() event.Event {
 func (w *runsWorld) drain(t *testing.T) {
 	t.Helper()
 	for range 100 {
-		rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 100, Lease: time.Minute})
+		rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.At, Limit: 100, Lease: time.Minute})
 		if len(rs) == 0 {
 			var next *time.Time
 			for _, r := range w.runs.all() {
@@ -362,7 +364,7 @@ func (w *runsWorld) drain(t *testing.T) {
 			if next == nil {
 				return
 			}
-			w.clock.now = *next
+			w.clock.At = *next
 			continue
 		}
 		for _, r := range rs {
@@ -395,7 +397,7 @@ func TestRunsExecuteActionsInOrder(t *testing.T) {
 	if len(w.order) != 3 || w.order[0] != acts[0].ActionID || w.order[1] != acts[1].ActionID || w.order[2] != acts[2].ActionID {
 		t.Fatalf("order %v", w.order)
 	}
-	if !w.clock.now.Equal(runsT0) {
+	if !w.clock.At.Equal(runsT0) {
 		t.Fatal("successful actions waited")
 	}
 	// The input: submission values, labels, form name, rendered templates.
@@ -418,7 +420,7 @@ func TestRunsRetryFailingActionWhileLaterOnesWait(t *testing.T) {
 	w.addWorkflow(t, []string{"send_webhook", "automation_trigger"})
 	w.runners["send_webhook"].script = []ports.ActionOutcome{{StatusCode: 500, Err: errors.New("answered 500")}, {Err: errors.New("timeout")}}
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
-	rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 10, Lease: time.Minute})
+	rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.At, Limit: 10, Lease: time.Minute})
 	w.engine.Advance(context.Background(), rs[0])
 	r := rs[0]
 	if r.Status() != workflow.RunRunning || actionStatuses(r) != "pending:1,pending:0" || !r.NextAttemptAt().Equal(runsT0.Add(time.Second)) {
@@ -435,8 +437,8 @@ func TestRunsRetryFailingActionWhileLaterOnesWait(t *testing.T) {
 	if got := w.runners["send_webhook"].calls; got[0].Attempt != 1 || got[2].Attempt != 3 {
 		t.Fatalf("attempt numbers %d %d", got[0].Attempt, got[2].Attempt)
 	}
-	if !w.clock.now.Equal(runsT0.Add(3 * time.Second)) {
-		t.Fatalf("schedule: finished at %v", w.clock.now)
+	if !w.clock.At.Equal(runsT0.Add(3 * time.Second)) {
+		t.Fatalf("schedule: finished at %v", w.clock.At)
 	}
 }
 
@@ -483,8 +485,8 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 	}
 
 	retry := workflowsapp.NewRetryRunHandler(w.workflows, w.runs, w.clock)
-	w.clock.now = w.clock.now.Add(time.Hour)
-	if _, err := retry.Handle(as("wsp_a", apikey.ScopeReadOnly), workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, auth.ErrForbidden) {
+	w.clock.At = w.clock.At.Add(time.Hour)
+	if _, err := retry.Handle(apptest.As("wsp_a", apikey.ScopeReadOnly), workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, auth.ErrForbidden) {
 		t.Fatalf("a read-only key: %v", err)
 	}
 	for name, c := range map[string]struct {
@@ -497,7 +499,7 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 		"an unknown workflow":   {"wsp_a", workflowsapp.RetryRun{WorkflowID: "wfl_nope", ID: failed.ID()}},
 		"another workspace key": {"wsp_b", workflowsapp.RetryRun{WorkflowID: "wfl_nope", ID: failed.ID()}},
 	} {
-		if _, err := retry.Handle(as(c.ws, apikey.ScopeAdmin), c.cmd); !errors.Is(err, domain.ErrNotFound) {
+		if _, err := retry.Handle(apptest.As(c.ws, apikey.ScopeAdmin), c.cmd); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("%s: %v, want not found", name, err)
 		}
 	}
@@ -510,7 +512,7 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status() != workflow.RunQueued || got.NextAttemptAt() == nil || !got.NextAttemptAt().Equal(w.clock.now) || got.FinishedAt() != nil {
+	if got.Status() != workflow.RunQueued || got.NextAttemptAt() == nil || !got.NextAttemptAt().Equal(w.clock.At) || got.FinishedAt() != nil {
 		t.Fatalf("after the retry: %s next %v finished %v", got.Status(), got.NextAttemptAt(), got.FinishedAt())
 	}
 	// Queued again, not yet run: a second retry is refused until it fails again.
@@ -519,7 +521,7 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 	}
 
 	// The engine claims it at once and finishes it: the endpoint works now.
-	claimed, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 10, Lease: time.Minute})
+	claimed, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.At, Limit: 10, Lease: time.Minute})
 	if len(claimed) != 1 || claimed[0].ID() != failed.ID() {
 		t.Fatalf("claimed after the retry: %v", claimed)
 	}
@@ -594,8 +596,8 @@ func TestRunsBreakerRefusalUsesNoAttempt(t *testing.T) {
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
 	w.drain(t)
 	r := w.runs.all()[0]
-	if r.Status() != workflow.RunSucceeded || actionStatuses(r) != "succeeded:1" || !w.clock.now.Equal(runsT0.Add(30*time.Second)) {
-		t.Fatalf("%s %s at %v", r.Status(), actionStatuses(r), w.clock.now)
+	if r.Status() != workflow.RunSucceeded || actionStatuses(r) != "succeeded:1" || !w.clock.At.Equal(runsT0.Add(30*time.Second)) {
+		t.Fatalf("%s %s at %v", r.Status(), actionStatuses(r), w.clock.At)
 	}
 	if calls := w.runners["send_webhook"].calls; calls[1].Attempt != 1 {
 		t.Fatalf("breaker refusal used an attempt: %d", calls[1].Attempt)
@@ -653,7 +655,7 @@ func TestRunsOfDeletedWorkflowFinish(t *testing.T) {
 	wf := w.addWorkflow(t, []string{"send_webhook", "automation_trigger"})
 	w.runners["send_webhook"].script = []ports.ActionOutcome{{Err: errors.New("down")}}
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
-	rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 10, Lease: time.Minute})
+	rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.At, Limit: 10, Lease: time.Minute})
 	w.engine.Advance(context.Background(), rs[0])
 	// The workflow, and even the submission, are deleted while the run waits for its retry.
 	_ = w.workflows.Delete(context.Background(), "wsp_a", wf.ID())
@@ -669,7 +671,7 @@ func TestRunsOfDeletedWorkflowFinish(t *testing.T) {
 		t.Fatalf("fallback values %v", in.Fields)
 	}
 	// The list query 404s for the deleted workflow.
-	_, _, err := workflowsapp.NewListRunsHandler(w.workflows, w.runs).Handle(as("wsp_a", apikey.ScopeReadOnly), workflowsapp.ListRuns{WorkflowID: wf.ID(), Page: ports.Page{Limit: 10}})
+	_, _, err := workflowsapp.NewListRunsHandler(w.workflows, w.runs).Handle(apptest.As("wsp_a", apikey.ScopeReadOnly), workflowsapp.ListRuns{WorkflowID: wf.ID(), Page: ports.Page{Limit: 10}})
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("list runs of deleted workflow: %v", err)
 	}

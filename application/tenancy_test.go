@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/formward/formward/application/apptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -84,28 +85,28 @@ func workspaceField(t reflect.Type, path string, seen map[reflect.Type]bool) str
 func TestNoUseCaseReachesAnotherWorkspace(t *testing.T) {
 	h := newWorkflowHarness(application.Settings{})
 	hooks := newWebhookHarness(0)
-	hooks.harness = h.harness
-	h.app = application.New(application.Deps{
-		Workspaces: h.workspaces, Keys: h.keys, Forms: h.forms, Submissions: h.submissions,
-		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher, URLs: h.urls,
+	hooks.Harness = h.Harness
+	h.App = application.New(application.Deps{
+		Workspaces: h.Workspaces, Keys: h.Keys, Forms: h.Forms, Submissions: h.Submissions,
+		IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher, URLs: h.urls,
 		Workflows: h.workflows, Integrations: h.integrations,
 		Actions:  map[string]ports.ActionRunner{"send_email": stubRunner{typ: "send_email"}},
 		Webhooks: hooks.webhooks, Deliveries: hooks.deliveries,
 	}, application.Settings{})
-	app := h.app
+	app := h.App
 	inB := auth.WithPrincipal(context.Background(), auth.Principal{WorkspaceID: "wsp_b", Role: member.RoleOwner,
 		Actor: audit.Actor{Type: audit.ActorUser, ID: "usr_b"}})
 	inA := auth.WithPrincipal(context.Background(), auth.Principal{WorkspaceID: "wsp_a", Role: member.RoleOwner,
 		Actor: audit.Actor{Type: audit.ActorUser, ID: "usr_a"}})
 
-	f := h.createForm(t, "wsp_b", captureFields()...)
+	f := h.CreateForm(t, "wsp_b", captureFields()...)
 	s, err := app.Commands.CaptureSubmission.Handle(inB, capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	w, err := hooks.create(t, "wsp_b", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"},
-		FormID: ptr(f.ID()), Secret: ptr("s")})
+		FormID: apptest.Ptr(f.ID()), Secret: apptest.Ptr("s")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/domain/audit"
 	"reflect"
 	"strings"
@@ -24,40 +25,12 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // ctx acts as an admin key of workspace wsp_a: the use cases read who acts from the context.
-var ctx = as("wsp_a", apikey.ScopeAdmin)
-
-// as returns a context in which an API key of the workspace with the scope acts.
-func as(workspaceID string, scope apikey.Scope) context.Context {
-	return auth.WithPrincipal(context.Background(), auth.Principal{WorkspaceID: workspaceID, KeyID: "key_test",
-		Scope: scope, Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_test", Name: "test key"}})
-}
-
-func (h *harness) createForm(t *testing.T, ws string, fields ...form.FieldSpec) *form.Form {
-	t.Helper()
-	v, err := h.app.Commands.CreateForm.Handle(as(ws, apikey.ScopeAdmin), forms.CreateForm{
-		Draft: form.Draft{Name: "Contact", Fields: fields}})
-	if err != nil {
-		t.Fatalf("CreateForm: %v", err)
-	}
-	return v.Form
-}
-
-func (h *harness) setStatus(t *testing.T, ws, id, status string) *form.Form {
-	t.Helper()
-	v, err := h.app.Commands.UpdateForm.Handle(as(ws, apikey.ScopeAdmin), forms.UpdateForm{ID: id,
-		Patch: form.Patch{Status: ptr(status)}})
-	if err != nil {
-		t.Fatalf("UpdateForm(status=%s): %v", status, err)
-	}
-	return v.Form
-}
+var ctx = apptest.As("wsp_a", apikey.ScopeAdmin)
 
 func TestCreateForm(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a",
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a",
 		form.FieldSpec{Label: "Name", Type: "text", Required: true},
 		form.FieldSpec{Label: "Email", Type: "email"})
 	if f.Status() != form.StatusDraft {
@@ -71,30 +44,30 @@ func TestCreateForm(t *testing.T) {
 			t.Errorf("field ID = %q", fl.ID)
 		}
 	}
-	if !f.CreatedAt().Equal(testNow) {
+	if !f.CreatedAt().Equal(apptest.Now) {
 		t.Errorf("createdAt = %v", f.CreatedAt())
 	}
-	if len(h.forms.items) != 1 || len(h.forms.events) != 0 {
-		t.Fatalf("stored %d forms, %d events", len(h.forms.items), len(h.forms.events))
+	if len(h.Forms.Items) != 1 || len(h.Forms.Events) != 0 {
+		t.Fatalf("stored %d forms, %d events", len(h.Forms.Items), len(h.Forms.Events))
 	}
-	if _, err := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: f.ID()}); err != nil {
+	if _, err := h.App.Queries.GetForm.Handle(ctx, forms.GetForm{ID: f.ID()}); err != nil {
 		t.Fatalf("GetForm: %v", err)
 	}
 
-	_, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{
+	_, err := h.App.Commands.CreateForm.Handle(ctx, forms.CreateForm{
 		Draft: form.Draft{Name: " ", Fields: []form.FieldSpec{{Label: "x", Type: "radio"}}}})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || len(ve.Violations) != 2 {
 		t.Fatalf("invalid draft: %v", err)
 	}
-	if len(h.forms.items) != 1 {
+	if len(h.Forms.Items) != 1 {
 		t.Fatal("invalid form stored")
 	}
 }
 
 func TestUpdateFormPublishedEvents(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"})
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"})
 
 	steps := []struct {
 		status    string
@@ -110,13 +83,13 @@ func TestUpdateFormPublishedEvents(t *testing.T) {
 		{"draft", false},     // archived → draft
 	}
 	for i, st := range steps {
-		h.clock.now = testNow.Add(time.Duration(i+1) * time.Minute)
-		before := len(h.forms.events)
-		got := h.setStatus(t, "wsp_a", f.ID(), st.status)
-		if string(got.Status()) != st.status || !got.UpdatedAt().Equal(h.clock.now) {
+		h.Clock.At = apptest.Now.Add(time.Duration(i+1) * time.Minute)
+		before := len(h.Forms.Events)
+		got := h.SetStatus(t, "wsp_a", f.ID(), st.status)
+		if string(got.Status()) != st.status || !got.UpdatedAt().Equal(h.Clock.At) {
 			t.Fatalf("step %d: status %q updatedAt %v", i, got.Status(), got.UpdatedAt())
 		}
-		added := h.forms.events[before:]
+		added := h.Forms.Events[before:]
 		if !st.wantEvent {
 			if len(added) != 0 {
 				t.Fatalf("step %d (→%s): unexpected events %+v", i, st.status, added)
@@ -130,65 +103,79 @@ func TestUpdateFormPublishedEvents(t *testing.T) {
 		if e.Type != event.FormPublished || e.FormID != f.ID() || e.WorkspaceID != "wsp_a" || !strings.HasPrefix(e.ID, ports.PrefixEvent+"_") {
 			t.Fatalf("event = %+v", e)
 		}
-		want := map[string]any{"name": "Contact", "published_at": domain.FormatTime(h.clock.now)}
-		if !reflect.DeepEqual(e.Data, want) || !e.OccurredAt.Equal(h.clock.now) {
+		want := map[string]any{"name": "Contact", "published_at": domain.FormatTime(h.Clock.At)}
+		if !reflect.DeepEqual(e.Data, want) || !e.OccurredAt.Equal(h.Clock.At) {
 			t.Fatalf("event data = %v at %v, want %v", e.Data, e.OccurredAt, want)
 		}
 	}
-	if n := len(h.forms.events); n != 2 {
+	if n := len(h.Forms.Events); n != 2 {
 		t.Fatalf("total form.published events = %d, want 2", n)
 	}
 }
 
 func TestUpdateFormPublishWithRenameUsesNewName(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a")
-	_, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(),
-		Patch: form.Patch{Name: ptr("Signup"), Status: ptr("published")}})
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a")
+	_, err := h.App.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(),
+		Patch: form.Patch{Name: apptest.Ptr("Signup"), Status: apptest.Ptr("published")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(h.forms.events) != 1 || h.forms.events[0].Data["name"] != "Signup" {
-		t.Fatalf("events = %+v", h.forms.events)
+	if len(h.Forms.Events) != 1 || h.Forms.Events[0].Data["name"] != "Signup" {
+		t.Fatalf("events = %+v", h.Forms.Events)
 	}
 }
 
 func TestUpdateFormFailures(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"})
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"})
 	fieldID := f.Fields()[0].ID
 
 	// Invalid patch: nothing stored, no event, even though it would publish.
-	_, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(),
-		Patch: form.Patch{Status: ptr("published"), Fields: &[]form.FieldSpec{{ID: "fld_foreign", Label: "x", Type: "text"}}}})
+	_, err := h.App.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(),
+		Patch: form.Patch{Status: apptest.Ptr("published"), Fields: &[]form.FieldSpec{{ID: "fld_foreign", Label: "x", Type: "text"}}}})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Violations[0].Field != "fields[0].id" {
 		t.Fatalf("err = %v, want a violation at fields[0].id", err)
 	}
-	if len(h.forms.events) != 0 {
+	if len(h.Forms.Events) != 0 {
 		t.Fatal("event emitted for a rejected patch")
 	}
-	got, _ := h.app.Queries.GetForm.Handle(ctx, forms.GetForm{ID: f.ID()})
+	got, _ := h.App.Queries.GetForm.Handle(ctx, forms.GetForm{ID: f.ID()})
 	if got.Form.Status() != form.StatusDraft || got.Form.Fields()[0].ID != fieldID {
 		t.Fatalf("form changed: %q %v", got.Form.Status(), got.Form.Fields())
 	}
 
 	// Another workspace's form is not found.
-	_, err = h.app.Commands.UpdateForm.Handle(as("wsp_b", apikey.ScopeAdmin), forms.UpdateForm{ID: f.ID(),
-		Patch: form.Patch{Status: ptr("published")}})
-	if !errors.Is(err, domain.ErrNotFound) || len(h.forms.events) != 0 {
-		t.Fatalf("err = %v, events = %d", err, len(h.forms.events))
+	_, err = h.App.Commands.UpdateForm.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), forms.UpdateForm{ID: f.ID(),
+		Patch: form.Patch{Status: apptest.Ptr("published")}})
+	if !errors.Is(err, domain.ErrNotFound) || len(h.Forms.Events) != 0 {
+		t.Fatalf("err = %v, events = %d", err, len(h.Forms.Events))
 	}
-	if _, err := h.app.Queries.GetForm.Handle(as("wsp_b", apikey.ScopeAdmin), forms.GetForm{ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.App.Queries.GetForm.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), forms.GetForm{ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("GetForm from another workspace: %v", err)
 	}
 }
 
+// storeSubmissions stores n submissions of the form, which the form's count then holds.
+func storeSubmissions(t *testing.T, h *apptest.Harness, f *form.Form, n int) {
+	t.Helper()
+	for range n {
+		s, err := submission.New(h.IDs.New(ports.PrefixSubmission), f, nil, submission.Metadata{Source: submission.SourceAPI}, apptest.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Submissions.Add(context.Background(), s, event.Event{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestUpdateFormReturnsCount(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a")
-	h.forms.counts[f.ID()] = 7
-	v, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Name: ptr("N")}})
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a")
+	storeSubmissions(t, h, f, 7)
+	v, err := h.App.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Name: apptest.Ptr("N")}})
 	if err != nil || v.SubmissionCount != 7 || v.Form.Name() != "N" {
 		t.Fatalf("view = %+v, %v", v, err)
 	}
@@ -202,14 +189,14 @@ func captureFields() []form.FieldSpec {
 }
 
 func TestCaptureSubmission(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a", captureFields()...)
-	h.setStatus(t, "wsp_a", f.ID(), "published")
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a", captureFields()...)
+	h.SetStatus(t, "wsp_a", f.ID(), "published")
 	nameID, ageID := f.Fields()[0].ID, f.Fields()[1].ID
 	ip := "203.0.113.7"
 	ua, ref := "Mozilla/5.0", "https://example.com/landing"
 
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+	s, err := h.App.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
 		FormID: f.ID(), Source: submission.SourceForm,
 		Data: map[string]submission.Input{nameID: "Jane", ageID: submission.Number("4.0")},
 		IP:   ip, UserAgent: &ua, Referrer: &ref,
@@ -224,7 +211,7 @@ func TestCaptureSubmission(t *testing.T) {
 	if !strings.HasPrefix(s.ID(), ports.PrefixSubmission+"_") || s.FormID() != f.ID() || s.WorkspaceID() != "wsp_a" {
 		t.Errorf("submission ids = %q %q %q", s.ID(), s.FormID(), s.WorkspaceID())
 	}
-	if !s.SubmittedAt().Equal(testNow) {
+	if !s.SubmittedAt().Equal(apptest.Now) {
 		t.Errorf("submittedAt = %v", s.SubmittedAt())
 	}
 	if got := s.Data(); got[nameID].String() != "Jane" || got[ageID].String() != "4" {
@@ -232,15 +219,15 @@ func TestCaptureSubmission(t *testing.T) {
 	}
 
 	// IP: hashed through the port, raw IP nowhere in the stored record.
-	if !reflect.DeepEqual(h.hasher.calls, []string{ip}) {
-		t.Errorf("hasher calls = %v", h.hasher.calls)
+	if !reflect.DeepEqual(h.IPHasher.Calls(), []string{ip}) {
+		t.Errorf("hasher calls = %v", h.IPHasher.Calls())
 	}
-	if len(h.submissions.items) != 1 {
-		t.Fatalf("stored %d submissions", len(h.submissions.items))
+	if len(h.Submissions.Items) != 1 {
+		t.Fatalf("stored %d submissions", len(h.Submissions.Items))
 	}
-	stored := h.submissions.items[0]
+	stored := h.Submissions.Items[0]
 	m := stored.Metadata()
-	if m.IPHash == nil || *m.IPHash != h.hasher.Hash(ip) {
+	if m.IPHash == nil || *m.IPHash != h.IPHasher.Hash(ip) {
 		t.Errorf("ip hash = %v", m.IPHash)
 	}
 	if dump := fmt.Sprintf("%+v %+v %v", m, stored.Data(), *m.IPHash); strings.Contains(dump, ip) {
@@ -256,10 +243,10 @@ func TestCaptureSubmission(t *testing.T) {
 	}
 
 	// One submission.created event, stored with the submission.
-	if len(h.submissions.events) != 1 {
-		t.Fatalf("events = %d", len(h.submissions.events))
+	if len(h.Submissions.Events) != 1 {
+		t.Fatalf("events = %d", len(h.Submissions.Events))
 	}
-	e := h.submissions.events[0]
+	e := h.Submissions.Events[0]
 	if e.Type != event.SubmissionCreated || e.FormID != f.ID() || e.Data["submission_id"] != s.ID() {
 		t.Errorf("event = %+v", e)
 	}
@@ -277,16 +264,16 @@ func TestCaptureSubmissionUTM(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness()
-			f := h.createForm(t, "wsp_a", captureFields()...)
-			_, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+			h := apptest.New()
+			f := h.CreateForm(t, "wsp_a", captureFields()...)
+			_, err := h.App.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
 				FormID: f.ID(), Source: submission.SourceAPI,
 				Data: map[string]submission.Input{f.Fields()[0].ID: "x"}, UTM: tt.in,
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := h.submissions.items[0].Metadata().UTM
+			got := h.Submissions.Items[0].Metadata().UTM
 			if len(got) != len(tt.want) || (len(tt.want) > 0 && !reflect.DeepEqual(got, tt.want)) {
 				t.Fatalf("utm = %v, want %v", got, tt.want)
 			}
@@ -300,9 +287,9 @@ func TestCaptureSubmissionUTM(t *testing.T) {
 }
 
 func TestCaptureSubmissionAPIWithoutIP(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a", captureFields()...) // draft: the API accepts it
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a", captureFields()...) // draft: the API accepts it
+	s, err := h.App.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
 		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "x"},
 	})
@@ -312,24 +299,24 @@ func TestCaptureSubmissionAPIWithoutIP(t *testing.T) {
 	if m := s.Metadata(); m.IPHash != nil || m.UserAgent != nil || m.Referrer != nil || m.Source != submission.SourceAPI {
 		t.Fatalf("metadata = %+v", m)
 	}
-	if len(h.hasher.calls) != 0 {
-		t.Fatalf("hasher called for an empty IP: %v", h.hasher.calls)
+	if len(h.IPHasher.Calls()) != 0 {
+		t.Fatalf("hasher called for an empty IP: %v", h.IPHasher.Calls())
 	}
 }
 
 func TestCaptureSubmissionErrors(t *testing.T) {
-	h := newHarness()
-	draft := h.createForm(t, "wsp_a", captureFields()...)
-	archived := h.createForm(t, "wsp_a", captureFields()...)
-	h.setStatus(t, "wsp_a", archived.ID(), "archived")
-	published := h.createForm(t, "wsp_a", captureFields()...)
-	h.setStatus(t, "wsp_a", published.ID(), "published")
+	h := apptest.New()
+	draft := h.CreateForm(t, "wsp_a", captureFields()...)
+	archived := h.CreateForm(t, "wsp_a", captureFields()...)
+	h.SetStatus(t, "wsp_a", archived.ID(), "archived")
+	published := h.CreateForm(t, "wsp_a", captureFields()...)
+	h.SetStatus(t, "wsp_a", published.ID(), "published")
 	nameID := published.Fields()[0].ID
 
 	// The validation error is returned unchanged: the same violations Validate reports.
 	bad := map[string]submission.Input{"fld_unknown": "x", published.Fields()[1].ID: "abc"}
 	_, wantErr := submission.Validate(published.Fields(), bad)
-	_, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+	_, err := h.App.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
 		FormID: published.ID(), Source: submission.SourceForm, Data: bad, IP: "198.51.100.1",
 	})
 	var ve, wantVE *domain.ValidationError
@@ -357,7 +344,7 @@ func TestCaptureSubmissionErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := h.app.Commands.CaptureSubmission.Handle(as(tt.ws, apikey.ScopeAdmin), capture.CaptureSubmission{
+			s, err := h.App.Commands.CaptureSubmission.Handle(apptest.As(tt.ws, apikey.ScopeAdmin), capture.CaptureSubmission{
 				FormID: tt.id, Source: tt.source, Data: map[string]submission.Input{nameID: "x"},
 			})
 			if !errors.Is(err, tt.want) || s != nil {
@@ -365,44 +352,44 @@ func TestCaptureSubmissionErrors(t *testing.T) {
 			}
 		})
 	}
-	if len(h.submissions.items) != 0 || len(h.submissions.events) != 0 {
-		t.Fatalf("stored %d submissions, %d events after failures", len(h.submissions.items), len(h.submissions.events))
+	if len(h.Submissions.Items) != 0 || len(h.Submissions.Events) != 0 {
+		t.Fatalf("stored %d submissions, %d events after failures", len(h.Submissions.Items), len(h.Submissions.Events))
 	}
 }
 
 func TestUpdateSubmission(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a", captureFields()...)
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a", captureFields()...)
 	nameID, ageID := f.Fields()[0].ID, f.Fields()[1].ID
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+	s, err := h.App.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
 		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{nameID: "Jane", ageID: "30"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.clock.now = testNow.Add(time.Hour)
-	got, err := h.app.Commands.UpdateSubmission.Handle(ctx, capture.UpdateSubmission{
+	h.Clock.At = apptest.Now.Add(time.Hour)
+	got, err := h.App.Commands.UpdateSubmission.Handle(ctx, capture.UpdateSubmission{
 		FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{ageID: nil},
 	})
 	if err != nil {
 		t.Fatalf("UpdateSubmission: %v", err)
 	}
-	if _, ok := got.Data()[ageID]; ok || got.Data()[nameID].String() != "Jane" || !got.UpdatedAt().Equal(h.clock.now) {
+	if _, ok := got.Data()[ageID]; ok || got.Data()[nameID].String() != "Jane" || !got.UpdatedAt().Equal(h.Clock.At) {
 		t.Fatalf("data = %v updatedAt = %v", got.Data(), got.UpdatedAt())
 	}
-	if n := len(h.submissions.events); n != 2 || h.submissions.events[1].Type != event.SubmissionUpdated {
-		t.Fatalf("events = %+v", h.submissions.events)
+	if n := len(h.Submissions.Events); n != 2 || h.Submissions.Events[1].Type != event.SubmissionUpdated {
+		t.Fatalf("events = %+v", h.Submissions.Events)
 	}
 
-	_, err = h.app.Commands.UpdateSubmission.Handle(ctx, capture.UpdateSubmission{
+	_, err = h.App.Commands.UpdateSubmission.Handle(ctx, capture.UpdateSubmission{
 		FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: ""},
 	})
 	var ve *domain.ValidationError
-	if !errors.As(err, &ve) || ve.Violations[0].Code != "required" || len(h.submissions.events) != 2 {
-		t.Fatalf("clearing a required value: %v (events %d)", err, len(h.submissions.events))
+	if !errors.As(err, &ve) || ve.Violations[0].Code != "required" || len(h.Submissions.Events) != 2 {
+		t.Fatalf("clearing a required value: %v (events %d)", err, len(h.Submissions.Events))
 	}
-	_, err = h.app.Commands.UpdateSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.UpdateSubmission{
+	_, err = h.App.Commands.UpdateSubmission.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), capture.UpdateSubmission{
 		FormID: f.ID(), ID: s.ID(), Changes: map[string]submission.Input{nameID: "x"},
 	})
 	if !errors.Is(err, domain.ErrNotFound) {
@@ -411,21 +398,21 @@ func TestUpdateSubmission(t *testing.T) {
 }
 
 func TestAuthenticate(t *testing.T) {
-	h := newHarness()
-	ws, err := h.app.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "Acme"})
+	h := apptest.New()
+	ws, err := h.App.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "Acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	admin := as(ws.ID(), apikey.ScopeAdmin)
-	created, err := h.app.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: "CI", Scope: "read-write"})
+	admin := apptest.As(ws.ID(), apikey.ScopeAdmin)
+	created, err := h.App.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: "CI", Scope: "read-write"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	revoked, err := h.app.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: "old", Scope: "admin"})
+	revoked, err := h.App.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: "old", Scope: "admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.RevokeAPIKey.Handle(admin, accounts.RevokeAPIKey{ID: revoked.Key.ID()}); err != nil {
+	if err := h.App.Commands.RevokeAPIKey.Handle(admin, accounts.RevokeAPIKey{ID: revoked.Key.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	if created.Key.CreatedBy() != (audit.Actor{Type: audit.ActorAPIKey, ID: "key_test", Name: "test key"}) {
@@ -437,11 +424,11 @@ func TestAuthenticate(t *testing.T) {
 	if err != nil || id != created.Key.ID() {
 		t.Fatalf("token %q: %q %v", created.Token, id, err)
 	}
-	if string(h.keys.items[id].SecretHash()) != string(apikey.HashSecret(secret)) || strings.Contains(string(h.keys.items[id].SecretHash()), secret) {
+	if string(h.Keys.Items[id].SecretHash()) != string(apikey.HashSecret(secret)) || strings.Contains(string(h.Keys.Items[id].SecretHash()), secret) {
 		t.Fatal("stored key does not hold the hash of its secret")
 	}
 
-	p, err := h.app.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token})
+	p, err := h.App.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token})
 	if err != nil {
 		t.Fatalf("valid token: %v", err)
 	}
@@ -449,18 +436,18 @@ func TestAuthenticate(t *testing.T) {
 		t.Fatalf("principal = %+v", p)
 	}
 	// last_used_at is written on the first use, then at most once a minute.
-	if _, err := h.app.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token}); err != nil {
+	if _, err := h.App.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token}); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.keys.used) != 1 || !h.keys.used[0].Equal(testNow) {
-		t.Fatalf("marked used %v, want once at %v", h.keys.used, testNow)
+	if len(h.Keys.Used) != 1 || !h.Keys.Used[0].Equal(apptest.Now) {
+		t.Fatalf("marked used %v, want once at %v", h.Keys.Used, apptest.Now)
 	}
-	h.clock.now = testNow.Add(apikey.LastUsedEvery)
-	if _, err := h.app.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token}); err != nil {
+	h.Clock.At = apptest.Now.Add(apikey.LastUsedEvery)
+	if _, err := h.App.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token}); err != nil {
 		t.Fatal(err)
 	}
-	if len(h.keys.used) != 2 {
-		t.Fatalf("marked used %v, want a second time a minute later", h.keys.used)
+	if len(h.Keys.Used) != 2 {
+		t.Fatalf("marked used %v, want a second time a minute later", h.Keys.Used)
 	}
 
 	last := "A"
@@ -480,7 +467,7 @@ func TestAuthenticate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := h.app.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: tt.token})
+			p, err := h.App.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: tt.token})
 			if !errors.Is(err, auth.ErrUnauthenticated) || p != (auth.Principal{}) {
 				t.Fatalf("Authenticate(%q) = %+v, %v", tt.token, p, err)
 			}
@@ -488,50 +475,50 @@ func TestAuthenticate(t *testing.T) {
 	}
 
 	// A storage failure is not reported as a bad key.
-	h.keys.getErr = errors.New("db down")
-	if _, err := h.app.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token}); err == nil || errors.Is(err, auth.ErrUnauthenticated) {
+	h.Keys.GetErr = errors.New("db down")
+	if _, err := h.App.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: created.Token}); err == nil || errors.Is(err, auth.ErrUnauthenticated) {
 		t.Fatalf("storage failure: %v", err)
 	}
 }
 
 func TestCreateAPIKeyErrors(t *testing.T) {
-	h := newHarness()
-	_, err := h.app.Commands.CreateAPIKey.Handle(as("wsp_nope", apikey.ScopeAdmin), accounts.CreateAPIKey{Name: "k", Scope: "admin"})
+	h := apptest.New()
+	_, err := h.App.Commands.CreateAPIKey.Handle(apptest.As("wsp_nope", apikey.ScopeAdmin), accounts.CreateAPIKey{Name: "k", Scope: "admin"})
 	var ve *domain.ValidationError
 	if !errors.As(err, &ve) || ve.Violations[0].Field != "workspace_id" {
 		t.Fatalf("unknown workspace: %v", err)
 	}
-	ws, _ := h.app.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "Acme"})
-	admin := as(ws.ID(), apikey.ScopeAdmin)
-	if _, err := h.app.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: "k", Scope: "root"}); !errors.As(err, &ve) {
+	ws, _ := h.App.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "Acme"})
+	admin := apptest.As(ws.ID(), apikey.ScopeAdmin)
+	if _, err := h.App.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: "k", Scope: "root"}); !errors.As(err, &ve) {
 		t.Fatalf("bad scope: %v", err)
 	}
-	if _, err := h.app.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: " ", Scope: "admin"}); !errors.As(err, &ve) {
+	if _, err := h.App.Commands.CreateAPIKey.Handle(admin, accounts.CreateAPIKey{Name: " ", Scope: "admin"}); !errors.As(err, &ve) {
 		t.Fatalf("empty name: %v", err)
 	}
-	if len(h.keys.items) != 0 {
-		t.Fatalf("stored %d keys", len(h.keys.items))
+	if len(h.Keys.Items) != 0 {
+		t.Fatalf("stored %d keys", len(h.Keys.Items))
 	}
 }
 
 func TestWorkspaces(t *testing.T) {
-	h := newHarness()
-	w, err := h.app.Commands.EnsureDefaultWorkspace.Handle(ctx)
+	h := apptest.New()
+	w, err := h.App.Commands.EnsureDefaultWorkspace.Handle(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w.Name() != workspace.DefaultName || w.Plan() != workspace.PlanBusiness {
 		t.Fatalf("default workspace = %q %q", w.Name(), w.Plan())
 	}
-	again, err := h.app.Commands.EnsureDefaultWorkspace.Handle(ctx)
-	if err != nil || again.ID() != w.ID() || len(h.workspaces.items) != 1 {
-		t.Fatalf("second call = %v, %v (%d workspaces)", again, err, len(h.workspaces.items))
+	again, err := h.App.Commands.EnsureDefaultWorkspace.Handle(ctx)
+	if err != nil || again.ID() != w.ID() || len(h.Workspaces.Items) != 1 {
+		t.Fatalf("second call = %v, %v (%d workspaces)", again, err, len(h.Workspaces.Items))
 	}
-	free, err := h.app.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "Hosted", Plan: workspace.PlanFree})
+	free, err := h.App.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "Hosted", Plan: workspace.PlanFree})
 	if err != nil || free.Plan() != workspace.PlanFree {
 		t.Fatalf("CreateWorkspace = %v, %v", free, err)
 	}
-	if _, err := h.app.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "X", Plan: "gold"}); err == nil {
+	if _, err := h.App.Commands.CreateWorkspace.Handle(ctx, workspaceapp.CreateWorkspace{Name: "X", Plan: "gold"}); err == nil {
 		t.Fatal("bad plan accepted")
 	}
 }
@@ -551,24 +538,24 @@ func TestListFormsHasMore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%d stored, limit %d", tt.stored, tt.limit), func(t *testing.T) {
-			h := newHarness()
+			h := apptest.New()
 			var ids []string
 			for i := 0; i < tt.stored; i++ {
-				ids = append(ids, h.createForm(t, "wsp_a").ID())
+				ids = append(ids, h.CreateForm(t, "wsp_a").ID())
 			}
-			h.createForm(t, "wsp_other") // never listed
+			h.CreateForm(t, "wsp_other") // never listed
 			if len(ids) > 0 {
-				h.forms.counts[ids[len(ids)-1]] = 5
+				storeSubmissions(t, h, h.Forms.Items[len(ids)-1], 5)
 			}
-			views, more, err := h.app.Queries.ListForms.Handle(ctx, forms.ListForms{Page: ports.Page{Limit: tt.limit}})
+			views, more, err := h.App.Queries.ListForms.Handle(ctx, forms.ListForms{Page: ports.Page{Limit: tt.limit}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(views) != tt.wantN || more != tt.wantMore {
 				t.Fatalf("got %d forms, more=%v; want %d, %v", len(views), more, tt.wantN, tt.wantMore)
 			}
-			if len(h.forms.listPages) != 1 || h.forms.listPages[0].Limit != tt.limit+1 {
-				t.Fatalf("repository asked for %+v, want limit %d", h.forms.listPages, tt.limit+1)
+			if len(h.Forms.ListPages) != 1 || h.Forms.ListPages[0].Limit != tt.limit+1 {
+				t.Fatalf("repository asked for %+v, want limit %d", h.Forms.ListPages, tt.limit+1)
 			}
 			for i, v := range views {
 				if v.Form.WorkspaceID() != "wsp_a" {
@@ -586,18 +573,18 @@ func TestListFormsHasMore(t *testing.T) {
 }
 
 func TestListFormsPassesStatusAndCursor(t *testing.T) {
-	h := newHarness()
-	a := h.createForm(t, "wsp_a")
-	h.createForm(t, "wsp_a")
-	h.setStatus(t, "wsp_a", a.ID(), "published")
-	pos := &ports.Position{CreatedAt: testNow, ID: "frm_x"}
+	h := apptest.New()
+	a := h.CreateForm(t, "wsp_a")
+	h.CreateForm(t, "wsp_a")
+	h.SetStatus(t, "wsp_a", a.ID(), "published")
+	pos := &ports.Position{CreatedAt: apptest.Now, ID: "frm_x"}
 	st := form.StatusPublished
-	views, more, err := h.app.Queries.ListForms.Handle(ctx, forms.ListForms{Status: &st,
+	views, more, err := h.App.Queries.ListForms.Handle(ctx, forms.ListForms{Status: &st,
 		Page: ports.Page{Limit: 10, After: pos}})
 	if err != nil || more || len(views) != 1 || views[0].Form.ID() != a.ID() {
 		t.Fatalf("views = %v more = %v err = %v", views, more, err)
 	}
-	if h.forms.listPages[0].After != pos {
+	if h.Forms.ListPages[0].After != pos {
 		t.Fatal("cursor position not passed on")
 	}
 }
@@ -615,19 +602,19 @@ func TestListSubmissionsHasMore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%d stored, limit %d", tt.stored, tt.limit), func(t *testing.T) {
-			h := newHarness()
-			f := h.createForm(t, "wsp_a", captureFields()...)
+			h := apptest.New()
+			f := h.CreateForm(t, "wsp_a", captureFields()...)
 			for i := 0; i < tt.stored; i++ {
-				if _, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+				if _, err := h.App.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
 					FormID: f.ID(), Source: submission.SourceAPI,
 					Data: map[string]submission.Input{f.Fields()[0].ID: fmt.Sprint(i)},
 				}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			after := testNow.Add(-time.Hour)
-			before := testNow.Add(time.Hour)
-			subs, more, err := h.app.Queries.ListSubmissions.Handle(ctx, capture.ListSubmissions{
+			after := apptest.Now.Add(-time.Hour)
+			before := apptest.Now.Add(time.Hour)
+			subs, more, err := h.App.Queries.ListSubmissions.Handle(ctx, capture.ListSubmissions{
 				FormID: f.ID(), Page: ports.Page{Limit: tt.limit},
 				CreatedAfter: &after, CreatedBefore: &before,
 			})
@@ -637,10 +624,10 @@ func TestListSubmissionsHasMore(t *testing.T) {
 			if len(subs) != tt.wantN || more != tt.wantMore {
 				t.Fatalf("got %d, more=%v; want %d, %v", len(subs), more, tt.wantN, tt.wantMore)
 			}
-			if len(h.submissions.queries) != 1 {
-				t.Fatalf("queries = %+v", h.submissions.queries)
+			if len(h.Submissions.Queries) != 1 {
+				t.Fatalf("queries = %+v", h.Submissions.Queries)
 			}
-			q := h.submissions.queries[0]
+			q := h.Submissions.Queries[0]
 			if q.Page.Limit != tt.limit+1 || q.CreatedAfter != &after || q.CreatedBefore != &before {
 				t.Fatalf("query = %+v, want limit %d and the bounds passed on", q, tt.limit+1)
 			}
@@ -649,8 +636,8 @@ func TestListSubmissionsHasMore(t *testing.T) {
 }
 
 func TestListSubmissionsUnknownForm(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a")
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a")
 	for _, c := range []struct {
 		ws string
 		q  capture.ListSubmissions
@@ -659,32 +646,32 @@ func TestListSubmissionsUnknownForm(t *testing.T) {
 		{"wsp_b", capture.ListSubmissions{FormID: f.ID(), Page: ports.Page{Limit: 10}}},
 	} {
 		q := c.q
-		if _, _, err := h.app.Queries.ListSubmissions.Handle(as(c.ws, apikey.ScopeAdmin), q); !errors.Is(err, domain.ErrNotFound) {
+		if _, _, err := h.App.Queries.ListSubmissions.Handle(apptest.As(c.ws, apikey.ScopeAdmin), q); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("ListSubmissions(%+v) = %v, want ErrNotFound", q, err)
 		}
 	}
-	if len(h.submissions.queries) != 0 {
+	if len(h.Submissions.Queries) != 0 {
 		t.Fatal("submissions listed for a form that is not found")
 	}
 }
 
 func TestGetAndDeleteSubmissionScoped(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a", captureFields()...)
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a", captureFields()...)
+	s, err := h.App.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
 		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "x"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.GetSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.GetSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.App.Queries.GetSubmission.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), capture.GetSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("other workspace: %v", err)
 	}
-	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
+	if err := h.App.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.GetSubmission.Handle(ctx, capture.GetSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.App.Queries.GetSubmission.Handle(ctx, capture.GetSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
@@ -692,19 +679,19 @@ func TestGetAndDeleteSubmissionScoped(t *testing.T) {
 // Deleting a form or a submission records who did it and what went, never what the respondent
 // sent, in the deletion's own transaction (the repository receives the event with the change).
 func TestDeletionsAreAudited(t *testing.T) {
-	h := newHarness()
-	f := h.createForm(t, "wsp_a", captureFields()...)
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+	h := apptest.New()
+	f := h.CreateForm(t, "wsp_a", captureFields()...)
+	s, err := h.App.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
 		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "Ada Lovelace"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
+	if err := h.App.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.DeleteForm.Handle(ctx, forms.DeleteForm{ID: f.ID()}); err != nil {
+	if err := h.App.Commands.DeleteForm.Handle(ctx, forms.DeleteForm{ID: f.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	actor := audit.Actor{Type: audit.ActorAPIKey, ID: "key_test", Name: "test key"}
@@ -713,15 +700,15 @@ func TestDeletionsAreAudited(t *testing.T) {
 		action audit.Action
 		target audit.Target
 	}{
-		{h.submissions.audits, audit.SubmissionDeleted, audit.Target{Type: "submission", ID: s.ID()}},
-		{h.forms.audits, audit.FormDeleted, audit.Target{Type: "form", ID: f.ID()}},
+		{h.Audit.Of(audit.SubmissionDeleted), audit.SubmissionDeleted, audit.Target{Type: "submission", ID: s.ID()}},
+		{h.Audit.Of(audit.FormDeleted), audit.FormDeleted, audit.Target{Type: "form", ID: f.ID()}},
 	} {
 		if len(tc.got) != 1 {
 			t.Fatalf("%s: %d events", tc.action, len(tc.got))
 		}
 		e := tc.got[0]
 		if e.Action != tc.action || e.Actor != actor || e.Target == nil || *e.Target != tc.target || e.WorkspaceID != "wsp_a" ||
-			!strings.HasPrefix(e.ID, ports.PrefixAudit+"_") || !e.CreatedAt.Equal(testNow) {
+			!strings.HasPrefix(e.ID, ports.PrefixAudit+"_") || !e.CreatedAt.Equal(apptest.Now) {
 			t.Errorf("event %+v", e)
 		}
 		if fmt.Sprint(e.Details) != "map[]" && fmt.Sprint(e.Details) != "map[form_id:"+f.ID()+"]" || strings.Contains(fmt.Sprint(e.Details), "Ada") {
@@ -729,12 +716,12 @@ func TestDeletionsAreAudited(t *testing.T) {
 		}
 	}
 	// A refused deletion records nothing.
-	readOnly := as("wsp_a", apikey.ScopeReadOnly)
-	g := h.createForm(t, "wsp_a")
-	if err := h.app.Commands.DeleteForm.Handle(readOnly, forms.DeleteForm{ID: g.ID()}); !errors.Is(err, auth.ErrForbidden) {
+	readOnly := apptest.As("wsp_a", apikey.ScopeReadOnly)
+	g := h.CreateForm(t, "wsp_a")
+	if err := h.App.Commands.DeleteForm.Handle(readOnly, forms.DeleteForm{ID: g.ID()}); !errors.Is(err, auth.ErrForbidden) {
 		t.Fatalf("read-only delete: %v", err)
 	}
-	if len(h.forms.audits) != 1 || len(h.forms.items) != 1 {
-		t.Fatalf("refused delete changed something: %d events, %d forms", len(h.forms.audits), len(h.forms.items))
+	if len(h.Audit.Of(audit.FormDeleted)) != 1 || len(h.Forms.Items) != 1 {
+		t.Fatalf("refused delete changed something: %d events, %d forms", len(h.Audit.Of(audit.FormDeleted)), len(h.Forms.Items))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/formward/formward/application/apptest"
 	"sort"
 	"strings"
 	"testing"
@@ -159,18 +160,18 @@ var (
 )
 
 type webhookHarness struct {
-	*harness
+	*apptest.Harness
 	webhooks   *memWebhooks
 	deliveries *memDeliveries
 	urls       *refusingURLs
 }
 
 func newWebhookHarness(max int) *webhookHarness {
-	h := &webhookHarness{harness: newHarness(), webhooks: &memWebhooks{items: map[string]*webhook.Webhook{}},
+	h := &webhookHarness{Harness: apptest.New(), webhooks: &memWebhooks{items: map[string]*webhook.Webhook{}},
 		deliveries: &memDeliveries{items: map[string]*webhook.Delivery{}}, urls: &refusingURLs{}}
-	h.app = application.New(application.Deps{
-		Workspaces: h.workspaces, Keys: h.keys, Forms: h.forms, Submissions: h.submissions,
-		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher,
+	h.App = application.New(application.Deps{
+		Workspaces: h.Workspaces, Keys: h.Keys, Forms: h.Forms, Submissions: h.Submissions,
+		IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher,
 		Webhooks: h.webhooks, Deliveries: h.deliveries, URLs: h.urls,
 	}, application.Settings{MaxWebhooks: max})
 	return h
@@ -178,7 +179,7 @@ func newWebhookHarness(max int) *webhookHarness {
 
 func (h *webhookHarness) create(t *testing.T, ws string, d webhook.Draft) (*webhook.Webhook, error) {
 	t.Helper()
-	return h.app.Commands.CreateWebhook.Handle(as(ws, apikey.ScopeAdmin), webhooksapp.CreateWebhook{Draft: d})
+	return h.App.Commands.CreateWebhook.Handle(apptest.As(ws, apikey.ScopeAdmin), webhooksapp.CreateWebhook{Draft: d})
 }
 
 func violationCodes(err error) map[string]string {
@@ -195,12 +196,12 @@ func violationCodes(err error) map[string]string {
 
 func TestCreateWebhook(t *testing.T) {
 	h := newWebhookHarness(0)
-	f := h.createForm(t, "wsp_a")
-	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"}, FormID: ptr(f.ID()), Secret: ptr("s")})
+	f := h.CreateForm(t, "wsp_a")
+	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"}, FormID: apptest.Ptr(f.ID()), Secret: apptest.Ptr("s")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(w.ID(), ports.PrefixWebhook+"_") || w.WorkspaceID() != "wsp_a" || !w.CreatedAt().Equal(testNow) {
+	if !strings.HasPrefix(w.ID(), ports.PrefixWebhook+"_") || w.WorkspaceID() != "wsp_a" || !w.CreatedAt().Equal(apptest.Now) {
 		t.Fatalf("webhook = %+v", w)
 	}
 	if _, err := h.webhooks.Get(ctx, "wsp_a", w.ID()); err != nil {
@@ -218,8 +219,8 @@ func TestCreateWebhook(t *testing.T) {
 	}{
 		{"domain rules", "wsp_a", webhook.Draft{URL: "http://x", Events: []string{"nope"}}, map[string]string{"url": "https_required", "events[0]": "invalid_value"}},
 		{"private address", "wsp_a", webhook.Draft{URL: "https://10.0.0.1/hook", Events: []string{"form.published"}}, map[string]string{"url": "invalid_url: url resolves to a private address"}},
-		{"unknown form", "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}, FormID: ptr("frm_nope")}, map[string]string{"form_id": "not_found"}},
-		{"form of another workspace", "wsp_b", webhook.Draft{URL: "https://internal.example.com/", Events: []string{"form.published"}, FormID: ptr(f.ID())},
+		{"unknown form", "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}, FormID: apptest.Ptr("frm_nope")}, map[string]string{"form_id": "not_found"}},
+		{"form of another workspace", "wsp_b", webhook.Draft{URL: "https://internal.example.com/", Events: []string{"form.published"}, FormID: apptest.Ptr(f.ID())},
 			map[string]string{"form_id": "not_found", "url": "invalid_url"}},
 	}
 	for _, c := range cases {
@@ -261,26 +262,26 @@ func TestCreateWebhookLimit(t *testing.T) {
 
 func TestUpdateWebhook(t *testing.T) {
 	h := newWebhookHarness(0)
-	f := h.createForm(t, "wsp_a")
-	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"}, Secret: ptr("s")})
+	f := h.CreateForm(t, "wsp_a")
+	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"}, Secret: apptest.Ptr("s")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	update := func(ws string, p webhook.Patch) (*webhook.Webhook, error) {
-		return h.app.Commands.UpdateWebhook.Handle(as(ws, apikey.ScopeAdmin), webhooksapp.UpdateWebhook{ID: w.ID(), Patch: p})
+		return h.App.Commands.UpdateWebhook.Handle(apptest.As(ws, apikey.ScopeAdmin), webhooksapp.UpdateWebhook{ID: w.ID(), Patch: p})
 	}
-	h.clock.now = testNow.Add(time.Hour)
-	got, err := update("wsp_a", webhook.Patch{FormID: ptr(ptr(f.ID())), Events: &[]string{"form.published"}})
+	h.Clock.At = apptest.Now.Add(time.Hour)
+	got, err := update("wsp_a", webhook.Patch{FormID: apptest.Ptr(apptest.Ptr(f.ID())), Events: &[]string{"form.published"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *got.FormID() != f.ID() || got.Events()[0] != event.FormPublished || !got.UpdatedAt().Equal(testNow.Add(time.Hour)) || got.Secret() != "s" {
+	if *got.FormID() != f.ID() || got.Events()[0] != event.FormPublished || !got.UpdatedAt().Equal(apptest.Now.Add(time.Hour)) || got.Secret() != "s" {
 		t.Fatalf("updated = %+v", got)
 	}
 	if len(h.urls.calls) != 1 {
 		t.Fatalf("an unchanged url was checked again: %v", h.urls.calls)
 	}
-	_, err = update("wsp_a", webhook.Patch{URL: ptr("https://10.0.0.1/"), FormID: ptr(ptr("frm_nope"))})
+	_, err = update("wsp_a", webhook.Patch{URL: apptest.Ptr("https://10.0.0.1/"), FormID: apptest.Ptr(apptest.Ptr("frm_nope"))})
 	if got := violationCodes(err); len(got) != 2 || !strings.HasPrefix(got["url"], "invalid_url") || !strings.HasPrefix(got["form_id"], "not_found") {
 		t.Fatalf("violations %v", got)
 	}
@@ -307,21 +308,21 @@ func TestWebhookQueriesAndDelete(t *testing.T) {
 		}
 		ids = append(ids, w.ID())
 	}
-	list, more, err := h.app.Queries.ListWebhooks.Handle(ctx, webhooksapp.ListWebhooks{Page: ports.Page{Limit: 2}})
+	list, more, err := h.App.Queries.ListWebhooks.Handle(ctx, webhooksapp.ListWebhooks{Page: ports.Page{Limit: 2}})
 	if err != nil || !more || len(list) != 2 || list[0].ID() != ids[2] {
 		t.Fatalf("list: %v %v %v", err, more, list)
 	}
-	list, more, _ = h.app.Queries.ListWebhooks.Handle(ctx, webhooksapp.ListWebhooks{Page: ports.Page{Limit: 3}})
+	list, more, _ = h.App.Queries.ListWebhooks.Handle(ctx, webhooksapp.ListWebhooks{Page: ports.Page{Limit: 3}})
 	if more || len(list) != 3 {
 		t.Fatalf("full list: %v %v", more, list)
 	}
-	if _, err := h.app.Queries.GetWebhook.Handle(as("wsp_b", apikey.ScopeAdmin), webhooksapp.GetWebhook{ID: ids[0]}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.App.Queries.GetWebhook.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), webhooksapp.GetWebhook{ID: ids[0]}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("get from another workspace: %v", err)
 	}
-	if err := h.app.Commands.DeleteWebhook.Handle(ctx, webhooksapp.DeleteWebhook{ID: ids[0]}); err != nil {
+	if err := h.App.Commands.DeleteWebhook.Handle(ctx, webhooksapp.DeleteWebhook{ID: ids[0]}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.app.Queries.GetWebhook.Handle(ctx, webhooksapp.GetWebhook{ID: ids[0]}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.App.Queries.GetWebhook.Handle(ctx, webhooksapp.GetWebhook{ID: ids[0]}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("get after delete: %v", err)
 	}
 }
@@ -333,47 +334,47 @@ func TestDeliveriesListAndRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := event.Event{ID: "evt_1", Type: event.FormPublished, WorkspaceID: "wsp_a", FormID: "frm_1"}
-	d1 := webhook.NewDelivery("dlv_1", w, e, []byte(`{}`), testNow)
-	d2 := webhook.NewDelivery("dlv_2", w, event.Event{ID: "evt_2", Type: event.FormPublished, WorkspaceID: "wsp_a", FormID: "frm_1"}, []byte(`{}`), testNow)
+	d1 := webhook.NewDelivery("dlv_1", w, e, []byte(`{}`), apptest.Now)
+	d2 := webhook.NewDelivery("dlv_2", w, event.Event{ID: "evt_2", Type: event.FormPublished, WorkspaceID: "wsp_a", FormID: "frm_1"}, []byte(`{}`), apptest.Now)
 	for range 5 {
-		d1.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, testNow, webhook.DefaultRetrySchedule())
+		d1.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, apptest.Now, webhook.DefaultRetrySchedule())
 	}
 	_ = h.deliveries.AddAll(ctx, []*webhook.Delivery{d1, d2})
 
-	list, more, err := h.app.Queries.ListDeliveries.Handle(ctx, webhooksapp.ListDeliveries{WebhookID: w.ID(), Page: ports.Page{Limit: 1}})
+	list, more, err := h.App.Queries.ListDeliveries.Handle(ctx, webhooksapp.ListDeliveries{WebhookID: w.ID(), Page: ports.Page{Limit: 1}})
 	if err != nil || !more || len(list) != 1 || list[0].ID() != "dlv_2" {
 		t.Fatalf("list: %v %v %v", err, more, list)
 	}
-	if _, _, err := h.app.Queries.ListDeliveries.Handle(as("wsp_b", apikey.ScopeAdmin), webhooksapp.ListDeliveries{WebhookID: w.ID(), Page: ports.Page{Limit: 1}}); !errors.Is(err, domain.ErrNotFound) {
+	if _, _, err := h.App.Queries.ListDeliveries.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), webhooksapp.ListDeliveries{WebhookID: w.ID(), Page: ports.Page{Limit: 1}}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("another workspace's webhook: %v", err)
 	}
 
-	h.clock.now = testNow.Add(24 * time.Hour)
-	got, err := h.app.Commands.RetryDelivery.Handle(ctx, webhooksapp.RetryDelivery{WebhookID: w.ID(), ID: "dlv_1"})
+	h.Clock.At = apptest.Now.Add(24 * time.Hour)
+	got, err := h.App.Commands.RetryDelivery.Handle(ctx, webhooksapp.RetryDelivery{WebhookID: w.ID(), ID: "dlv_1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status() != webhook.StatusPending || got.NextAttemptNumber() != 1 || !got.NextAttemptAt().Equal(h.clock.now) {
+	if got.Status() != webhook.StatusPending || got.NextAttemptNumber() != 1 || !got.NextAttemptAt().Equal(h.Clock.At) {
 		t.Fatalf("after retry: %s %d %v", got.Status(), got.NextAttemptNumber(), got.NextAttemptAt())
 	}
-	if _, err := h.app.Commands.RetryDelivery.Handle(as("wsp_b", apikey.ScopeAdmin), webhooksapp.RetryDelivery{WebhookID: w.ID(), ID: "dlv_1"}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.App.Commands.RetryDelivery.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), webhooksapp.RetryDelivery{WebhookID: w.ID(), ID: "dlv_1"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("retry from another workspace: %v", err)
 	}
 }
 
 func TestSendTestEvent(t *testing.T) {
 	h := newWebhookHarness(0)
-	f := h.createForm(t, "wsp_a")
-	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}, FormID: ptr(f.ID())})
+	f := h.CreateForm(t, "wsp_a")
+	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}, FormID: apptest.Ptr(f.ID())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := h.app.Commands.SendTestEvent.Handle(ctx, webhooksapp.SendTestEvent{WebhookID: w.ID()})
+	d, err := h.App.Commands.SendTestEvent.Handle(ctx, webhooksapp.SendTestEvent{WebhookID: w.ID()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.EventType() != event.WebhookTest || d.WebhookID() != w.ID() || d.FormID() != f.ID() || d.Status() != webhook.StatusPending ||
-		d.NextAttemptAt() == nil || !d.NextAttemptAt().Equal(testNow) {
+		d.NextAttemptAt() == nil || !d.NextAttemptAt().Equal(apptest.Now) {
 		t.Fatalf("delivery = %s %s %s %s %v", d.EventType(), d.WebhookID(), d.FormID(), d.Status(), d.NextAttemptAt())
 	}
 	var body struct {
@@ -391,11 +392,11 @@ func TestSendTestEvent(t *testing.T) {
 	if _, ok := event.ParseType("webhook.test"); ok {
 		t.Fatal("webhook.test must not be subscribable")
 	}
-	if _, err := h.app.Commands.SendTestEvent.Handle(as("wsp_b", apikey.ScopeAdmin), webhooksapp.SendTestEvent{WebhookID: w.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.App.Commands.SendTestEvent.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), webhooksapp.SendTestEvent{WebhookID: w.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("another workspace's webhook: %v", err)
 	}
 	before := len(h.deliveries.items)
-	if _, err := h.app.Commands.SendTestEvent.Handle(as("wsp_a", apikey.ScopeReadOnly), webhooksapp.SendTestEvent{WebhookID: w.ID()}); !errors.Is(err, auth.ErrForbidden) {
+	if _, err := h.App.Commands.SendTestEvent.Handle(apptest.As("wsp_a", apikey.ScopeReadOnly), webhooksapp.SendTestEvent{WebhookID: w.ID()}); !errors.Is(err, auth.ErrForbidden) {
 		t.Fatalf("read-only: %v", err)
 	}
 	if len(h.deliveries.items) != before {

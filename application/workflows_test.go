@@ -3,6 +3,7 @@ package application_test
 import (
 	"context"
 	"errors"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/domain/apikey"
 	"sort"
 	"strings"
@@ -141,22 +142,22 @@ func (s stubRunner) Validate(cfg map[string]any) []ports.ConfigViolation {
 }
 
 type workflowHarness struct {
-	*harness
+	*apptest.Harness
 	workflows    *memWorkflows
 	integrations *memIntegrations
 	urls         *refusingURLs
 }
 
 func newWorkflowHarness(s application.Settings) *workflowHarness {
-	h := &workflowHarness{harness: newHarness(), workflows: &memWorkflows{items: map[string]*workflow.Workflow{}},
+	h := &workflowHarness{Harness: apptest.New(), workflows: &memWorkflows{items: map[string]*workflow.Workflow{}},
 		integrations: &memIntegrations{}, urls: &refusingURLs{}}
 	runners := map[string]ports.ActionRunner{}
 	for _, r := range []stubRunner{{typ: "send_email"}, {typ: "send_webhook"}, {typ: "chat_message", integration: "slack"}} {
 		runners[r.typ] = r
 	}
-	h.app = application.New(application.Deps{
-		Workspaces: h.workspaces, Keys: h.keys, Forms: h.forms, Submissions: h.submissions,
-		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher, URLs: h.urls,
+	h.App = application.New(application.Deps{
+		Workspaces: h.Workspaces, Keys: h.Keys, Forms: h.Forms, Submissions: h.Submissions,
+		IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher, URLs: h.urls,
 		Workflows: h.workflows, Integrations: h.integrations, Actions: runners,
 	}, s)
 	return h
@@ -171,9 +172,9 @@ func wfDraft(formID string, actions ...workflow.ActionSpec) workflow.Draft {
 
 func TestCreateWorkflowRules(t *testing.T) {
 	h := newWorkflowHarness(application.Settings{MaxWorkflowsPerForm: 2, WorkflowLimits: workflow.Limits{MaxActions: 2, MaxConditions: 1}})
-	f := h.createForm(t, "wsp_a")
+	f := h.CreateForm(t, "wsp_a")
 	create := func(ws string, d workflow.Draft) (*workflow.Workflow, error) {
-		return h.app.Commands.CreateWorkflow.Handle(as(ws, apikey.ScopeAdmin), workflowsapp.CreateWorkflow{Draft: d})
+		return h.App.Commands.CreateWorkflow.Handle(apptest.As(ws, apikey.ScopeAdmin), workflowsapp.CreateWorkflow{Draft: d})
 	}
 	w, err := create("wsp_a", wfDraft(f.ID()))
 	if err != nil || !w.Enabled() || !strings.HasPrefix(w.ID(), "wfl_") || !strings.HasPrefix(w.Actions()[0].ID, "act_") {
@@ -203,7 +204,7 @@ func TestCreateWorkflowRules(t *testing.T) {
 	}
 
 	// URLs of signed actions follow the webhook rule; the secret_set of a client is dropped.
-	other := h.createForm(t, "wsp_a")
+	other := h.CreateForm(t, "wsp_a")
 	got = violationCodes(mustFail(create("wsp_a", wfDraft(other.ID(), workflow.ActionSpec{Type: "send_webhook",
 		Config: map[string]any{"url": "https://internal.example/x"}}))))
 	if !strings.HasPrefix(got["actions[0].config.url"], "invalid_url") {
@@ -218,10 +219,10 @@ func TestCreateWorkflowRules(t *testing.T) {
 
 func TestWorkflowIntegrationCheck(t *testing.T) {
 	h := newWorkflowHarness(application.Settings{})
-	f := h.createForm(t, "wsp_a")
+	f := h.CreateForm(t, "wsp_a")
 	chat := workflow.ActionSpec{Type: "chat_message", Config: map[string]any{"channel": "#x", "message": "m"}}
 	create := func() error {
-		_, err := h.app.Commands.CreateWorkflow.Handle(ctx, workflowsapp.CreateWorkflow{Draft: wfDraft(f.ID(), chat)})
+		_, err := h.App.Commands.CreateWorkflow.Handle(ctx, workflowsapp.CreateWorkflow{Draft: wfDraft(f.ID(), chat)})
 		return err
 	}
 	if got := violationCodes(create()); !strings.Contains(got["actions[0].type"], "needs a connected slack integration") {
@@ -234,7 +235,7 @@ func TestWorkflowIntegrationCheck(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	h.integrations.err = nil
-	if _, err := h.app.Commands.CreateIntegration.Handle(ctx, workflowsapp.CreateIntegration{
+	if _, err := h.App.Commands.CreateIntegration.Handle(ctx, workflowsapp.CreateIntegration{
 		Draft: integration.Draft{Type: "slack", Credentials: map[string]string{"bot_token": "xoxb"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -245,31 +246,31 @@ func TestWorkflowIntegrationCheck(t *testing.T) {
 
 func TestUpdateWorkflow(t *testing.T) {
 	h := newWorkflowHarness(application.Settings{})
-	f := h.createForm(t, "wsp_a")
-	w, err := h.app.Commands.CreateWorkflow.Handle(ctx, workflowsapp.CreateWorkflow{Draft: wfDraft(f.ID())})
+	f := h.CreateForm(t, "wsp_a")
+	w, err := h.App.Commands.CreateWorkflow.Handle(ctx, workflowsapp.CreateWorkflow{Draft: wfDraft(f.ID())})
 	if err != nil {
 		t.Fatal(err)
 	}
 	keep := w.Actions()[0].ID
 	acts := []workflow.ActionSpec{{ID: keep, Type: "send_email", Config: map[string]any{"to": "c@d.co"}}, {Type: "send_email", Config: map[string]any{}}}
-	_, err = h.app.Commands.UpdateWorkflow.Handle(ctx, workflowsapp.UpdateWorkflow{ID: w.ID(), Patch: workflow.Patch{Actions: &acts}})
+	_, err = h.App.Commands.UpdateWorkflow.Handle(ctx, workflowsapp.UpdateWorkflow{ID: w.ID(), Patch: workflow.Patch{Actions: &acts}})
 	if got := violationCodes(err); !strings.HasPrefix(got["actions[1].config.to"], "required") {
 		t.Fatalf("got %v", got)
 	}
 	acts = acts[:1]
 	off := false
-	got, err := h.app.Commands.UpdateWorkflow.Handle(ctx, workflowsapp.UpdateWorkflow{ID: w.ID(), Patch: workflow.Patch{Actions: &acts, Enabled: &off}})
+	got, err := h.App.Commands.UpdateWorkflow.Handle(ctx, workflowsapp.UpdateWorkflow{ID: w.ID(), Patch: workflow.Patch{Actions: &acts, Enabled: &off}})
 	if err != nil || got.Actions()[0].ID != keep || got.Actions()[0].Config["to"] != "c@d.co" || got.Enabled() {
 		t.Fatalf("update: %v %+v", err, got)
 	}
-	if _, err := h.app.Commands.UpdateWorkflow.Handle(as("wsp_b", apikey.ScopeAdmin), workflowsapp.UpdateWorkflow{ID: w.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := h.App.Commands.UpdateWorkflow.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), workflowsapp.UpdateWorkflow{ID: w.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("other workspace: %v", err)
 	}
-	list, more, err := h.app.Queries.ListWorkflows.Handle(ctx, workflowsapp.ListWorkflows{Page: ports.Page{Limit: 10}})
+	list, more, err := h.App.Queries.ListWorkflows.Handle(ctx, workflowsapp.ListWorkflows{Page: ports.Page{Limit: 10}})
 	if err != nil || len(list) != 1 || more {
 		t.Fatalf("list %v %d", err, len(list))
 	}
-	if err := h.app.Commands.DeleteWorkflow.Handle(ctx, workflowsapp.DeleteWorkflow{ID: w.ID()}); err != nil {
+	if err := h.App.Commands.DeleteWorkflow.Handle(ctx, workflowsapp.DeleteWorkflow{ID: w.ID()}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,0 +1,21 @@
+package application_test
+
+import (
+	"testing"
+
+	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/application/apptest"
+	"github.com/formward/formward/ports"
+)
+
+// newAccountsHarness is the accounts harness with the real password hasher (cheap
+// parameters), TOTP and cipher.
+func newAccountsHarness(t *testing.T) *apptest.AccountsHarness {
+	return apptest.NewAccounts(t, apptest.Crypto{
+		Passwords: crypto.NewPasswordHasherWithParams(crypto.Argon2Params{Memory: 64, Time: 1, Threads: 1, SaltLen: 16, KeyLen: 32}),
+		TOTP:      crypto.TOTP{},
+		Cipher: func(keys ports.DataKeyRepository, ids ports.IDs, clock ports.Clock) ports.Cipher {
+			return crypto.NewCipher(crypto.NewKeyring(crypto.GenerateMasterKey()), keys, ids, clock)
+		},
+	})
+}
