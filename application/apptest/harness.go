@@ -13,42 +13,53 @@ import (
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/session"
 	"github.com/formward/formward/domain/user"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
 
 // Store is every repository fake over one shared audit log, wired to each other as one
 // database's tables are.
 type Store struct {
-	Workspaces  *Workspaces
-	Keys        *Keys
-	Forms       *Forms
-	Submissions *Submissions
-	Audit       *Audit
-	Users       *Users
-	Memberships *Memberships
-	Sessions    *Sessions
-	Tokens      *UserTokens
-	Throttle    *Throttle
-	AccountMail *AccountMail
-	DataKeys    *DataKeys
+	Workspaces   *Workspaces
+	Keys         *Keys
+	Forms        *Forms
+	Submissions  *Submissions
+	Audit        *Audit
+	Users        *Users
+	Memberships  *Memberships
+	Sessions     *Sessions
+	Tokens       *UserTokens
+	Throttle     *Throttle
+	AccountMail  *AccountMail
+	DataKeys     *DataKeys
+	Webhooks     *Webhooks
+	Deliveries   *Deliveries
+	Workflows    *Workflows
+	Integrations *Integrations
 }
 
 // NewStore returns an empty store.
 func NewStore() *Store {
 	a := &Audit{}
 	s := &Store{
-		Audit:       a,
-		Workspaces:  &Workspaces{Audit: a},
-		Keys:        &Keys{Audit: a},
-		Submissions: &Submissions{Audit: a},
-		Sessions:    &Sessions{ByID: map[string]*session.Session{}},
-		Tokens:      &UserTokens{},
-		Throttle:    &Throttle{Places: map[string][]throttlePlace{}},
-		AccountMail: &AccountMail{},
-		DataKeys:    &DataKeys{},
+		Audit:        a,
+		Workspaces:   &Workspaces{Audit: a},
+		Keys:         &Keys{Audit: a},
+		Submissions:  &Submissions{Audit: a},
+		Sessions:     &Sessions{ByID: map[string]*session.Session{}},
+		Tokens:       &UserTokens{},
+		Throttle:     &Throttle{Places: map[string][]throttlePlace{}},
+		AccountMail:  &AccountMail{},
+		DataKeys:     &DataKeys{},
+		Webhooks:     &Webhooks{newTable(func(w *webhook.Webhook) *webhook.Webhook { c := *w; return &c })},
+		Deliveries:   &Deliveries{Items: map[string]*webhook.Delivery{}},
+		Workflows:    &Workflows{newTable(func(w *workflow.Workflow) *workflow.Workflow { c := *w; return &c })},
+		Integrations: &Integrations{table: newTable(func(i *integration.Integration) *integration.Integration { return i })},
 	}
 	s.Forms = &Forms{Submissions: s.Submissions, Audit: a}
 	s.Memberships = &Memberships{Workspaces: s.Workspaces, Sessions: s.Sessions, Audit: a}
@@ -64,24 +75,25 @@ type Harness struct {
 	Clock    *Clock
 	IDs      *IDs
 	IPHasher *IPHasher
+	URLs     *URLs
 }
 
 func newHarness() *Harness {
-	return &Harness{Store: NewStore(), Clock: &Clock{At: Now}, IDs: &IDs{}, IPHasher: &IPHasher{Key: []byte("server secret")}}
+	return &Harness{Store: NewStore(), Clock: &Clock{At: Now}, IDs: &IDs{}, IPHasher: &IPHasher{Key: []byte("server secret")}, URLs: &URLs{}}
 }
 
 // New returns an application with the form, submission, key and workspace fakes.
-func New() *Harness { return NewWith(application.Settings{}, nil) }
+func New() *Harness { return NewWith(application.Settings{}) }
 
-// NewWith is New with the settings and the dependencies add sets (when not nil).
-func NewWith(s application.Settings, add func(*application.Deps)) *Harness {
+// NewWith is New with the settings and the dependencies each add sets (WithWebhooks, …).
+func NewWith(s application.Settings, adds ...func(*Harness, *application.Deps)) *Harness {
 	h := newHarness()
 	d := application.Deps{
 		Workspaces: h.Workspaces, Keys: h.Keys, Forms: h.Forms, Submissions: h.Submissions,
 		IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher,
 	}
-	if add != nil {
-		add(&d)
+	for _, add := range adds {
+		add(h, &d)
 	}
 	h.App = application.New(d, s)
 	return h
@@ -116,6 +128,14 @@ func (h *Harness) SetStatus(t *testing.T, ws, id, status string) *form.Form {
 		t.Fatalf("UpdateForm(status=%s): %v", status, err)
 	}
 	return v.Form
+}
+
+// NameAndAge are a form's fields: a required text field and a number field.
+func NameAndAge() []form.FieldSpec {
+	return []form.FieldSpec{
+		{Label: "Name", Type: "text", Required: true},
+		{Label: "Age", Type: "number"},
+	}
 }
 
 // Crypto are the real adapters the accounts harness uses, which this package may not import:
@@ -198,22 +218,28 @@ func (h *AccountsHarness) AddUser(t *testing.T, email, password string, workspac
 
 // Compile-time checks that the fakes satisfy the ports.
 var (
-	_ ports.Clock                = (*Clock)(nil)
-	_ ports.IDs                  = (*IDs)(nil)
-	_ ports.IPHasher             = (*IPHasher)(nil)
-	_ ports.WorkspaceRepository  = (*Workspaces)(nil)
-	_ ports.APIKeyRepository     = (*Keys)(nil)
-	_ ports.FormRepository       = (*Forms)(nil)
-	_ ports.SubmissionRepository = (*Submissions)(nil)
-	_ ports.UserRepository       = (*Users)(nil)
-	_ ports.MembershipRepository = (*Memberships)(nil)
-	_ ports.SessionRepository    = (*Sessions)(nil)
-	_ ports.UserTokenRepository  = (*UserTokens)(nil)
-	_ ports.AuditLog             = (*Audit)(nil)
-	_ ports.SignInThrottle       = (*Throttle)(nil)
-	_ ports.AccountMailOutbox    = (*AccountMail)(nil)
-	_ ports.DataKeyRepository    = (*DataKeys)(nil)
-	_ ports.PasswordHasher       = (*Passwords)(nil)
-	_ ports.OIDCProvider         = (*OIDC)(nil)
-	_ ports.Mailer               = (*Mailer)(nil)
+	_ ports.Clock                 = (*Clock)(nil)
+	_ ports.IDs                   = (*IDs)(nil)
+	_ ports.IPHasher              = (*IPHasher)(nil)
+	_ ports.WorkspaceRepository   = (*Workspaces)(nil)
+	_ ports.APIKeyRepository      = (*Keys)(nil)
+	_ ports.FormRepository        = (*Forms)(nil)
+	_ ports.SubmissionRepository  = (*Submissions)(nil)
+	_ ports.UserRepository        = (*Users)(nil)
+	_ ports.MembershipRepository  = (*Memberships)(nil)
+	_ ports.SessionRepository     = (*Sessions)(nil)
+	_ ports.UserTokenRepository   = (*UserTokens)(nil)
+	_ ports.AuditLog              = (*Audit)(nil)
+	_ ports.SignInThrottle        = (*Throttle)(nil)
+	_ ports.AccountMailOutbox     = (*AccountMail)(nil)
+	_ ports.DataKeyRepository     = (*DataKeys)(nil)
+	_ ports.PasswordHasher        = (*Passwords)(nil)
+	_ ports.OIDCProvider          = (*OIDC)(nil)
+	_ ports.Mailer                = (*Mailer)(nil)
+	_ ports.WebhookRepository     = (*Webhooks)(nil)
+	_ ports.DeliveryRepository    = (*Deliveries)(nil)
+	_ ports.WorkflowRepository    = (*Workflows)(nil)
+	_ ports.IntegrationRepository = (*Integrations)(nil)
+	_ ports.URLChecker            = (*URLs)(nil)
+	_ ports.ActionRunner          = StubRunner{}
 )

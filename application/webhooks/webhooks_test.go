@@ -1,16 +1,10 @@
-package application_test
+package webhooks_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"github.com/formward/formward/application/apptest"
-	"sort"
-	"strings"
-	"testing"
-	"time"
-
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
 	webhooksapp "github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain"
@@ -18,197 +12,34 @@ import (
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
+	"strings"
+	"testing"
+	"time"
 )
 
-// memWebhooks and memDeliveries are map-backed fakes of the webhook ports.
-type memWebhooks struct{ items map[string]*webhook.Webhook }
+// ctx acts as an admin key of workspace wsp_a: the use cases read who acts from the context.
+var ctx = apptest.As("wsp_a", apikey.ScopeAdmin)
 
-func (r *memWebhooks) Create(_ context.Context, w *webhook.Webhook) error {
-	r.items[w.ID()] = w
-	return nil
-}
-
-func (r *memWebhooks) Get(_ context.Context, workspaceID, id string) (*webhook.Webhook, error) {
-	w, ok := r.items[id]
-	if !ok || w.WorkspaceID() != workspaceID {
-		return nil, domain.ErrNotFound
-	}
-	c := *w
-	return &c, nil
-}
-
-func (r *memWebhooks) List(_ context.Context, workspaceID string, page ports.Page) ([]*webhook.Webhook, error) {
-	var out []*webhook.Webhook
-	for _, w := range r.items {
-		if w.WorkspaceID() == workspaceID && (page.After == nil || w.ID() < page.After.ID) {
-			out = append(out, w)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID() > out[j].ID() })
-	if len(out) > page.Limit {
-		out = out[:page.Limit]
-	}
-	return out, nil
-}
-
-func (r *memWebhooks) Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) (ports.Effects, error)) (*webhook.Webhook, error) {
-	w, err := r.Get(ctx, workspaceID, id)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := change(w); err != nil {
-		return nil, err
-	}
-	r.items[id] = w
-	return w, nil
-}
-
-func (r *memWebhooks) Delete(_ context.Context, workspaceID, id string) error {
-	if w, ok := r.items[id]; !ok || w.WorkspaceID() != workspaceID {
-		return domain.ErrNotFound
-	}
-	delete(r.items, id)
-	return nil
-}
-
-func (r *memWebhooks) Count(_ context.Context, workspaceID string) (int, error) {
-	n := 0
-	for _, w := range r.items {
-		if w.WorkspaceID() == workspaceID {
-			n++
-		}
-	}
-	return n, nil
-}
-
-func (r *memWebhooks) Matching(_ context.Context, e event.Event) ([]*webhook.Webhook, error) {
-	var out []*webhook.Webhook
-	for _, w := range r.items {
-		if w.Subscribes(e) {
-			out = append(out, w)
-		}
-	}
-	return out, nil
-}
-
-type memDeliveries struct{ items map[string]*webhook.Delivery }
-
-func (r *memDeliveries) AddAll(_ context.Context, ds []*webhook.Delivery) error {
-	for _, d := range ds {
-		r.items[d.ID()] = d
-	}
-	return nil
-}
-
-func (r *memDeliveries) Get(_ context.Context, workspaceID, webhookID, id string) (*webhook.Delivery, error) {
-	d, ok := r.items[id]
-	if !ok || d.WorkspaceID() != workspaceID || d.WebhookID() != webhookID {
-		return nil, domain.ErrNotFound
-	}
-	return d, nil
-}
-
-func (r *memDeliveries) List(_ context.Context, workspaceID, webhookID string, page ports.Page) ([]*webhook.Delivery, error) {
-	var out []*webhook.Delivery
-	for _, d := range r.items {
-		if d.WorkspaceID() == workspaceID && d.WebhookID() == webhookID {
-			out = append(out, d)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID() > out[j].ID() })
-	if len(out) > page.Limit {
-		out = out[:page.Limit]
-	}
-	return out, nil
-}
-
-func (r *memDeliveries) ClaimDue(context.Context, ports.Claim) ([]*webhook.Delivery, error) {
-	return nil, errors.New("unused")
-}
-
-func (r *memDeliveries) Save(_ context.Context, d *webhook.Delivery) error {
-	r.items[d.ID()] = d
-	return nil
-}
-
-func (r *memDeliveries) Update(ctx context.Context, workspaceID, webhookID, id string, change func(*webhook.Delivery) (ports.Effects, error)) (*webhook.Delivery, error) {
-	d, err := r.Get(ctx, workspaceID, webhookID, id)
-	if err != nil {
-		return nil, err
-	}
-	_, err = change(d)
-	return d, err
-}
-
-// refusingURLs refuses URLs whose host starts with "10." or "internal", like the real checker
-// refuses private addresses, and records what it was asked.
-type refusingURLs struct{ calls []string }
-
-func (u *refusingURLs) CheckURL(_ context.Context, raw string) error {
-	u.calls = append(u.calls, raw)
-	host := strings.TrimPrefix(raw, "https://")
-	if strings.HasPrefix(host, "10.") || strings.HasPrefix(host, "internal") {
-		return errors.New("url resolves to a private address (10.0.0.1)")
-	}
-	return nil
-}
-
-var (
-	_ ports.WebhookRepository  = (*memWebhooks)(nil)
-	_ ports.DeliveryRepository = (*memDeliveries)(nil)
-	_ ports.URLChecker         = (*refusingURLs)(nil)
-)
-
-type webhookHarness struct {
-	*apptest.Harness
-	webhooks   *memWebhooks
-	deliveries *memDeliveries
-	urls       *refusingURLs
-}
-
-func newWebhookHarness(max int) *webhookHarness {
-	h := &webhookHarness{Harness: apptest.New(), webhooks: &memWebhooks{items: map[string]*webhook.Webhook{}},
-		deliveries: &memDeliveries{items: map[string]*webhook.Delivery{}}, urls: &refusingURLs{}}
-	h.App = application.New(application.Deps{
-		Workspaces: h.Workspaces, Keys: h.Keys, Forms: h.Forms, Submissions: h.Submissions,
-		IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher,
-		Webhooks: h.webhooks, Deliveries: h.deliveries, URLs: h.urls,
-	}, application.Settings{MaxWebhooks: max})
-	return h
-}
-
-func (h *webhookHarness) create(t *testing.T, ws string, d webhook.Draft) (*webhook.Webhook, error) {
-	t.Helper()
-	return h.App.Commands.CreateWebhook.Handle(apptest.As(ws, apikey.ScopeAdmin), webhooksapp.CreateWebhook{Draft: d})
-}
-
-func violationCodes(err error) map[string]string {
-	var ve *domain.ValidationError
-	if !errors.As(err, &ve) {
-		return nil
-	}
-	out := map[string]string{}
-	for _, v := range ve.Violations {
-		out[v.Field] = v.Code + ": " + v.Message
-	}
-	return out
+// newWebhookHarness is the harness with the webhook fakes, allowing max webhooks per workspace.
+func newWebhookHarness(max int) *apptest.Harness {
+	return apptest.NewWith(application.Settings{MaxWebhooks: max}, apptest.WithWebhooks)
 }
 
 func TestCreateWebhook(t *testing.T) {
 	h := newWebhookHarness(0)
 	f := h.CreateForm(t, "wsp_a")
-	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"}, FormID: apptest.Ptr(f.ID()), Secret: apptest.Ptr("s")})
+	w, err := h.CreateWebhook("wsp_a", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"}, FormID: apptest.Ptr(f.ID()), Secret: apptest.Ptr("s")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(w.ID(), ports.PrefixWebhook+"_") || w.WorkspaceID() != "wsp_a" || !w.CreatedAt().Equal(apptest.Now) {
 		t.Fatalf("webhook = %+v", w)
 	}
-	if _, err := h.webhooks.Get(ctx, "wsp_a", w.ID()); err != nil {
+	if _, err := h.Webhooks.Get(ctx, "wsp_a", w.ID()); err != nil {
 		t.Fatalf("not stored: %v", err)
 	}
-	if len(h.urls.calls) != 1 || h.urls.calls[0] != "https://hooks.example.com/in" {
-		t.Fatalf("url checker calls = %v", h.urls.calls)
+	if len(h.URLs.Calls) != 1 || h.URLs.Calls[0] != "https://hooks.example.com/in" {
+		t.Fatalf("url checker calls = %v", h.URLs.Calls)
 	}
 
 	cases := []struct {
@@ -225,9 +56,9 @@ func TestCreateWebhook(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			before := len(h.webhooks.items)
-			_, err := h.create(t, c.ws, c.draft)
-			got := violationCodes(err)
+			before := len(h.Webhooks.Items)
+			_, err := h.CreateWebhook(c.ws, c.draft)
+			got := apptest.ViolationCodes(err)
 			if len(got) != len(c.want) {
 				t.Fatalf("violations %v, want %v", got, c.want)
 			}
@@ -236,7 +67,7 @@ func TestCreateWebhook(t *testing.T) {
 					t.Fatalf("violations %v, want %v", got, c.want)
 				}
 			}
-			if len(h.webhooks.items) != before {
+			if len(h.Webhooks.Items) != before {
 				t.Fatal("an invalid webhook was stored")
 			}
 		})
@@ -247,15 +78,15 @@ func TestCreateWebhookLimit(t *testing.T) {
 	h := newWebhookHarness(2)
 	d := webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}}
 	for range 2 {
-		if _, err := h.create(t, "wsp_a", d); err != nil {
+		if _, err := h.CreateWebhook("wsp_a", d); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err := h.create(t, "wsp_a", d)
-	if got := violationCodes(err); !strings.HasPrefix(got[""], "too_many: a workspace may have at most 2 webhooks") {
+	_, err := h.CreateWebhook("wsp_a", d)
+	if got := apptest.ViolationCodes(err); !strings.HasPrefix(got[""], "too_many: a workspace may have at most 2 webhooks") {
 		t.Fatalf("third webhook: %v", err)
 	}
-	if _, err := h.create(t, "wsp_b", d); err != nil {
+	if _, err := h.CreateWebhook("wsp_b", d); err != nil {
 		t.Fatalf("the limit is per workspace: %v", err)
 	}
 }
@@ -263,7 +94,7 @@ func TestCreateWebhookLimit(t *testing.T) {
 func TestUpdateWebhook(t *testing.T) {
 	h := newWebhookHarness(0)
 	f := h.CreateForm(t, "wsp_a")
-	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"}, Secret: apptest.Ptr("s")})
+	w, err := h.CreateWebhook("wsp_a", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"}, Secret: apptest.Ptr("s")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,14 +109,14 @@ func TestUpdateWebhook(t *testing.T) {
 	if *got.FormID() != f.ID() || got.Events()[0] != event.FormPublished || !got.UpdatedAt().Equal(apptest.Now.Add(time.Hour)) || got.Secret() != "s" {
 		t.Fatalf("updated = %+v", got)
 	}
-	if len(h.urls.calls) != 1 {
-		t.Fatalf("an unchanged url was checked again: %v", h.urls.calls)
+	if len(h.URLs.Calls) != 1 {
+		t.Fatalf("an unchanged url was checked again: %v", h.URLs.Calls)
 	}
 	_, err = update("wsp_a", webhook.Patch{URL: apptest.Ptr("https://10.0.0.1/"), FormID: apptest.Ptr(apptest.Ptr("frm_nope"))})
-	if got := violationCodes(err); len(got) != 2 || !strings.HasPrefix(got["url"], "invalid_url") || !strings.HasPrefix(got["form_id"], "not_found") {
+	if got := apptest.ViolationCodes(err); len(got) != 2 || !strings.HasPrefix(got["url"], "invalid_url") || !strings.HasPrefix(got["form_id"], "not_found") {
 		t.Fatalf("violations %v", got)
 	}
-	stored, _ := h.webhooks.Get(ctx, "wsp_a", w.ID())
+	stored, _ := h.Webhooks.Get(ctx, "wsp_a", w.ID())
 	if stored.URL() != "https://hooks.example.com/in" {
 		t.Fatal("a refused update was stored")
 	}
@@ -302,7 +133,7 @@ func TestWebhookQueriesAndDelete(t *testing.T) {
 	h := newWebhookHarness(0)
 	var ids []string
 	for range 3 {
-		w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}})
+		w, err := h.CreateWebhook("wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,7 +160,7 @@ func TestWebhookQueriesAndDelete(t *testing.T) {
 
 func TestDeliveriesListAndRetry(t *testing.T) {
 	h := newWebhookHarness(0)
-	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}})
+	w, err := h.CreateWebhook("wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +170,7 @@ func TestDeliveriesListAndRetry(t *testing.T) {
 	for range 5 {
 		d1.Record(webhook.Outcome{StatusCode: 500, Err: errors.New("500")}, apptest.Now, webhook.DefaultRetrySchedule())
 	}
-	_ = h.deliveries.AddAll(ctx, []*webhook.Delivery{d1, d2})
+	_ = h.Deliveries.AddAll(ctx, []*webhook.Delivery{d1, d2})
 
 	list, more, err := h.App.Queries.ListDeliveries.Handle(ctx, webhooksapp.ListDeliveries{WebhookID: w.ID(), Page: ports.Page{Limit: 1}})
 	if err != nil || !more || len(list) != 1 || list[0].ID() != "dlv_2" {
@@ -365,7 +196,7 @@ func TestDeliveriesListAndRetry(t *testing.T) {
 func TestSendTestEvent(t *testing.T) {
 	h := newWebhookHarness(0)
 	f := h.CreateForm(t, "wsp_a")
-	w, err := h.create(t, "wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}, FormID: apptest.Ptr(f.ID())})
+	w, err := h.CreateWebhook("wsp_a", webhook.Draft{URL: "https://hooks.example.com/", Events: []string{"form.published"}, FormID: apptest.Ptr(f.ID())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +216,7 @@ func TestSendTestEvent(t *testing.T) {
 	if err := json.Unmarshal(d.Body(), &body); err != nil || body.Event != "webhook.test" || body.FormID != f.ID() || body.Data["webhook_id"] != w.ID() {
 		t.Fatalf("body %s: %v", d.Body(), err)
 	}
-	stored, err := h.deliveries.Get(ctx, "wsp_a", w.ID(), d.ID())
+	stored, err := h.Deliveries.Get(ctx, "wsp_a", w.ID(), d.ID())
 	if err != nil || stored.EventType() != event.WebhookTest {
 		t.Fatalf("stored: %v %v", stored, err)
 	}
@@ -395,11 +226,11 @@ func TestSendTestEvent(t *testing.T) {
 	if _, err := h.App.Commands.SendTestEvent.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), webhooksapp.SendTestEvent{WebhookID: w.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("another workspace's webhook: %v", err)
 	}
-	before := len(h.deliveries.items)
+	before := len(h.Deliveries.Items)
 	if _, err := h.App.Commands.SendTestEvent.Handle(apptest.As("wsp_a", apikey.ScopeReadOnly), webhooksapp.SendTestEvent{WebhookID: w.ID()}); !errors.Is(err, auth.ErrForbidden) {
 		t.Fatalf("read-only: %v", err)
 	}
-	if len(h.deliveries.items) != before {
+	if len(h.Deliveries.Items) != before {
 		t.Fatal("a forbidden test event was stored")
 	}
 }

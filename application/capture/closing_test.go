@@ -1,9 +1,7 @@
-package application_test
+package capture_test
 
 import (
 	"errors"
-	"testing"
-
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
@@ -11,6 +9,7 @@ import (
 	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/spam"
 	"github.com/formward/formward/domain/workspace"
+	"testing"
 )
 
 // withSettings replaces the fixture form's settings.

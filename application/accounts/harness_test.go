@@ -1,12 +1,15 @@
-package application_test
+package accounts_test
 
 import (
-	"testing"
-
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/application/apptest"
+	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/ports"
+	"testing"
 )
+
+// ctx acts as an admin key of workspace wsp_a: the use cases read who acts from the context.
+var ctx = apptest.As("wsp_a", apikey.ScopeAdmin)
 
 // newAccountsHarness is the accounts harness with the real password hasher (cheap
 // parameters), TOTP and cipher.

@@ -1,21 +1,20 @@
-package application_test
+package accounts_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/apptest"
-	"github.com/formward/formward/ports"
-	"strings"
-	"testing"
-	"time"
-
 	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/apptest"
 	authapp "github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/session"
+	"github.com/formward/formward/ports"
+	"strings"
+	"testing"
+	"time"
 )
 
 const goodPassword = "plum tuesday lantern 42"

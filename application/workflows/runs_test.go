@@ -1,16 +1,10 @@
-package application_test
+package workflows_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"github.com/formward/formward/application/apptest"
-	"sort"
-	"strings"
-	"sync"
-	"testing"
-	"time"
-
 	"github.com/formward/formward/application/auth"
 	workflowsapp "github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain"
@@ -23,6 +17,11 @@ import (
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 	"github.com/formward/formward/test/testkit"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
 )
 
 // In-memory fakes for runs, prefixed so they do not clash with the other tests' fakes.
@@ -163,7 +162,7 @@ func (s *runsStore) ClaimDue(_ context.Context, c ports.Claim) ([]*workflow.Run,
 		}
 	}
 	var out []*workflow.Run
-	for _, i := range claimFairly(c, len(due), func(i int) (string, string) { return due[i].WorkspaceID(), "" }) {
+	for _, i := range apptest.ClaimFairly(c, len(due), func(i int) (string, string) { return due[i].WorkspaceID(), "" }) {
 		due[i].Postpone(c.Now.Add(c.Lease))
 		out = append(out, cloneRun(due[i]))
 	}

@@ -1,20 +1,19 @@
-package application_test
+package capture_test
 
 import (
 	"errors"
-	"github.com/formward/formward/application/apptest"
-	"github.com/formward/formward/domain/apikey"
-	"path/filepath"
-	"strings"
-	"testing"
-
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
+	"path/filepath"
+	"strings"
+	"testing"
 )
 
 // newFilesHarness is the usual harness with the local object store on a temp dir.

@@ -1,20 +1,18 @@
-package application_test
+package accounts_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/application/apptest"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/pquerna/otp/totp"
 	"net/url"
 	"regexp"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/pquerna/otp/totp"
-
-	"github.com/formward/formward/application/accounts"
-	"github.com/formward/formward/domain/webhook"
 )
 
 // burstDeadline bounds how long a burst test waits for what it expects before failing.

@@ -1,4 +1,4 @@
-package application_test
+package webhooks_test
 
 import (
 	"context"
@@ -6,25 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"github.com/formward/formward/application/apptest"
-	"maps"
-	"slices"
-	"sync"
-	"testing"
-	"time"
-
 	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 	"github.com/formward/formward/test/testkit"
+	"slices"
+	"sync"
+	"testing"
+	"time"
 )
 
 // ---- fakes of the webhook ports, kept apart from fakes_test.go ----
-
-type wallClock struct{}
-
-func (wallClock) Now() time.Time { return time.Now() }
 
 // pipeWebhooks is a webhook store in memory; only Get and Matching matter to the pipeline.
 type pipeWebhooks struct {
@@ -162,47 +156,11 @@ func (r *pipeDeliveries) ClaimDue(_ context.Context, c ports.Claim) ([]*webhook.
 		}
 	}
 	var out []*webhook.Delivery
-	for _, i := range claimFairly(c, len(due), func(i int) (string, string) { return due[i].WorkspaceID(), due[i].WebhookID() }) {
+	for _, i := range apptest.ClaimFairly(c, len(due), func(i int) (string, string) { return due[i].WorkspaceID(), due[i].WebhookID() }) {
 		out = append(out, snapshot(due[i]))
 		due[i].Postpone(c.Now.Add(c.Lease))
 	}
 	return out, nil
-}
-
-// claimFairly picks among n due items, earliest first, what the repositories' ClaimDue picks:
-// at most c.PerEndpoint per endpoint and c.PerWorkspace per workspace, counting c.InFlight,
-// workspaces in turn, up to c.Limit.
-func claimFairly(c ports.Claim, n int, owner func(int) (workspaceID, endpointID string)) []int {
-	perWorkspace := c.PerWorkspace
-	if perWorkspace <= 0 {
-		perWorkspace = c.Limit
-	}
-	ws, ep := maps.Clone(c.InFlight.Workspaces), maps.Clone(c.InFlight.Endpoints)
-	if ws == nil {
-		ws = map[string]int{}
-	}
-	if ep == nil {
-		ep = map[string]int{}
-	}
-	type ranked struct{ i, rank int }
-	var picks []ranked
-	for i := range n {
-		w, e := owner(i)
-		if c.PerEndpoint > 0 && e != "" {
-			if ep[e]++; ep[e] > c.PerEndpoint {
-				continue
-			}
-		}
-		if ws[w]++; ws[w] <= perWorkspace {
-			picks = append(picks, ranked{i, ws[w]})
-		}
-	}
-	slices.SortStableFunc(picks, func(a, b ranked) int { return a.rank - b.rank })
-	out := make([]int, 0, min(len(picks), c.Limit))
-	for _, p := range picks[:min(len(picks), c.Limit)] {
-		out = append(out, p.i)
-	}
-	return out
 }
 
 func (r *pipeDeliveries) Save(_ context.Context, d *webhook.Delivery) error {
@@ -329,7 +287,7 @@ func waitLooks(t *testing.T, ds *pipeDeliveries) {
 // engineWith fans one event out to the hooks and starts an engine over the sender.
 func engineWith(t *testing.T, sender ports.Sender, hooks ...*webhook.Webhook) (*pipeWebhooks, *pipeDeliveries, []string) {
 	t.Helper()
-	return engineWithClock(t, wallClock{}, sender, hooks...)
+	return engineWithClock(t, apptest.WallClock{}, sender, hooks...)
 }
 
 // engineWithClock is engineWith on a clock the test may move by hand.
@@ -360,7 +318,7 @@ func TestFanOutBuildsOneDeliveryPerMatchingWebhook(t *testing.T) {
 		newTestHook(t, "whk_updates", nil, "submission.updated"),
 	)
 	ds := newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
 	ctx := context.Background()
 	if err := fan.Handle(ctx, testEvent("evt_1")); err != nil {
 		t.Fatal(err)
@@ -404,7 +362,7 @@ func TestFanOutSkipsDisabledWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	wh, ds := newPipeWebhooks(on, off), newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
 	ctx := context.Background()
 	if err := fan.Handle(ctx, testEvent("evt_1")); err != nil {
 		t.Fatal(err)
@@ -438,7 +396,7 @@ func TestFanOutBatchWritesOnce(t *testing.T) {
 	wh := newPipeWebhooks(newTestHook(t, "whk_all", nil, "submission.created"), newTestHook(t, "whk_form1", &form1, "submission.created"))
 	ds := newPipeDeliveries()
 	woken := 0
-	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, func() { woken++ })
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, func() { woken++ })
 	var evs []event.Event
 	for i := range 10 {
 		e := testEvent(fmt.Sprintf("evt_%d", i))
@@ -478,7 +436,7 @@ func TestDeliveryBodyFormPublished(t *testing.T) {
 func TestFanOutFailsOnlyWhenStorageFails(t *testing.T) {
 	wh := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created"))
 	ds := newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
 	ds.addErr = errors.New("database down")
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err == nil {
 		t.Fatal("want an error when deliveries cannot be stored")
@@ -589,14 +547,14 @@ func TestEngineBreakerRefusalWaitsForRetryAt(t *testing.T) {
 func TestEngineSkipsDeletedWebhook(t *testing.T) {
 	sender := &scriptedSender{script: []ports.OutboundResult{fail500}}
 	wh, ds := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created")), newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err != nil {
 		t.Fatal(err)
 	}
 	// Deleted before the engine ever ran: its delivery rows are gone too in the real store,
 	// but a claim taken just before the delete must not be sent either.
 	_ = wh.Delete(context.Background(), "wsp_1", "whk_1")
-	engine := webhooks.NewDeliveryEngine(ds, wh, sender, wallClock{},
+	engine := webhooks.NewDeliveryEngine(ds, wh, sender, apptest.WallClock{},
 		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond}, nil)
 	stop := runEngine(t, engine)
 	waitFor(t, "the delivery claimed", func() bool {
@@ -669,13 +627,13 @@ func TestEngineBoundsConcurrency(t *testing.T) {
 	})
 	wh := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created"))
 	ds := newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
 	for i := range 20 {
 		if err := fan.Handle(context.Background(), testEvent(fmt.Sprintf("evt_%d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	engine := webhooks.NewDeliveryEngine(ds, wh, sender, wallClock{},
+	engine := webhooks.NewDeliveryEngine(ds, wh, sender, apptest.WallClock{},
 		webhooks.DeliveryEngineConfig{Concurrency: 4, PerEndpoint: 4, PollInterval: 2 * time.Millisecond}, nil)
 	runEngine(t, engine)
 	waitFor(t, "4 in flight", func() bool { mu.Lock(); defer mu.Unlock(); return inFlight == 4 })

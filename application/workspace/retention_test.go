@@ -1,22 +1,14 @@
-package application_test
+package workspace_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/apptest"
-	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"testing"
-	"time"
-
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
 	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/audit"
@@ -25,6 +17,13 @@ import (
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
 )
 
 // The retention job and privacy requests against the real databases (SQLite and PostgreSQL),

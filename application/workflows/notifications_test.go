@@ -1,13 +1,9 @@
-package application_test
+package workflows_test
 
 import (
 	"context"
 	"errors"
 	"github.com/formward/formward/application/apptest"
-	"strings"
-	"testing"
-	"time"
-
 	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/event"
@@ -15,6 +11,9 @@ import (
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
+	"strings"
+	"testing"
+	"time"
 )
 
 // fakeLinks signs every value under the submission's prefix, as the file signer does.

@@ -1,25 +1,23 @@
-package application_test
+package accounts_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/formward/formward/application/apptest"
-	"net/url"
-	"regexp"
-	"strings"
-	"testing"
-	"time"
-
-	"github.com/pquerna/otp/totp"
-
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/ports"
+	"github.com/pquerna/otp/totp"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
 )
 
 func TestSetupFirstOwnerWorksOnce(t *testing.T) {

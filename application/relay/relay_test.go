@@ -1,20 +1,19 @@
-package application_test
+package relay_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"github.com/formward/formward/application/apptest"
+	"github.com/formward/formward/application/relay"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/ports"
+	"github.com/formward/formward/test/testkit"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/formward/formward/application/relay"
-	"github.com/formward/formward/domain/event"
-	"github.com/formward/formward/ports"
-	"github.com/formward/formward/test/testkit"
 )
 
 // memOutbox is an outbox in memory that records every call.

@@ -1,26 +1,25 @@
-package application_test
+package capture_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/formward/formward/application/apptest"
-	"github.com/formward/formward/domain/apikey"
-	"io"
-	"strings"
-	"sync"
-	"testing"
-	"time"
-
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/spam"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
 )
 
 // memObjects is an object store in memory; failPut makes the nth Put (1-based) fail with err.
