@@ -19,6 +19,8 @@ func TestRepositoryContract(t *testing.T) {
 				Sessions: persistence.NewSessionRepository(db), Tokens: persistence.NewUserTokenRepository(db),
 				Audit: persistence.NewAuditLog(db), Throttle: persistence.NewSignInThrottle(db),
 				AccountMail: persistence.NewAccountMailOutbox(db), DataKeys: r.dataKeys,
+				Webhooks: r.webhooks, Deliveries: r.deliveries,
+				Workflows: persistence.NewWorkflowRepository(db, r.cipher), Integrations: persistence.NewIntegrationRepository(db, r.cipher), Runs: persistence.NewRunRepository(db, r.cipher),
 			}
 		})
 	})

@@ -3,6 +3,8 @@ package apptest
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -95,8 +97,14 @@ func (r *table[T]) count(match func(T) bool) int {
 
 func all[T any](T) bool { return true }
 
-// Webhooks is the webhook repository in memory.
-type Webhooks struct{ table[*webhook.Webhook] }
+// Webhooks is the webhook repository in memory; deleting a webhook deletes its deliveries.
+type Webhooks struct {
+	table[*webhook.Webhook]
+	Deliveries *Deliveries
+	// MatchingErr, when set, is Matching's answer, as a database that is down gives.
+	MatchingErr error
+	matches     int
+}
 
 func (r *Webhooks) Create(_ context.Context, w *webhook.Webhook) error {
 	r.put(w)
@@ -116,28 +124,71 @@ func (r *Webhooks) Update(_ context.Context, workspaceID, id string, change func
 }
 
 func (r *Webhooks) Delete(_ context.Context, workspaceID, id string) error {
-	return r.delete(workspaceID, id)
+	if err := r.delete(workspaceID, id); err != nil {
+		return err
+	}
+	r.Deliveries.deleteWhere(func(d *webhook.Delivery) bool { return d.WebhookID() == id })
+	return nil
 }
 
 func (r *Webhooks) Count(_ context.Context, workspaceID string) (int, error) {
 	return r.count(func(w *webhook.Webhook) bool { return w.WorkspaceID() == workspaceID }), nil
 }
 
+// Matching returns the subscribers in ID order.
 func (r *Webhooks) Matching(_ context.Context, e event.Event) ([]*webhook.Webhook, error) {
-	return r.where(ports.Page{Limit: len(r.Items) + 1}, func(w *webhook.Webhook) bool { return w.Subscribes(e) }), nil
+	r.mu.Lock()
+	r.matches++
+	err := r.MatchingErr
+	r.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	out := r.where(ports.Page{Limit: len(r.Items) + 1}, func(w *webhook.Webhook) bool { return w.Subscribes(e) })
+	slices.SortFunc(out, func(a, b *webhook.Webhook) int { return strings.Compare(a.ID(), b.ID()) })
+	return out, nil
 }
 
-// Deliveries is the delivery repository in memory.
+// MatchingCalls is how often Matching was asked.
+func (r *Webhooks) MatchingCalls() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.matches
+}
+
+// Deliveries is the delivery repository in memory; ClaimDue takes due deliveries in the order
+// they were added, within the claim's shares (ClaimFairly).
 type Deliveries struct {
 	mu    sync.Mutex
 	Items map[string]*webhook.Delivery
+	order []string
+	// AddErr, when set, is AddAll's answer, as a database that is down gives.
+	AddErr       error
+	adds, claims int
+}
+
+// snapshot copies a delivery, as a database read does.
+func snapshot(d *webhook.Delivery) *webhook.Delivery {
+	return webhook.UnmarshalDeliveryFromDatabase(d.ID(), d.WorkspaceID(), d.WebhookID(), d.EventID(), d.EventType(), d.FormID(),
+		d.Body(), d.Status(), d.Cycle(), d.Attempts(), d.NextAttemptAt(), d.CreatedAt(), d.UpdatedAt())
 }
 
 func (r *Deliveries) AddAll(_ context.Context, ds []*webhook.Delivery) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.adds++
+	if r.AddErr != nil {
+		return r.AddErr
+	}
 	for _, d := range ds {
-		r.Items[d.ID()] = d
+		dup := false
+		for _, old := range r.Items {
+			dup = dup || old.WebhookID() == d.WebhookID() && old.EventID() == d.EventID()
+		}
+		if !dup {
+			r.Items[d.ID()] = snapshot(d)
+			r.order = append(r.order, d.ID())
+		}
 	}
 	return nil
 }
@@ -149,7 +200,31 @@ func (r *Deliveries) Get(_ context.Context, workspaceID, webhookID, id string) (
 	if !ok || d.WorkspaceID() != workspaceID || d.WebhookID() != webhookID {
 		return nil, domain.ErrNotFound
 	}
-	return d, nil
+	return snapshot(d), nil
+}
+
+// Find returns a copy of the delivery with the ID, of whichever webhook, or nil.
+func (r *Deliveries) Find(id string) *webhook.Delivery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d, ok := r.Items[id]; ok {
+		return snapshot(d)
+	}
+	return nil
+}
+
+// Added returns the IDs of the stored deliveries in the order they were added.
+func (r *Deliveries) Added() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.DeleteFunc(slices.Clone(r.order), func(id string) bool { _, ok := r.Items[id]; return !ok })
+}
+
+// Calls are how often AddAll and ClaimDue (the engine looking for due deliveries) were asked.
+func (r *Deliveries) Calls() (adds, claims int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.adds, r.claims
 }
 
 func (r *Deliveries) List(_ context.Context, workspaceID, webhookID string, page ports.Page) ([]*webhook.Delivery, error) {
@@ -158,20 +233,38 @@ func (r *Deliveries) List(_ context.Context, workspaceID, webhookID string, page
 	var of []*webhook.Delivery
 	for _, d := range r.Items {
 		if d.WorkspaceID() == workspaceID && d.WebhookID() == webhookID {
-			of = append(of, d)
+			of = append(of, snapshot(d))
 		}
 	}
 	return NewestFirst(of, page, func(d *webhook.Delivery) ports.Position { return ports.Position{CreatedAt: d.CreatedAt(), ID: d.ID()} }), nil
 }
 
-func (r *Deliveries) ClaimDue(context.Context, ports.Claim) ([]*webhook.Delivery, error) {
-	return nil, errors.New("unused")
+func (r *Deliveries) ClaimDue(_ context.Context, c ports.Claim) ([]*webhook.Delivery, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.claims++
+	var due []*webhook.Delivery
+	for _, id := range r.order {
+		d, ok := r.Items[id]
+		if ok && d.Status() == webhook.StatusPending && d.NextAttemptAt() != nil && !d.NextAttemptAt().After(c.Now) {
+			due = append(due, d)
+		}
+	}
+	var out []*webhook.Delivery
+	for _, i := range ClaimFairly(c, len(due), func(i int) (string, string) { return due[i].WorkspaceID(), due[i].WebhookID() }) {
+		out = append(out, snapshot(due[i]))
+		due[i].Postpone(c.Now.Add(c.Lease))
+	}
+	return out, nil
 }
 
 func (r *Deliveries) Save(_ context.Context, d *webhook.Delivery) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.Items[d.ID()] = d
+	if _, ok := r.Items[d.ID()]; !ok {
+		return domain.ErrNotFound
+	}
+	r.Items[d.ID()] = snapshot(d)
 	return nil
 }
 
@@ -180,8 +273,16 @@ func (r *Deliveries) Update(ctx context.Context, workspaceID, webhookID, id stri
 	if err != nil {
 		return nil, err
 	}
-	_, err = change(d)
-	return d, err
+	if _, err := change(d); err != nil {
+		return nil, err
+	}
+	return d, r.Save(ctx, d)
+}
+
+func (r *Deliveries) deleteWhere(match func(*webhook.Delivery) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	maps.DeleteFunc(r.Items, func(_ string, d *webhook.Delivery) bool { return match(d) })
 }
 
 // Workflows is the workflow repository in memory.
@@ -214,8 +315,12 @@ func (r *Workflows) CountForForm(_ context.Context, workspaceID, formID string) 
 	return r.count(func(w *workflow.Workflow) bool { return w.WorkspaceID() == workspaceID && w.FormID() == formID }), nil
 }
 
-func (r *Workflows) Matching(context.Context, event.Event) ([]*workflow.Workflow, error) {
-	return nil, nil
+func (r *Workflows) Matching(_ context.Context, e event.Event) ([]*workflow.Workflow, error) {
+	out := r.where(ports.Page{Limit: len(r.Items) + 1}, func(w *workflow.Workflow) bool {
+		return w.Enabled() && w.WorkspaceID() == e.WorkspaceID && w.FormID() == e.FormID && w.Trigger().Type == e.Type
+	})
+	slices.Reverse(out) // oldest first
+	return out, nil
 }
 
 // Integrations is the integration repository in memory.

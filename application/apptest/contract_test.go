@@ -15,6 +15,7 @@ func TestRepositoryContract(t *testing.T) {
 			Workspaces: s.Workspaces, Keys: s.Keys, Forms: s.Forms, Submissions: s.Submissions,
 			Users: s.Users, Memberships: s.Memberships, Sessions: s.Sessions, Tokens: s.Tokens,
 			Audit: s.Audit, Throttle: s.Throttle, AccountMail: s.AccountMail, DataKeys: s.DataKeys,
+			Webhooks: s.Webhooks, Deliveries: s.Deliveries, Workflows: s.Workflows, Integrations: s.Integrations, Runs: s.Runs,
 		}
 	})
 }

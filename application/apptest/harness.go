@@ -41,6 +41,7 @@ type Store struct {
 	Deliveries   *Deliveries
 	Workflows    *Workflows
 	Integrations *Integrations
+	Runs         *Runs
 }
 
 // NewStore returns an empty store.
@@ -56,11 +57,12 @@ func NewStore() *Store {
 		Throttle:     &Throttle{Places: map[string][]throttlePlace{}},
 		AccountMail:  &AccountMail{},
 		DataKeys:     &DataKeys{},
-		Webhooks:     &Webhooks{newTable(func(w *webhook.Webhook) *webhook.Webhook { c := *w; return &c })},
 		Deliveries:   &Deliveries{Items: map[string]*webhook.Delivery{}},
+		Runs:         &Runs{items: map[string]*workflow.Run{}},
 		Workflows:    &Workflows{newTable(func(w *workflow.Workflow) *workflow.Workflow { c := *w; return &c })},
 		Integrations: &Integrations{table: newTable(func(i *integration.Integration) *integration.Integration { return i })},
 	}
+	s.Webhooks = &Webhooks{table: newTable(func(w *webhook.Webhook) *webhook.Webhook { c := *w; return &c }), Deliveries: s.Deliveries}
 	s.Forms = &Forms{Submissions: s.Submissions, Audit: a}
 	s.Memberships = &Memberships{Workspaces: s.Workspaces, Sessions: s.Sessions, Audit: a}
 	s.Users = &Users{ByID: map[string]*user.User{}, Memberships: s.Memberships, Audit: a}
@@ -240,6 +242,7 @@ var (
 	_ ports.DeliveryRepository    = (*Deliveries)(nil)
 	_ ports.WorkflowRepository    = (*Workflows)(nil)
 	_ ports.IntegrationRepository = (*Integrations)(nil)
+	_ ports.RunRepository         = (*Runs)(nil)
 	_ ports.URLChecker            = (*URLs)(nil)
 	_ ports.ActionRunner          = StubRunner{}
 )

@@ -86,16 +86,15 @@ func deliveryTo(w *webhook.Webhook, eventID string) *webhook.Delivery {
 // while they hang, is sent within a second.
 func TestHangingWorkspaceDoesNotDelayAnother(t *testing.T) {
 	sender := newHangingSender()
-	hooks := newPipeWebhooks()
-	ds := newPipeDeliveries()
+	hooks, ds := stores()
 	var backlog []*webhook.Delivery
 	for i := range 40 {
 		w := hookOf(t, "wsp_a", fmt.Sprintf("whk_a%02d", i))
-		hooks.hooks[w.ID()], sender.hang[w.ID()], sender.workspace[w.ID()] = w, true, "wsp_a"
+		hooks.Items[w.ID()], sender.hang[w.ID()], sender.workspace[w.ID()] = w, true, "wsp_a"
 		backlog = append(backlog, deliveryTo(w, "evt_1"), deliveryTo(w, "evt_2"))
 	}
 	healthy := hookOf(t, "wsp_b", "whk_b")
-	hooks.hooks[healthy.ID()], sender.workspace[healthy.ID()] = healthy, "wsp_b"
+	hooks.Items[healthy.ID()], sender.workspace[healthy.ID()] = healthy, "wsp_b"
 	if err := ds.AddAll(context.Background(), backlog); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +126,7 @@ func TestHangingEndpointLeavesItsWorkspaceASlot(t *testing.T) {
 	slow, fast := hookOf(t, "wsp_a", "whk_slow"), hookOf(t, "wsp_a", "whk_fast")
 	sender.hang[slow.ID()] = true
 	sender.workspace[slow.ID()], sender.workspace[fast.ID()] = "wsp_a", "wsp_a"
-	ds := newPipeDeliveries()
+	hooks, ds := stores(slow, fast)
 	var backlog []*webhook.Delivery
 	for i := range 30 {
 		backlog = append(backlog, deliveryTo(slow, fmt.Sprintf("evt_%d", i)))
@@ -136,7 +135,7 @@ func TestHangingEndpointLeavesItsWorkspaceASlot(t *testing.T) {
 	if err := ds.AddAll(context.Background(), backlog); err != nil {
 		t.Fatal(err)
 	}
-	engine := webhooks.NewDeliveryEngine(ds, newPipeWebhooks(slow, fast), sender, apptest.WallClock{},
+	engine := webhooks.NewDeliveryEngine(ds, hooks, sender, apptest.WallClock{},
 		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PerWorkspace: 4, PerEndpoint: 2}, nil)
 	runEngine(t, engine)
 	waitFor(t, "the healthy endpoint's delivery", func() bool { _, ok := sender.answeredAt(fast.ID()); return ok })

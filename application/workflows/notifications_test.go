@@ -88,7 +88,7 @@ func TestRunStarterQueuesOneRunPerEnabledNotification(t *testing.T) {
 	if err := w.starter.HandleBatch(ctx, []event.Event{e, upd}); err != nil {
 		t.Fatal(err)
 	}
-	rs := w.runs.all()
+	rs := w.runs.All()
 	if len(rs) != 2 {
 		t.Fatalf("%d runs, want 2", len(rs))
 	}
@@ -113,7 +113,7 @@ func TestRunStarterSkipsNotificationsThatAreOffOrHaveNoAddress(t *testing.T) {
 	if err := w.starter.HandleBatch(ctx, []event.Event{w.event()}); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(w.runs.all()); n != 0 {
+	if n := len(w.runs.All()); n != 0 {
 		t.Fatalf("%d runs with notifications off", n)
 	}
 
@@ -126,7 +126,7 @@ func TestRunStarterSkipsNotificationsThatAreOffOrHaveNoAddress(t *testing.T) {
 	if err := w.starter.HandleBatch(ctx, []event.Event{event.ForSubmission("evt_3", event.SubmissionCreated, sub, runsT0)}); err != nil {
 		t.Fatal(err)
 	}
-	if rs := w.runs.all(); len(rs) != 1 || rs[0].Kind() != workflow.KindOwner {
+	if rs := w.runs.All(); len(rs) != 1 || rs[0].Kind() != workflow.KindOwner {
 		t.Fatalf("without an email answer: %d runs", len(rs))
 	}
 }
@@ -153,7 +153,7 @@ func TestNotificationRunsSendEveryAnswerWithRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.drain(t)
-	byKind := runsByKind(w.runs.all())
+	byKind := runsByKind(w.runs.All())
 	for _, r := range byKind {
 		if r.Status() != workflow.RunSucceeded {
 			t.Fatalf("%s run: %s %s", r.Kind(), r.Status(), actionStatuses(r))

@@ -32,10 +32,15 @@ type Repos struct {
 	Sessions    ports.SessionRepository
 	Tokens      ports.UserTokenRepository
 	// Audit is the log every repository's change writes its audit events to.
-	Audit       ports.AuditLog
-	Throttle    ports.SignInThrottle
-	AccountMail ports.AccountMailOutbox
-	DataKeys    ports.DataKeyRepository
+	Audit        ports.AuditLog
+	Throttle     ports.SignInThrottle
+	AccountMail  ports.AccountMailOutbox
+	DataKeys     ports.DataKeyRepository
+	Webhooks     ports.WebhookRepository
+	Deliveries   ports.DeliveryRepository
+	Workflows    ports.WorkflowRepository
+	Integrations ports.IntegrationRepository
+	Runs         ports.RunRepository
 }
 
 // Run runs every contract as a subtest against the repositories open returns.
@@ -57,6 +62,11 @@ func Run(t *testing.T, open func(t *testing.T) Repos) {
 		{"SignInThrottle", signInThrottle},
 		{"AccountMail", accountMail},
 		{"DataKeys", dataKeys},
+		{"Webhooks", webhooks},
+		{"Deliveries", deliveries},
+		{"Workflows", workflows},
+		{"Integrations", integrations},
+		{"Runs", runs},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.run(t, open(t)) })
 	}
