@@ -227,15 +227,7 @@ func (r *Memberships) Find(_ context.Context, workspaceID, userID string) (*memb
 }
 
 func (r *Memberships) List(ctx context.Context, workspaceID string, page ports.Page) ([]ports.Member, error) {
-	r.mu.Lock()
-	var ms []*member.Membership
-	for _, m := range r.Items {
-		if m.WorkspaceID() == workspaceID {
-			ms = append(ms, m)
-		}
-	}
-	r.mu.Unlock()
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i].CreatedAt().Before(ms[j].CreatedAt()) })
+	ms := r.where(func(m *member.Membership) bool { return m.WorkspaceID() == workspaceID })
 	out := make([]ports.Member, 0, len(ms))
 	for _, m := range ms[:min(len(ms), page.Limit)] {
 		mu, err := r.withUser(ctx, m)
@@ -247,16 +239,22 @@ func (r *Memberships) List(ctx context.Context, workspaceID string, page ports.P
 	return out, nil
 }
 
-func (r *Memberships) ForUser(ctx context.Context, userID string) ([]ports.WorkspaceMembership, error) {
+// where returns the memberships match accepts, oldest first.
+func (r *Memberships) where(match func(*member.Membership) bool) []*member.Membership {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	var ms []*member.Membership
 	for _, m := range r.Items {
-		if m.UserID() == userID {
+		if match(m) {
 			ms = append(ms, m)
 		}
 	}
-	r.mu.Unlock()
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].CreatedAt().Before(ms[j].CreatedAt()) })
+	return ms
+}
+
+func (r *Memberships) ForUser(ctx context.Context, userID string) ([]ports.WorkspaceMembership, error) {
+	ms := r.where(func(m *member.Membership) bool { return m.UserID() == userID })
 	out := make([]ports.WorkspaceMembership, 0, len(ms))
 	for _, m := range ms {
 		w, err := r.Workspaces.Get(ctx, m.WorkspaceID())
@@ -311,15 +309,7 @@ func (r *Memberships) Delete(ctx context.Context, workspaceID, id string, check 
 }
 
 func (r *Memberships) Count(_ context.Context, workspaceID string) (int64, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var n int64
-	for _, m := range r.Items {
-		if m.WorkspaceID() == workspaceID {
-			n++
-		}
-	}
-	return n, nil
+	return int64(len(r.where(func(m *member.Membership) bool { return m.WorkspaceID() == workspaceID }))), nil
 }
 
 type Sessions struct {

@@ -55,3 +55,12 @@ func (h *IPHasher) Calls() []string {
 
 // Ptr returns a pointer to v.
 func Ptr[T any](v T) *T { return &v }
+
+// PageCase is one case of a list's answer to a page: so many items stored, asked for with a
+// limit, WantN of them returned and WantMore saying whether more follow.
+type PageCase struct {
+	Stored, Limit, WantN int
+	WantMore             bool
+}
+
+func (c PageCase) String() string { return fmt.Sprintf("%d stored, limit %d", c.Stored, c.Limit) }

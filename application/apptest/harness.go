@@ -16,6 +16,7 @@ import (
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/session"
+	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/user"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
@@ -51,7 +52,7 @@ func NewStore() *Store {
 		Audit:        a,
 		Workspaces:   &Workspaces{Audit: a},
 		Keys:         &Keys{Audit: a},
-		Submissions:  &Submissions{Audit: a},
+		Submissions:  &Submissions{rows: rows[*submission.Submission]{Audit: a}},
 		Sessions:     &Sessions{ByID: map[string]*session.Session{}},
 		Tokens:       &UserTokens{},
 		Throttle:     &Throttle{Places: map[string][]throttlePlace{}},
@@ -63,7 +64,7 @@ func NewStore() *Store {
 		Integrations: &Integrations{table: newTable(func(i *integration.Integration) *integration.Integration { return i })},
 	}
 	s.Webhooks = &Webhooks{table: newTable(func(w *webhook.Webhook) *webhook.Webhook { c := *w; return &c }), Deliveries: s.Deliveries}
-	s.Forms = &Forms{Submissions: s.Submissions, Audit: a}
+	s.Forms = &Forms{rows: rows[*form.Form]{Audit: a}, Submissions: s.Submissions}
 	s.Memberships = &Memberships{Workspaces: s.Workspaces, Sessions: s.Sessions, Audit: a}
 	s.Users = &Users{ByID: map[string]*user.User{}, Memberships: s.Memberships, Audit: a}
 	s.Memberships.Users = s.Users

@@ -161,16 +161,55 @@ func (r *Keys) MarkUsed(_ context.Context, id string, at time.Time) error {
 	return nil
 }
 
-// Forms is the form repository in memory; its submissions are those of Submissions.
-type Forms struct {
-	mu    sync.Mutex
-	Items []*form.Form // in creation order
-	// Events are the domain events Update committed (the outbox).
+// rows are a repository's rows in the order they were added, with the domain events their
+// changes committed (the outbox) and the log their audit events go to.
+type rows[T any] struct {
+	mu     sync.Mutex
+	Items  []T
 	Events []event.Event
+	Audit  *Audit
+}
+
+// update stores what change makes of c (a copy, as Get returned it with err) in place of the
+// row match finds, with its effects; nothing when change fails.
+func (r *rows[T]) update(ctx context.Context, c T, err error, match func(T) bool, change func(T) (ports.Effects, error)) (T, error) {
+	var none T
+	if err != nil {
+		return none, err
+	}
+	fx, err := change(c)
+	if err != nil {
+		return none, err
+	}
+	r.mu.Lock()
+	if i := slices.IndexFunc(r.Items, match); i >= 0 {
+		r.Items[i] = c
+	}
+	r.Events = append(r.Events, fx.Events...)
+	r.mu.Unlock()
+	return c, r.Audit.Append(ctx, fx.Audit...)
+}
+
+// remove deletes the row match finds, with the audit events; domain.ErrNotFound when none.
+func (r *rows[T]) remove(ctx context.Context, match func(T) bool, events []audit.Event) error {
+	r.mu.Lock()
+	i := slices.IndexFunc(r.Items, match)
+	if i < 0 {
+		r.mu.Unlock()
+		return domain.ErrNotFound
+	}
+	r.Items = slices.Delete(r.Items, i, i+1)
+	r.mu.Unlock()
+	return r.Audit.Append(ctx, events...)
+}
+
+// Forms is the form repository in memory (Items in creation order); its submissions are
+// those of Submissions.
+type Forms struct {
+	rows[*form.Form]
 	// ListPages are the pages List was asked for.
 	ListPages   []ports.Page
 	Submissions *Submissions
-	Audit       *Audit
 }
 
 func (r *Forms) Create(_ context.Context, f *form.Form) error {
@@ -224,33 +263,15 @@ func (r *Forms) List(_ context.Context, workspaceID string, status *form.Status,
 
 func (r *Forms) Update(ctx context.Context, workspaceID, id string, change func(*form.Form) (ports.Effects, error)) (*form.Form, error) {
 	c, err := r.Get(ctx, workspaceID, id)
-	if err != nil {
-		return nil, err
-	}
-	fx, err := change(c)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	if i, err := r.find(workspaceID, id); err == nil {
-		r.Items[i] = c
-	}
-	r.Events = append(r.Events, fx.Events...)
-	r.mu.Unlock()
-	return c, r.Audit.Append(ctx, fx.Audit...)
+	return r.update(ctx, c, err, func(f *form.Form) bool { return f.ID() == id }, change)
 }
 
 func (r *Forms) Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error {
-	r.mu.Lock()
-	i, err := r.find(workspaceID, id)
-	if err != nil || workspaceID == "" {
-		r.mu.Unlock()
-		return domain.ErrNotFound
+	if err := r.remove(ctx, func(f *form.Form) bool { return f.ID() == id && f.WorkspaceID() == workspaceID }, events); err != nil {
+		return err
 	}
-	r.Items = slices.Delete(r.Items, i, i+1)
-	r.mu.Unlock()
 	r.Submissions.deleteWhere(func(s *submission.Submission) bool { return s.FormID() == id })
-	return r.Audit.Append(ctx, events...)
+	return nil
 }
 
 func (r *Forms) LastSubmissionTimes(_ context.Context, workspaceID string, ids []string) (map[string]time.Time, error) {
@@ -274,19 +295,15 @@ func (r *Forms) SubmissionCounts(_ context.Context, workspaceID string, ids []st
 	return out, nil
 }
 
-// Submissions is the submission repository in memory.
+// Submissions is the submission repository in memory (Items in the order added).
 type Submissions struct {
-	mu    sync.Mutex
-	Items []*submission.Submission // in the order added
-	// Events are the domain events committed with the submissions (the outbox).
-	Events []event.Event
+	rows[*submission.Submission]
 	// Queries are the queries List was asked.
 	Queries []ports.SubmissionQuery
 	// Spent are the render token nonces spent.
 	Spent map[string]bool
 	// emails are the one-per-email keys taken, as form|key.
 	emails map[string]bool
-	Audit  *Audit
 }
 
 func (r *Submissions) Add(_ context.Context, s *submission.Submission, e event.Event) error {
@@ -383,32 +400,13 @@ func (r *Submissions) List(_ context.Context, workspaceID, formID string, q port
 
 func (r *Submissions) Update(ctx context.Context, workspaceID, formID, id string, change func(*submission.Submission) (ports.Effects, error)) (*submission.Submission, error) {
 	c, err := r.Get(ctx, workspaceID, formID, id)
-	if err != nil {
-		return nil, err
-	}
-	fx, err := change(c)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	if i, err := r.find(workspaceID, formID, id); err == nil {
-		r.Items[i] = c
-	}
-	r.Events = append(r.Events, fx.Events...)
-	r.mu.Unlock()
-	return c, r.Audit.Append(ctx, fx.Audit...)
+	return r.update(ctx, c, err, func(s *submission.Submission) bool { return s.ID() == id }, change)
 }
 
 func (r *Submissions) Delete(ctx context.Context, workspaceID, formID, id string, events ...audit.Event) error {
-	r.mu.Lock()
-	i, err := r.find(workspaceID, formID, id)
-	if err != nil {
-		r.mu.Unlock()
-		return err
-	}
-	r.Items = slices.Delete(r.Items, i, i+1)
-	r.mu.Unlock()
-	return r.Audit.Append(ctx, events...)
+	return r.remove(ctx, func(s *submission.Submission) bool {
+		return s.ID() == id && s.FormID() == formID && s.WorkspaceID() == workspaceID
+	}, events)
 }
 
 // of returns the stored submissions of the workspace's forms with these IDs.

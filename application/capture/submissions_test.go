@@ -232,21 +232,16 @@ func TestUpdateSubmission(t *testing.T) {
 }
 
 func TestListSubmissionsHasMore(t *testing.T) {
-	tests := []struct {
-		stored, limit int
-		wantN         int
-		wantMore      bool
-	}{
-		{0, 20, 0, false},
-		{5, 2, 2, true},
-		{5, 5, 5, false},
-		{6, 5, 5, true},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%d stored, limit %d", tt.stored, tt.limit), func(t *testing.T) {
+	for _, tt := range []apptest.PageCase{
+		{Stored: 0, Limit: 20, WantN: 0, WantMore: false},
+		{Stored: 5, Limit: 2, WantN: 2, WantMore: true},
+		{Stored: 5, Limit: 5, WantN: 5, WantMore: false},
+		{Stored: 6, Limit: 5, WantN: 5, WantMore: true},
+	} {
+		t.Run(tt.String(), func(t *testing.T) {
 			h := apptest.New()
 			f := h.CreateForm(t, "wsp_a", apptest.NameAndAge()...)
-			for i := 0; i < tt.stored; i++ {
+			for i := 0; i < tt.Stored; i++ {
 				if _, err := h.App.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
 					FormID: f.ID(), Source: submission.SourceAPI,
 					Data: map[string]submission.Input{f.Fields()[0].ID: fmt.Sprint(i)},
@@ -257,21 +252,21 @@ func TestListSubmissionsHasMore(t *testing.T) {
 			after := apptest.Now.Add(-time.Hour)
 			before := apptest.Now.Add(time.Hour)
 			subs, more, err := h.App.Queries.ListSubmissions.Handle(ctx, capture.ListSubmissions{
-				FormID: f.ID(), Page: ports.Page{Limit: tt.limit},
+				FormID: f.ID(), Page: ports.Page{Limit: tt.Limit},
 				CreatedAfter: &after, CreatedBefore: &before,
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(subs) != tt.wantN || more != tt.wantMore {
-				t.Fatalf("got %d, more=%v; want %d, %v", len(subs), more, tt.wantN, tt.wantMore)
+			if len(subs) != tt.WantN || more != tt.WantMore {
+				t.Fatalf("got %d, more=%v; want %d, %v", len(subs), more, tt.WantN, tt.WantMore)
 			}
 			if len(h.Submissions.Queries) != 1 {
 				t.Fatalf("queries = %+v", h.Submissions.Queries)
 			}
 			q := h.Submissions.Queries[0]
-			if q.Page.Limit != tt.limit+1 || q.CreatedAfter != &after || q.CreatedBefore != &before {
-				t.Fatalf("query = %+v, want limit %d and the bounds passed on", q, tt.limit+1)
+			if q.Page.Limit != tt.Limit+1 || q.CreatedAfter != &after || q.CreatedBefore != &before {
+				t.Fatalf("query = %+v, want limit %d and the bounds passed on", q, tt.Limit+1)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package forms_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
@@ -175,38 +174,33 @@ func TestUpdateFormReturnsCount(t *testing.T) {
 }
 
 func TestListFormsHasMore(t *testing.T) {
-	tests := []struct {
-		stored, limit int
-		wantN         int
-		wantMore      bool
-	}{
-		{0, 20, 0, false},
-		{3, 2, 2, true},
-		{3, 3, 3, false},
-		{4, 3, 3, true},
-		{1, 1, 1, false},
-		{2, 1, 1, true},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%d stored, limit %d", tt.stored, tt.limit), func(t *testing.T) {
+	for _, tt := range []apptest.PageCase{
+		{Stored: 0, Limit: 20, WantN: 0, WantMore: false},
+		{Stored: 3, Limit: 2, WantN: 2, WantMore: true},
+		{Stored: 3, Limit: 3, WantN: 3, WantMore: false},
+		{Stored: 4, Limit: 3, WantN: 3, WantMore: true},
+		{Stored: 1, Limit: 1, WantN: 1, WantMore: false},
+		{Stored: 2, Limit: 1, WantN: 1, WantMore: true},
+	} {
+		t.Run(tt.String(), func(t *testing.T) {
 			h := apptest.New()
 			var ids []string
-			for i := 0; i < tt.stored; i++ {
+			for i := 0; i < tt.Stored; i++ {
 				ids = append(ids, h.CreateForm(t, "wsp_a").ID())
 			}
 			h.CreateForm(t, "wsp_other") // never listed
 			if len(ids) > 0 {
 				storeSubmissions(t, h, h.Forms.Items[len(ids)-1], 5)
 			}
-			views, more, err := h.App.Queries.ListForms.Handle(ctx, forms.ListForms{Page: ports.Page{Limit: tt.limit}})
+			views, more, err := h.App.Queries.ListForms.Handle(ctx, forms.ListForms{Page: ports.Page{Limit: tt.Limit}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(views) != tt.wantN || more != tt.wantMore {
-				t.Fatalf("got %d forms, more=%v; want %d, %v", len(views), more, tt.wantN, tt.wantMore)
+			if len(views) != tt.WantN || more != tt.WantMore {
+				t.Fatalf("got %d forms, more=%v; want %d, %v", len(views), more, tt.WantN, tt.WantMore)
 			}
-			if len(h.Forms.ListPages) != 1 || h.Forms.ListPages[0].Limit != tt.limit+1 {
-				t.Fatalf("repository asked for %+v, want limit %d", h.Forms.ListPages, tt.limit+1)
+			if len(h.Forms.ListPages) != 1 || h.Forms.ListPages[0].Limit != tt.Limit+1 {
+				t.Fatalf("repository asked for %+v, want limit %d", h.Forms.ListPages, tt.Limit+1)
 			}
 			for i, v := range views {
 				if v.Form.WorkspaceID() != "wsp_a" {

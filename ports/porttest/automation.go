@@ -1,6 +1,7 @@
 package porttest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -128,15 +129,7 @@ func deliveries(t *testing.T, r Repos) {
 
 	claim := func(now time.Time) []string {
 		t.Helper()
-		got, err := r.Deliveries.ClaimDue(ctx, ports.Claim{Now: now, Limit: 100, Lease: time.Minute})
-		noErr(t, err)
-		var mine []string
-		for _, d := range got {
-			if d.WebhookID() == h.ID() {
-				mine = append(mine, d.ID())
-			}
-		}
-		return mine
+		return claimed(t, r.Deliveries.ClaimDue, w.ID(), now)
 	}
 	if got := claim(base.Add(time.Hour)); !sameSet(got, []string{d1.ID(), d2.ID()}) {
 		t.Fatalf("claimed %v", got)
@@ -306,4 +299,21 @@ func sameSet(got, want []string) bool {
 		}
 	}
 	return true
+}
+
+// claimed returns the IDs of what claimDue takes at now (a minute's lease) of the workspace.
+func claimed[T interface {
+	ID() string
+	WorkspaceID() string
+}](t *testing.T, claimDue func(context.Context, ports.Claim) ([]T, error), workspaceID string, now time.Time) []string {
+	t.Helper()
+	got, err := claimDue(ctx, ports.Claim{Now: now, Limit: 100, Lease: time.Minute})
+	noErr(t, err)
+	var mine []string
+	for _, it := range got {
+		if it.WorkspaceID() == workspaceID {
+			mine = append(mine, it.ID())
+		}
+	}
+	return mine
 }

@@ -43,15 +43,7 @@ func runs(t *testing.T, r Repos) {
 
 	claim := func(now time.Time) []string {
 		t.Helper()
-		got, err := r.Runs.ClaimDue(ctx, ports.Claim{Now: now, Limit: 100, Lease: time.Minute})
-		noErr(t, err)
-		var mine []string
-		for _, run := range got {
-			if run.WorkspaceID() == w.ID() {
-				mine = append(mine, run.ID())
-			}
-		}
-		return mine
+		return claimed(t, r.Runs.ClaimDue, w.ID(), now)
 	}
 	if got := claim(base.Add(time.Hour)); !sameSet(got, []string{r1.ID(), r2.ID(), n1.ID()}) {
 		t.Fatalf("claimed %v", got)
