@@ -4,6 +4,7 @@ import (
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/domain/user"
 	"github.com/formward/formward/ports"
 	"testing"
 )
@@ -21,4 +22,13 @@ func newAccountsHarness(t *testing.T) *apptest.AccountsHarness {
 			return crypto.NewCipher(crypto.NewKeyring(crypto.GenerateMasterKey()), keys, ids, clock)
 		},
 	})
+}
+
+// adaAtAcme is the accounts harness with a workspace, Acme, and its owner ada@example.com,
+// whose password is goodPassword.
+func adaAtAcme(t *testing.T) (h *apptest.AccountsHarness, acme string, ada *user.User) {
+	t.Helper()
+	h = newAccountsHarness(t)
+	acme = h.AddWorkspace(t, "Acme")
+	return h, acme, h.AddUser(t, "ada@example.com", goodPassword, acme)
 }

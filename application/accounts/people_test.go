@@ -127,9 +127,7 @@ func TestCreateUserPrintsASetPasswordLink(t *testing.T) {
 }
 
 func TestChangePasswordEndsOtherSessions(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	u := h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, w, u := adaAtAcme(t)
 	here, elsewhere := signIn(t, h, "ada@example.com", goodPassword), signIn(t, h, "ada@example.com", goodPassword)
 	ctx := asSession(t, h, here.Token)
 
@@ -165,9 +163,7 @@ func TestChangePasswordEndsOtherSessions(t *testing.T) {
 }
 
 func TestPasswordResetLinkWorksOnce(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	u := h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, u := adaAtAcme(t)
 	before := signIn(t, h, "ada@example.com", goodPassword)
 	ctx := context.Background()
 
@@ -234,9 +230,7 @@ func TestPasswordResetLinkWorksOnce(t *testing.T) {
 }
 
 func TestRequestPasswordResetWithoutMailSendsNothing(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	app := application.New(application.Deps{Users: h.Users, Tokens: h.Tokens, Clock: h.Clock}, application.Settings{})
 	if err := app.Commands.RequestPasswordReset.Handle(context.Background(), accounts.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
@@ -265,9 +259,7 @@ func enableTwoFactor(t *testing.T, h *apptest.AccountsHarness, ctx context.Conte
 }
 
 func TestTwoFactorSignIn(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	u := h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, w, u := adaAtAcme(t)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	ctx := asSession(t, h, in.Token)
 
@@ -385,9 +377,7 @@ func TestTwoFactorSignIn(t *testing.T) {
 // Wrong codes count as failed sign-ins: ten of them throttle the account even with the right
 // password.
 func TestWrongTwoFactorCodesAreThrottled(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	secret, _ := enableTwoFactor(t, h, asSession(t, h, in.Token))
 	for range accounts.SignInFailureLimit {
@@ -401,9 +391,7 @@ func TestWrongTwoFactorCodesAreThrottled(t *testing.T) {
 }
 
 func TestFinishOIDC(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	u := h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, w, u := adaAtAcme(t)
 	ctx := context.Background()
 	h.OIDC.Identities["code-ada"] = ports.OIDCIdentity{Subject: "sub-ada", Email: "Ada@example.com", Name: "Ada"}
 	h.OIDC.Identities["code-stranger"] = ports.OIDCIdentity{Subject: "sub-x", Email: "stranger@example.com"}

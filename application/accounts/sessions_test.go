@@ -91,9 +91,7 @@ func TestSignInStartsASessionKeptAsAHash(t *testing.T) {
 // Unknown email and wrong password give the same error after the same work: one argon2id
 // verification against a real hash.
 func TestSignInGivesNothingAwayAboutAccounts(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, w, _ := adaAtAcme(t)
 
 	ctx := context.Background()
 	h.Passwords.Reset()
@@ -130,9 +128,7 @@ func TestSignInGivesNothingAwayAboutAccounts(t *testing.T) {
 }
 
 func TestSignInThrottlesPerAccount(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, w, _ := adaAtAcme(t)
 	ctx := context.Background()
 	start := h.Clock.Now()
 	// Ten failures a minute apart, each from another address.
@@ -162,9 +158,7 @@ func TestSignInThrottlesPerAccount(t *testing.T) {
 }
 
 func TestSignInThrottlesPerIP(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	ctx := context.Background()
 	start := h.Clock.Now()
 	for i := range accounts.SignInFailureLimit {
@@ -191,9 +185,7 @@ func TestSignInThrottlesPerIP(t *testing.T) {
 }
 
 func TestSessionExpiresWhenIdle(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	auth := func() error {
 		_, err := h.App.Queries.AuthenticateSession.Handle(context.Background(), accounts.AuthenticateSession{Token: in.Token})
@@ -216,9 +208,7 @@ func TestSessionExpiresWhenIdle(t *testing.T) {
 }
 
 func TestSessionEndsAfterThirtyDaysWhateverTheActivity(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	started := h.Clock.Now()
 	for h.Clock.Now().Add(10 * time.Hour).Before(started.Add(session.AbsoluteTimeout)) {
@@ -234,9 +224,7 @@ func TestSessionEndsAfterThirtyDaysWhateverTheActivity(t *testing.T) {
 }
 
 func TestAuthenticateSessionTouchesAtMostOnceAMinute(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	for range 5 {
 		h.Advance(10 * time.Second)
@@ -328,9 +316,7 @@ func TestSessionWithoutMembership(t *testing.T) {
 }
 
 func TestSignOutAndSignOutEverywhere(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	u := h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, u := adaAtAcme(t)
 	a, b, c := signIn(t, h, "ada@example.com", goodPassword), signIn(t, h, "ada@example.com", goodPassword), signIn(t, h, "ada@example.com", goodPassword)
 
 	if err := h.App.Commands.SignOut.Handle(context.Background(), accounts.SignOut{Token: a.Token}); err != nil {

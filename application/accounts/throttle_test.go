@@ -78,9 +78,7 @@ func expectRefusedWhileHeld(t *testing.T, h *apptest.AccountsHarness, entered <-
 // password is checked, so ten are checked and thirty refused, and the right password sent
 // while the ten are being checked is refused too.
 func TestSignInBurstTakesItsPlacesBeforeChecking(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	h.Passwords.Reset()
 
 	release, entered, answers := holdBurst(t, h, 40, accounts.SignIn{Email: "ada@example.com", Password: "wrong password", IP: "127.0.4.7"})
@@ -108,9 +106,7 @@ func TestSignInBurstTakesItsPlacesBeforeChecking(t *testing.T) {
 // The same for the two-step step: forty wrong codes with the right password at once, then the
 // right code while ten are being checked.
 func TestTwoFactorBurstTakesItsPlacesBeforeChecking(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	secret, _ := enableTwoFactor(t, h, asSession(t, h, in.Token))
 	h.Advance(time.Minute)
@@ -138,9 +134,7 @@ func TestTwoFactorBurstTakesItsPlacesBeforeChecking(t *testing.T) {
 
 // A success gives its place back; a right password without the code it needs is no failure.
 func TestSignInSuccessGivesItsPlaceBack(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	ctx := context.Background()
 	wrong := func() error {
 		_, err := h.App.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "ada@example.com", Password: "wrong password", IP: "127.0.2.1"})
@@ -174,9 +168,7 @@ func TestSignInSuccessGivesItsPlaceBack(t *testing.T) {
 
 // Turning two-factor off checks a password (or code) too: wrong ones count against the account.
 func TestDisableTwoFactorIsThrottled(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	ctx := asSession(t, h, in.Token)
 	enableTwoFactor(t, h, ctx)
@@ -227,9 +219,7 @@ func sendQueuedMail(t *testing.T, h *apptest.AccountsHarness) int {
 // "Forgot password": five requests per hour per address and per IP hash are queued, whether
 // or not the address has an account; the sixth answers alike and queues nothing.
 func TestPasswordResetRequestsAreLimited(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	ctx := context.Background()
 	request := func(email, ip string) {
 		t.Helper()
@@ -290,9 +280,7 @@ func TestPasswordResetBurstIsLimitedExactly(t *testing.T) {
 // A refused send is retried on the schedule; its link is spent at once, so only a link that
 // went out works; after the schedule's last attempt the mail is given up.
 func TestPasswordLinkMailIsRetried(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.AddWorkspace(t, "Acme")
-	h.AddUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	ctx := context.Background()
 	obs := &mailFailures{}
 
