@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/apptest"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"

@@ -2,6 +2,9 @@ package accounts_test
 
 import (
 	"errors"
+	"strings"
+	"testing"
+
 	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
@@ -9,8 +12,6 @@ import (
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/audit"
-	"strings"
-	"testing"
 )
 
 func TestAuthenticate(t *testing.T) {

@@ -1,12 +1,13 @@
 package accounts_test
 
 import (
+	"testing"
+
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/user"
 	"github.com/formward/formward/ports"
-	"testing"
 )
 
 // ctx acts as an admin key of workspace wsp_a: the use cases read who acts from the context.

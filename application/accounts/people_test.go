@@ -4,6 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/application/apptest"
@@ -13,11 +19,6 @@ import (
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/ports"
 	"github.com/pquerna/otp/totp"
-	"net/url"
-	"regexp"
-	"strings"
-	"testing"
-	"time"
 )
 
 func TestSetupFirstOwnerWorksOnce(t *testing.T) {

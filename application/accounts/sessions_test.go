@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/application/apptest"
 	authapp "github.com/formward/formward/application/auth"
@@ -12,9 +16,6 @@ import (
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/session"
 	"github.com/formward/formward/ports"
-	"strings"
-	"testing"
-	"time"
 )
 
 const goodPassword = "plum tuesday lantern 42"

@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/accounts"
-	"github.com/formward/formward/application/apptest"
-	"github.com/formward/formward/domain/webhook"
-	"github.com/pquerna/otp/totp"
 	"net/url"
 	"regexp"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/apptest"
+	"github.com/formward/formward/domain/webhook"
+	"github.com/pquerna/otp/totp"
 )
 
 // burstDeadline bounds how long a burst test waits for what it expects before failing.

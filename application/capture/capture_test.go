@@ -4,6 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/capture"
@@ -15,11 +21,6 @@ import (
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
-	"io"
-	"strings"
-	"sync"
-	"testing"
-	"time"
 )
 
 // memObjects is an object store in memory; failPut makes the nth Put (1-based) fail with err.

@@ -2,6 +2,8 @@ package capture_test
 
 import (
 	"errors"
+	"testing"
+
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
@@ -9,7 +11,6 @@ import (
 	"github.com/formward/formward/domain/origin"
 	"github.com/formward/formward/domain/spam"
 	"github.com/formward/formward/domain/workspace"
-	"testing"
 )
 
 // withSettings replaces the fixture form's settings.

@@ -2,6 +2,10 @@ package capture_test
 
 import (
 	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/application/apptest"
@@ -11,9 +15,6 @@ import (
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
-	"path/filepath"
-	"strings"
-	"testing"
 )
 
 // newFilesHarness is the usual harness with the local object store on a temp dir.

@@ -3,6 +3,11 @@ package capture_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/application/capture"
@@ -13,10 +18,6 @@ import (
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
-	"reflect"
-	"strings"
-	"testing"
-	"time"
 )
 
 // ctx acts as an admin key of workspace wsp_a: the use cases read who acts from the context.

@@ -3,6 +3,11 @@ package forms_test
 import (
 	"context"
 	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
@@ -11,10 +16,6 @@ import (
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
-	"reflect"
-	"strings"
-	"testing"
-	"time"
 )
 
 // ctx acts as an admin key of workspace wsp_a: the use cases read who acts from the context.

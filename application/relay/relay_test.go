@@ -4,16 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/formward/formward/application/apptest"
-	"github.com/formward/formward/application/relay"
-	"github.com/formward/formward/domain/event"
-	"github.com/formward/formward/ports"
-	"github.com/formward/formward/test/testkit"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/formward/formward/application/apptest"
+	"github.com/formward/formward/application/relay"
+	"github.com/formward/formward/domain/event"
+	"github.com/formward/formward/ports"
+	"github.com/formward/formward/test/testkit"
 )
 
 // memOutbox is an outbox in memory that records every call.

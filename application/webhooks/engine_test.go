@@ -5,6 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain"
@@ -12,10 +17,6 @@ import (
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 	"github.com/formward/formward/test/testkit"
-	"slices"
-	"sync"
-	"testing"
-	"time"
 )
 
 // stores returns the webhook and delivery fakes of one store, holding the hooks.
@@ -37,7 +38,7 @@ func delivery(t *testing.T, ds *apptest.Deliveries, id string) *webhook.Delivery
 	return d
 }
 
-// ---- fakes of the webhook ports, kept apart from fakes_test.go ----
+// ---- the sender ----
 
 // scriptedSender answers from a script per call, then with the last entry; it records requests.
 type scriptedSender struct {

@@ -3,14 +3,15 @@ package webhooks_test
 import (
 	"context"
 	"fmt"
+	"sync"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
-	"sync"
-	"testing"
-	"time"
 )
 
 // hangingSender hangs every attempt to an endpoint in hang until the attempt's context ends

@@ -3,6 +3,10 @@ package webhooks_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
@@ -12,9 +16,6 @@ import (
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
-	"strings"
-	"testing"
-	"time"
 )
 
 // ctx acts as an admin key of workspace wsp_a: the use cases read who acts from the context.

@@ -3,15 +3,16 @@ package workflows_test
 import (
 	"context"
 	"fmt"
+	"sync"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 	"github.com/formward/formward/test/testkit"
-	"sync"
-	"testing"
-	"time"
 )
 
 // hangingRunner hangs every action of workspace A until the engine stops and records when the

@@ -3,6 +3,10 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"strings"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/apikey"
@@ -11,9 +15,6 @@ import (
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
-	"strings"
-	"testing"
-	"time"
 )
 
 // fakeLinks signs every value under the submission's prefix, as the file signer does.

@@ -4,6 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
 	workflowsapp "github.com/formward/formward/application/workflows"
@@ -17,11 +23,6 @@ import (
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 	"github.com/formward/formward/test/testkit"
-	"sort"
-	"strings"
-	"sync"
-	"testing"
-	"time"
 )
 
 // scriptedRunner answers with the scripted outcomes in turn (success when none is left) and

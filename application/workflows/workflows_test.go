@@ -2,6 +2,9 @@ package workflows_test
 
 import (
 	"errors"
+	"strings"
+	"testing"
+
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/application/apptest"
 	workflowsapp "github.com/formward/formward/application/workflows"
@@ -10,8 +13,6 @@ import (
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
-	"strings"
-	"testing"
 )
 
 // ctx acts as an admin key of workspace wsp_a: the use cases read who acts from the context.

@@ -4,6 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
@@ -17,13 +25,6 @@ import (
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
-	"path/filepath"
-	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"testing"
-	"time"
 )
 
 // The retention job and privacy requests against the real databases (SQLite and PostgreSQL),

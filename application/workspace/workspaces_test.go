@@ -1,11 +1,12 @@
 package workspace_test
 
 import (
+	"testing"
+
 	"github.com/formward/formward/application/apptest"
 	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/workspace"
-	"testing"
 )
 
 // ctx acts as an admin key of workspace wsp_a: the use cases read who acts from the context.
