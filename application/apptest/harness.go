@@ -9,7 +9,7 @@ import (
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/application/forms"
-	"github.com/formward/formward/application/workspace"
+	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
@@ -20,6 +20,7 @@ import (
 	"github.com/formward/formward/domain/user"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/domain/workflow"
+	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
 )
 
@@ -50,7 +51,7 @@ func NewStore() *Store {
 	a := &Audit{}
 	s := &Store{
 		Audit:        a,
-		Workspaces:   &Workspaces{Audit: a},
+		Workspaces:   &Workspaces{rows[*workspace.Workspace]{Audit: a}},
 		Keys:         &Keys{Audit: a},
 		Submissions:  &Submissions{rows: rows[*submission.Submission]{Audit: a}},
 		Sessions:     &Sessions{ByID: map[string]*session.Session{}},
@@ -180,7 +181,7 @@ func NewAccounts(t *testing.T, c Crypto) *AccountsHarness {
 // AddWorkspace creates a workspace.
 func (h *AccountsHarness) AddWorkspace(t *testing.T, name string) string {
 	t.Helper()
-	w, err := h.App.Commands.CreateWorkspace.Handle(context.Background(), workspace.CreateWorkspace{Name: name})
+	w, err := h.App.Commands.CreateWorkspace.Handle(context.Background(), workspaceapp.CreateWorkspace{Name: name})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,17 +34,59 @@ func NewestFirst[T any](items []T, page ports.Page, position func(T) ports.Posit
 	return out[:min(len(out), page.Limit)]
 }
 
-// Workspaces is the workspace repository in memory.
-type Workspaces struct {
-	mu    sync.Mutex
-	Items []*workspace.Workspace // in creation order
-	Audit *Audit
+// rows are a repository's rows in the order they were added, with the domain events their
+// changes committed (the outbox) and the log their audit events go to.
+type rows[T any] struct {
+	mu     sync.Mutex
+	Items  []T
+	Events []event.Event
+	Audit  *Audit
 }
 
-func (r *Workspaces) Create(_ context.Context, w *workspace.Workspace) error {
+func (r *rows[T]) add(v T) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.Items = append(r.Items, w)
+	r.Items = append(r.Items, v)
+}
+
+// update stores what change makes of c (a copy, as Get returned it with err) in place of the
+// row match finds, with its effects; nothing when change fails.
+func (r *rows[T]) update(ctx context.Context, c T, err error, match func(T) bool, change func(T) (ports.Effects, error)) (T, error) {
+	var none T
+	if err != nil {
+		return none, err
+	}
+	fx, err := change(c)
+	if err != nil {
+		return none, err
+	}
+	r.mu.Lock()
+	if i := slices.IndexFunc(r.Items, match); i >= 0 {
+		r.Items[i] = c
+	}
+	r.Events = append(r.Events, fx.Events...)
+	r.mu.Unlock()
+	return c, r.Audit.Append(ctx, fx.Audit...)
+}
+
+// remove deletes the row match finds, with the audit events; domain.ErrNotFound when none.
+func (r *rows[T]) remove(ctx context.Context, match func(T) bool, events []audit.Event) error {
+	r.mu.Lock()
+	i := slices.IndexFunc(r.Items, match)
+	if i < 0 {
+		r.mu.Unlock()
+		return domain.ErrNotFound
+	}
+	r.Items = slices.Delete(r.Items, i, i+1)
+	r.mu.Unlock()
+	return r.Audit.Append(ctx, events...)
+}
+
+// Workspaces is the workspace repository in memory.
+type Workspaces struct{ rows[*workspace.Workspace] }
+
+func (r *Workspaces) Create(_ context.Context, w *workspace.Workspace) error {
+	r.add(w)
 	return nil
 }
 
@@ -76,21 +118,7 @@ func (r *Workspaces) Oldest(context.Context) (*workspace.Workspace, error) {
 
 func (r *Workspaces) Update(ctx context.Context, id string, change func(*workspace.Workspace) (ports.Effects, error)) (*workspace.Workspace, error) {
 	w, err := r.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	fx, err := change(w)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	for i, o := range r.Items {
-		if o.ID() == id {
-			r.Items[i] = w
-		}
-	}
-	r.mu.Unlock()
-	return w, r.Audit.Append(ctx, fx.Audit...)
+	return r.update(ctx, w, err, func(w *workspace.Workspace) bool { return w.ID() == id }, change)
 }
 
 // Keys is the API key repository in memory.
@@ -161,48 +189,6 @@ func (r *Keys) MarkUsed(_ context.Context, id string, at time.Time) error {
 	return nil
 }
 
-// rows are a repository's rows in the order they were added, with the domain events their
-// changes committed (the outbox) and the log their audit events go to.
-type rows[T any] struct {
-	mu     sync.Mutex
-	Items  []T
-	Events []event.Event
-	Audit  *Audit
-}
-
-// update stores what change makes of c (a copy, as Get returned it with err) in place of the
-// row match finds, with its effects; nothing when change fails.
-func (r *rows[T]) update(ctx context.Context, c T, err error, match func(T) bool, change func(T) (ports.Effects, error)) (T, error) {
-	var none T
-	if err != nil {
-		return none, err
-	}
-	fx, err := change(c)
-	if err != nil {
-		return none, err
-	}
-	r.mu.Lock()
-	if i := slices.IndexFunc(r.Items, match); i >= 0 {
-		r.Items[i] = c
-	}
-	r.Events = append(r.Events, fx.Events...)
-	r.mu.Unlock()
-	return c, r.Audit.Append(ctx, fx.Audit...)
-}
-
-// remove deletes the row match finds, with the audit events; domain.ErrNotFound when none.
-func (r *rows[T]) remove(ctx context.Context, match func(T) bool, events []audit.Event) error {
-	r.mu.Lock()
-	i := slices.IndexFunc(r.Items, match)
-	if i < 0 {
-		r.mu.Unlock()
-		return domain.ErrNotFound
-	}
-	r.Items = slices.Delete(r.Items, i, i+1)
-	r.mu.Unlock()
-	return r.Audit.Append(ctx, events...)
-}
-
 // Forms is the form repository in memory (Items in creation order); its submissions are
 // those of Submissions.
 type Forms struct {
@@ -213,9 +199,7 @@ type Forms struct {
 }
 
 func (r *Forms) Create(_ context.Context, f *form.Form) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.Items = append(r.Items, f)
+	r.add(f)
 	return nil
 }
 
