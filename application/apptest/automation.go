@@ -405,6 +405,11 @@ func StubRunners() map[string]ports.ActionRunner {
 	return runners
 }
 
+// WithFiles gives the application the object store.
+func WithFiles(store ports.ObjectStore) func(*Harness, *application.Deps) {
+	return func(_ *Harness, d *application.Deps) { d.Files = store }
+}
+
 // WithWebhooks gives the application the webhook and delivery fakes and the URL checker.
 func WithWebhooks(h *Harness, d *application.Deps) {
 	d.Webhooks, d.Deliveries, d.URLs = h.Webhooks, h.Deliveries, h.URLs

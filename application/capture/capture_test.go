@@ -170,14 +170,11 @@ type captureFixture struct {
 // of the given spam settings in a workspace on plan.
 func newCapture(t *testing.T, sp form.Spam, plan workspace.Plan) *captureFixture {
 	t.Helper()
-	h := apptest.New()
 	store := &memObjects{}
 	lim := &countLimiter{limit: 100}
+	h := apptest.NewWith(application.Settings{FileLimits: submission.FileLimits{PerField: 3, PerPost: 4}},
+		apptest.WithFiles(store))
 	h.Workspaces.Items = append(h.Workspaces.Items, workspace.UnmarshalFromDatabase(workspace.Record{ID: "wsp_a", Name: "A", Plan: plan, CreatedAt: apptest.Now}))
-	h.App = application.New(application.Deps{
-		Workspaces: h.Workspaces, Keys: h.Keys, Forms: h.Forms, Submissions: h.Submissions,
-		IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher, Files: store,
-	}, application.Settings{FileLimits: submission.FileLimits{PerField: 3, PerPost: 4}})
 	h.App.Commands.SubmitPublicForm = h.App.Commands.SubmitPublicForm.WithSpamChecks(
 		capture.SpamChecks{Tokens: fakeTokens{}, ProofOfWork: fakePoW{}, Captcha: fakeCaptcha{}, Limiter: lim})
 	settings := form.Settings{Spam: sp}
@@ -401,11 +398,7 @@ func TestSubmitPublicFormNeedsAPublishedForm(t *testing.T) {
 }
 
 func TestAPIRefusesLinksToTheServersOwnFiles(t *testing.T) {
-	h := apptest.New()
-	h.App = application.New(application.Deps{
-		Workspaces: h.Workspaces, Keys: h.Keys, Forms: h.Forms, Submissions: h.Submissions,
-		IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher,
-	}, application.Settings{PublicURL: "https://forms.example.com"})
+	h := apptest.NewWith(application.Settings{PublicURL: "https://forms.example.com"})
 	f := h.CreateForm(t, "wsp_b", form.FieldSpec{Label: "CV", Type: "file"}, form.FieldSpec{Label: "Age", Type: "number"})
 	cv := f.Fields()[0].ID
 	for _, link := range []string{"https://forms.example.com/files/workspaces/wsp_a/forms/frm_1/x/cv.pdf", "https://FORMS.example.com:443/files/x"} {

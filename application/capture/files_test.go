@@ -24,11 +24,7 @@ func newFilesHarness(t *testing.T) (*apptest.Harness, *objectstore.Local) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := apptest.New()
-	h.App = application.New(application.Deps{
-		Workspaces: h.Workspaces, Keys: h.Keys, Forms: h.Forms, Submissions: h.Submissions,
-		IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher, Files: store,
-	}, application.Settings{})
+	h := apptest.NewWith(application.Settings{}, apptest.WithFiles(store))
 	return h, store
 }
 
