@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
@@ -82,34 +83,28 @@ func workspaceField(t reflect.Type, path string, seen map[reflect.Type]bool) str
 // webhook, workflow and integration. Each one aimed at B's objects is refused with not found, and
 // afterwards nothing of B has changed.
 func TestNoUseCaseReachesAnotherWorkspace(t *testing.T) {
-	h := newWorkflowHarness(application.Settings{})
-	hooks := newWebhookHarness(0)
-	hooks.harness = h.harness
-	h.app = application.New(application.Deps{
-		Workspaces: h.workspaces, Keys: h.keys, Forms: h.forms, Submissions: h.submissions,
-		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher, URLs: h.urls,
-		Workflows: h.workflows, Integrations: h.integrations,
-		Actions:  map[string]ports.ActionRunner{"send_email": stubRunner{typ: "send_email"}},
-		Webhooks: hooks.webhooks, Deliveries: hooks.deliveries,
-	}, application.Settings{})
-	app := h.app
+	h := apptest.NewWith(application.Settings{}, apptest.WithWorkflows, apptest.WithWebhooks,
+		func(_ *apptest.Harness, d *application.Deps) {
+			d.Actions = map[string]ports.ActionRunner{"send_email": apptest.StubRunner{ActionType: "send_email"}}
+		})
+	app := h.App
 	inB := auth.WithPrincipal(context.Background(), auth.Principal{WorkspaceID: "wsp_b", Role: member.RoleOwner,
 		Actor: audit.Actor{Type: audit.ActorUser, ID: "usr_b"}})
 	inA := auth.WithPrincipal(context.Background(), auth.Principal{WorkspaceID: "wsp_a", Role: member.RoleOwner,
 		Actor: audit.Actor{Type: audit.ActorUser, ID: "usr_a"}})
 
-	f := h.createForm(t, "wsp_b", captureFields()...)
+	f := h.CreateForm(t, "wsp_b", apptest.NameAndAge()...)
 	s, err := app.Commands.CaptureSubmission.Handle(inB, capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{f.Fields()[0].ID: "x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := hooks.create(t, "wsp_b", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"},
-		FormID: ptr(f.ID()), Secret: ptr("s")})
+	w, err := h.CreateWebhook("wsp_b", webhook.Draft{URL: "https://hooks.example.com/in", Events: []string{"submission.created"},
+		FormID: apptest.Ptr(f.ID()), Secret: apptest.Ptr("s")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wf, err := app.Commands.CreateWorkflow.Handle(inB, workflowsapp.CreateWorkflow{Draft: wfDraft(f.ID())})
+	wf, err := app.Commands.CreateWorkflow.Handle(inB, workflowsapp.CreateWorkflow{Draft: apptest.WorkflowDraft(f.ID())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,16 @@
-package application_test
+package webhooks_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
@@ -20,219 +20,26 @@ import (
 	"github.com/formward/formward/test/testkit"
 )
 
-// ---- fakes of the webhook ports, kept apart from fakes_test.go ----
-
-type wallClock struct{}
-
-func (wallClock) Now() time.Time { return time.Now() }
-
-// pipeWebhooks is a webhook store in memory; only Get and Matching matter to the pipeline.
-type pipeWebhooks struct {
-	mu      sync.Mutex
-	hooks   map[string]*webhook.Webhook
-	err     error // Matching fails with it when set
-	matches int   // Matching calls
-}
-
-func newPipeWebhooks(ws ...*webhook.Webhook) *pipeWebhooks {
-	r := &pipeWebhooks{hooks: map[string]*webhook.Webhook{}}
-	for _, w := range ws {
-		r.hooks[w.ID()] = w
+// stores returns the webhook and delivery fakes of one store, holding the hooks.
+func stores(hooks ...*webhook.Webhook) (*apptest.Webhooks, *apptest.Deliveries) {
+	s := apptest.NewStore()
+	for _, w := range hooks {
+		_ = s.Webhooks.Create(context.Background(), w)
 	}
-	return r
+	return s.Webhooks, s.Deliveries
 }
 
-func (r *pipeWebhooks) Create(context.Context, *webhook.Webhook) error { return errors.New("unused") }
-func (r *pipeWebhooks) List(context.Context, string, ports.Page) ([]*webhook.Webhook, error) {
-	return nil, errors.New("unused")
-}
-func (r *pipeWebhooks) Update(context.Context, string, string, func(*webhook.Webhook) (ports.Effects, error)) (*webhook.Webhook, error) {
-	return nil, errors.New("unused")
-}
-func (r *pipeWebhooks) Count(context.Context, string) (int, error) { return len(r.hooks), nil }
-
-func (r *pipeWebhooks) Get(_ context.Context, workspaceID, id string) (*webhook.Webhook, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	w, ok := r.hooks[id]
-	if !ok || w.WorkspaceID() != workspaceID {
-		return nil, domain.ErrNotFound
-	}
-	return w, nil
-}
-
-func (r *pipeWebhooks) Delete(_ context.Context, _, id string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.hooks, id)
-	return nil
-}
-
-func (r *pipeWebhooks) Matching(_ context.Context, e event.Event) ([]*webhook.Webhook, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.matches++
-	if r.err != nil {
-		return nil, r.err
-	}
-	var out []*webhook.Webhook
-	for _, w := range r.hooks {
-		if w.Subscribes(e) {
-			out = append(out, w)
-		}
-	}
-	slices.SortFunc(out, func(a, b *webhook.Webhook) int {
-		if a.ID() < b.ID() {
-			return -1
-		}
-		return 1
-	})
-	return out, nil
-}
-
-// pipeDeliveries is a delivery store in memory with the repository's dedupe and claims.
-type pipeDeliveries struct {
-	mu     sync.Mutex
-	items  map[string]*webhook.Delivery
-	order  []string
-	addErr error
-	adds   int // AddAll calls
-	claims int // ClaimDue calls: the engine looked for due deliveries
-}
-
-func newPipeDeliveries() *pipeDeliveries {
-	return &pipeDeliveries{items: map[string]*webhook.Delivery{}}
-}
-
-func (r *pipeDeliveries) AddAll(_ context.Context, ds []*webhook.Delivery) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.adds++
-	if r.addErr != nil {
-		return r.addErr
-	}
-	for _, d := range ds {
-		dup := false
-		for _, old := range r.items {
-			if old.WebhookID() == d.WebhookID() && old.EventID() == d.EventID() {
-				dup = true
-			}
-		}
-		if !dup {
-			r.items[d.ID()] = d
-			r.order = append(r.order, d.ID())
-		}
-	}
-	return nil
-}
-
-// snapshot copies a delivery, as a database read would.
-func snapshot(d *webhook.Delivery) *webhook.Delivery {
-	return webhook.UnmarshalDeliveryFromDatabase(d.ID(), d.WorkspaceID(), d.WebhookID(), d.EventID(), d.EventType(), d.FormID(),
-		d.Body(), d.Status(), d.Cycle(), d.Attempts(), d.NextAttemptAt(), d.CreatedAt(), d.UpdatedAt())
-}
-
-func (r *pipeDeliveries) Get(_ context.Context, _, _, id string) (*webhook.Delivery, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	d, ok := r.items[id]
-	if !ok {
-		return nil, domain.ErrNotFound
-	}
-	return snapshot(d), nil
-}
-
-func (r *pipeDeliveries) List(context.Context, string, string, ports.Page) ([]*webhook.Delivery, error) {
-	return nil, errors.New("unused")
-}
-
-func (r *pipeDeliveries) Update(context.Context, string, string, string, func(*webhook.Delivery) (ports.Effects, error)) (*webhook.Delivery, error) {
-	return nil, errors.New("unused")
-}
-
-func (r *pipeDeliveries) ClaimDue(_ context.Context, c ports.Claim) ([]*webhook.Delivery, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.claims++
-	var due []*webhook.Delivery
-	for _, id := range r.order {
-		d, ok := r.items[id]
-		if ok && d.Status() == webhook.StatusPending && d.NextAttemptAt() != nil && !d.NextAttemptAt().After(c.Now) {
-			due = append(due, d)
-		}
-	}
-	var out []*webhook.Delivery
-	for _, i := range claimFairly(c, len(due), func(i int) (string, string) { return due[i].WorkspaceID(), due[i].WebhookID() }) {
-		out = append(out, snapshot(due[i]))
-		due[i].Postpone(c.Now.Add(c.Lease))
-	}
-	return out, nil
-}
-
-// claimFairly picks among n due items, earliest first, what the repositories' ClaimDue picks:
-// at most c.PerEndpoint per endpoint and c.PerWorkspace per workspace, counting c.InFlight,
-// workspaces in turn, up to c.Limit.
-func claimFairly(c ports.Claim, n int, owner func(int) (workspaceID, endpointID string)) []int {
-	perWorkspace := c.PerWorkspace
-	if perWorkspace <= 0 {
-		perWorkspace = c.Limit
-	}
-	ws, ep := maps.Clone(c.InFlight.Workspaces), maps.Clone(c.InFlight.Endpoints)
-	if ws == nil {
-		ws = map[string]int{}
-	}
-	if ep == nil {
-		ep = map[string]int{}
-	}
-	type ranked struct{ i, rank int }
-	var picks []ranked
-	for i := range n {
-		w, e := owner(i)
-		if c.PerEndpoint > 0 && e != "" {
-			if ep[e]++; ep[e] > c.PerEndpoint {
-				continue
-			}
-		}
-		if ws[w]++; ws[w] <= perWorkspace {
-			picks = append(picks, ranked{i, ws[w]})
-		}
-	}
-	slices.SortStableFunc(picks, func(a, b ranked) int { return a.rank - b.rank })
-	out := make([]int, 0, min(len(picks), c.Limit))
-	for _, p := range picks[:min(len(picks), c.Limit)] {
-		out = append(out, p.i)
-	}
-	return out
-}
-
-func (r *pipeDeliveries) Save(_ context.Context, d *webhook.Delivery) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, ok := r.items[d.ID()]; !ok {
-		return domain.ErrNotFound
-	}
-	r.items[d.ID()] = snapshot(d)
-	return nil
-}
-
-func (r *pipeDeliveries) deleteOf(webhookID string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for id, d := range r.items {
-		if d.WebhookID() == webhookID {
-			delete(r.items, id)
-		}
-	}
-}
-
-func (r *pipeDeliveries) get(t *testing.T, id string) *webhook.Delivery {
+// delivery returns the stored delivery with the ID.
+func delivery(t *testing.T, ds *apptest.Deliveries, id string) *webhook.Delivery {
 	t.Helper()
-	d, err := r.Get(context.Background(), "", "", id)
-	if err != nil {
-		t.Fatalf("delivery %s: %v", id, err)
+	d := ds.Find(id)
+	if d == nil {
+		t.Fatalf("delivery %s: %v", id, domain.ErrNotFound)
 	}
 	return d
 }
+
+// ---- the sender ----
 
 // scriptedSender answers from a script per call, then with the last entry; it records requests.
 type scriptedSender struct {
@@ -314,38 +121,33 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // waitLooks waits until the engine has looked for due deliveries twice more: whatever it would
 // claim by now, it has claimed and started on (the second look comes after the first one's
 // dispatch).
-func waitLooks(t *testing.T, ds *pipeDeliveries) {
+func waitLooks(t *testing.T, ds *apptest.Deliveries) {
 	t.Helper()
-	ds.mu.Lock()
-	from := ds.claims
-	ds.mu.Unlock()
+	_, from := ds.Calls()
 	waitFor(t, "the engine to look twice more", func() bool {
-		ds.mu.Lock()
-		defer ds.mu.Unlock()
-		return ds.claims >= from+2
+		_, claims := ds.Calls()
+		return claims >= from+2
 	})
 }
 
 // engineWith fans one event out to the hooks and starts an engine over the sender.
-func engineWith(t *testing.T, sender ports.Sender, hooks ...*webhook.Webhook) (*pipeWebhooks, *pipeDeliveries, []string) {
+func engineWith(t *testing.T, sender ports.Sender, hooks ...*webhook.Webhook) (*apptest.Webhooks, *apptest.Deliveries, []string) {
 	t.Helper()
-	return engineWithClock(t, wallClock{}, sender, hooks...)
+	return engineWithClock(t, apptest.WallClock{}, sender, hooks...)
 }
 
 // engineWithClock is engineWith on a clock the test may move by hand.
-func engineWithClock(t *testing.T, clock ports.Clock, sender ports.Sender, hooks ...*webhook.Webhook) (*pipeWebhooks, *pipeDeliveries, []string) {
+func engineWithClock(t *testing.T, clock ports.Clock, sender ports.Sender, hooks ...*webhook.Webhook) (*apptest.Webhooks, *apptest.Deliveries, []string) {
 	t.Helper()
-	wh, ds := newPipeWebhooks(hooks...), newPipeDeliveries()
+	wh, ds := stores(hooks...)
 	engine := webhooks.NewDeliveryEngine(ds, wh, sender, clock,
 		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond, ClaimLease: time.Second}, nil)
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, clock, engine.Notify)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, clock, engine.Notify)
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err != nil {
 		t.Fatal(err)
 	}
 	runEngine(t, engine)
-	ds.mu.Lock()
-	ids := slices.Clone(ds.order)
-	ds.mu.Unlock()
+	ids := ds.Added()
 	return wh, ds, ids
 }
 
@@ -353,14 +155,13 @@ func engineWithClock(t *testing.T, clock ports.Clock, sender ports.Sender, hooks
 
 func TestFanOutBuildsOneDeliveryPerMatchingWebhook(t *testing.T) {
 	form1, form2 := "frm_1", "frm_2"
-	wh := newPipeWebhooks(
+	wh, ds := stores(
 		newTestHook(t, "whk_all", nil, "submission.created"),
 		newTestHook(t, "whk_form1", &form1, "submission.created", "form.published"),
 		newTestHook(t, "whk_form2", &form2, "submission.created"),
 		newTestHook(t, "whk_updates", nil, "submission.updated"),
 	)
-	ds := newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
 	ctx := context.Background()
 	if err := fan.Handle(ctx, testEvent("evt_1")); err != nil {
 		t.Fatal(err)
@@ -369,12 +170,12 @@ func TestFanOutBuildsOneDeliveryPerMatchingWebhook(t *testing.T) {
 	if err := fan.Handle(ctx, testEvent("evt_1")); err != nil {
 		t.Fatal(err)
 	}
-	if len(ds.order) != 2 {
-		t.Fatalf("deliveries = %d, want 2 (whk_all, whk_form1)", len(ds.order))
+	if len(ds.Added()) != 2 {
+		t.Fatalf("deliveries = %d, want 2 (whk_all, whk_form1)", len(ds.Added()))
 	}
 	var hooks []string
-	for _, id := range ds.order {
-		d := ds.get(t, id)
+	for _, id := range ds.Added() {
+		d := delivery(t, ds, id)
 		hooks = append(hooks, d.WebhookID())
 		if d.Status() != webhook.StatusPending || d.NextAttemptAt() == nil || d.EventID() != "evt_1" {
 			t.Fatalf("delivery = %+v", d)
@@ -400,20 +201,20 @@ func TestFanOutBuildsOneDeliveryPerMatchingWebhook(t *testing.T) {
 func TestFanOutSkipsDisabledWebhooks(t *testing.T) {
 	on, off := newTestHook(t, "whk_on", nil, "submission.created"), newTestHook(t, "whk_off", nil, "submission.created")
 	occurred := testEvent("evt_1").OccurredAt
-	if err := off.Apply(webhook.Patch{Enabled: ptr(false)}, occurred.Add(-time.Hour)); err != nil {
+	if err := off.Apply(webhook.Patch{Enabled: apptest.Ptr(false)}, occurred.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	wh, ds := newPipeWebhooks(on, off), newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	wh, ds := stores(on, off)
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
 	ctx := context.Background()
 	if err := fan.Handle(ctx, testEvent("evt_1")); err != nil {
 		t.Fatal(err)
 	}
-	if len(ds.order) != 1 || ds.get(t, ds.order[0]).WebhookID() != "whk_on" {
-		t.Fatalf("deliveries %v, want one to whk_on", ds.order)
+	if len(ds.Added()) != 1 || delivery(t, ds, ds.Added()[0]).WebhookID() != "whk_on" {
+		t.Fatalf("deliveries %v, want one to whk_on", ds.Added())
 	}
 	// Switched on after the event happened: its late fan-out still skips it, later events go.
-	if err := off.Apply(webhook.Patch{Enabled: ptr(true)}, occurred.Add(time.Minute)); err != nil {
+	if err := off.Apply(webhook.Patch{Enabled: apptest.Ptr(true)}, occurred.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	late := testEvent("evt_late")
@@ -423,8 +224,8 @@ func TestFanOutSkipsDisabledWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var toOff []string
-	for _, id := range ds.order {
-		if d := ds.get(t, id); d.WebhookID() == "whk_off" {
+	for _, id := range ds.Added() {
+		if d := delivery(t, ds, id); d.WebhookID() == "whk_off" {
 			toOff = append(toOff, d.EventID())
 		}
 	}
@@ -435,10 +236,9 @@ func TestFanOutSkipsDisabledWebhooks(t *testing.T) {
 
 func TestFanOutBatchWritesOnce(t *testing.T) {
 	form1 := "frm_1"
-	wh := newPipeWebhooks(newTestHook(t, "whk_all", nil, "submission.created"), newTestHook(t, "whk_form1", &form1, "submission.created"))
-	ds := newPipeDeliveries()
+	wh, ds := stores(newTestHook(t, "whk_all", nil, "submission.created"), newTestHook(t, "whk_form1", &form1, "submission.created"))
 	woken := 0
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, func() { woken++ })
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, func() { woken++ })
 	var evs []event.Event
 	for i := range 10 {
 		e := testEvent(fmt.Sprintf("evt_%d", i))
@@ -454,11 +254,11 @@ func TestFanOutBatchWritesOnce(t *testing.T) {
 	if err := fan.HandleBatch(context.Background(), evs); err != nil {
 		t.Fatal(err)
 	}
-	if len(ds.order) != 15 { // 5 events of frm_1 to both hooks, 5 of frm_2 to whk_all
-		t.Fatalf("deliveries = %d, want 15", len(ds.order))
+	if len(ds.Added()) != 15 { // 5 events of frm_1 to both hooks, 5 of frm_2 to whk_all
+		t.Fatalf("deliveries = %d, want 15", len(ds.Added()))
 	}
-	if wh.matches != 4 || ds.adds != 2 || woken != 2 {
-		t.Fatalf("Matching calls %d (want 2 per batch), AddAll calls %d (want 1 per batch), wake-ups %d", wh.matches, ds.adds, woken)
+	if adds, _ := ds.Calls(); wh.MatchingCalls() != 4 || adds != 2 || woken != 2 {
+		t.Fatalf("Matching calls %d (want 2 per batch), AddAll calls %d (want 1 per batch), wake-ups %d", wh.MatchingCalls(), adds, woken)
 	}
 }
 
@@ -476,23 +276,22 @@ func TestDeliveryBodyFormPublished(t *testing.T) {
 }
 
 func TestFanOutFailsOnlyWhenStorageFails(t *testing.T) {
-	wh := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created"))
-	ds := newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
-	ds.addErr = errors.New("database down")
+	wh, ds := stores(newTestHook(t, "whk_1", nil, "submission.created"))
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
+	ds.AddErr = errors.New("database down")
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err == nil {
 		t.Fatal("want an error when deliveries cannot be stored")
 	}
-	ds.addErr = nil
-	wh.err = errors.New("database down")
+	ds.AddErr = nil
+	wh.MatchingErr = errors.New("database down")
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err == nil {
 		t.Fatal("want an error when webhooks cannot be read")
 	}
-	wh.err = nil
+	wh.MatchingErr = nil
 	noMatch := testEvent("evt_2")
 	noMatch.Type = event.FormPublished
-	if err := fan.Handle(context.Background(), noMatch); err != nil || len(ds.order) != 0 {
-		t.Fatalf("unmatched event: err %v, deliveries %d", err, len(ds.order))
+	if err := fan.Handle(context.Background(), noMatch); err != nil || len(ds.Added()) != 0 {
+		t.Fatalf("unmatched event: err %v, deliveries %d", err, len(ds.Added()))
 	}
 }
 
@@ -501,8 +300,8 @@ func TestFanOutFailsOnlyWhenStorageFails(t *testing.T) {
 func TestEngineMarksUndeliverableAfterFiveFailures(t *testing.T) {
 	sender := &scriptedSender{script: []ports.OutboundResult{fail500}}
 	_, ds, ids := engineWith(t, sender, newTestHook(t, "whk_1", nil, "submission.created"))
-	waitFor(t, "undeliverable", func() bool { return ds.get(t, ids[0]).Status() == webhook.StatusUndeliverable })
-	d := ds.get(t, ids[0])
+	waitFor(t, "undeliverable", func() bool { return delivery(t, ds, ids[0]).Status() == webhook.StatusUndeliverable })
+	d := delivery(t, ds, ids[0])
 	attempts := d.Attempts()
 	if len(attempts) != 5 || d.NextAttemptAt() != nil {
 		t.Fatalf("attempts = %d, next = %v; want 5 and none", len(attempts), d.NextAttemptAt())
@@ -533,8 +332,8 @@ func TestEngineMarksUndeliverableAfterFiveFailures(t *testing.T) {
 func TestEngineDeliversOnThirdAttempt(t *testing.T) {
 	sender := &scriptedSender{script: []ports.OutboundResult{fail500, {Err: errors.New("timed out"), Duration: time.Millisecond}, ok200}}
 	_, ds, ids := engineWith(t, sender, newTestHook(t, "whk_1", nil, "submission.created"))
-	waitFor(t, "delivered", func() bool { return ds.get(t, ids[0]).Status() == webhook.StatusDelivered })
-	d := ds.get(t, ids[0])
+	waitFor(t, "delivered", func() bool { return delivery(t, ds, ids[0]).Status() == webhook.StatusDelivered })
+	d := delivery(t, ds, ids[0])
 	a := d.Attempts()
 	if len(a) != 3 || a[1].StatusCode != nil || a[1].Error == nil || a[2].Error != nil || *a[2].StatusCode != 200 {
 		t.Fatalf("attempts = %+v", a)
@@ -556,8 +355,8 @@ func TestEngineBreakerRefusalUsesNoAttempt(t *testing.T) {
 		}
 	}
 	_, ds, ids := engineWith(t, sender, newTestHook(t, "whk_1", nil, "submission.created"))
-	waitFor(t, "delivered", func() bool { return ds.get(t, ids[0]).Status() == webhook.StatusDelivered })
-	a := ds.get(t, ids[0]).Attempts()
+	waitFor(t, "delivered", func() bool { return delivery(t, ds, ids[0]).Status() == webhook.StatusDelivered })
+	a := delivery(t, ds, ids[0]).Attempts()
 	if len(a) != 2 || a[0].Number != 1 || a[1].Number != 2 {
 		t.Fatalf("attempts = %+v, want 2 recorded (refusals are not attempts)", a)
 	}
@@ -574,33 +373,34 @@ func TestEngineBreakerRefusalWaitsForRetryAt(t *testing.T) {
 	sender := &scriptedSender{script: []ports.OutboundResult{{Err: errors.New("open"), BreakerOpen: true, RetryAt: time.Now().Add(time.Hour)}}}
 	_, ds, ids := engineWith(t, sender, newTestHook(t, "whk_1", nil, "submission.created"))
 	waitFor(t, "postponed", func() bool {
-		n := ds.get(t, ids[0]).NextAttemptAt()
+		n := delivery(t, ds, ids[0]).NextAttemptAt()
 		return n != nil && time.Until(*n) > 50*time.Minute
 	})
 	waitLooks(t, ds) // the engine looked again before RetryAt and found nothing due
 	if n := len(sender.requests()); n != 1 {
 		t.Fatalf("calls = %d, want 1 before RetryAt", n)
 	}
-	if d := ds.get(t, ids[0]); d.Status() != webhook.StatusPending || len(d.Attempts()) != 0 {
+	if d := delivery(t, ds, ids[0]); d.Status() != webhook.StatusPending || len(d.Attempts()) != 0 {
 		t.Fatalf("delivery = %s with %d attempts", d.Status(), len(d.Attempts()))
 	}
 }
 
 func TestEngineSkipsDeletedWebhook(t *testing.T) {
 	sender := &scriptedSender{script: []ports.OutboundResult{fail500}}
-	wh, ds := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created")), newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	wh, ds := stores(newTestHook(t, "whk_1", nil, "submission.created"))
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
 	if err := fan.Handle(context.Background(), testEvent("evt_1")); err != nil {
 		t.Fatal(err)
 	}
 	// Deleted before the engine ever ran: its delivery rows are gone too in the real store,
-	// but a claim taken just before the delete must not be sent either.
-	_ = wh.Delete(context.Background(), "wsp_1", "whk_1")
-	engine := webhooks.NewDeliveryEngine(ds, wh, sender, wallClock{},
+	// but a claim taken just before the delete must not be sent either. The engine's store
+	// has no webhook, the claimed delivery still.
+	gone := apptest.NewStore().Webhooks
+	engine := webhooks.NewDeliveryEngine(ds, gone, sender, apptest.WallClock{},
 		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond}, nil)
 	stop := runEngine(t, engine)
 	waitFor(t, "the delivery claimed", func() bool {
-		n := ds.get(t, ds.order[0]).NextAttemptAt()
+		n := delivery(t, ds, ds.Added()[0]).NextAttemptAt()
 		return n != nil && time.Until(*n) > 10*time.Second // the claim's lease
 	})
 	stop() // waits for the attempt in flight
@@ -613,11 +413,10 @@ func TestEngineStopsRetryingWhenWebhookDeleted(t *testing.T) {
 	sender := &scriptedSender{script: []ports.OutboundResult{fail500}}
 	clock := testkit.NewClock(time.Now())
 	wh, ds, ids := engineWithClock(t, clock, sender, newTestHook(t, "whk_1", nil, "submission.created"))
-	waitFor(t, "first attempt", func() bool { return len(ds.get(t, ids[0]).Attempts()) >= 1 })
-	_ = wh.Delete(context.Background(), "wsp_1", "whk_1")
-	ds.deleteOf("whk_1")
-	n := len(sender.requests()) // the clock stands still: no retry is due, none in flight
-	clock.Advance(time.Hour)    // every retry of the schedule is due now
+	waitFor(t, "first attempt", func() bool { return len(delivery(t, ds, ids[0]).Attempts()) >= 1 })
+	_ = wh.Delete(context.Background(), "wsp_1", "whk_1") // its deliveries with it
+	n := len(sender.requests())                           // the clock stands still: no retry is due, none in flight
+	clock.Advance(time.Hour)                              // every retry of the schedule is due now
 	waitLooks(t, ds)
 	if after := len(sender.requests()); after != n {
 		t.Fatalf("requests after delete went from %d to %d", n, after)
@@ -629,14 +428,15 @@ func TestEngineStopsRetryingWhenWebhookDeleted(t *testing.T) {
 func TestEngineStopsRetryingWhenWebhookDisabled(t *testing.T) {
 	sender := &scriptedSender{script: []ports.OutboundResult{fail500, ok200}}
 	wh, ds, ids := engineWith(t, sender, newTestHook(t, "whk_1", nil, "submission.created"))
-	waitFor(t, "first attempt", func() bool { return len(ds.get(t, ids[0]).Attempts()) >= 1 })
-	wh.mu.Lock() // a new value, as a store's Get returns: the engine may hold the old one
-	w := wh.hooks["whk_1"]
-	wh.hooks["whk_1"] = webhook.UnmarshalFromDatabase(w.ID(), w.WorkspaceID(), w.URL(), w.Events(), w.FormID(), w.Secret(), false,
-		w.EnabledSince(), w.CreatedAt(), time.Now())
-	wh.mu.Unlock()
-	waitFor(t, "halted", func() bool { return ds.get(t, ids[0]).Status() == webhook.StatusUndeliverable })
-	d := ds.get(t, ids[0])
+	waitFor(t, "first attempt", func() bool { return len(delivery(t, ds, ids[0]).Attempts()) >= 1 })
+	off := false // a new value, as a store's Get returns: the engine may hold the old one
+	if _, err := wh.Update(context.Background(), "wsp_1", "whk_1", func(w *webhook.Webhook) (ports.Effects, error) {
+		return ports.Effects{}, w.Apply(webhook.Patch{Enabled: &off}, time.Now())
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "halted", func() bool { return delivery(t, ds, ids[0]).Status() == webhook.StatusUndeliverable })
+	d := delivery(t, ds, ids[0])
 	a := d.Attempts()
 	if last := a[len(a)-1]; last.StatusCode != nil || last.Error == nil || *last.Error != webhook.ErrWebhookDisabled {
 		t.Fatalf("last entry = %+v, want the halt", last)
@@ -648,7 +448,7 @@ func TestEngineStopsRetryingWhenWebhookDisabled(t *testing.T) {
 	if err := ds.Save(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "manual retry delivered", func() bool { return ds.get(t, ids[0]).Status() == webhook.StatusDelivered })
+	waitFor(t, "manual retry delivered", func() bool { return delivery(t, ds, ids[0]).Status() == webhook.StatusDelivered })
 }
 
 func TestEngineBoundsConcurrency(t *testing.T) {
@@ -667,15 +467,14 @@ func TestEngineBoundsConcurrency(t *testing.T) {
 		mu.Unlock()
 		return ok200
 	})
-	wh := newPipeWebhooks(newTestHook(t, "whk_1", nil, "submission.created"))
-	ds := newPipeDeliveries()
-	fan := webhooks.NewFanOut(wh, ds, &seqIDs{}, wallClock{}, nil)
+	wh, ds := stores(newTestHook(t, "whk_1", nil, "submission.created"))
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
 	for i := range 20 {
 		if err := fan.Handle(context.Background(), testEvent(fmt.Sprintf("evt_%d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	engine := webhooks.NewDeliveryEngine(ds, wh, sender, wallClock{},
+	engine := webhooks.NewDeliveryEngine(ds, wh, sender, apptest.WallClock{},
 		webhooks.DeliveryEngineConfig{Concurrency: 4, PerEndpoint: 4, PollInterval: 2 * time.Millisecond}, nil)
 	runEngine(t, engine)
 	waitFor(t, "4 in flight", func() bool { mu.Lock(); defer mu.Unlock(); return inFlight == 4 })
@@ -685,8 +484,8 @@ func TestEngineBoundsConcurrency(t *testing.T) {
 	waitFor(t, "a fifth started", func() bool { mu.Lock(); defer mu.Unlock(); return started == 5 })
 	close(gate)
 	waitFor(t, "all delivered", func() bool {
-		for _, id := range ds.order {
-			if ds.get(t, id).Status() != webhook.StatusDelivered {
+		for _, id := range ds.Added() {
+			if delivery(t, ds, id).Status() != webhook.StatusDelivered {
 				return false
 			}
 		}

@@ -1,4 +1,4 @@
-package application_test
+package workspace_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
 	workspaceapp "github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/audit"
@@ -40,8 +41,8 @@ type store struct {
 	sessions    *persistence.SessionRepository
 	privacy     *persistence.PrivacyIndex
 	files       *objectstore.Local
-	clock       *fixedClock
-	ids         *seqIDs
+	clock       *apptest.Clock
+	ids         *apptest.IDs
 }
 
 var day = 24 * time.Hour
@@ -60,7 +61,7 @@ func newStore(t *testing.T, db *persistence.DB) *store {
 		submissions: persistence.NewSubmissionRepository(db, c, persistencetest.BlindIndex()),
 		retention:   persistence.NewRetentionStore(db, c), audit: persistence.NewAuditLog(db), sessions: persistence.NewSessionRepository(db),
 		privacy: persistence.NewPrivacyIndex(db, c, persistencetest.BlindIndex()),
-		files:   files, clock: &fixedClock{now: t0}, ids: &seqIDs{}}
+		files:   files, clock: &apptest.Clock{At: t0}, ids: &apptest.IDs{}}
 }
 
 func (s *store) retentionJob(batch int) workspaceapp.RunRetentionHandler {
@@ -69,7 +70,7 @@ func (s *store) retentionJob(batch int) workspaceapp.RunRetentionHandler {
 
 func (s *store) workspace(t *testing.T, plan workspace.Plan) *workspace.Workspace {
 	t.Helper()
-	w, err := workspace.New(s.ids.New("wsp"), "Acme", plan, s.clock.now)
+	w, err := workspace.New(s.ids.New("wsp"), "Acme", plan, s.clock.At)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func (s *store) workspace(t *testing.T, plan workspace.Plan) *workspace.Workspac
 func (s *store) change(t *testing.T, id string, set workspace.Settings) {
 	t.Helper()
 	_, err := s.workspaces.Update(context.Background(), id, func(w *workspace.Workspace) (ports.Effects, error) {
-		_, err := w.Change(set, s.clock.now)
+		_, err := w.Change(set, s.clock.At)
 		return ports.Effects{}, err
 	})
 	if err != nil {
@@ -95,12 +96,12 @@ func (s *store) form(t *testing.T, ws string) *form.Form {
 	t.Helper()
 	f, err := form.New(s.ids.New("frm"), ws, form.Draft{Name: "Contact", Fields: []form.FieldSpec{
 		{Label: "Email", Type: "email"}, {Label: "CV", Type: "file"},
-	}}, func() string { return s.ids.New("fld") }, form.DefaultLimits, s.clock.now)
+	}}, func() string { return s.ids.New("fld") }, form.DefaultLimits, s.clock.At)
 	if err != nil {
 		t.Fatal(err)
 	}
 	published := string(form.StatusPublished)
-	if _, err := f.Apply(form.Patch{Status: &published}, func() string { return s.ids.New("fld") }, form.DefaultLimits, s.clock.now); err != nil {
+	if _, err := f.Apply(form.Patch{Status: &published}, func() string { return s.ids.New("fld") }, form.DefaultLimits, s.clock.At); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.forms.Create(context.Background(), f); err != nil {
@@ -325,11 +326,11 @@ func TestRetentionDowngradeKeepsNinetyDays(t *testing.T) {
 		starter := string(workspace.PlanStarter)
 		s.change(t, w.ID(), workspace.Settings{Plan: &starter})
 
-		s.clock.now = t0.Add(89 * day)
+		s.clock.At = t0.Add(89 * day)
 		if r := s.run(t, s.retentionJob(0)); r.SubmissionsDeleted != 0 || !s.has(t, old) {
 			t.Fatalf("within 90 days of the downgrade: %+v; the old plan's retention must still apply", r)
 		}
-		s.clock.now = t0.Add(90 * day)
+		s.clock.At = t0.Add(90 * day)
 		r := s.run(t, s.retentionJob(0))
 		if r.SubmissionsDeleted != 1 || r.FilesDeleted != 1 || s.has(t, old) || !s.has(t, recent) || s.fileExists(oldFile) {
 			t.Fatalf("90 days after: %+v; the new plan's 12 months apply", r)
@@ -353,11 +354,11 @@ func TestRetentionUpgradeOrReactivationCancelsDeletion(t *testing.T) {
 		starter, growth, cancel, active := string(workspace.PlanStarter), string(workspace.PlanGrowth), string(workspace.StatusCancelled), string(workspace.StatusActive)
 		s.change(t, downgraded.ID(), workspace.Settings{Plan: &starter})
 		s.change(t, cancelled.ID(), workspace.Settings{Status: &cancel})
-		s.clock.now = t0.Add(10 * day)
+		s.clock.At = t0.Add(10 * day)
 		s.change(t, downgraded.ID(), workspace.Settings{Plan: &growth})
 		s.change(t, cancelled.ID(), workspace.Settings{Status: &active})
 
-		s.clock.now = t0.Add(120 * day)
+		s.clock.At = t0.Add(120 * day)
 		if r := s.run(t, s.retentionJob(0)); r != (workspaceapp.RetentionResult{}) {
 			t.Fatalf("pass = %+v, want nothing deleted", r)
 		}
@@ -387,11 +388,11 @@ func TestRetentionDeletesCancelledWorkspaceAfterNinetyDays(t *testing.T) {
 		cancel := string(workspace.StatusCancelled)
 		s.change(t, w.ID(), workspace.Settings{Status: &cancel})
 
-		s.clock.now = t0.Add(90*day - time.Millisecond)
+		s.clock.At = t0.Add(90*day - time.Millisecond)
 		if r := s.run(t, s.retentionJob(5)); r != (workspaceapp.RetentionResult{}) {
 			t.Fatalf("before 90 days: %+v", r)
 		}
-		s.clock.now = t0.Add(90 * day)
+		s.clock.At = t0.Add(90 * day)
 		r := s.run(t, s.retentionJob(5))
 		if r.SubmissionsDeleted != 12 || r.FilesDeleted != int64(len(keys)) || r.WorkspacesDeleted != 1 {
 			t.Fatalf("after 90 days: %+v, want 12 submissions, %d files, 1 workspace", r, len(keys))

@@ -1,4 +1,4 @@
-package application_test
+package relay_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/relay"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/ports"
@@ -149,7 +150,7 @@ func runRelay(t *testing.T, r *relay.Relay, until func() bool) {
 func TestRelayPublishesInOrderAndMarksAfterAck(t *testing.T) {
 	o := newMemOutbox(25)
 	p := &memPublisher{outbox: o}
-	r := relay.NewRelay(o, p, &memLease{}, &fixedClock{now: time.Unix(1e9, 0)},
+	r := relay.NewRelay(o, p, &memLease{}, &apptest.Clock{At: time.Unix(1e9, 0)},
 		relay.RelayConfig{Batch: 10, Poll: time.Millisecond}, nil)
 	runRelay(t, r, func() bool { return o.markedCount() == 25 })
 
@@ -173,7 +174,7 @@ func TestRelayRetriesFailedPublishWithoutMarking(t *testing.T) {
 	p := &memPublisher{outbox: o, failures: 3}
 	obs := &recordingObserver{}
 	var marksWhileFailing []int
-	r := relay.NewRelay(o, p, &memLease{}, &fixedClock{now: time.Unix(1e9, 0)},
+	r := relay.NewRelay(o, p, &memLease{}, &apptest.Clock{At: time.Unix(1e9, 0)},
 		relay.RelayConfig{Batch: 5, Poll: time.Millisecond, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}, obs)
 	runRelay(t, r, func() bool {
 		p.mu.Lock()
@@ -205,7 +206,7 @@ func TestRelayRepublishesWhenMarkFails(t *testing.T) {
 	o := newMemOutbox(3)
 	o.markErrs = 1
 	p := &memPublisher{outbox: o}
-	r := relay.NewRelay(o, p, &memLease{}, &fixedClock{now: time.Unix(1e9, 0)},
+	r := relay.NewRelay(o, p, &memLease{}, &apptest.Clock{At: time.Unix(1e9, 0)},
 		relay.RelayConfig{Batch: 10, Poll: time.Millisecond, MinBackoff: time.Millisecond}, nil)
 	runRelay(t, r, func() bool { return o.markedCount() == 3 })
 	// At least once: the acknowledged batch whose mark failed is published again, whole and in order.
@@ -220,7 +221,7 @@ func TestRelayWaitsForLease(t *testing.T) {
 	p := &memPublisher{outbox: o}
 	lease := &memLease{}
 	lease.mu.Lock() // another relay holds it
-	r := relay.NewRelay(o, p, lease, &fixedClock{now: time.Unix(1e9, 0)},
+	r := relay.NewRelay(o, p, lease, &apptest.Clock{At: time.Unix(1e9, 0)},
 		relay.RelayConfig{Poll: time.Millisecond}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -1,10 +1,9 @@
-package application_test
+package capture_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/formward/formward/domain/apikey"
 	"io"
 	"strings"
 	"sync"
@@ -12,9 +11,11 @@ import (
 	"time"
 
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/spam"
 	"github.com/formward/formward/domain/submission"
@@ -157,7 +158,7 @@ func (l *countLimiter) Allow(key string, _ time.Time) time.Duration {
 }
 
 type captureFixture struct {
-	h       *harness
+	h       *apptest.Harness
 	store   *memObjects
 	limiter *countLimiter
 	form    *form.Form
@@ -169,24 +170,21 @@ type captureFixture struct {
 // of the given spam settings in a workspace on plan.
 func newCapture(t *testing.T, sp form.Spam, plan workspace.Plan) *captureFixture {
 	t.Helper()
-	h := newHarness()
 	store := &memObjects{}
 	lim := &countLimiter{limit: 100}
-	h.workspaces.items = append(h.workspaces.items, workspace.UnmarshalFromDatabase(workspace.Record{ID: "wsp_a", Name: "A", Plan: plan, CreatedAt: testNow}))
-	h.app = application.New(application.Deps{
-		Workspaces: h.workspaces, Keys: h.keys, Forms: h.forms, Submissions: h.submissions,
-		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher, Files: store,
-	}, application.Settings{FileLimits: submission.FileLimits{PerField: 3, PerPost: 4}})
-	h.app.Commands.SubmitPublicForm = h.app.Commands.SubmitPublicForm.WithSpamChecks(
+	h := apptest.NewWith(application.Settings{FileLimits: submission.FileLimits{PerField: 3, PerPost: 4}},
+		apptest.WithFiles(store))
+	h.Workspaces.Items = append(h.Workspaces.Items, workspace.UnmarshalFromDatabase(workspace.Record{ID: "wsp_a", Name: "A", Plan: plan, CreatedAt: apptest.Now}))
+	h.App.Commands.SubmitPublicForm = h.App.Commands.SubmitPublicForm.WithSpamChecks(
 		capture.SpamChecks{Tokens: fakeTokens{}, ProofOfWork: fakePoW{}, Captcha: fakeCaptcha{}, Limiter: lim})
 	settings := form.Settings{Spam: sp}
-	v, err := h.app.Commands.CreateForm.Handle(ctx, forms.CreateForm{Draft: form.Draft{Name: "Jobs", Settings: &settings,
+	v, err := h.App.Commands.CreateForm.Handle(ctx, forms.CreateForm{Draft: form.Draft{Name: "Jobs", Settings: &settings,
 		Fields: []form.FieldSpec{{Label: "Name", Type: "text", Required: true}, {Label: "CV", Type: "file", Accept: []string{"application/pdf"}},
 			{Label: "More", Type: "file"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := h.setStatus(t, "wsp_a", v.Form.ID(), "published")
+	f := h.SetStatus(t, "wsp_a", v.Form.ID(), "published")
 	return &captureFixture{h: h, store: store, limiter: lim, form: f, name: f.Fields()[0].ID, cv: f.Fields()[1].ID}
 }
 
@@ -205,7 +203,7 @@ func (c *captureFixture) post(cmd capture.SubmitPublicForm) (*submission.Submiss
 	if cmd.Data == nil {
 		cmd.Data = map[string]submission.Input{c.name: "Ada"}
 	}
-	return c.h.app.Commands.SubmitPublicForm.Handle(ctx, cmd)
+	return c.h.App.Commands.SubmitPublicForm.Handle(ctx, cmd)
 }
 
 func TestSubmitPublicFormStoresFilesUnderTheSubmission(t *testing.T) {
@@ -225,7 +223,7 @@ func TestSubmitPublicFormStoresFilesUnderTheSubmission(t *testing.T) {
 			t.Fatalf("%s not stored: %v", k, err)
 		}
 	}
-	if len(c.h.submissions.items) != 1 || !c.h.submissions.spent["n1"] || s.Metadata().Source != submission.SourceForm {
+	if len(c.h.Submissions.Items) != 1 || !c.h.Submissions.Spent["n1"] || s.Metadata().Source != submission.SourceForm {
 		t.Fatal("submission not stored with its spent token")
 	}
 }
@@ -259,7 +257,7 @@ func TestSubmitPublicFormSpamRules(t *testing.T) {
 			if !errors.As(err, &rej) || rej.Reason != tt.reason || rej.Silent != tt.silent {
 				t.Fatalf("got %v, want %s", err, tt.reason)
 			}
-			if len(c.h.submissions.items) != 0 || c.store.puts != 0 {
+			if len(c.h.Submissions.Items) != 0 || c.store.puts != 0 {
 				t.Fatal("a spam post stored something")
 			}
 		})
@@ -288,11 +286,11 @@ func TestSubmitPublicFormRateLimitCountsIPv6Slash64(t *testing.T) {
 	}
 	// The challenge endpoint counts through the same rule.
 	for i := 0; i < 3; i++ {
-		if err := c.h.app.Commands.SubmitPublicForm.Limit("frm_other", "2001:db8:9:9::"+string(rune('1'+i)), testNow); err != nil {
+		if err := c.h.App.Commands.SubmitPublicForm.Limit("frm_other", "2001:db8:9:9::"+string(rune('1'+i)), apptest.Now); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := c.h.app.Commands.SubmitPublicForm.Limit("frm_other", "2001:db8:9:9::abcd", testNow); !errors.As(err, &rl) {
+	if err := c.h.App.Commands.SubmitPublicForm.Limit("frm_other", "2001:db8:9:9::abcd", apptest.Now); !errors.As(err, &rl) {
 		t.Fatalf("challenge: %v", err)
 	}
 }
@@ -337,7 +335,7 @@ func TestSubmitPublicFormValidatesBeforeStoringFiles(t *testing.T) {
 			if got := captureCodes(t, err); got[tt.field] != tt.code {
 				t.Fatalf("codes %v, want %s: %s", got, tt.field, tt.code)
 			}
-			if c.store.puts != 0 || len(c.h.submissions.items) != 0 {
+			if c.store.puts != 0 || len(c.h.Submissions.Items) != 0 {
 				t.Fatal("an invalid post stored something")
 			}
 		})
@@ -352,7 +350,7 @@ func TestSubmitPublicFormDiscardsFilesOnRefusal(t *testing.T) {
 		if !errors.Is(err, domain.ErrUnavailable) {
 			t.Fatalf("err %v", err)
 		}
-		if c.store.count() != 0 || len(c.h.submissions.items) != 0 {
+		if c.store.count() != 0 || len(c.h.Submissions.Items) != 0 {
 			t.Fatalf("left %d objects behind", c.store.count())
 		}
 	})
@@ -367,8 +365,8 @@ func TestSubmitPublicFormDiscardsFilesOnRefusal(t *testing.T) {
 		if !errors.As(err, &rej) || rej.Reason != spam.ReasonTokenReplay {
 			t.Fatalf("replay: %v", err)
 		}
-		if c.store.count() != 1 || len(c.h.submissions.items) != 1 {
-			t.Fatalf("the replay left %d objects, %d submissions", c.store.count(), len(c.h.submissions.items))
+		if c.store.count() != 1 || len(c.h.Submissions.Items) != 1 {
+			t.Fatalf("the replay left %d objects, %d submissions", c.store.count(), len(c.h.Submissions.Items))
 		}
 	})
 	t.Run("over the plan's storage", func(t *testing.T) {
@@ -378,7 +376,7 @@ func TestSubmitPublicFormDiscardsFilesOnRefusal(t *testing.T) {
 		if got := captureCodes(t, err); got[c.cv] != "storage_quota_exceeded" {
 			t.Fatalf("codes %v", got)
 		}
-		if c.store.puts != 0 || len(c.h.submissions.items) != 0 {
+		if c.store.puts != 0 || len(c.h.Submissions.Items) != 0 {
 			t.Fatal("stored over the quota")
 		}
 	})
@@ -386,35 +384,31 @@ func TestSubmitPublicFormDiscardsFilesOnRefusal(t *testing.T) {
 
 func TestSubmitPublicFormNeedsAPublishedForm(t *testing.T) {
 	c := newCapture(t, form.Spam{}, workspace.PlanBusiness)
-	if _, err := c.h.app.Commands.SubmitPublicForm.Handle(ctx, capture.SubmitPublicForm{FormID: "frm_unknown"}); !errors.Is(err, domain.ErrNotFound) {
+	if _, err := c.h.App.Commands.SubmitPublicForm.Handle(ctx, capture.SubmitPublicForm{FormID: "frm_unknown"}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("unknown: %v", err)
 	}
-	c.h.setStatus(t, "wsp_a", c.form.ID(), "archived")
+	c.h.SetStatus(t, "wsp_a", c.form.ID(), "archived")
 	if _, err := c.post(capture.SubmitPublicForm{}); !errors.Is(err, domain.ErrFormClosed) {
 		t.Fatalf("archived: %v", err)
 	}
-	d := c.h.createForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"})
-	if _, err := c.h.app.Commands.SubmitPublicForm.Handle(ctx, capture.SubmitPublicForm{FormID: d.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	d := c.h.CreateForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"})
+	if _, err := c.h.App.Commands.SubmitPublicForm.Handle(ctx, capture.SubmitPublicForm{FormID: d.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("draft: %v", err)
 	}
 }
 
 func TestAPIRefusesLinksToTheServersOwnFiles(t *testing.T) {
-	h := newHarness()
-	h.app = application.New(application.Deps{
-		Workspaces: h.workspaces, Keys: h.keys, Forms: h.forms, Submissions: h.submissions,
-		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher,
-	}, application.Settings{PublicURL: "https://forms.example.com"})
-	f := h.createForm(t, "wsp_b", form.FieldSpec{Label: "CV", Type: "file"}, form.FieldSpec{Label: "Age", Type: "number"})
+	h := apptest.NewWith(application.Settings{PublicURL: "https://forms.example.com"})
+	f := h.CreateForm(t, "wsp_b", form.FieldSpec{Label: "CV", Type: "file"}, form.FieldSpec{Label: "Age", Type: "number"})
 	cv := f.Fields()[0].ID
 	for _, link := range []string{"https://forms.example.com/files/workspaces/wsp_a/forms/frm_1/x/cv.pdf", "https://FORMS.example.com:443/files/x"} {
-		_, err := h.app.Commands.CaptureSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceAPI,
+		_, err := h.App.Commands.CaptureSubmission.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceAPI,
 			Data: map[string]submission.Input{cv: []any{link}, f.Fields()[1].ID: "x"}})
 		if got := captureCodes(t, err); got[cv] != "invalid_value" || got[f.Fields()[1].ID] == "" {
 			t.Fatalf("%s: codes %v", link, got)
 		}
 	}
-	s, err := h.app.Commands.CaptureSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceAPI,
+	s, err := h.App.Commands.CaptureSubmission.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{cv: "https://cdn.example.org/cv.pdf"}})
 	if err != nil {
 		t.Fatalf("an external link: %v", err)
@@ -422,7 +416,7 @@ func TestAPIRefusesLinksToTheServersOwnFiles(t *testing.T) {
 	if got := s.Data()[cv].Strings(); got[0] != "https://cdn.example.org/cv.pdf" {
 		t.Fatalf("kept %v", got)
 	}
-	_, err = h.app.Commands.UpdateSubmission.Handle(as("wsp_b", apikey.ScopeAdmin), capture.UpdateSubmission{FormID: f.ID(), ID: s.ID(),
+	_, err = h.App.Commands.UpdateSubmission.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), capture.UpdateSubmission{FormID: f.ID(), ID: s.ID(),
 		Changes: map[string]submission.Input{cv: "https://forms.example.com/files/x"}})
 	if got := captureCodes(t, err); got[cv] != "invalid_value" {
 		t.Fatalf("update: %v", got)
@@ -432,10 +426,10 @@ func TestAPIRefusesLinksToTheServersOwnFiles(t *testing.T) {
 // A capture wired without its spam checks refuses what a form asks to check (closed, not open).
 func TestSubmitPublicFormWithoutChecksFailsClosed(t *testing.T) {
 	c := newCapture(t, form.Spam{ProofOfWork: true}, workspace.PlanBusiness)
-	c.h.app.Commands.SubmitPublicForm = c.h.app.Commands.SubmitPublicForm.WithSpamChecks(capture.SpamChecks{})
+	c.h.App.Commands.SubmitPublicForm = c.h.App.Commands.SubmitPublicForm.WithSpamChecks(capture.SpamChecks{})
 	_, err := c.post(capture.SubmitPublicForm{Token: "ok:n1:10", ProofOfWork: "solved:n1"})
 	var rej *spam.Rejection
-	if !errors.As(err, &rej) || len(c.h.submissions.items) != 0 {
+	if !errors.As(err, &rej) || len(c.h.Submissions.Items) != 0 {
 		t.Fatalf("stored without checks: %v", err)
 	}
 }

@@ -1,33 +1,30 @@
-package application_test
+package capture_test
 
 import (
 	"errors"
-	"github.com/formward/formward/domain/apikey"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/application"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 )
 
 // newFilesHarness is the usual harness with the local object store on a temp dir.
-func newFilesHarness(t *testing.T) (*harness, *objectstore.Local) {
+func newFilesHarness(t *testing.T) (*apptest.Harness, *objectstore.Local) {
 	t.Helper()
 	store, err := objectstore.NewLocal(filepath.Join(t.TempDir(), "files"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness()
-	h.app = application.New(application.Deps{
-		Workspaces: h.workspaces, Keys: h.keys, Forms: h.forms, Submissions: h.submissions,
-		IDs: h.ids, Clock: h.clock, IPHasher: h.hasher, Files: store,
-	}, application.Settings{})
+	h := apptest.NewWith(application.Settings{}, apptest.WithFiles(store))
 	return h, store
 }
 
@@ -53,13 +50,13 @@ func exists(store *objectstore.Local, key string) bool {
 
 func TestDeleteSubmissionDeletesItsFiles(t *testing.T) {
 	h, store := newFilesHarness(t)
-	f := h.createForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"}, form.FieldSpec{Label: "CV", Type: "file"})
-	other := h.createForm(t, "wsp_a", form.FieldSpec{Label: "CV", Type: "file"})
+	f := h.CreateForm(t, "wsp_a", form.FieldSpec{Label: "Name", Type: "text"}, form.FieldSpec{Label: "CV", Type: "file"})
+	other := h.CreateForm(t, "wsp_a", form.FieldSpec{Label: "CV", Type: "file"})
 	signer := objectstore.Signer{Key: []byte("k"), BaseURL: "https://forms.example.com"}
 	mine := putFile(t, store, "wsp_a", f.ID(), "cv.pdf")
 	kept := putFile(t, store, "wsp_a", f.ID(), "other-submission.pdf")
 	foreign := putFile(t, store, "wsp_a", other.ID(), "foreign.pdf")
-	s, err := h.app.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
+	s, err := h.App.Commands.CaptureSubmission.Handle(ctx, capture.CaptureSubmission{
 		FormID: f.ID(), Source: submission.SourceAPI,
 		Data: map[string]submission.Input{
 			f.Fields()[0].ID: "https://forms.example.com/files/" + kept, // not a file field: left alone
@@ -69,7 +66,7 @@ func TestDeleteSubmissionDeletesItsFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
+	if err := h.App.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	if exists(store, mine) {
@@ -78,25 +75,25 @@ func TestDeleteSubmissionDeletesItsFiles(t *testing.T) {
 	if !exists(store, kept) || !exists(store, foreign) {
 		t.Error("a file the submission does not own was deleted")
 	}
-	if err := h.app.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if err := h.App.Commands.DeleteSubmission.Handle(ctx, capture.DeleteSubmission{FormID: f.ID(), ID: s.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("second delete: %v", err)
 	}
 }
 
 func TestDeleteFormDeletesItsFiles(t *testing.T) {
 	h, store := newFilesHarness(t)
-	f := h.createForm(t, "wsp_a", form.FieldSpec{Label: "CV", Type: "file"})
-	other := h.createForm(t, "wsp_a", form.FieldSpec{Label: "CV", Type: "file"})
+	f := h.CreateForm(t, "wsp_a", form.FieldSpec{Label: "CV", Type: "file"})
+	other := h.CreateForm(t, "wsp_a", form.FieldSpec{Label: "CV", Type: "file"})
 	a := putFile(t, store, "wsp_a", f.ID(), "a.pdf")
 	b := putFile(t, store, "wsp_a", f.ID(), "b.pdf")
 	kept := putFile(t, store, "wsp_a", other.ID(), "c.pdf")
-	if err := h.app.Commands.DeleteForm.Handle(as("wsp_b", apikey.ScopeAdmin), forms.DeleteForm{ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
+	if err := h.App.Commands.DeleteForm.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), forms.DeleteForm{ID: f.ID()}); !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("other workspace: %v", err)
 	}
 	if !exists(store, a) {
 		t.Fatal("another workspace deleted the files")
 	}
-	if err := h.app.Commands.DeleteForm.Handle(ctx, forms.DeleteForm{ID: f.ID()}); err != nil {
+	if err := h.App.Commands.DeleteForm.Handle(ctx, forms.DeleteForm{ID: f.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	if exists(store, a) || exists(store, b) {

@@ -1,4 +1,4 @@
-package application_test
+package workflows_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/event"
@@ -88,7 +89,7 @@ func TestRunStarterQueuesOneRunPerEnabledNotification(t *testing.T) {
 	if err := w.starter.HandleBatch(ctx, []event.Event{e, upd}); err != nil {
 		t.Fatal(err)
 	}
-	rs := w.runs.all()
+	rs := w.runs.All()
 	if len(rs) != 2 {
 		t.Fatalf("%d runs, want 2", len(rs))
 	}
@@ -113,7 +114,7 @@ func TestRunStarterSkipsNotificationsThatAreOffOrHaveNoAddress(t *testing.T) {
 	if err := w.starter.HandleBatch(ctx, []event.Event{w.event()}); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(w.runs.all()); n != 0 {
+	if n := len(w.runs.All()); n != 0 {
 		t.Fatalf("%d runs with notifications off", n)
 	}
 
@@ -126,7 +127,7 @@ func TestRunStarterSkipsNotificationsThatAreOffOrHaveNoAddress(t *testing.T) {
 	if err := w.starter.HandleBatch(ctx, []event.Event{event.ForSubmission("evt_3", event.SubmissionCreated, sub, runsT0)}); err != nil {
 		t.Fatal(err)
 	}
-	if rs := w.runs.all(); len(rs) != 1 || rs[0].Kind() != workflow.KindOwner {
+	if rs := w.runs.All(); len(rs) != 1 || rs[0].Kind() != workflow.KindOwner {
 		t.Fatalf("without an email answer: %d runs", len(rs))
 	}
 }
@@ -139,7 +140,7 @@ func TestRunStarterAsksAgainWhenTheFormCannotBeRead(t *testing.T) {
 	}
 }
 
-type failingForms struct{ *memForms }
+type failingForms struct{ *apptest.Forms }
 
 func (failingForms) Get(context.Context, string, string) (*form.Form, error) {
 	return nil, errors.New("database is down")
@@ -153,7 +154,7 @@ func TestNotificationRunsSendEveryAnswerWithRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.drain(t)
-	byKind := runsByKind(w.runs.all())
+	byKind := runsByKind(w.runs.All())
 	for _, r := range byKind {
 		if r.Status() != workflow.RunSucceeded {
 			t.Fatalf("%s run: %s %s", r.Kind(), r.Status(), actionStatuses(r))
@@ -204,12 +205,12 @@ func TestListNotificationRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := workflows.NewListNotificationRunsHandler(w.forms, w.runs)
-	ctx = as("wsp_a", apikey.ScopeReadOnly)
+	ctx = apptest.As("wsp_a", apikey.ScopeReadOnly)
 	rs, more, err := h.Handle(ctx, workflows.ListNotificationRuns{FormID: "frm_1", Page: ports.Page{Limit: 1}})
 	if err != nil || len(rs) != 1 || !more {
 		t.Fatalf("page: %d runs, more %v, %v", len(rs), more, err)
 	}
-	if _, _, err := h.Handle(as("wsp_b", apikey.ScopeAdmin), workflows.ListNotificationRuns{FormID: "frm_1", Page: ports.Page{Limit: 1}}); err == nil {
+	if _, _, err := h.Handle(apptest.As("wsp_b", apikey.ScopeAdmin), workflows.ListNotificationRuns{FormID: "frm_1", Page: ports.Page{Limit: 1}}); err == nil {
 		t.Fatal("another workspace's form was listed")
 	}
 }

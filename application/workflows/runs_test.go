@@ -1,4 +1,4 @@
-package application_test
+package workflows_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/auth"
 	workflowsapp "github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain"
@@ -23,214 +24,6 @@ import (
 	"github.com/formward/formward/ports"
 	"github.com/formward/formward/test/testkit"
 )
-
-// In-memory fakes for runs, prefixed so they do not clash with the other tests' fakes.
-
-type runsWorkflows struct {
-	mu    sync.Mutex
-	items []*workflow.Workflow
-}
-
-func (r *runsWorkflows) Create(_ context.Context, w *workflow.Workflow) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.items = append(r.items, w)
-	return nil
-}
-
-func (r *runsWorkflows) Get(_ context.Context, ws, id string) (*workflow.Workflow, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, w := range r.items {
-		if w.WorkspaceID() == ws && w.ID() == id {
-			return w, nil
-		}
-	}
-	return nil, domain.ErrNotFound
-}
-
-func (r *runsWorkflows) List(context.Context, string, *string, ports.Page) ([]*workflow.Workflow, error) {
-	return nil, errors.New("not used")
-}
-
-func (r *runsWorkflows) Update(_ context.Context, ws, id string, change func(*workflow.Workflow) (ports.Effects, error)) (*workflow.Workflow, error) {
-	w, err := r.Get(context.Background(), ws, id)
-	if err != nil {
-		return nil, err
-	}
-	_, err = change(w)
-	return w, err
-}
-
-func (r *runsWorkflows) Delete(_ context.Context, ws, id string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i, w := range r.items {
-		if w.WorkspaceID() == ws && w.ID() == id {
-			r.items = append(r.items[:i], r.items[i+1:]...)
-			return nil
-		}
-	}
-	return domain.ErrNotFound
-}
-
-func (r *runsWorkflows) CountForForm(context.Context, string, string) (int, error) {
-	return len(r.items), nil
-}
-
-func (r *runsWorkflows) Matching(_ context.Context, e event.Event) ([]*workflow.Workflow, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []*workflow.Workflow
-	for _, w := range r.items {
-		if w.Enabled() && w.WorkspaceID() == e.WorkspaceID && w.FormID() == e.FormID && w.Trigger().Type == e.Type {
-			out = append(out, w)
-		}
-	}
-	return out, nil
-}
-
-type runsStore struct {
-	mu    sync.Mutex
-	items map[string]*workflow.Run
-	order []string
-	fail  error
-}
-
-func newRunsStore() *runsStore { return &runsStore{items: map[string]*workflow.Run{}} }
-
-func (s *runsStore) AddAll(_ context.Context, rs []*workflow.Run) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.fail != nil {
-		return s.fail
-	}
-next:
-	for _, r := range rs {
-		for _, o := range s.items {
-			if o.WorkflowID() == r.WorkflowID() && o.EventID() == r.EventID() && o.Kind() == r.Kind() && o.FormID() == r.FormID() {
-				continue next
-			}
-		}
-		s.items[r.ID()] = r
-		s.order = append(s.order, r.ID())
-	}
-	return nil
-}
-
-func (s *runsStore) Get(_ context.Context, ws, id string) (*workflow.Run, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r, ok := s.items[id]
-	if !ok || r.WorkspaceID() != ws {
-		return nil, domain.ErrNotFound
-	}
-	return r, nil
-}
-
-func (s *runsStore) List(_ context.Context, ws, workflowID string, page ports.Page) ([]*workflow.Run, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []*workflow.Run
-	for i := len(s.order) - 1; i >= 0 && len(out) < page.Limit; i-- {
-		if r := s.items[s.order[i]]; r.WorkspaceID() == ws && r.WorkflowID() == workflowID {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func (s *runsStore) ListNotifications(_ context.Context, ws, formID string, page ports.Page) ([]*workflow.Run, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []*workflow.Run
-	for i := len(s.order) - 1; i >= 0 && len(out) < page.Limit; i-- {
-		if r := s.items[s.order[i]]; r.WorkspaceID() == ws && r.FormID() == formID && r.Kind().IsNotification() {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func (s *runsStore) ClaimDue(_ context.Context, c ports.Claim) ([]*workflow.Run, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var due []*workflow.Run
-	for _, id := range s.order {
-		if r := s.items[id]; r.NextAttemptAt() != nil && !r.NextAttemptAt().After(c.Now) {
-			due = append(due, r)
-		}
-	}
-	var out []*workflow.Run
-	for _, i := range claimFairly(c, len(due), func(i int) (string, string) { return due[i].WorkspaceID(), "" }) {
-		due[i].Postpone(c.Now.Add(c.Lease))
-		out = append(out, cloneRun(due[i]))
-	}
-	return out, nil
-}
-
-func (s *runsStore) Save(_ context.Context, r *workflow.Run) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.items[r.ID()]; !ok {
-		return domain.ErrNotFound
-	}
-	s.items[r.ID()] = cloneRun(r)
-	return nil
-}
-
-func (s *runsStore) Update(_ context.Context, ws, id string, change func(*workflow.Run) (ports.Effects, error)) (*workflow.Run, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	stored, ok := s.items[id]
-	if !ok || stored.WorkspaceID() != ws {
-		return nil, domain.ErrNotFound
-	}
-	r := cloneRun(stored)
-	if _, err := change(r); err != nil {
-		return nil, err
-	}
-	s.items[id] = cloneRun(r)
-	return r, nil
-}
-
-// cloneRun copies a run as a database round trip would, so the engine and the store never share one.
-func cloneRun(r *workflow.Run) *workflow.Run {
-	return workflow.UnmarshalRunFromDatabase(r.ID(), r.WorkspaceID(), r.Kind(), r.WorkflowID(), r.FormID(), r.SubmissionID(), r.EventID(),
-		r.EventType(), r.OccurredAt(), r.Fields(), r.Status(), r.Actions(), r.NextAttemptAt(), r.CreatedAt(), r.UpdatedAt(), r.FinishedAt())
-}
-
-func (s *runsStore) all() []*workflow.Run {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]*workflow.Run, 0, len(s.order))
-	for _, id := range s.order {
-		out = append(out, s.items[id])
-	}
-	return out
-}
-
-type runsIntegrations struct{ items []*integration.Integration }
-
-func (r *runsIntegrations) Create(_ context.Context, i *integration.Integration) error {
-	r.items = append(r.items, i)
-	return nil
-}
-func (r *runsIntegrations) Get(context.Context, string, string) (*integration.Integration, error) {
-	return nil, domain.ErrNotFound
-}
-func (r *runsIntegrations) List(context.Context, string, ports.Page) ([]*integration.Integration, error) {
-	return nil, nil
-}
-func (r *runsIntegrations) Delete(context.Context, string, string) error { return nil }
-func (r *runsIntegrations) OfType(_ context.Context, ws, typ string) (*integration.Integration, error) {
-	for _, i := range r.items {
-		if i.WorkspaceID() == ws && i.Type() == typ {
-			return i, nil
-		}
-	}
-	return nil, domain.ErrNotFound
-}
 
 // scriptedRunner answers with the scripted outcomes in turn (success when none is left) and
 // records every input.
@@ -261,13 +54,13 @@ func (s *scriptedRunner) Run(_ context.Context, in ports.ActionInput) ports.Acti
 }
 
 type runsWorld struct {
-	clock        *fixedClock
-	ids          *seqIDs
-	forms        *memForms
-	submissions  *memSubmissions
-	workflows    *runsWorkflows
-	runs         *runsStore
-	integrations *runsIntegrations
+	clock        *apptest.Clock
+	ids          *apptest.IDs
+	forms        *apptest.Forms
+	submissions  *apptest.Submissions
+	workflows    *apptest.Workflows
+	runs         *apptest.Runs
+	integrations *apptest.Integrations
 	runners      map[string]*scriptedRunner
 	order        []string
 	form         *form.Form
@@ -291,8 +84,9 @@ var testSchedule = func() retry.Schedule {
 
 func newRunsWorld(t *testing.T) *runsWorld {
 	t.Helper()
-	w := &runsWorld{clock: &fixedClock{now: runsT0}, ids: &seqIDs{}, forms: &memForms{counts: map[string]int64{}},
-		submissions: &memSubmissions{}, workflows: &runsWorkflows{}, runs: newRunsStore(), integrations: &runsIntegrations{},
+	st := apptest.NewStore()
+	w := &runsWorld{clock: &apptest.Clock{At: runsT0}, ids: &apptest.IDs{}, forms: st.Forms,
+		submissions: st.Submissions, workflows: st.Workflows, runs: st.Runs, integrations: st.Integrations,
 		runners: map[string]*scriptedRunner{}}
 	f, err := form.New("frm_1", "wsp_a", form.Draft{Name: "Leads", Fields: []form.FieldSpec{
 		{Label: "Budget", Type: "number"}, {Label: "Email", Type: "email"}, {Label: "Topics", Type: "checkbox", Options: []string{"a", "b"}},
@@ -351,10 +145,10 @@ func (w *runsWorld) event() event.Event {
 func (w *runsWorld) drain(t *testing.T) {
 	t.Helper()
 	for range 100 {
-		rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 100, Lease: time.Minute})
+		rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.At, Limit: 100, Lease: time.Minute})
 		if len(rs) == 0 {
 			var next *time.Time
-			for _, r := range w.runs.all() {
+			for _, r := range w.runs.All() {
 				if n := r.NextAttemptAt(); n != nil && (next == nil || n.Before(*next)) {
 					next = n
 				}
@@ -362,7 +156,7 @@ func (w *runsWorld) drain(t *testing.T) {
 			if next == nil {
 				return
 			}
-			w.clock.now = *next
+			w.clock.At = *next
 			continue
 		}
 		for _, r := range rs {
@@ -387,7 +181,7 @@ func TestRunsExecuteActionsInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.drain(t)
-	rs := w.runs.all()
+	rs := w.runs.All()
 	if len(rs) != 1 || rs[0].Status() != workflow.RunSucceeded || actionStatuses(rs[0]) != "succeeded:1,succeeded:1,succeeded:1" {
 		t.Fatalf("runs %d, %s", len(rs), actionStatuses(rs[0]))
 	}
@@ -395,7 +189,7 @@ func TestRunsExecuteActionsInOrder(t *testing.T) {
 	if len(w.order) != 3 || w.order[0] != acts[0].ActionID || w.order[1] != acts[1].ActionID || w.order[2] != acts[2].ActionID {
 		t.Fatalf("order %v", w.order)
 	}
-	if !w.clock.now.Equal(runsT0) {
+	if !w.clock.At.Equal(runsT0) {
 		t.Fatal("successful actions waited")
 	}
 	// The input: submission values, labels, form name, rendered templates.
@@ -418,7 +212,7 @@ func TestRunsRetryFailingActionWhileLaterOnesWait(t *testing.T) {
 	w.addWorkflow(t, []string{"send_webhook", "automation_trigger"})
 	w.runners["send_webhook"].script = []ports.ActionOutcome{{StatusCode: 500, Err: errors.New("answered 500")}, {Err: errors.New("timeout")}}
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
-	rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 10, Lease: time.Minute})
+	rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.At, Limit: 10, Lease: time.Minute})
 	w.engine.Advance(context.Background(), rs[0])
 	r := rs[0]
 	if r.Status() != workflow.RunRunning || actionStatuses(r) != "pending:1,pending:0" || !r.NextAttemptAt().Equal(runsT0.Add(time.Second)) {
@@ -428,15 +222,15 @@ func TestRunsRetryFailingActionWhileLaterOnesWait(t *testing.T) {
 		t.Fatal("a later action ran before the failing one succeeded")
 	}
 	w.drain(t)
-	r = w.runs.all()[0]
+	r = w.runs.All()[0]
 	if r.Status() != workflow.RunSucceeded || actionStatuses(r) != "succeeded:3,succeeded:1" {
 		t.Fatalf("after retries: %s %s", r.Status(), actionStatuses(r))
 	}
 	if got := w.runners["send_webhook"].calls; got[0].Attempt != 1 || got[2].Attempt != 3 {
 		t.Fatalf("attempt numbers %d %d", got[0].Attempt, got[2].Attempt)
 	}
-	if !w.clock.now.Equal(runsT0.Add(3 * time.Second)) {
-		t.Fatalf("schedule: finished at %v", w.clock.now)
+	if !w.clock.At.Equal(runsT0.Add(3 * time.Second)) {
+		t.Fatalf("schedule: finished at %v", w.clock.At)
 	}
 }
 
@@ -447,7 +241,7 @@ func TestRunsGiveUpFailsRunAndSkipsLaterActions(t *testing.T) {
 	w.runners["send_webhook"].script = []ports.ActionOutcome{fail, fail, fail, fail}
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
 	w.drain(t)
-	r := w.runs.all()[0]
+	r := w.runs.All()[0]
 	if r.Status() != workflow.RunFailed || actionStatuses(r) != "succeeded:1,failed:3,skipped:0" || r.FinishedAt() == nil {
 		t.Fatalf("%s %s", r.Status(), actionStatuses(r))
 	}
@@ -468,7 +262,7 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
 	w.drain(t)
 	var failed, succeeded *workflow.Run
-	for _, r := range w.runs.all() {
+	for _, r := range w.runs.All() {
 		if r.WorkflowID() == wf.ID() {
 			failed = r
 		} else {
@@ -483,8 +277,8 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 	}
 
 	retry := workflowsapp.NewRetryRunHandler(w.workflows, w.runs, w.clock)
-	w.clock.now = w.clock.now.Add(time.Hour)
-	if _, err := retry.Handle(as("wsp_a", apikey.ScopeReadOnly), workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, auth.ErrForbidden) {
+	w.clock.At = w.clock.At.Add(time.Hour)
+	if _, err := retry.Handle(apptest.As("wsp_a", apikey.ScopeReadOnly), workflowsapp.RetryRun{WorkflowID: wf.ID(), ID: failed.ID()}); !errors.Is(err, auth.ErrForbidden) {
 		t.Fatalf("a read-only key: %v", err)
 	}
 	for name, c := range map[string]struct {
@@ -497,7 +291,7 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 		"an unknown workflow":   {"wsp_a", workflowsapp.RetryRun{WorkflowID: "wfl_nope", ID: failed.ID()}},
 		"another workspace key": {"wsp_b", workflowsapp.RetryRun{WorkflowID: "wfl_nope", ID: failed.ID()}},
 	} {
-		if _, err := retry.Handle(as(c.ws, apikey.ScopeAdmin), c.cmd); !errors.Is(err, domain.ErrNotFound) {
+		if _, err := retry.Handle(apptest.As(c.ws, apikey.ScopeAdmin), c.cmd); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("%s: %v, want not found", name, err)
 		}
 	}
@@ -510,7 +304,7 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status() != workflow.RunQueued || got.NextAttemptAt() == nil || !got.NextAttemptAt().Equal(w.clock.now) || got.FinishedAt() != nil {
+	if got.Status() != workflow.RunQueued || got.NextAttemptAt() == nil || !got.NextAttemptAt().Equal(w.clock.At) || got.FinishedAt() != nil {
 		t.Fatalf("after the retry: %s next %v finished %v", got.Status(), got.NextAttemptAt(), got.FinishedAt())
 	}
 	// Queued again, not yet run: a second retry is refused until it fails again.
@@ -519,7 +313,7 @@ func TestRetryRunRunsTheFailedRunAgain(t *testing.T) {
 	}
 
 	// The engine claims it at once and finishes it: the endpoint works now.
-	claimed, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 10, Lease: time.Minute})
+	claimed, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.At, Limit: 10, Lease: time.Minute})
 	if len(claimed) != 1 || claimed[0].ID() != failed.ID() {
 		t.Fatalf("claimed after the retry: %v", claimed)
 	}
@@ -545,7 +339,7 @@ func TestRunsPermanentFailureAndMissingPieces(t *testing.T) {
 	w.runners["send_webhook"].script = []ports.ActionOutcome{{Err: errors.New("to is not one valid address"), Permanent: true}}
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
 	w.drain(t)
-	r := w.runs.all()[0]
+	r := w.runs.All()[0]
 	if r.Status() != workflow.RunFailed || actionStatuses(r) != "failed:1,skipped:0" {
 		t.Fatalf("permanent: %s %s", r.Status(), actionStatuses(r))
 	}
@@ -555,7 +349,7 @@ func TestRunsPermanentFailureAndMissingPieces(t *testing.T) {
 	w2.addWorkflow(t, []string{"chat_message", "send_webhook"})
 	_ = w2.starter.HandleBatch(context.Background(), []event.Event{w2.event()})
 	w2.drain(t)
-	r = w2.runs.all()[0]
+	r = w2.runs.All()[0]
 	if r.Status() != workflow.RunFailed || actionStatuses(r) != "failed:1,skipped:0" || len(w2.runners["chat_message"].calls) != 0 {
 		t.Fatalf("no integration: %s %s", r.Status(), actionStatuses(r))
 	}
@@ -573,7 +367,7 @@ func TestRunsPermanentFailureAndMissingPieces(t *testing.T) {
 	w3.addWorkflow(t, []string{"chat_message"})
 	_ = w3.starter.HandleBatch(context.Background(), []event.Event{w3.event()})
 	w3.drain(t)
-	if r := w3.runs.all()[0]; r.Status() != workflow.RunSucceeded || w3.runners["chat_message"].calls[0].Credentials["bot_token"] != "xoxb-1" {
+	if r := w3.runs.All()[0]; r.Status() != workflow.RunSucceeded || w3.runners["chat_message"].calls[0].Credentials["bot_token"] != "xoxb-1" {
 		t.Fatalf("with integration: %s", r.Status())
 	}
 
@@ -582,7 +376,7 @@ func TestRunsPermanentFailureAndMissingPieces(t *testing.T) {
 	w4.addWorkflow(t, []string{"send_email", "send_webhook"})
 	_ = w4.starter.HandleBatch(context.Background(), []event.Event{w4.event()})
 	w4.drain(t)
-	if r := w4.runs.all()[0]; r.Status() != workflow.RunFailed || actionStatuses(r) != "failed:1,skipped:0" {
+	if r := w4.runs.All()[0]; r.Status() != workflow.RunFailed || actionStatuses(r) != "failed:1,skipped:0" {
 		t.Fatalf("unknown type: %s %s", r.Status(), actionStatuses(r))
 	}
 }
@@ -593,9 +387,9 @@ func TestRunsBreakerRefusalUsesNoAttempt(t *testing.T) {
 	w.runners["send_webhook"].script = []ports.ActionOutcome{{BreakerOpen: true, Err: errors.New("breaker open"), RetryAt: runsT0.Add(30 * time.Second)}}
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
 	w.drain(t)
-	r := w.runs.all()[0]
-	if r.Status() != workflow.RunSucceeded || actionStatuses(r) != "succeeded:1" || !w.clock.now.Equal(runsT0.Add(30*time.Second)) {
-		t.Fatalf("%s %s at %v", r.Status(), actionStatuses(r), w.clock.now)
+	r := w.runs.All()[0]
+	if r.Status() != workflow.RunSucceeded || actionStatuses(r) != "succeeded:1" || !w.clock.At.Equal(runsT0.Add(30*time.Second)) {
+		t.Fatalf("%s %s at %v", r.Status(), actionStatuses(r), w.clock.At)
 	}
 	if calls := w.runners["send_webhook"].calls; calls[1].Attempt != 1 {
 		t.Fatalf("breaker refusal used an attempt: %d", calls[1].Attempt)
@@ -622,7 +416,7 @@ func TestRunsStartOnlyForMatchingEnabledWorkflows(t *testing.T) {
 	if err := w.starter.HandleBatch(context.Background(), []event.Event{e}); err != nil {
 		t.Fatal(err)
 	}
-	rs := w.runs.all()
+	rs := w.runs.All()
 	if len(rs) != 1 || rs[0].WorkflowID() != match.ID() || rs[0].EventID() != "evt_1" || rs[0].SubmissionID() != "sub_1" {
 		t.Fatalf("runs: %d", len(rs))
 	}
@@ -631,18 +425,18 @@ func TestRunsStartOnlyForMatchingEnabledWorkflows(t *testing.T) {
 	on := true
 	_ = disabled.Apply(workflow.Patch{Enabled: &on}, nil, nil, workflow.DefaultLimits, e.OccurredAt.Add(time.Minute))
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{e})
-	if n := len(w.runs.all()); n != 1 {
+	if n := len(w.runs.All()); n != 1 {
 		t.Fatalf("runs after re-enable for an event of the disabled time: %d, want 1", n)
 	}
 	later := e
 	later.ID, later.OccurredAt = "evt_3", e.OccurredAt.Add(2*time.Minute)
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{later})
-	if n := len(w.runs.all()); n != 3 {
+	if n := len(w.runs.All()); n != 3 {
 		t.Fatalf("runs after a new event: %d, want 3 (both enabled workflows that match)", n)
 	}
 
 	// A storage failure asks for the batch again.
-	w.runs.fail = errors.New("db down")
+	w.runs.AddErr = errors.New("db down")
 	if err := w.starter.HandleBatch(context.Background(), []event.Event{e}); err == nil {
 		t.Fatal("storage failure swallowed")
 	}
@@ -653,13 +447,13 @@ func TestRunsOfDeletedWorkflowFinish(t *testing.T) {
 	wf := w.addWorkflow(t, []string{"send_webhook", "automation_trigger"})
 	w.runners["send_webhook"].script = []ports.ActionOutcome{{Err: errors.New("down")}}
 	_ = w.starter.HandleBatch(context.Background(), []event.Event{w.event()})
-	rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.now, Limit: 10, Lease: time.Minute})
+	rs, _ := w.runs.ClaimDue(context.Background(), ports.Claim{Now: w.clock.At, Limit: 10, Lease: time.Minute})
 	w.engine.Advance(context.Background(), rs[0])
 	// The workflow, and even the submission, are deleted while the run waits for its retry.
 	_ = w.workflows.Delete(context.Background(), "wsp_a", wf.ID())
 	_ = w.submissions.Delete(context.Background(), "wsp_a", w.form.ID(), "sub_1")
 	w.drain(t)
-	r := w.runs.all()[0]
+	r := w.runs.All()[0]
 	if r.Status() != workflow.RunSucceeded || actionStatuses(r) != "succeeded:2,succeeded:1" {
 		t.Fatalf("%s %s", r.Status(), actionStatuses(r))
 	}
@@ -669,7 +463,7 @@ func TestRunsOfDeletedWorkflowFinish(t *testing.T) {
 		t.Fatalf("fallback values %v", in.Fields)
 	}
 	// The list query 404s for the deleted workflow.
-	_, _, err := workflowsapp.NewListRunsHandler(w.workflows, w.runs).Handle(as("wsp_a", apikey.ScopeReadOnly), workflowsapp.ListRuns{WorkflowID: wf.ID(), Page: ports.Page{Limit: 10}})
+	_, _, err := workflowsapp.NewListRunsHandler(w.workflows, w.runs).Handle(apptest.As("wsp_a", apikey.ScopeReadOnly), workflowsapp.ListRuns{WorkflowID: wf.ID(), Page: ports.Page{Limit: 10}})
 	if !errors.Is(err, domain.ErrNotFound) {
 		t.Fatalf("list runs of deleted workflow: %v", err)
 	}
@@ -692,7 +486,7 @@ func TestRunEngineRunsInBackground(t *testing.T) {
 	cancel()
 	<-done
 	ids := []string{}
-	for _, r := range w.runs.all() {
+	for _, r := range w.runs.All() {
 		ids = append(ids, string(r.Status()))
 	}
 	sort.Strings(ids)

@@ -1,4 +1,4 @@
-package application_test
+package accounts_test
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pquerna/otp/totp"
-
 	"github.com/formward/formward/application/accounts"
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/domain/retry"
+	"github.com/pquerna/otp/totp"
 )
 
 // burstDeadline bounds how long a burst test waits for what it expects before failing.
@@ -23,13 +23,13 @@ const burstDeadline = 30 * time.Second
 // that exactly SignInFailureLimit of them are being checked while all the others were refused
 // with ErrThrottled without a check. It returns the release of the held checks and the
 // channel their answers arrive on.
-func holdBurst(t *testing.T, h *accountsHarness, n int, cmd accounts.SignIn) (release func(), entered <-chan struct{}, answers <-chan error) {
+func holdBurst(t *testing.T, h *apptest.AccountsHarness, n int, cmd accounts.SignIn) (release func(), entered <-chan struct{}, answers <-chan error) {
 	t.Helper()
-	entered, release = h.passwords.hold(t)
+	entered, release = h.Passwords.Hold(t)
 	out := make(chan error, n)
 	for range n {
 		go func() {
-			_, err := h.app.Commands.SignIn.Handle(context.Background(), cmd)
+			_, err := h.App.Commands.SignIn.Handle(context.Background(), cmd)
 			out <- err
 		}()
 	}
@@ -56,11 +56,11 @@ func holdBurst(t *testing.T, h *accountsHarness, n int, cmd accounts.SignIn) (re
 
 // expectRefusedWhileHeld sends cmd while the burst's checks are held: it must be refused
 // without a password check of its own.
-func expectRefusedWhileHeld(t *testing.T, h *accountsHarness, entered <-chan struct{}, cmd accounts.SignIn) {
+func expectRefusedWhileHeld(t *testing.T, h *apptest.AccountsHarness, entered <-chan struct{}, cmd accounts.SignIn) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.app.Commands.SignIn.Handle(context.Background(), cmd)
+		_, err := h.App.Commands.SignIn.Handle(context.Background(), cmd)
 		done <- err
 	}()
 	select {
@@ -79,10 +79,8 @@ func expectRefusedWhileHeld(t *testing.T, h *accountsHarness, entered <-chan str
 // password is checked, so ten are checked and thirty refused, and the right password sent
 // while the ten are being checked is refused too.
 func TestSignInBurstTakesItsPlacesBeforeChecking(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.addWorkspace(t, "Acme")
-	h.addUser(t, "ada@example.com", goodPassword, w)
-	h.passwords.reset()
+	h, _, _ := adaAtAcme(t)
+	h.Passwords.Reset()
 
 	release, entered, answers := holdBurst(t, h, 40, accounts.SignIn{Email: "ada@example.com", Password: "wrong password", IP: "127.0.4.7"})
 	expectRefusedWhileHeld(t, h, entered, accounts.SignIn{Email: "ada@example.com", Password: goodPassword, IP: "127.0.3.1"})
@@ -92,30 +90,28 @@ func TestSignInBurstTakesItsPlacesBeforeChecking(t *testing.T) {
 			t.Fatalf("a checked attempt: %v, want ErrInvalidCredentials", err)
 		}
 	}
-	if n := len(h.passwords.reset()); n != accounts.SignInFailureLimit {
+	if n := len(h.Passwords.Reset()); n != accounts.SignInFailureLimit {
 		t.Fatalf("%d passwords checked in all, want %d", n, accounts.SignInFailureLimit)
 	}
-	if len(h.sessions.byID) != 0 {
+	if len(h.Sessions.ByID) != 0 {
 		t.Fatal("a session was made")
 	}
 	// Ten failures stand: the right password alone is refused until the window moves on.
-	if _, err := h.app.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: goodPassword}); !errors.Is(err, accounts.ErrThrottled) {
+	if _, err := h.App.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: goodPassword}); !errors.Is(err, accounts.ErrThrottled) {
 		t.Fatalf("after the burst: %v, want ErrThrottled", err)
 	}
-	h.advance(accounts.SignInWindow)
+	h.Advance(accounts.SignInWindow)
 	signIn(t, h, "ada@example.com", goodPassword)
 }
 
 // The same for the two-step step: forty wrong codes with the right password at once, then the
 // right code while ten are being checked.
 func TestTwoFactorBurstTakesItsPlacesBeforeChecking(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.addWorkspace(t, "Acme")
-	h.addUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	secret, _ := enableTwoFactor(t, h, asSession(t, h, in.Token))
-	h.advance(time.Minute)
-	code, err := totp.GenerateCode(secret, h.clock.Now())
+	h.Advance(time.Minute)
+	code, err := totp.GenerateCode(secret, h.Clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,19 +128,17 @@ func TestTwoFactorBurstTakesItsPlacesBeforeChecking(t *testing.T) {
 			t.Fatalf("a checked attempt: %v, want ErrInvalidTwoFactorCode", err)
 		}
 	}
-	if _, err := h.app.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: code}); !errors.Is(err, accounts.ErrThrottled) {
+	if _, err := h.App.Commands.SignIn.Handle(context.Background(), accounts.SignIn{Email: "ada@example.com", Password: goodPassword, TOTPCode: code}); !errors.Is(err, accounts.ErrThrottled) {
 		t.Fatalf("after the burst: %v, want ErrThrottled", err)
 	}
 }
 
 // A success gives its place back; a right password without the code it needs is no failure.
 func TestSignInSuccessGivesItsPlaceBack(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.addWorkspace(t, "Acme")
-	h.addUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	ctx := context.Background()
 	wrong := func() error {
-		_, err := h.app.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "ada@example.com", Password: "wrong password", IP: "127.0.2.1"})
+		_, err := h.App.Commands.SignIn.Handle(ctx, accounts.SignIn{Email: "ada@example.com", Password: "wrong password", IP: "127.0.2.1"})
 		return err
 	}
 	// Thirty successes between nine failures leave nine failures counted: the tenth is still
@@ -164,8 +158,8 @@ func TestSignInSuccessGivesItsPlaceBack(t *testing.T) {
 		t.Fatalf("the eleventh attempt: %v, want ErrThrottled", err)
 	}
 	places := 0
-	for s := range h.throttle.places {
-		places += h.throttle.count(s, time.Time{})
+	for s := range h.Throttle.Places {
+		places += h.Throttle.Count(s, time.Time{})
 	}
 	// Ten failures, each counted for the account and the address; no success left a place.
 	if want := 2 * accounts.SignInFailureLimit; places != want {
@@ -175,22 +169,20 @@ func TestSignInSuccessGivesItsPlaceBack(t *testing.T) {
 
 // Turning two-factor off checks a password (or code) too: wrong ones count against the account.
 func TestDisableTwoFactorIsThrottled(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.addWorkspace(t, "Acme")
-	h.addUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	in := signIn(t, h, "ada@example.com", goodPassword)
 	ctx := asSession(t, h, in.Token)
 	enableTwoFactor(t, h, ctx)
 	for range accounts.SignInFailureLimit {
-		if err := h.app.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: "wrong password"}); !errors.Is(err, accounts.ErrInvalidCredentials) {
+		if err := h.App.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: "wrong password"}); !errors.Is(err, accounts.ErrInvalidCredentials) {
 			t.Fatalf("wrong password: %v", err)
 		}
 	}
-	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: goodPassword}); !errors.Is(err, accounts.ErrThrottled) {
+	if err := h.App.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: goodPassword}); !errors.Is(err, accounts.ErrThrottled) {
 		t.Fatalf("after ten wrong passwords: %v, want ErrThrottled", err)
 	}
-	h.advance(accounts.SignInWindow)
-	if err := h.app.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: goodPassword}); err != nil {
+	h.Advance(accounts.SignInWindow)
+	if err := h.App.Commands.DisableTwoFactor.Handle(ctx, accounts.DisableTwoFactor{Password: goodPassword}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -216,9 +208,9 @@ func (o *mailFailures) Failed(kind string, attempt int, gaveUp bool, err error) 
 }
 
 // sendQueuedMail runs the account mail sender once, as serve does after each request.
-func sendQueuedMail(t *testing.T, h *accountsHarness) int {
+func sendQueuedMail(t *testing.T, h *apptest.AccountsHarness) int {
 	t.Helper()
-	n, err := h.app.AccountMail.SendDue(context.Background(), failingObserver{t})
+	n, err := h.App.AccountMail.SendDue(context.Background(), failingObserver{t})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,13 +220,11 @@ func sendQueuedMail(t *testing.T, h *accountsHarness) int {
 // "Forgot password": five requests per hour per address and per IP hash are queued, whether
 // or not the address has an account; the sixth answers alike and queues nothing.
 func TestPasswordResetRequestsAreLimited(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.addWorkspace(t, "Acme")
-	h.addUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	ctx := context.Background()
 	request := func(email, ip string) {
 		t.Helper()
-		if err := h.app.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: email, IP: ip}); err != nil {
+		if err := h.App.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: email, IP: ip}); err != nil {
 			t.Fatalf("request for %s from %s: %v", email, ip, err)
 		}
 	}
@@ -243,28 +233,28 @@ func TestPasswordResetRequestsAreLimited(t *testing.T) {
 			request(email, fmt.Sprintf("127.0.2.%d", i+1))
 		}
 	}
-	if n := h.outbox.len(); n != 2*accounts.PasswordResetLimit {
+	if n := h.AccountMail.Len(); n != 2*accounts.PasswordResetLimit {
 		t.Fatalf("%d requests queued for two addresses, want %d", n, 2*accounts.PasswordResetLimit)
 	}
-	if len(h.mailer.sent) != 0 {
+	if len(h.Mailer.Sent) != 0 {
 		t.Fatal("a request sent mail itself")
 	}
 	// Per IP hash: five addresses from one IP, then a sixth.
 	for i := range accounts.PasswordResetLimit + 1 {
 		request(fmt.Sprintf("guess%d@example.com", i), "127.0.3.9")
 	}
-	if n := h.outbox.len(); n != 3*accounts.PasswordResetLimit {
+	if n := h.AccountMail.Len(); n != 3*accounts.PasswordResetLimit {
 		t.Fatalf("%d requests queued, want %d", n, 3*accounts.PasswordResetLimit)
 	}
 	for sendQueuedMail(t, h) > 0 {
 	}
-	if len(h.mailer.sent) != accounts.PasswordResetLimit {
-		t.Fatalf("%d mails sent, want %d (to the one address with an account)", len(h.mailer.sent), accounts.PasswordResetLimit)
+	if len(h.Mailer.Sent) != accounts.PasswordResetLimit {
+		t.Fatalf("%d mails sent, want %d (to the one address with an account)", len(h.Mailer.Sent), accounts.PasswordResetLimit)
 	}
 	// An hour after the first, the address may ask again.
-	h.advance(accounts.PasswordResetWindow)
+	h.Advance(accounts.PasswordResetWindow)
 	request("ada@example.com", "127.0.2.1")
-	if n := h.outbox.len(); n != 1 {
+	if n := h.AccountMail.Len(); n != 1 {
 		t.Fatalf("an hour later: %d requests queued, want 1", n)
 	}
 }
@@ -275,7 +265,7 @@ func TestPasswordResetBurstIsLimitedExactly(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Go(func() {
-			err := h.app.Commands.RequestPasswordReset.Handle(context.Background(),
+			err := h.App.Commands.RequestPasswordReset.Handle(context.Background(),
 				accounts.RequestPasswordReset{Email: "ada@example.com", IP: fmt.Sprintf("127.0.2.%d", i+1)})
 			if err != nil {
 				t.Error(err)
@@ -283,7 +273,7 @@ func TestPasswordResetBurstIsLimitedExactly(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := h.outbox.len(); n != accounts.PasswordResetLimit {
+	if n := h.AccountMail.Len(); n != accounts.PasswordResetLimit {
 		t.Fatalf("%d of 20 requests sent at once were queued, want %d", n, accounts.PasswordResetLimit)
 	}
 }
@@ -291,54 +281,52 @@ func TestPasswordResetBurstIsLimitedExactly(t *testing.T) {
 // A refused send is retried on the schedule; its link is spent at once, so only a link that
 // went out works; after the schedule's last attempt the mail is given up.
 func TestPasswordLinkMailIsRetried(t *testing.T) {
-	h := newAccountsHarness(t)
-	w := h.addWorkspace(t, "Acme")
-	h.addUser(t, "ada@example.com", goodPassword, w)
+	h, _, _ := adaAtAcme(t)
 	ctx := context.Background()
 	obs := &mailFailures{}
 
-	h.mailer.refuse = 1
-	if err := h.app.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
+	h.Mailer.Refuse = 1
+	if err := h.App.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: "ada@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := h.app.AccountMail.SendDue(ctx, obs); n != 1 || len(h.mailer.sent) != 0 || len(obs.failures) != 1 {
-		t.Fatalf("first attempt: claimed %d, sent %d, failures %v", n, len(h.mailer.sent), obs.failures)
+	if n, _ := h.App.AccountMail.SendDue(ctx, obs); n != 1 || len(h.Mailer.Sent) != 0 || len(obs.failures) != 1 {
+		t.Fatalf("first attempt: claimed %d, sent %d, failures %v", n, len(h.Mailer.Sent), obs.failures)
 	}
-	if len(h.tokens.items) != 0 {
+	if len(h.Tokens.Items) != 0 {
 		t.Fatal("the link of a mail that was not sent is still usable")
 	}
-	if n, _ := h.app.AccountMail.SendDue(ctx, obs); n != 0 {
+	if n, _ := h.App.AccountMail.SendDue(ctx, obs); n != 0 {
 		t.Fatal("retried before its wait")
 	}
 	first, _ := retry.Default().After(1)
-	h.advance(first)
-	if n := sendQueuedMail(t, h); n != 1 || len(h.mailer.sent) != 1 || h.outbox.len() != 0 {
-		t.Fatalf("second attempt: claimed %d, sent %d, %d left", n, len(h.mailer.sent), h.outbox.len())
+	h.Advance(first)
+	if n := sendQueuedMail(t, h); n != 1 || len(h.Mailer.Sent) != 1 || h.AccountMail.Len() != 0 {
+		t.Fatalf("second attempt: claimed %d, sent %d, %d left", n, len(h.Mailer.Sent), h.AccountMail.Len())
 	}
-	m := regexp.MustCompile(`token=(\S+)`).FindStringSubmatch(h.mailer.sent[0].Text)
+	m := regexp.MustCompile(`token=(\S+)`).FindStringSubmatch(h.Mailer.Sent[0].Text)
 	token, _ := url.QueryUnescape(m[1])
-	if err := h.app.Commands.ResetPassword.Handle(ctx, accounts.ResetPassword{Token: token, Password: "a brand new passphrase"}); err != nil {
+	if err := h.App.Commands.ResetPassword.Handle(ctx, accounts.ResetPassword{Token: token, Password: "a brand new passphrase"}); err != nil {
 		t.Fatalf("the mailed link: %v", err)
 	}
 
 	// A relay that never takes it: five attempts, then given up.
-	h.mailer.refuse = 100
+	h.Mailer.Refuse = 100
 	obs = &mailFailures{}
-	h.app.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: "ada@example.com"})
-	for i := 1; h.outbox.len() > 0; i++ {
+	h.App.Commands.RequestPasswordReset.Handle(ctx, accounts.RequestPasswordReset{Email: "ada@example.com"})
+	for i := 1; h.AccountMail.Len() > 0; i++ {
 		if i > retry.Default().MaxAttempts() {
 			t.Fatalf("still queued after %d attempts", i-1)
 		}
-		if n, _ := h.app.AccountMail.SendDue(ctx, obs); n != 1 {
+		if n, _ := h.App.AccountMail.SendDue(ctx, obs); n != 1 {
 			t.Fatalf("attempt %d claimed %d", i, n)
 		}
 		wait, _ := retry.Default().After(i)
-		h.advance(wait)
+		h.Advance(wait)
 	}
 	if len(obs.failures) != retry.Default().MaxAttempts() || !regexp.MustCompile(`gave up true`).MatchString(obs.failures[len(obs.failures)-1]) {
 		t.Fatalf("failures: %v", obs.failures)
 	}
-	if len(h.tokens.items) != 0 {
+	if len(h.Tokens.Items) != 0 {
 		t.Fatal("links of unsent mail are usable")
 	}
 }

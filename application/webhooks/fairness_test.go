@@ -1,4 +1,4 @@
-package application_test
+package webhooks_test
 
 import (
 	"context"
@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formward/formward/application/apptest"
 	"github.com/formward/formward/application/webhooks"
-	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
-	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
 )
 
@@ -88,22 +87,21 @@ func deliveryTo(w *webhook.Webhook, eventID string) *webhook.Delivery {
 // while they hang, is sent within a second.
 func TestHangingWorkspaceDoesNotDelayAnother(t *testing.T) {
 	sender := newHangingSender()
-	hooks := newPipeWebhooks()
-	ds := newPipeDeliveries()
+	hooks, ds := stores()
 	var backlog []*webhook.Delivery
 	for i := range 40 {
 		w := hookOf(t, "wsp_a", fmt.Sprintf("whk_a%02d", i))
-		hooks.hooks[w.ID()], sender.hang[w.ID()], sender.workspace[w.ID()] = w, true, "wsp_a"
+		hooks.Items[w.ID()], sender.hang[w.ID()], sender.workspace[w.ID()] = w, true, "wsp_a"
 		backlog = append(backlog, deliveryTo(w, "evt_1"), deliveryTo(w, "evt_2"))
 	}
 	healthy := hookOf(t, "wsp_b", "whk_b")
-	hooks.hooks[healthy.ID()], sender.workspace[healthy.ID()] = healthy, "wsp_b"
+	hooks.Items[healthy.ID()], sender.workspace[healthy.ID()] = healthy, "wsp_b"
 	if err := ds.AddAll(context.Background(), backlog); err != nil {
 		t.Fatal(err)
 	}
 	// The defaults: 16 attempts at once, 4 per workspace, 2 per endpoint; the poll interval is
 	// the default too, so the second is not won by polling faster than in production.
-	engine := webhooks.NewDeliveryEngine(ds, hooks, sender, wallClock{}, webhooks.DeliveryEngineConfig{Retry: shortSchedule}, nil)
+	engine := webhooks.NewDeliveryEngine(ds, hooks, sender, apptest.WallClock{}, webhooks.DeliveryEngineConfig{Retry: shortSchedule}, nil)
 	runEngine(t, engine)
 	waitFor(t, "A's share in flight", func() bool { return sender.get(sender.inFlight, "wsp_a") >= 4 })
 
@@ -129,7 +127,7 @@ func TestHangingEndpointLeavesItsWorkspaceASlot(t *testing.T) {
 	slow, fast := hookOf(t, "wsp_a", "whk_slow"), hookOf(t, "wsp_a", "whk_fast")
 	sender.hang[slow.ID()] = true
 	sender.workspace[slow.ID()], sender.workspace[fast.ID()] = "wsp_a", "wsp_a"
-	ds := newPipeDeliveries()
+	hooks, ds := stores(slow, fast)
 	var backlog []*webhook.Delivery
 	for i := range 30 {
 		backlog = append(backlog, deliveryTo(slow, fmt.Sprintf("evt_%d", i)))
@@ -138,7 +136,7 @@ func TestHangingEndpointLeavesItsWorkspaceASlot(t *testing.T) {
 	if err := ds.AddAll(context.Background(), backlog); err != nil {
 		t.Fatal(err)
 	}
-	engine := webhooks.NewDeliveryEngine(ds, newPipeWebhooks(slow, fast), sender, wallClock{},
+	engine := webhooks.NewDeliveryEngine(ds, hooks, sender, apptest.WallClock{},
 		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PerWorkspace: 4, PerEndpoint: 2}, nil)
 	runEngine(t, engine)
 	waitFor(t, "the healthy endpoint's delivery", func() bool { _, ok := sender.answeredAt(fast.ID()); return ok })
@@ -146,77 +144,5 @@ func TestHangingEndpointLeavesItsWorkspaceASlot(t *testing.T) {
 	waitFor(t, "two attempts hanging at the slow endpoint", func() bool { return sender.get(sender.peak, slow.ID()) >= 2 })
 	if peak := sender.get(sender.peak, slow.ID()); peak != 2 {
 		t.Fatalf("the hanging endpoint had %d attempts in flight, want 2", peak)
-	}
-}
-
-// hangingRunner hangs every action of workspace A until the engine stops and records when the
-// others ran.
-type hangingRunner struct {
-	mu             sync.Mutex
-	inFlight, peak int
-	ran            map[string]time.Time // run ID → when its action ran
-}
-
-func (h *hangingRunner) Type() string                                    { return "send_webhook" }
-func (h *hangingRunner) Integration() string                             { return "" }
-func (h *hangingRunner) Validate(map[string]any) []ports.ConfigViolation { return nil }
-func (h *hangingRunner) Run(ctx context.Context, in ports.ActionInput) ports.ActionOutcome {
-	if in.WorkspaceID == "wsp_a" {
-		h.mu.Lock()
-		h.inFlight++
-		h.peak = max(h.peak, h.inFlight)
-		h.mu.Unlock()
-		<-ctx.Done()
-		h.mu.Lock()
-		h.inFlight--
-		h.mu.Unlock()
-		return ports.ActionOutcome{Err: ctx.Err()}
-	}
-	h.mu.Lock()
-	h.ran[in.RunID] = time.Now()
-	h.mu.Unlock()
-	return ports.ActionOutcome{StatusCode: 200}
-}
-
-// Workflow runs get the same fairness: actions hanging in workspace A leave B's run a slot.
-func TestHangingRunsDoNotDelayAnotherWorkspace(t *testing.T) {
-	w := newRunsWorld(t)
-	runner := &hangingRunner{ran: map[string]time.Time{}}
-	engine := workflows.NewRunEngine(workflows.RunEngineDeps{Runs: w.runs, Forms: w.forms, Submissions: w.submissions,
-		Integrations: w.integrations, Clock: wallClock{}}, map[string]ports.ActionRunner{"send_webhook": runner},
-		workflows.RunEngineConfig{Retry: testSchedule, Timeout: time.Minute}, nil)
-	start := func(workspaceID string, n int) *workflow.Run {
-		e := event.Event{ID: fmt.Sprintf("evt_%s_%d", workspaceID, n), Type: event.SubmissionCreated, WorkspaceID: workspaceID,
-			FormID: "frm_x", OccurredAt: time.Now(), Data: map[string]any{"submission_id": "sub_x", "fields": map[string]any{}}}
-		return workflow.StartRun(fmt.Sprintf("run_%s_%d", workspaceID, n), workspaceID, "wfl_"+workspaceID,
-			[]workflow.ActionSnapshot{{ActionID: "act_1", Type: "send_webhook", Config: map[string]any{"url": "https://x.example/"}}}, e, time.Now())
-	}
-	var backlog []*workflow.Run
-	for i := range 40 {
-		backlog = append(backlog, start("wsp_a", i))
-	}
-	if err := w.runs.AddAll(context.Background(), backlog); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = engine.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	waitFor(t, "A's share in flight", func() bool { runner.mu.Lock(); defer runner.mu.Unlock(); return runner.inFlight >= 4 })
-
-	created := time.Now()
-	b := start("wsp_b", 0)
-	if err := w.runs.AddAll(context.Background(), []*workflow.Run{b}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "B's run", func() bool { runner.mu.Lock(); defer runner.mu.Unlock(); _, ok := runner.ran[b.ID()]; return ok })
-	runner.mu.Lock()
-	took, peak := runner.ran[b.ID()].Sub(created), runner.peak
-	runner.mu.Unlock()
-	if took > time.Second {
-		t.Fatalf("B's run waited %v behind A's hanging actions, want at most 1s", took)
-	}
-	if peak > 4 {
-		t.Fatalf("workspace A had %d actions in flight, want at most 4", peak)
 	}
 }

@@ -1,4 +1,4 @@
-package application_test
+package capture_test
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ func (c *captureFixture) withSettings(t *testing.T, change func(*form.Settings))
 	t.Helper()
 	s := c.form.Settings()
 	change(&s)
-	v, err := c.h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: c.form.ID(), Patch: form.Patch{Settings: &s}})
+	v, err := c.h.App.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: c.form.ID(), Patch: form.Patch{Settings: &s}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +61,8 @@ func TestSubmitPublicFormFromOtherSites(t *testing.T) {
 			c.withSettings(t, func(s *form.Settings) { s.AllowedOrigins, s.Embed.CORSOrigins = tt.allowed, tt.cors })
 			_, err := c.post(tt.cmd)
 			if tt.reason == "" {
-				if err != nil || len(c.h.submissions.items) != 1 {
-					t.Fatalf("err %v, %d stored", err, len(c.h.submissions.items))
+				if err != nil || len(c.h.Submissions.Items) != 1 {
+					t.Fatalf("err %v, %d stored", err, len(c.h.Submissions.Items))
 				}
 				return
 			}
@@ -70,7 +70,7 @@ func TestSubmitPublicFormFromOtherSites(t *testing.T) {
 			if !errors.As(err, &rej) || rej.Reason != tt.reason {
 				t.Fatalf("got %v, want %s", err, tt.reason)
 			}
-			if len(c.h.submissions.items) != 0 {
+			if len(c.h.Submissions.Items) != 0 {
 				t.Fatal("a refused post was stored")
 			}
 		})
