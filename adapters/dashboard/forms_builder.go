@@ -89,7 +89,37 @@ type formsData struct {
 	Forms    []formRow
 	Pager    pager
 	Query    string
+	Status   string
+	Filters  []statusFilter
 	CanWrite bool
+}
+
+// statusFilter is one link of the forms list's status filter.
+type statusFilter struct {
+	Label, Href string
+	Current     bool
+}
+
+// formStatusFilters are the list's filters, in the order shown: the label and ?status= value
+// ("" for every form).
+var formStatusFilters = []struct{ label, status string }{
+	{"All", ""}, {"Drafts", string(form.StatusDraft)}, {"Published", string(form.StatusPublished)}, {"Archived", string(form.StatusArchived)},
+}
+
+// statusFilters makes the filter links for the list at status, keeping the search words q.
+func statusFilters(status, q string) []statusFilter {
+	out := make([]statusFilter, 0, len(formStatusFilters))
+	for _, f := range formStatusFilters {
+		v := url.Values{}
+		if f.status != "" {
+			v.Set("status", f.status)
+		}
+		if q != "" {
+			v.Set("q", q)
+		}
+		out = append(out, statusFilter{Label: f.label, Href: pathWith("/app/forms", v), Current: f.status == status})
+	}
+	return out
 }
 
 func statusClass(s form.Status) string {
@@ -113,10 +143,24 @@ func (h *Handler) formsList(c *gin.Context, status int, v *view) {
 	q := strings.TrimSpace(c.Query("q"))
 	page := pageOf(c)
 	d := formsData{Query: q, CanWrite: p.Allows(access.Write)}
+	if v == nil {
+		v = &view{}
+	}
+	var only *form.Status
+	if raw := c.Query("status"); raw != "" {
+		st, ok := form.ParseStatus(raw)
+		if !ok {
+			status = http.StatusBadRequest
+			v.Error = "There is no status “" + raw + "”: choose All, Drafts, Published or Archived. Every form is shown."
+		} else {
+			only, d.Status = &st, raw
+		}
+	}
+	d.Filters = statusFilters(d.Status, q)
 	var last forms.FormView
 	more := false
 	for {
-		views, m, err := h.app.Queries.ListForms.Handle(c.Request.Context(), forms.ListForms{Page: page})
+		views, m, err := h.app.Queries.ListForms.Handle(c.Request.Context(), forms.ListForms{Status: only, Page: page})
 		if err != nil {
 			h.fail(c, err)
 			return
@@ -145,9 +189,6 @@ func (h *Handler) formsList(c *gin.Context, status int, v *view) {
 	}
 	if last.Form != nil {
 		d.Pager = pagerFor(c, more || len(d.Forms) == pageSize && q != "", last.Form.CreatedAt(), last.Form.ID())
-	}
-	if v == nil {
-		v = &view{}
 	}
 	v.Title, v.Data = "Forms", d
 	h.render(c, status, "forms", v)

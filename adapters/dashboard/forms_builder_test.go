@@ -255,3 +255,38 @@ func TestFormsListShowsLastResponse(t *testing.T) {
 		}
 	})
 }
+
+// TestFormsListFiltersByStatus: the list's status links show only the forms of that status,
+// keep the search words, mark the current link, and an unknown status gets a clear message
+// with every form still shown.
+func TestFormsListFiltersByStatus(t *testing.T) {
+	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")
+	b := h.owner()
+	live := createForm(t, b, "Live survey")
+	b.post("/app/forms/"+live+"/fields", url.Values{"type": {"text"}, "label": {"Name"}}).redirectsTo(t, "/app/forms/"+live)
+	b.post("/app/forms/"+live+"/status", url.Values{"status": {"published"}}).redirectsTo(t, "/app/forms/"+live)
+	draft := createForm(t, b, "Draft survey")
+	row := func(id string) string { return `href="/app/forms/` + id + `"` }
+
+	all := b.get("/app/forms").expect(t, http.StatusOK).body
+	if !strings.Contains(all, row(live)) || !strings.Contains(all, row(draft)) || !strings.Contains(all, `href="/app/forms" aria-current="page">All`) {
+		t.Fatalf("all forms: %s", text(all))
+	}
+	published := b.get("/app/forms?status=published").expect(t, http.StatusOK).body
+	if !strings.Contains(published, row(live)) || strings.Contains(published, row(draft)) ||
+		!strings.Contains(published, `aria-current="page">Published`) || !strings.Contains(published, `name="status" value="published"`) {
+		t.Fatalf("published forms: %s", text(published))
+	}
+	drafts := b.get("/app/forms?status=draft&q=survey").expect(t, http.StatusOK).body
+	if strings.Contains(drafts, row(live)) || !strings.Contains(drafts, row(draft)) || !strings.Contains(drafts, `href="/app/forms?q=survey&amp;status=published"`) {
+		t.Fatalf("drafts matching the search: %s", text(drafts))
+	}
+	archived := b.get("/app/forms?status=archived").expect(t, http.StatusOK).body
+	if strings.Contains(archived, row(live)) || strings.Contains(archived, row(draft)) || !strings.Contains(archived, "No form has this status.") {
+		t.Fatalf("archived forms: %s", text(archived))
+	}
+	unknown := b.get("/app/forms?status=live").expect(t, http.StatusBadRequest).body
+	if !strings.Contains(unknown, "There is no status “live”") || !strings.Contains(unknown, row(live)) || !strings.Contains(unknown, row(draft)) {
+		t.Fatalf("unknown status: %s", text(unknown))
+	}
+}

@@ -129,6 +129,15 @@ async function main({ browser, page, watch }) {
   await check(page, 'preview');
   await page.goto(baseURL + '/app/forms');
   await check(page, 'list');
+  const filters = page.getByRole('navigation', { name: 'Show forms by status' });
+  await filters.getByRole('link', { name: 'Drafts' }).click();
+  if ((await page.locator('tbody tr', { hasText: 'Conference registration' }).count()) !== 0) fail('the published form is listed among the drafts');
+  await filters.getByRole('link', { name: 'Published' }).click();
+  if ((await page.locator('tbody tr', { hasText: 'Conference registration' }).count()) !== 1) fail('the published form is not listed as published');
+  if ((await filters.locator('[aria-current="page"]').innerText()).trim() !== 'Published') fail('the current status filter is not marked');
+  await check(page, 'list-published');
+  await checkDark(page, 'list-published');
+  ok('the status filters list the drafts and the published forms apart');
 
   // A respondent in a second context opens the share link and submits, with a file.
   const other = await browser.newContext({ viewport: phone });
