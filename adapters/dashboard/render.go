@@ -183,12 +183,14 @@ func fieldErrors(b httperr.Body, known map[string]string) (map[string]string, st
 	return errs, strings.Join(rest, " ")
 }
 
-// sentence makes a domain message read as one: a capital first letter and a full stop.
+// sentence makes a domain message read as one: the property it starts with in words ("url
+// must use https" reads "The URL must use https."), a capital first letter and a full stop.
 func sentence(s string) string {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return s
 	}
+	s = propertyInWords(s)
 	s = strings.ToUpper(s[:1]) + s[1:]
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
 		s += "."
@@ -271,4 +273,44 @@ func (h *Handler) NotFound(c *gin.Context) {
 // notFound is the dashboard's 404 page.
 func (h *Handler) notFound(c *gin.Context) {
 	h.fail(c, fmt.Errorf("dashboard page: %w", domain.ErrNotFound))
+}
+
+// propertyVerbs are the words that follow a property's name at the start of a domain message.
+var propertyVerbs = map[string]bool{"must": true, "is": true, "are": true, "may": true, "cannot": true, "has": true}
+
+// notProperties are words that start a message as a sentence already does ("it must…").
+var notProperties = map[string]bool{"the": true, "this": true, "that": true, "it": true, "there": true, "nothing": true,
+	"each": true, "every": true, "one": true, "a": true, "an": true, "you": true, "your": true, "which": true, "what": true}
+
+// acronyms are the parts of a property's name written in capitals.
+var acronyms = map[string]string{"url": "URL", "id": "ID", "json": "JSON", "ids": "IDs", "ip": "IP"}
+
+// propertyInWords turns a message that starts with a property's name followed by a verb
+// ("redirect_url must use https") into one that starts with the property in words ("the
+// redirect URL must use https"); any other message is returned as it is.
+func propertyInWords(s string) string {
+	name, rest, ok := strings.Cut(s, " ")
+	if !ok || name == "" {
+		return s
+	}
+	verb, _, _ := strings.Cut(rest, " ")
+	if !propertyVerbs[verb] || notProperties[name] {
+		return s
+	}
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '.' })
+	if len(words) == 0 {
+		return s
+	}
+	for i, w := range words {
+		if w == "" || strings.ToLower(w) != w || strings.IndexFunc(w, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }) >= 0 {
+			return s
+		}
+		if a, ok := acronyms[w]; ok {
+			words[i] = a
+		}
+	}
+	if verb == "are" {
+		return strings.Join(words, " ") + " " + rest // a plural reads without the article: "Options are required"
+	}
+	return "the " + strings.Join(words, " ") + " " + rest
 }
