@@ -40,6 +40,7 @@ func (h *Handler) mountForms(w *gin.RouterGroup) {
 	w.POST("/forms/:id/fields/:fid/remove", h.removeField)
 	w.POST("/forms/:id/order", h.reorderFields)
 	w.POST("/forms/:id/settings", h.saveFormSettings)
+	w.GET("/forms/:id/status", h.changeFormStatusConfirm)
 	w.POST("/forms/:id/status", h.changeFormStatus)
 }
 
@@ -789,6 +790,42 @@ func settingsControl(path string) string {
 		}
 	}
 	return ""
+}
+
+// changeFormStatusConfirm asks before a live form leaves publication (?to=archived or
+// ?to=draft): its public link stops taking responses.
+func (h *Handler) changeFormStatusConfirm(c *gin.Context) {
+	if err := principal(c).Require(access.Write); err != nil {
+		h.fail(c, err)
+		return
+	}
+	fv, ok := h.loadForm(c)
+	if !ok {
+		return
+	}
+	f, to := fv.Form, c.Query("to")
+	back := "/app/forms/" + f.ID()
+	var d confirmData
+	switch to {
+	case string(form.StatusArchived):
+		d = confirmData{Heading: "Archive " + f.Name() + "?", Button: "Archive form", Paragraphs: []string{
+			"Archived forms take no responses and leave the list of live forms. Publish it again to reopen it."}}
+	case string(form.StatusDraft):
+		d = confirmData{Heading: "Move " + f.Name() + " back to draft?", Button: "Move back to draft", Paragraphs: []string{
+			"A draft takes no responses. Publish it again when it is ready."}}
+	default:
+		h.redirect(c, back, "Choose Archive or Back to draft on the form's page.")
+		return
+	}
+	if f.Status() == form.StatusPublished {
+		link := strings.TrimRight(h.opts.PublicURL, "/") + "/f/" + f.ID()
+		d.Paragraphs = append([]string{fmt.Sprintf("The form is live. Its public link, %s, stops taking responses at once: "+
+			"anyone filling it in now, and every page that embeds it, can no longer submit.", link)}, d.Paragraphs...)
+	}
+	d.Paragraphs = append(d.Paragraphs, "Its "+plural(int(fv.SubmissionCount), "response")+" and their files stay.")
+	d.Action, d.Cancel, d.Danger = back+"/status", back, true
+	d.Hidden = []hiddenInput{{Name: "status", Value: to}}
+	h.render(c, http.StatusOK, "confirm", &view{Title: d.Button, Data: d})
 }
 
 func (h *Handler) changeFormStatus(c *gin.Context) {

@@ -168,6 +168,17 @@ async function main({ browser, page, watch }) {
   const row = await page.locator('tbody tr', { hasText: 'Conference registration' }).innerText();
   if (!/published/.test(row) || !/\b1\b/.test(row)) fail(`the list after one response: ${row}`);
   ok('the forms list counts the response');
+
+  // Archiving the live form asks first and says the link stops taking responses.
+  await page.goto(formURL);
+  await page.getByRole('link', { name: 'Archive' }).click();
+  const confirmText = await page.locator('main').innerText();
+  if (!confirmText.includes('stops taking responses') || !confirmText.includes('Its 1 response and their files stay.')) fail(`archive confirmation: ${confirmText.slice(0, 400)}`);
+  await check(page, 'archive-confirm');
+  await checkDark(page, 'archive-confirm');
+  await submit(page, () => page.getByRole('button', { name: 'Archive form' }).click());
+  if (!(await page.locator('.page-head .badge').innerText()).includes('archived')) fail('the form is not archived after confirming');
+  ok('archiving a live form asks first, then archives it');
 }
 
 run(() => inBrowser(main));
