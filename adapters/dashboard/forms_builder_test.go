@@ -300,18 +300,18 @@ func TestLiveFormAsksBeforeLeavingPublication(t *testing.T) {
 	id := createForm(t, b, "Open day")
 	b.post("/app/forms/"+id+"/fields", url.Values{"type": {"text"}, "label": {"Name"}}).redirectsTo(t, "/app/forms/"+id)
 
-	draft := b.get("/app/forms/" + id).expect(t, http.StatusOK).body
+	draft := b.get("/app/forms/"+id).expect(t, http.StatusOK).body
 	if strings.Contains(draft, "/status?to=") {
 		t.Fatalf("a draft asks before archiving: %s", text(draft))
 	}
 	b.post("/app/forms/"+id+"/status", url.Values{"status": {"published"}}).redirectsTo(t, "/app/forms/"+id)
-	live := b.get("/app/forms/" + id).expect(t, http.StatusOK).body
+	live := b.get("/app/forms/"+id).expect(t, http.StatusOK).body
 	if !strings.Contains(live, `href="/app/forms/`+id+`/status?to=archived"`) || !strings.Contains(live, `href="/app/forms/`+id+`/status?to=draft"`) ||
 		strings.Contains(live, `name="status" value="archived"`) {
 		t.Fatalf("a live form archives without asking: %s", text(live))
 	}
 	for to, heading := range map[string]string{"archived": "Archive Open day?", "draft": "Move Open day back to draft?"} {
-		c := b.get("/app/forms/" + id + "/status?to=" + to).expect(t, http.StatusOK).body
+		c := b.get("/app/forms/"+id+"/status?to="+to).expect(t, http.StatusOK).body
 		for _, want := range []string{heading, "http://127.0.0.1:8080/f/" + id + ", stops taking responses at once", "Its 0 responses and their files stay.",
 			`action="/app/forms/` + id + `/status"`, `name="status" value="` + to + `"`} {
 			if !strings.Contains(c, want) {
@@ -321,10 +321,10 @@ func TestLiveFormAsksBeforeLeavingPublication(t *testing.T) {
 	}
 	b.get("/app/forms/"+id+"/status?to=published").redirectsTo(t, "/app/forms/"+id)
 	viewer := h.member(b, "grace@example.org", "viewer")
-	viewer.get("/app/forms/" + id + "/status?to=archived").expect(t, http.StatusForbidden)
+	viewer.get("/app/forms/"+id+"/status?to=archived").expect(t, http.StatusForbidden)
 
 	b.post("/app/forms/"+id+"/status", url.Values{"status": {"archived"}}).redirectsTo(t, "/app/forms/"+id)
-	if body := b.get("/app/forms/" + id).expect(t, http.StatusOK).body; !strings.Contains(body, ">archived</span>") {
+	if body := b.get("/app/forms/"+id).expect(t, http.StatusOK).body; !strings.Contains(body, ">archived</span>") {
 		t.Fatalf("after confirming: %s", text(body))
 	}
 }
