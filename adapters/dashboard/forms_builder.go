@@ -457,7 +457,7 @@ func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState
 	} else {
 		d.Settings = settingsFormOf(f)
 	}
-	d.PublicURL = strings.TrimRight(h.opts.PublicURL, "/") + "/f/" + f.ID()
+	d.PublicURL = h.publicLink(f.ID())
 	// The two recipes of docs/embedding.md, filled in for this form.
 	d.IframeSnippet = recipes.iframeSnippet(d.PublicURL, f.Name())
 	d.JSONSnippet = recipes.jsonSnippet(d.PublicURL, f.Fields())
@@ -818,14 +818,18 @@ func (h *Handler) changeFormStatusConfirm(c *gin.Context) {
 		return
 	}
 	if f.Status() == form.StatusPublished {
-		link := strings.TrimRight(h.opts.PublicURL, "/") + "/f/" + f.ID()
 		d.Paragraphs = append([]string{fmt.Sprintf("The form is live. Its public link, %s, stops taking responses at once: "+
-			"anyone filling it in now, and every page that embeds it, can no longer submit.", link)}, d.Paragraphs...)
+			"anyone filling it in now, and every page that embeds it, can no longer submit.", h.publicLink(f.ID()))}, d.Paragraphs...)
 	}
 	d.Paragraphs = append(d.Paragraphs, "Its "+plural(int(fv.SubmissionCount), "response")+" and their files stay.")
 	d.Action, d.Cancel, d.Danger = back+"/status", back, true
 	d.Hidden = []hiddenInput{{Name: "status", Value: to}}
 	h.render(c, http.StatusOK, "confirm", &view{Title: d.Button, Data: d})
+}
+
+// publicLink is the address respondents open the form at.
+func (h *Handler) publicLink(formID string) string {
+	return strings.TrimRight(h.opts.PublicURL, "/") + "/f/" + formID
 }
 
 func (h *Handler) changeFormStatus(c *gin.Context) {

@@ -302,7 +302,7 @@ func propertyInWords(s string) string {
 		return s
 	}
 	for i, w := range words {
-		if w == "" || strings.ToLower(w) != w || strings.IndexFunc(w, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }) >= 0 {
+		if strings.IndexFunc(w, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }) >= 0 {
 			return s
 		}
 		if a, ok := acronyms[w]; ok {
