@@ -93,6 +93,7 @@ func buildLogic(vs *domain.Violations, specs []FieldSpec, out []Field) {
 			index[f.Key] = i
 		}
 	}
+	checkPages(vs, out, last)
 	for i, s := range specs {
 		if out[i].Type == TypeFile && out[i].Page != last {
 			vs.Add(fmt.Sprintf("fields[%d].page", i), "invalid_value", "file fields must be on the form's last page: uploads cannot be carried from page to page")
@@ -101,6 +102,26 @@ func buildLogic(vs *domain.Violations, specs []FieldSpec, out []Field) {
 			continue
 		}
 		out[i].ShowIf = parseShowIf(vs, fmt.Sprintf("fields[%d].show_if", i), *s.ShowIf, i, out, index)
+	}
+}
+
+// checkPages refuses a page that no question is on: pages run 1, 2, … last without a gap, and
+// each has a field respondents see (hidden fields fill from the URL and are on no page of
+// their own).
+func checkPages(vs *domain.Violations, fields []Field, last int) {
+	if last < 2 {
+		return
+	}
+	asked := make([]bool, last+1)
+	for _, f := range fields {
+		if !f.Hidden {
+			asked[f.Page] = true
+		}
+	}
+	for p := 1; p <= last; p++ {
+		if !asked[p] {
+			vs.Add("fields", "invalid_value", fmt.Sprintf("page %d has no questions: every page from 1 to %d needs a question respondents see", p, last))
+		}
 	}
 }
 
@@ -141,6 +162,9 @@ func parseShowIf(vs *domain.Violations, path string, s ShowIfSpec, self int, fie
 			vs.Add(at+".operator", "invalid_value", "operator must be one of equals, not_equals, contains, greater_than, less_than")
 		}
 		c.Value, c.Kind = conditionValue(vs, at+".value", cs)
+		if c.FieldID != "" && c.Kind == "string" && len(fields[k].Options) > 0 && c.Operator != "greater_than" && c.Operator != "less_than" && !fields[k].HasOption(c.Value) {
+			vs.Add(at+".value", "invalid_value", fmt.Sprintf("%q is not an option of %q", c.Value, fields[k].Label))
+		}
 		rule.Conditions = append(rule.Conditions, c)
 	}
 	return rule

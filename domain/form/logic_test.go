@@ -172,6 +172,9 @@ func TestShowIfChecks(t *testing.T) {
 		"value type":    {base(rule("all", cond("plan", "equals", []any{"x"})), 2), "fields[2].show_if.conditions[0].value", "invalid_type"},
 		"no value":      {base(rule("all", form.ConditionSpec{FieldID: "plan", Operator: "equals"}), 2), "fields[2].show_if.conditions[0].value", "required"},
 		"page zero":     {base(nil, 0), "fields[2].page", "invalid_value"},
+		"not an option": {base(rule("all", cond("plan", "equals", "Enterprise")), 2), "fields[2].show_if.conditions[0].value", "invalid_value"},
+		"page gap":      {[]form.FieldSpec{{Label: "A", Type: "text"}, {Label: "B", Type: "text", Page: intp(3)}}, "fields", "invalid_value"},
+		"hidden page":   {[]form.FieldSpec{{Label: "A", Type: "text"}, {Label: "B", Type: "text", Hidden: true, Page: intp(2)}}, "fields", "invalid_value"},
 		"file not last": {[]form.FieldSpec{{Label: "CV", Type: "file"}, {Label: "B", Type: "text", Page: intp(2)}}, "fields[0].page", "invalid_value"},
 	} {
 		t.Run(name, func(t *testing.T) {
