@@ -3,9 +3,7 @@ package dashboard
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -37,6 +35,9 @@ func (h *Handler) mountForms(w *gin.RouterGroup) {
 	w.POST("/forms/:id/fields", h.addField)
 	w.POST("/forms/:id/fields/:fid", h.saveField)
 	w.POST("/forms/:id/fields/:fid/move", h.moveField)
+	w.POST("/forms/:id/fields/:fid/duplicate", h.duplicateField)
+	w.POST("/forms/:id/breaks", h.addBreak)
+	w.POST("/forms/:id/breaks/:n", h.changeBreak)
 	w.POST("/forms/:id/fields/:fid/remove", h.removeField)
 	w.POST("/forms/:id/order", h.reorderFields)
 	w.POST("/forms/:id/settings", h.saveFormSettings)
@@ -351,52 +352,6 @@ func typeLabel(t form.FieldType) string {
 	return string(t)
 }
 
-// fieldRow is one field in the builder with its errors by property.
-type fieldRow struct {
-	Index                            int
-	ID, Label, Type, TypeLabel, Key  string
-	Placeholder, Options, Accept     string
-	MaxFileMB                        string
-	Required, HasOptions, IsFile, Ph bool
-	First, Last                      bool
-	Errors                           map[string]string
-	Open                             bool
-}
-
-type builderData struct {
-	ID, Name, Status, StatusClass string
-	Submissions                   int64
-	CanWrite                      bool
-	Fields                        []fieldRow
-	Types                         []struct{ Value, Label string }
-	FieldsError                   string
-	Settings                      settingsForm
-	SettingsErrors                map[string]string
-	PublicURL, IframeSnippet      string
-	// JSONSnippet is the recipe that posts JSON from the site's own HTML with a script.
-	JSONSnippet string
-	// FormSnippet is a plain HTML form that posts to the form (form-backend mode).
-	FormSnippet string
-	// QR is a data: URL of a PNG this package drew.
-	QR                          template.URL
-	Published, Archived         bool
-	AddType, AddLabel, AddError string
-	AddErrors                   map[string]string
-}
-
-type settingsForm struct {
-	Name, ThankYou, Redirect, MinFill           string
-	Honeypot, ProofOfWork                       bool
-	FrameAncestors, CORSOrigins, AllowedOrigins string
-}
-
-func settingsFormOf(f *form.Form) settingsForm {
-	s := f.Settings()
-	return settingsForm{Name: f.Name(), ThankYou: deref(s.ThankYouMessage), Redirect: deref(s.RedirectURL), MinFill: strconv.Itoa(s.Spam.MinFillSeconds),
-		Honeypot: s.Spam.Honeypot, ProofOfWork: s.Spam.ProofOfWork, FrameAncestors: strings.Join(form.OriginStrings(s.Embed.FrameAncestors), "\n"),
-		CORSOrigins: strings.Join(form.OriginStrings(s.Embed.CORSOrigins), "\n"), AllowedOrigins: strings.Join(form.OriginStrings(s.AllowedOrigins), "\n")}
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -413,8 +368,9 @@ type builderState struct {
 	rest     string
 	settings *settingsForm
 	setErr   map[string]string
-	add      [2]string
+	add      addForm
 	addErr   map[string]string
+	tab      string
 }
 
 func (h *Handler) builder(c *gin.Context) {
@@ -423,62 +379,6 @@ func (h *Handler) builder(c *gin.Context) {
 		return
 	}
 	h.drawBuilder(c, fv, builderState{status: http.StatusOK, open: c.Query("field")})
-}
-
-func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState) {
-	f := fv.Form
-	p := principal(c)
-	d := builderData{ID: f.ID(), Name: f.Name(), Status: string(f.Status()), StatusClass: statusClass(f.Status()), Submissions: fv.SubmissionCount,
-		CanWrite: p.Allows(access.Write), Published: f.Status() == form.StatusPublished, Archived: f.Status() == form.StatusArchived,
-		FieldsError: st.rest, SettingsErrors: st.setErr, AddType: st.add[0], AddLabel: st.add[1], AddErrors: st.addErr}
-	d.Types = fieldTypes
-	specs := st.fields
-	if specs == nil {
-		specs = specsOf(f.Fields())
-	}
-	for i, s := range specs {
-		t, _ := form.ParseFieldType(s.Type)
-		r := fieldRow{Index: i, ID: s.ID, Label: s.Label, Type: s.Type, TypeLabel: typeLabel(t), Placeholder: deref(s.Placeholder),
-			Options: strings.Join(s.Options, "\n"), Accept: strings.Join(s.Accept, ", "), Required: s.Required,
-			HasOptions: t == form.TypeDropdown || t == form.TypeRadio || t == form.TypeCheckbox, IsFile: t == form.TypeFile,
-			Ph:    t == form.TypeText || t == form.TypeTextarea || t == form.TypeEmail || t == form.TypeNumber,
-			First: i == 0, Last: i == len(specs)-1, Errors: st.fieldErr[i]}
-		if s.Key != nil {
-			r.Key = *s.Key
-		}
-		if s.MaxFileBytes != nil && *s.MaxFileBytes > 0 {
-			r.MaxFileMB = strconv.FormatFloat(float64(*s.MaxFileBytes)/(1<<20), 'f', -1, 64)
-		}
-		r.Open = len(r.Errors) > 0 || (st.open != "" && st.open == s.ID)
-		d.Fields = append(d.Fields, r)
-	}
-	if st.settings != nil {
-		d.Settings = *st.settings
-	} else {
-		d.Settings = settingsFormOf(f)
-	}
-	d.PublicURL = h.publicLink(f.ID())
-	// The two recipes of docs/embedding.md, filled in for this form.
-	d.IframeSnippet = recipes.iframeSnippet(d.PublicURL, f.Name())
-	d.JSONSnippet = recipes.jsonSnippet(d.PublicURL, f.Fields())
-	var b strings.Builder
-	fmt.Fprintf(&b, "<form action=\"%s\" method=\"post\" enctype=\"multipart/form-data\">\n", d.PublicURL)
-	for _, fl := range f.Fields() {
-		fmt.Fprintf(&b, "  <!-- %s (%s) -->\n  <input name=\"%s\">\n", strings.ReplaceAll(fl.Label, "--", "—"), fl.Type, fl.Key)
-	}
-	b.WriteString("  <input name=\"_gotcha\" style=\"display:none\" tabindex=\"-1\" autocomplete=\"off\">\n  <button type=\"submit\">Send</button>\n</form>")
-	d.FormSnippet = b.String()
-	if q, err := qrDataURL(d.PublicURL); err == nil {
-		d.QR = template.URL(q)
-	}
-	// The builder frames its own preview; nothing else changes in the policy.
-	c.Header("Content-Security-Policy", contentSecurityPolicy+"; frame-src 'self'")
-	v := &view{Title: f.Name() + " · Builder", Data: d, Error: st.rest}
-	status := st.status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	h.render(c, status, "form_builder", v)
 }
 
 // preview draws the public page of the form with the public template, for any status, so the
@@ -518,6 +418,10 @@ func (h *Handler) patchFields(c *gin.Context, fv forms.FormView, specs []form.Fi
 			var i int
 			var prop string
 			if n, _ := fmt.Sscanf(strings.Replace(d.Field, "].", "] ", 1), "fields[%d] %s", &i, &prop); n == 2 && i < len(specs) {
+				var j int
+				if n, _ := fmt.Sscanf(prop, "show_if.conditions[%d]", &j); n == 1 {
+					prop = fmt.Sprintf("cond_%d", j) // next to its row of pickers
+				}
 				prop, _, _ = strings.Cut(prop, "[")
 				prop, _, _ = strings.Cut(prop, ".")
 				if st.fieldErr[i] == nil {
@@ -569,28 +473,54 @@ func (h *Handler) editableField(c *gin.Context) (fv forms.FormView, specs []form
 	return fv, specs, i, true
 }
 
+// addField adds a question of any type: at the end of the last page, or right after another
+// one (after=<field id>, on that question's page), or as a hidden field (hidden=1, filled
+// from the URL by its key).
 func (h *Handler) addField(c *gin.Context) {
 	fv, ok := h.editable(c)
 	if !ok {
 		return
 	}
-	typ, label := c.PostForm("type"), strings.TrimSpace(c.PostForm("label"))
-	spec := form.FieldSpec{Type: typ, Label: label}
+	typ, label, after := c.PostForm("type"), strings.TrimSpace(c.PostForm("label")), c.PostForm("after")
+	spec := form.FieldSpec{Type: typ, Label: label, Hidden: c.PostForm("hidden") != ""}
+	if spec.Hidden {
+		spec.Type = string(form.TypeText)
+		if k := strings.TrimSpace(c.PostForm("key")); k != "" {
+			spec.Key = &k
+		}
+	}
 	if t, _ := form.ParseFieldType(typ); t == form.TypeDropdown || t == form.TypeRadio {
 		spec.Options = []string{"Option 1", "Option 2"}
 	}
-	specs := append(specsOf(fv.Form.Fields()), spec)
-	err := h.updateForm(c, fv.Form.ID(), form.Patch{Fields: &specs})
+	hidden, seq := layoutOf(specsOf(fv.Form.Fields()))
+	anchor := "#questions"
+	switch at := seq.indexOf(after); {
+	case spec.Hidden:
+		hidden, anchor = append(hidden, spec), "#hidden"
+	case after != "" && at < 0:
+		h.fail(c, fmt.Errorf("add field: %w", errBadOrder))
+		return
+	case at >= 0:
+		seq = seq.insert(at+1, &spec)
+	default:
+		seq = append(seq, &spec)
+	}
+	specs, err := fieldsOf(hidden, seq)
+	if err == nil {
+		err = h.updateForm(c, fv.Form.ID(), form.Patch{Fields: &specs})
+	}
 	if err != nil {
 		b, ok := h.invalid(c, err)
 		if !ok {
 			return
 		}
-		st := builderState{status: b.Status, add: [2]string{typ, label}, addErr: map[string]string{}}
+		st := builderState{status: b.Status, add: addForm{Type: typ, Label: label, After: after, Hidden: spec.Hidden, Key: c.PostForm("key")}, addErr: map[string]string{}}
 		var rest []string
-		last := fmt.Sprintf("fields[%d].", len(specs)-1)
 		for _, d := range b.Details {
-			if prop, ok := strings.CutPrefix(d.Field, last); ok && (prop == "label" || prop == "type") {
+			var i int
+			var prop string
+			if n, _ := fmt.Sscanf(strings.Replace(d.Field, "].", "] ", 1), "fields[%d] %s", &i, &prop); n == 2 && i < len(specs) && specs[i].ID == "" &&
+				(prop == "label" || prop == "type" || prop == "key") {
 				st.addErr[prop] = sentence(d.Message)
 				continue
 			}
@@ -600,7 +530,7 @@ func (h *Handler) addField(c *gin.Context) {
 		h.drawBuilder(c, fv, st)
 		return
 	}
-	h.redirect(c, "/app/forms/"+fv.Form.ID()+"#fields", label+" added.")
+	h.redirect(c, "/app/forms/"+fv.Form.ID()+anchor, label+" added.")
 }
 
 // fieldAt finds the field of the path in the form's specs.
@@ -631,6 +561,19 @@ func (h *Handler) saveField(c *gin.Context) {
 	s := &specs[i]
 	s.Label = c.PostForm("label")
 	s.Required = c.PostForm("required") != ""
+	if typ, ok := c.GetPostForm("type"); ok {
+		s.Type = typ
+	}
+	if k, ok := c.GetPostForm("key"); ok {
+		k = strings.TrimSpace(k)
+		s.Key = &k
+		if k == "" {
+			s.Key = nil // a new default from the label
+		}
+	}
+	if !s.Hidden {
+		s.ShowIf = logicOf(c, specs)
+	}
 	t, _ := form.ParseFieldType(s.Type)
 	if _, ok := c.GetPostForm("placeholder"); ok {
 		if ph := c.PostForm("placeholder"); ph != "" {
@@ -664,23 +607,6 @@ func (h *Handler) saveField(c *gin.Context) {
 	h.patchFields(c, fv, specs, s.ID, "Field saved.", "#field-"+s.ID)
 }
 
-func (h *Handler) moveField(c *gin.Context) {
-	fv, specs, i, ok := h.editableField(c)
-	if !ok {
-		return
-	}
-	j := i - 1
-	if c.PostForm("direction") == "down" {
-		j = i + 1
-	}
-	if j < 0 || j >= len(specs) {
-		h.redirect(c, "/app/forms/"+fv.Form.ID()+"#field-"+specs[i].ID, "")
-		return
-	}
-	specs[i], specs[j] = specs[j], specs[i]
-	h.patchFields(c, fv, specs, "", fmt.Sprintf("%s moved to position %d of %d.", specs[j].Label, j+1, len(specs)), "#field-"+specs[j].ID)
-}
-
 func (h *Handler) removeField(c *gin.Context) {
 	fv, specs, i, ok := h.editableField(c)
 	if !ok {
@@ -689,107 +615,6 @@ func (h *Handler) removeField(c *gin.Context) {
 	label := specs[i].Label
 	specs = append(specs[:i], specs[i+1:]...)
 	h.patchFields(c, fv, specs, "", label+" removed.", "#fields")
-}
-
-// reorderFields takes the full new order (order=fld_a,fld_b,…), as the drag and drop sends it.
-func (h *Handler) reorderFields(c *gin.Context) {
-	fv, ok := h.editable(c)
-	if !ok {
-		return
-	}
-	specs := specsOf(fv.Form.Fields())
-	ids := strings.Split(c.PostForm("order"), ",")
-	if len(ids) != len(specs) {
-		h.fail(c, fmt.Errorf("reorder: %w", errBadOrder))
-		return
-	}
-	next := make([]form.FieldSpec, 0, len(specs))
-	for _, id := range ids {
-		i := fieldAt(specs, strings.TrimSpace(id))
-		if i < 0 {
-			h.fail(c, fmt.Errorf("reorder: %w", errBadOrder))
-			return
-		}
-		next = append(next, specs[i])
-		specs[i].ID = "" // taken
-	}
-	h.patchFields(c, fv, next, "", "Fields reordered.", "#fields")
-}
-
-func (h *Handler) saveFormSettings(c *gin.Context) {
-	fv, ok := h.editable(c)
-	if !ok {
-		return
-	}
-	f := fv.Form
-	sf := settingsForm{Name: c.PostForm("name"), ThankYou: c.PostForm("thank_you_message"), Redirect: strings.TrimSpace(c.PostForm("redirect_url")),
-		MinFill: strings.TrimSpace(c.PostForm("min_fill_seconds")), Honeypot: c.PostForm("honeypot") != "", ProofOfWork: c.PostForm("proof_of_work") != "",
-		FrameAncestors: c.PostForm("frame_ancestors"), CORSOrigins: c.PostForm("cors_origins"), AllowedOrigins: c.PostForm("allowed_origins")}
-	s := f.Settings()
-	s.ThankYouMessage, s.RedirectURL = nil, nil
-	if strings.TrimSpace(sf.ThankYou) != "" {
-		s.ThankYouMessage = &sf.ThankYou
-	}
-	if sf.Redirect != "" {
-		s.RedirectURL = &sf.Redirect
-	}
-	s.Spam.Honeypot, s.Spam.ProofOfWork = sf.Honeypot, sf.ProofOfWork
-	n, err := strconv.Atoi(sf.MinFill)
-	if sf.MinFill == "" {
-		n, err = 0, nil
-	}
-	if err != nil {
-		n = -1 // the domain names the range
-	}
-	s.Spam.MinFillSeconds = n
-	// Origins are read as the API reads them (origin.Parse); a list that does not parse is
-	// answered like the domain's own refusals, next to its control.
-	var vs domain.Violations
-	s.Embed.FrameAncestors = form.ParseOrigins(&vs, "settings.embed.frame_ancestors", lines(sf.FrameAncestors))
-	s.Embed.CORSOrigins = form.ParseOrigins(&vs, "settings.embed.cors_origins", lines(sf.CORSOrigins))
-	s.AllowedOrigins = form.ParseOrigins(&vs, "settings.allowed_origins", lines(sf.AllowedOrigins))
-	name := sf.Name
-	var ve *domain.ValidationError
-	if len(vs) > 0 && errors.As(form.CheckSettings(s), &ve) {
-		vs = append(vs, ve.Violations...) // the other settings' problems, shown in the same answer
-	}
-	err = vs.Err()
-	if err == nil {
-		err = h.updateForm(c, f.ID(), form.Patch{Name: &name, Settings: &s})
-	}
-	if err != nil {
-		b, ok := h.invalid(c, err)
-		if !ok {
-			return
-		}
-		errs := map[string]string{}
-		var other []string
-		for _, d := range b.Details {
-			ctl := settingsControl(d.Field)
-			if ctl == "" {
-				other = append(other, sentence(d.Message))
-			} else if errs[ctl] == "" {
-				errs[ctl] = sentence(d.Message)
-			}
-		}
-		h.drawBuilder(c, fv, builderState{status: b.Status, settings: &sf, setErr: errs, rest: strings.Join(other, " ")})
-		return
-	}
-	h.redirect(c, "/app/forms/"+f.ID()+"#settings", "Settings saved.")
-}
-
-// settingsControl names the settings control a domain path belongs to.
-func settingsControl(path string) string {
-	for _, m := range []struct{ prefix, control string }{
-		{"name", "name"}, {"settings.thank_you_message", "thank_you_message"}, {"settings.redirect_url", "redirect_url"},
-		{"settings.spam.min_fill_seconds", "min_fill_seconds"}, {"settings.embed.frame_ancestors", "frame_ancestors"},
-		{"settings.embed.cors_origins", "cors_origins"}, {"settings.allowed_origins", "allowed_origins"},
-	} {
-		if path == m.prefix || strings.HasPrefix(path, m.prefix+"[") || strings.HasPrefix(path, m.prefix+".") {
-			return m.control
-		}
-	}
-	return ""
 }
 
 // changeFormStatusConfirm asks before a live form leaves publication (?to=archived or

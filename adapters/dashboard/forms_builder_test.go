@@ -129,8 +129,8 @@ func TestFormsBuilderBuildsAndPublishes(t *testing.T) {
 		}
 		b.post("/app/forms/"+id+"/settings", url.Values{"name": {"Event registration 2026"}, "thank_you_message": {"See you there!"},
 			"frame_ancestors": {"https://www.example.com"}, "allowed_origins": {"HTTP://[0:0::1]:8080\r\nhttps://www.example.com:443"},
-			"min_fill_seconds": {"3"}, "honeypot": {"1"}}).redirectsTo(t, "/app/forms/"+id)
-		if _, body := fieldsOf(t, b, id); !strings.Contains(body, ">http://[::1]:8080\nhttps://www.example.com</textarea>") {
+			"min_fill_seconds": {"3"}, "honeypot": {"1"}}).redirectsTo(t, "/app/forms/"+id+"?tab=settings")
+		if body := b.get("/app/forms/"+id+"?tab=settings").expect(t, http.StatusOK).body; !strings.Contains(body, ">http://[::1]:8080\nhttps://www.example.com</textarea>") {
 			t.Fatalf("allowed origins not kept in canonical form: %s", body)
 		}
 
@@ -142,7 +142,8 @@ func TestFormsBuilderBuildsAndPublishes(t *testing.T) {
 
 		// Publish; the share panel holds the public link, the snippets and the QR code.
 		b.post("/app/forms/"+id+"/status", url.Values{"status": {"published"}}).redirectsTo(t, "/app/forms/"+id)
-		cur, body := fieldsOf(t, b, id)
+		cur, _ := fieldsOf(t, b, id)
+		body = b.get("/app/forms/"+id+"?tab=share").expect(t, http.StatusOK).body + b.get("/app/forms/"+id+"?tab=settings").expect(t, http.StatusOK).body
 		pub := "http://127.0.0.1:8080/f/" + id
 		for _, want := range []string{`<span class="badge badge-green">published</span>`, pub, "&lt;iframe", `src="data:image/png;base64,`, "See you there!",
 			// The three recipes: the frame, the script posting JSON (with this form's fields), the plain HTML form.
@@ -198,7 +199,8 @@ func TestFormsViewerCannotChange(t *testing.T) {
 		t.Fatalf("a viewer's list offers changes: %s", text(list))
 	}
 	body := viewer.get("/app/forms/"+id).expect(t, http.StatusOK).body
-	for _, bad := range []string{"Add field", "Move up", "Publish", "Save settings", "Save field", "/remove"} {
+	body += viewer.get("/app/forms/"+id+"?tab=settings").expect(t, http.StatusOK).body
+	for _, bad := range []string{"Add question", "Add hidden field", "Move up", "Duplicate", "Publish", "Save settings", "Save:", "/remove", "/breaks"} {
 		if strings.Contains(body, bad) {
 			t.Fatalf("a viewer's builder offers %q", bad)
 		}

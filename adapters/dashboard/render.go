@@ -87,8 +87,10 @@ func parsePages() (map[string]*template.Template, error) {
 		"toggle": func(r webhookRow, from string, small bool) webhookToggle {
 			return webhookToggle{ID: r.ID, URL: r.URL, Enabled: r.Enabled, From: from, Small: small}
 		},
-		"iso":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"date": func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"inc":   func(i int) int { return i + 1 },
+		"addAt": addAt,
+		"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
 		"datetime": func(t time.Time) string {
 			return t.UTC().Format("2 Jan 2006, 15:04 UTC")
 		},
