@@ -86,7 +86,11 @@ func sourcesFor(specs []form.FieldSpec, id string) []logicSource {
 		case s.Type == string(form.TypeCheckbox):
 			src.Values = []selectOption{{Value: "true", Label: "checked"}, {Value: "false", Label: "not checked"}}
 		}
-		b, _ := json.Marshal(src.Values)
+		pairs := make([][2]string, len(src.Values))
+		for i, v := range src.Values {
+			pairs[i] = [2]string{v.Value, v.Label}
+		}
+		b, _ := json.Marshal(pairs)
 		src.ValuesJSON = string(b)
 		out = append(out, src)
 	}
