@@ -111,7 +111,7 @@ func Preview(w io.Writer, f *form.Form, action string, post *http.Request) (int,
 		m.Message = *s.ThankYouMessage
 	}
 	if target, ok := redirectTarget(s); ok {
-		m.Heading, m.Message = "Sent on to your redirect", "A respondent is taken to "+target+" now."
+		m.Heading, m.Message = "Respondents go on to your page", "After sending, a respondent is taken to "+target+"."
 	}
 	return http.StatusOK, t.ExecuteTemplate(w, "message.html", m)
 }
