@@ -16,7 +16,7 @@ var layoutItem = regexp.MustCompile(`<li class="fb-(?:field" id="field-(fld_[A-Z
 
 func layoutTokens(t *testing.T, b *browser, id string) string {
 	t.Helper()
-	body := b.get("/app/forms/" + id).expect(t, http.StatusOK).body
+	body := b.get("/app/forms/"+id).expect(t, http.StatusOK).body
 	body, _, _ = strings.Cut(body, `id="hidden"`)
 	var out []string
 	for _, m := range layoutItem.FindAllStringSubmatch(body, -1) {

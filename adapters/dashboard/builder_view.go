@@ -97,8 +97,10 @@ type builderData struct {
 	// QR is a data: URL of a PNG this package drew.
 	QR                  template.URL
 	Published, Archived bool
-	Add                 addForm
-	AddErrors           map[string]string
+	// PreviewPhone draws the preview at phone width (?preview=phone).
+	PreviewPhone bool
+	Add          addForm
+	AddErrors    map[string]string
 	// EmailFields are the form's email fields, for the closing and confirmation pickers.
 	EmailFields []selectOption
 }
@@ -108,7 +110,7 @@ func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState
 	p := principal(c)
 	d := builderData{ID: f.ID(), Name: f.Name(), Status: string(f.Status()), StatusClass: statusClass(f.Status()), Submissions: fv.SubmissionCount,
 		CanWrite: p.Allows(access.Write), Published: f.Status() == form.StatusPublished, Archived: f.Status() == form.StatusArchived,
-		FieldsError: st.rest, SettingsErrors: st.setErr, Add: st.add, AddErrors: st.addErr, Tab: st.tab}
+		FieldsError: st.rest, SettingsErrors: st.setErr, Add: st.add, AddErrors: st.addErr, Tab: st.tab, PreviewPhone: st.phone}
 	if d.Tab == "" {
 		d.Tab = c.Query("tab")
 	}

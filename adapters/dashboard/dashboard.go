@@ -56,10 +56,12 @@ type Deps struct {
 	// FileURL turns a submission's own uploads into signed download links (the API's
 	// linker); nil shows stored values as they are.
 	FileURL httpkit.FileLinker
-	// Preview writes a form's public page as a respondent first sees it, for the builder's
-	// live preview (web.Preview, wired by bootstrap, so that the dashboard does not import the
-	// public pages' adapter); nil answers the preview with 404.
-	Preview func(w io.Writer, f *form.Form) error
+	// Preview writes the builder's preview of a form: its public page with the buttons posting
+	// to action, and, for post (nil on a first view), the next page, the page with its errors or
+	// the preview's thank-you, storing nothing; it returns the status (web.Preview, wired by
+	// bootstrap, so that the dashboard does not import the public pages' adapter). nil answers
+	// the preview with 404.
+	Preview func(w io.Writer, f *form.Form, action string, post *http.Request) (int, error)
 }
 
 // Handler serves /app.
@@ -73,7 +75,7 @@ type Handler struct {
 	cookies       cookieBox
 	origin        *http.CrossOriginProtection
 	fileURL       httpkit.FileLinker
-	renderPreview func(w io.Writer, f *form.Form) error
+	renderPreview func(w io.Writer, f *form.Form, action string, post *http.Request) (int, error)
 }
 
 // New parses the templates and checks the options.

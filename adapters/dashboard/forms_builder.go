@@ -29,6 +29,7 @@ func (h *Handler) mountForms(w *gin.RouterGroup) {
 	w.POST("/forms", h.createForm)
 	w.GET("/forms/:id", h.builder)
 	w.GET("/forms/:id/preview", h.preview)
+	w.POST("/forms/:id/preview", h.preview)
 	w.POST("/forms/:id/duplicate", h.duplicateForm)
 	w.GET("/forms/:id/delete", h.deleteFormConfirm)
 	w.POST("/forms/:id/delete", h.deleteForm)
@@ -94,6 +95,8 @@ type formsData struct {
 	Status   string
 	Filters  []statusFilter
 	CanWrite bool
+	// Starts are the choices of "New form": a blank form, then the templates.
+	Starts []startChoice
 }
 
 // statusFilter is one link of the forms list's status filter.
@@ -148,6 +151,7 @@ func (h *Handler) formsList(c *gin.Context, status int, v *view) {
 	if v == nil {
 		v = &view{}
 	}
+	d.Starts = startChoices(v.Form["template"])
 	var only *form.Status
 	if raw := c.Query("status"); raw != "" {
 		st, ok := form.ParseStatus(raw)
@@ -220,21 +224,55 @@ func (h *Handler) addLastResponses(c *gin.Context, rows []formRow) error {
 	return nil
 }
 
-// createForm makes an empty draft and opens the builder.
+// blankStart is the "New form" choice of a form without fields.
+const blankStart = "blank"
+
+// startChoice is one card of "New form": a blank form or a template.
+type startChoice struct {
+	ID, Name, Summary string
+	Checked           bool
+}
+
+// startChoices are the cards of "New form", chosen as chosen ("" is the blank form).
+func startChoices(chosen string) []startChoice {
+	if chosen == "" {
+		chosen = blankStart
+	}
+	out := []startChoice{{ID: blankStart, Name: "Blank form", Summary: "No questions yet: you add them in the builder.", Checked: chosen == blankStart}}
+	for _, t := range form.Templates() {
+		out = append(out, startChoice{ID: t.ID, Name: t.Name, Summary: t.Summary, Checked: chosen == t.ID})
+	}
+	return out
+}
+
+// createForm makes a draft, blank or from the chosen template, through the create use case,
+// and opens the builder. A template's form takes the template's name when none is typed.
 func (h *Handler) createForm(c *gin.Context) {
-	name := c.PostForm("name")
-	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{Draft: form.Draft{Name: name}})
+	name, start := c.PostForm("name"), c.PostForm("template")
+	draft := form.Draft{Name: name}
+	notice := "Form created. Add its first field."
+	if start != "" && start != blankStart {
+		t, ok := form.TemplateByID(start)
+		if !ok {
+			v := &view{Form: map[string]string{"name": name, "template": start}, Errors: map[string]string{"template": "Choose a blank form or one of the templates."}}
+			h.formsList(c, http.StatusUnprocessableEntity, v)
+			return
+		}
+		draft = t.Draft(strings.TrimSpace(name))
+		notice = "Form created from the " + t.Name + " template. Change its questions as you need."
+	}
+	fv, err := h.app.Commands.CreateForm.Handle(c.Request.Context(), forms.CreateForm{Draft: draft})
 	if err != nil {
 		b, ok := h.invalid(c, err)
 		if !ok {
 			return
 		}
-		v := &view{Form: map[string]string{"name": name}}
+		v := &view{Form: map[string]string{"name": name, "template": start}}
 		v.Errors, v.Error = fieldErrors(b, map[string]string{"name": "name"})
 		h.formsList(c, b.Status, v)
 		return
 	}
-	h.redirect(c, "/app/forms/"+fv.Form.ID(), "Form created. Add its first field.")
+	h.redirect(c, "/app/forms/"+fv.Form.ID(), notice)
 }
 
 // duplicateForm copies a form's fields and settings into a new draft.
@@ -371,6 +409,8 @@ type builderState struct {
 	add      addForm
 	addErr   map[string]string
 	tab      string
+	// phone draws the preview at phone width.
+	phone bool
 }
 
 func (h *Handler) builder(c *gin.Context) {
@@ -378,11 +418,14 @@ func (h *Handler) builder(c *gin.Context) {
 	if !ok {
 		return
 	}
-	h.drawBuilder(c, fv, builderState{status: http.StatusOK, open: c.Query("field")})
+	h.drawBuilder(c, fv, builderState{status: http.StatusOK, open: c.Query("field"), phone: c.Query("preview") == "phone"})
 }
 
 // preview draws the public page of the form with the public template, for any status, so the
-// builder can frame it; only the dashboard itself may frame it.
+// builder can frame it; only the dashboard itself may frame it. Its Next, Back and Submit post
+// back here and step through the pages and the display rules as the public page does, storing
+// and counting nothing. Such a post answers with the page drawn (not 303 to a GET page): it
+// changes nothing, so a reload repeats nothing.
 func (h *Handler) preview(c *gin.Context) {
 	if h.renderPreview == nil {
 		h.notFound(c)
@@ -392,15 +435,20 @@ func (h *Handler) preview(c *gin.Context) {
 	if !ok {
 		return
 	}
+	var post *http.Request
+	if c.Request.Method == http.MethodPost {
+		post = c.Request
+	}
 	var buf bytes.Buffer
-	if err := h.renderPreview(&buf, fv.Form); err != nil {
+	status, err := h.renderPreview(&buf, fv.Form, "/app/forms/"+fv.Form.ID()+"/preview", post)
+	if err != nil {
 		h.fail(c, err)
 		return
 	}
 	c.Header("Content-Security-Policy", strings.Replace(contentSecurityPolicy, "frame-ancestors 'none'", "frame-ancestors 'self'", 1))
 	c.Header("X-Frame-Options", "SAMEORIGIN")
 	c.Header("Cache-Control", "no-store")
-	c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
+	c.Data(status, "text/html; charset=utf-8", buf.Bytes())
 }
 
 // patchFields sends the whole field list; a 422 draws the builder with each error next to its

@@ -107,6 +107,16 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 			cmd.UTM[k] = v
 		}
 	}
+	p.values, cmd.Data = answers(f, pf)
+	return p, nil
+}
+
+// answers maps a browser post's values to the form's fields (named by ID or key): values as
+// typed, to draw the page again, and the answers the domain checks. Checkbox groups become
+// lists, a single checkbox "true" or "false"; everything else is one string. Typed text in a
+// file field is passed on, and refused.
+func answers(f *form.Form, pf url.Values) (values map[string][]string, data map[string]submission.Input) {
+	values, data = map[string][]string{}, map[string]submission.Input{}
 	posted := map[string][]string{}
 	for name, vals := range pf {
 		if fl, ok := fieldNamed(f, name); ok {
@@ -119,25 +129,25 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 		case fl.Type == form.TypeFile:
 			// A file field takes uploads; typed text there is passed on, and refused.
 			if len(vals) > 0 && strings.TrimSpace(strings.Join(vals, "")) != "" {
-				cmd.Data[fl.ID] = append([]string(nil), vals...)
+				data[fl.ID] = append([]string(nil), vals...)
 			}
 		case fl.Multiple():
-			p.values[fl.ID] = vals
+			values[fl.ID] = vals
 			if len(vals) > 0 {
-				cmd.Data[fl.ID] = append([]string(nil), vals...)
+				data[fl.ID] = append([]string(nil), vals...)
 			}
 		case fl.Type == form.TypeCheckbox:
 			on := len(vals) > 0 && vals[0] != "" && vals[0] != "false"
-			cmd.Data[fl.ID] = strconv.FormatBool(on)
-			p.values[fl.ID] = []string{strconv.FormatBool(on)}
+			data[fl.ID] = strconv.FormatBool(on)
+			values[fl.ID] = []string{strconv.FormatBool(on)}
 		default:
 			if len(vals) > 0 {
-				cmd.Data[fl.ID] = vals[0]
-				p.values[fl.ID] = vals[:1]
+				data[fl.ID] = vals[0]
+				values[fl.ID] = vals[:1]
 			}
 		}
 	}
-	return p, nil
+	return values, data
 }
 
 // readJSON reads a script's post: {"data": {...}, "token", "altcha", "captcha", "website", "utm"}.
@@ -374,21 +384,21 @@ func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id string) {
 
 // errorPages are what a browser sees for each error code of the shared table.
 var errorPages = map[string]messageData{
-	"not_found":         {"Form not found", "This form does not exist", "Check the link you followed, or ask the person who shared it."},
-	"form_closed":       {"Form closed", "This form is closed", "It no longer accepts responses."},
-	"rate_limited":      {"Please wait a moment", "Too many responses", "We received several responses from your connection in a short time. Please wait a minute and try again."},
-	"rejected":          {"Response not accepted", "Your response was not accepted", "Your response could not be accepted. Please reload the page and try again."},
-	"payload_too_large": {"Response not accepted", "Your response was not accepted", "The response is too large."},
-	"invalid_request":   {"Response not accepted", "Your response was not accepted", "The response could not be read. Please try again."},
-	"validation_failed": {"Response not accepted", "Your response was not accepted", "The response breaks the form's rules. Please reload the page and try again."},
-	"unavailable":       {"Try again shortly", "We cannot take your response right now", "Our storage is briefly unavailable. Nothing was saved: please try again shortly."},
+	"not_found":         {Title: "Form not found", Heading: "This form does not exist", Message: "Check the link you followed, or ask the person who shared it."},
+	"form_closed":       {Title: "Form closed", Heading: "This form is closed", Message: "It no longer accepts responses."},
+	"rate_limited":      {Title: "Please wait a moment", Heading: "Too many responses", Message: "We received several responses from your connection in a short time. Please wait a minute and try again."},
+	"rejected":          {Title: "Response not accepted", Heading: "Your response was not accepted", Message: "Your response could not be accepted. Please reload the page and try again."},
+	"payload_too_large": {Title: "Response not accepted", Heading: "Your response was not accepted", Message: "The response is too large."},
+	"invalid_request":   {Title: "Response not accepted", Heading: "Your response was not accepted", Message: "The response could not be read. Please try again."},
+	"validation_failed": {Title: "Response not accepted", Heading: "Your response was not accepted", Message: "The response breaks the form's rules. Please reload the page and try again."},
+	"unavailable":       {Title: "Try again shortly", Heading: "We cannot take your response right now", Message: "Our storage is briefly unavailable. Nothing was saved: please try again shortly."},
 }
 
 // errorPage answers an error with its message page, in the status of the shared table.
 func (h *Handler) errorPage(c *gin.Context, s *form.Settings, b httperr.Body) {
 	m, ok := errorPages[b.Code]
 	if !ok {
-		m = messageData{"Something went wrong", "Something went wrong", "Something went wrong on our side. Please try again in a moment."}
+		m = messageData{Title: "Something went wrong", Heading: "Something went wrong", Message: "Something went wrong on our side. Please try again in a moment."}
 	}
 	httperr.SetRetryAfter(c, b)
 	h.message(c, b.Status, s, m.Title, m.Heading, m.Message)

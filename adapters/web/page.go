@@ -90,6 +90,9 @@ type utmValue struct{ Name, Value string }
 
 type messageData struct {
 	Title, Heading, Message string
+	// Note and Again are the builder's preview's: what it did not do, and a link to fill it
+	// in again.
+	Note, Again string
 }
 
 // fieldKinds maps field types to how they are drawn: the template's kind and the input's type.
@@ -412,19 +415,25 @@ type view struct {
 // showForm draws the form. On a form with several pages it shows the page of the first error
 // (the last page for an error of the whole post), else the first page.
 func (h *Handler) showForm(c *gin.Context, status int, f *form.Form, v view) {
-	v.page = 0
-	if len(v.errs) == 0 && v.formError != "" {
-		v.page = math.MaxInt // a problem of the whole post (its files): the last page
+	v.page = errorStep(f, v.errs, v.formError)
+	h.showPage(c, status, f, v)
+}
+
+// errorStep is the page that shows a refused post's first error: the page of the first field
+// in error, the last page for an error of the whole post (its files), else the first step (0).
+func errorStep(f *form.Form, errs map[string]string, formError string) int {
+	if len(errs) == 0 {
+		if formError != "" {
+			return math.MaxInt
+		}
+		return 0
 	}
-	if len(v.errs) > 0 {
-		for _, fl := range f.Fields() {
-			if _, bad := v.errs[fl.ID]; bad && !fl.Hidden {
-				v.page = fl.Page
-				break
-			}
+	for _, fl := range f.Fields() {
+		if _, bad := errs[fl.ID]; bad && !fl.Hidden {
+			return fl.Page
 		}
 	}
-	h.showPage(c, status, f, v)
+	return 0
 }
 
 // showPage draws v.page of the form.
@@ -536,13 +545,7 @@ func (h *Handler) step(c *gin.Context) {
 	}
 	steps := form.Steps(fields, skipped)
 	if c.Request.PostFormValue("_nav") == "back" {
-		prev := steps[0]
-		for _, s := range steps {
-			if s < page {
-				prev = s
-			}
-		}
-		h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: prev})
+		h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: prevStep(steps, page)})
 		return
 	}
 	if err := submission.CheckPage(f, p.cmd.Data, page); err != nil {
@@ -550,13 +553,30 @@ func (h *Handler) step(c *gin.Context) {
 		h.showPage(c, http.StatusUnprocessableEntity, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, page: page})
 		return
 	}
+	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: nextStep(steps, page)})
+}
+
+// prevStep is the step before page among steps (the pages the answers lead through), or the
+// first.
+func prevStep(steps []int, page int) int {
+	prev := steps[0]
+	for _, s := range steps {
+		if s < page {
+			prev = s
+		}
+	}
+	return prev
+}
+
+// nextStep is the step after page among steps, or the last.
+func nextStep(steps []int, page int) int {
 	next := steps[len(steps)-1]
 	for i := len(steps) - 1; i >= 0; i-- {
 		if steps[i] > page {
 			next = steps[i]
 		}
 	}
-	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: next})
+	return next
 }
 
 // issue makes a view's render token and, when the form asks for proof of work, its challenge

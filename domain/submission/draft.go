@@ -37,6 +37,17 @@ func Prepare(f *form.Form, input map[string]Input, meta Metadata, limits FileLim
 	if err := f.AcceptsPublicSubmissions(); err != nil {
 		return nil, err
 	}
+	return prepare(f, input, meta, limits)
+}
+
+// Check applies Prepare's checks of the answers and files to a post whatever the form's status
+// and closing rules, and keeps nothing: the builder's preview answers with it.
+func Check(f *form.Form, input map[string]Input, limits FileLimits) error {
+	_, err := prepare(f, input, Metadata{Source: SourceForm}, limits)
+	return err
+}
+
+func prepare(f *form.Form, input map[string]Input, meta Metadata, limits FileLimits) (*Draft, error) {
 	fields := f.Fields()
 	input, vs := byFieldID(fields, input)
 	counts := map[string]int{}

@@ -9,10 +9,13 @@
 // saved; the form published. The share link is opened in a second browser context, where a
 // respondent fills every field, attaches a file and submits; the dashboard then counts the
 // response. axe-core runs on every page at desktop width and at 375 px (zero violations, no
-// sideways scrolling); screenshots: <artifact dir>/forms-builder-<page>[-375].png.
+// sideways scrolling); screenshots: <artifact dir>/forms-builder-<page>[-375].png. Then "New
+// form" is checked (a blank form and five templates, also at 390 px and dark), a form made from
+// the Event registration template, its preview stepped through (the display rule live, Submit
+// answered by the preview's own thank-you) and switched to phone width without a reload.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
 import path from 'node:path';
-import { args, axe, checker, desktop, fail, inBrowser, ok, phone, run, setUp, submit } from './kit.mjs';
+import { args, axe, checker, desktop, expectNoAxeViolations, fail, inBrowser, ok, phone, run, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('forms_builder.spec.mjs');
 const { check, checkDark, shots } = checker(artifactDir, 'forms-builder', { iframes: false });
@@ -179,6 +182,70 @@ async function main({ browser, page, watch }) {
   await submit(page, () => page.getByRole('button', { name: 'Archive form' }).click());
   if (!(await page.locator('.page-head .badge').innerText()).includes('archived')) fail('the form is not archived after confirming');
   ok('archiving a live form asks first, then archives it');
+
+  // New form: a blank form or one of five templates, as radio cards (axe-core at desktop,
+  // 375 px and 390 px, light and dark).
+  await page.goto(baseURL + '/app/forms');
+  const starts = page.getByRole('group', { name: 'Start from' });
+  const cards = await starts.getByRole('radio').count();
+  if (cards !== 6) fail(`New form offers ${cards} choices, want a blank form and five templates`);
+  if (!(await starts.getByRole('radio', { name: /^Blank form/ }).isChecked())) fail('the blank form is not the default choice');
+  await check(page, 'new-form-choices');
+  await checkDark(page, 'new-form-choices');
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectNoAxeViolations(page, 'New form choices at 390 px');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expectNoAxeViolations(page, 'New form choices at 390 px, dark');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(desktop);
+  // Chosen with the keyboard: focus the blank form's card and arrow down to Contact, then
+  // Job application, then Event registration.
+  await starts.getByRole('radio', { name: /^Blank form/ }).focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+  if (!(await starts.getByRole('radio', { name: /^Event registration/ }).isChecked())) fail('the arrow keys did not reach Event registration');
+  await submit(page, () => page.getByRole('button', { name: 'Create form' }).click());
+  if (!/\/app\/forms\/frm_/.test(page.url())) fail(`after creating from a template: ${page.url()}`);
+  const eventURL = page.url().split('?')[0].split('#')[0];
+  const eventFields = await order(page);
+  if (!eventFields.includes('Attending dinner') || !eventFields.includes('Dietary needs') || (await page.locator('h1').innerText()).trim() !== 'Event registration') {
+    fail(`the Event registration template made: ${await page.locator('h1').innerText()} with ${eventFields}`);
+  }
+  ok(`created from the Event registration template: ${eventFields.join(', ')}`);
+
+  // The preview follows the display rule live and posts to itself; nothing is stored.
+  const pv = page.frameLocator('iframe.fb-preview');
+  await pv.locator('#fw-form').waitFor();
+  const dietary = pv.getByRole('group', { name: /Dietary needs/ });
+  if (await dietary.isVisible()) fail('the dietary needs show before the dinner is chosen');
+  await pv.getByRole('radio', { name: 'Yes' }).check();
+  await dietary.waitFor({ state: 'visible' });
+  await pv.getByRole('radio', { name: 'No' }).check();
+  await dietary.waitFor({ state: 'hidden' });
+  await pv.getByLabel('Full name').fill('Ada Lovelace');
+  await pv.getByLabel('Email').fill('ada@example.org');
+  await pv.getByRole('radio', { name: 'Standard' }).check();
+  await pv.getByLabel(/I agree to be contacted/).check();
+  await pv.getByRole('button', { name: 'Submit' }).click();
+  await pv.getByText('This is a preview: nothing was sent or stored.').waitFor();
+  ok('the preview shows the dietary needs only for dinner guests and answers Submit with its own thank-you');
+
+  // Phone width without a reload: the same page, the frame narrowed, the URL keeping it.
+  await page.evaluate(() => { window.notReloaded = true; });
+  await page.getByRole('link', { name: 'Phone width' }).click();
+  await page.locator('#fb-preview-frame.fb-preview-phone').waitFor();
+  if (!(await page.evaluate(() => window.notReloaded === true))) fail('switching the preview width reloaded the page');
+  if (!page.url().includes('preview=phone')) fail(`the URL does not keep the phone width: ${page.url()}`);
+  const frameWidth = await page.locator('iframe.fb-preview').evaluate((el) => el.getBoundingClientRect().width);
+  if (frameWidth > 390) fail(`the phone-width preview is ${frameWidth} px wide`);
+  if ((await page.getByRole('link', { name: 'Phone width' }).getAttribute('aria-current')) !== 'true') fail('Phone width is not marked current');
+  // refreshPreview() (called after saves without a reload) draws the first page again.
+  await page.evaluate(() => window.refreshPreview());
+  await pv.locator('#fw-form').waitFor();
+  await check(page, 'builder-phone-preview');
+  await checkDark(page, 'builder-phone-preview');
+  await page.goto(eventURL + '/preview');
+  await check(page, 'preview-template');
+  ok(`the preview switches to phone width (${frameWidth} px) without a reload and refreshes on demand`);
 }
 
 run(() => inBrowser(main));

@@ -1,7 +1,30 @@
-// Formward form builder: drag and drop ordering and a list editor for options. The builder
-// works without this file (Move up/Move down buttons, one option per line).
+// Formward form builder: drag and drop ordering, a list editor for options, and the preview's
+// width switch and refresh. The builder works without this file (Move up/Move down buttons,
+// one option per line, width links that reload the page, a preview that a reload refreshes).
 (function () {
   'use strict';
+
+  // The preview: refreshPreview() draws the form's first page again, so a change saved without
+  // a page reload shows at once (the builder's scripts call it after each such save). The width
+  // links switch between phone and full width without a reload; the URL keeps the choice.
+  var previewFrame = document.getElementById('fb-preview');
+  window.refreshPreview = function () {
+    if (previewFrame) previewFrame.setAttribute('src', previewFrame.getAttribute('src'));
+  };
+  var previewBox = document.getElementById('fb-preview-frame');
+  var widthLinks = Array.prototype.slice.call(document.querySelectorAll('[data-preview-width]'));
+  widthLinks.forEach(function (link) {
+    link.addEventListener('click', function (e) {
+      if (!previewBox || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      previewBox.classList.toggle('fb-preview-phone', link.getAttribute('data-preview-width') === 'phone');
+      widthLinks.forEach(function (l) {
+        if (l === link) l.setAttribute('aria-current', 'true');
+        else l.removeAttribute('aria-current');
+      });
+      if (window.history && history.replaceState) history.replaceState(null, '', link.getAttribute('href'));
+    });
+  });
 
   var list = document.getElementById('fb-fields');
   var orderForm = document.getElementById('fb-order-form');
