@@ -21,7 +21,23 @@ const [baseURL, setupURL, artifactDir] = args('forms_builder.spec.mjs');
 const { check, checkDark, shots } = checker(artifactDir, 'forms-builder', { iframes: false });
 
 async function order(page) {
-  return page.locator('#fb-fields > li').evaluateAll((els) => els.map((el) => el.querySelector('.fb-field-title strong').textContent.trim()));
+  return page.locator('#fb-fields > li.fb-field').evaluateAll((els) => els.map((el) => el.querySelector('.fb-field-title strong').textContent.trim()));
+}
+
+// question finds a question of the builder by its label (other questions' logic pickers name
+// it too, so a text match on the whole item would not do).
+function question(page, label) {
+  return page.locator('#fb-fields > li.fb-field').filter({ has: page.locator('.fb-field-title strong', { hasText: new RegExp(`^${label}$`) }) });
+}
+
+// save does what changes the form in the builder and waits for the builder's script to have
+// saved it in the background and drawn the answer (it counts saves in data-fb-saved); it
+// returns the answer's status.
+async function save(page, act) {
+  const before = await page.evaluate(() => Number(document.documentElement.getAttribute('data-fb-saved') || '0'));
+  await act();
+  await page.waitForFunction((n) => Number(document.documentElement.getAttribute('data-fb-saved') || '0') > n, before);
+  return page.evaluate(() => Number(document.documentElement.getAttribute('data-fb-status')));
 }
 
 const types = [
@@ -40,28 +56,31 @@ async function main({ browser, page, watch }) {
   const formURL = page.url().split('?')[0].split('#')[0];
   ok('created a draft form and opened the builder');
 
-  // A label left empty: the domain's error next to the label input.
+  // A label left empty: the domain's error next to the label input, without a page reload.
+  await page.evaluate(() => { window.notReloaded = true; });
   await page.locator('#add-type').selectOption('text');
-  let resp = await submit(page, () => page.getByRole('button', { name: 'Add field' }).click());
-  if (resp.status() !== 422) fail(`adding a field without a label: ${resp.status()}`);
+  let status = await save(page, () => page.locator('#add-submit').click());
+  if (status !== 422) fail(`adding a question without a label: ${status}`);
   const labelError = (await page.locator('#add-label-error').innerText()).trim();
-  if (!labelError) fail('no error next to the label of the new field');
+  if (!labelError) fail('no error next to the label of the new question');
   if ((await page.locator('#add-label').getAttribute('aria-invalid')) !== 'true') fail('the label input is not marked invalid');
+  if (!(await page.evaluate(() => document.activeElement && document.activeElement.id === 'add-label'))) fail('focus is not on the label in error');
   await check(page, 'validation-error');
-  ok(`validation error shown next to the control: "${labelError}"`);
+  ok(`validation error shown next to the control, focus on it: "${labelError}"`);
 
   for (const [type, label] of types) {
     await page.locator('#add-type').selectOption(type);
     await page.locator('#add-label').fill(label);
-    await submit(page, () => page.getByRole('button', { name: 'Add field' }).click());
+    await save(page, () => page.locator('#add-submit').click());
   }
   let got = await order(page);
-  if (got.join('|') !== types.map((t) => t[1]).join('|')) fail(`fields after adding: ${got}`);
-  ok('added all nine field types');
+  if (got.join('|') !== types.map((t) => t[1]).join('|')) fail(`questions after adding: ${got}`);
+  if (!(await page.evaluate(() => window.notReloaded === true))) fail('adding questions reloaded the page');
+  ok('added all nine field types without a page reload');
 
   // Options of the checkbox field through the list editor (added, one removed).
-  const topics = page.locator('#fb-fields > li', { hasText: 'Topics' });
-  await topics.locator('summary').click();
+  const topics = question(page, 'Topics');
+  await topics.locator('.fb-edit > summary').click();
   for (const v of ['Go', 'Rust', 'Cobol', 'Zig']) {
     await topics.getByRole('button', { name: 'Add option' }).click();
     await topics.locator('.fb-opt-list li input').last().fill(v);
@@ -69,17 +88,17 @@ async function main({ browser, page, watch }) {
   await topics.getByRole('button', { name: 'Remove: options 3' }).click();
   await topics.getByLabel('Required').check();
   await check(page, 'options-editor');
-  await submit(page, () => topics.getByRole('button', { name: /^Save field/ }).click());
-  const opts = await page.locator('#fb-fields > li', { hasText: 'Topics' }).locator('textarea[name=options]').inputValue();
+  await save(page, () => topics.getByRole('button', { name: /^Save/ }).click());
+  const opts = await question(page, 'Topics').locator('textarea[name=options]').inputValue();
   if (opts !== 'Go\nRust\nZig') fail(`checkbox options saved as ${JSON.stringify(opts)}`);
   ok('options edited with the list editor: Go, Rust, Zig');
 
   // The file field: accepted types and size.
-  const cv = page.locator('#fb-fields > li', { hasText: 'Your CV' });
-  await cv.locator('summary').click();
+  const cv = question(page, 'Your CV');
+  await cv.locator('.fb-edit > summary').click();
   await cv.getByLabel('Accepted types').fill('text/plain, application/pdf');
   await cv.getByLabel('Largest file (MB)').fill('1');
-  await submit(page, () => cv.getByRole('button', { name: /^Save field/ }).click());
+  await save(page, () => cv.getByRole('button', { name: /^Save/ }).click());
   ok('file field limited to text/plain and PDF, 1 MB');
 
   // Mouse: drag "Your CV" by its handle above "Full name", in a window as tall as the page,
@@ -87,29 +106,35 @@ async function main({ browser, page, watch }) {
   const tall = await page.evaluate(() => document.documentElement.scrollHeight);
   await page.setViewportSize({ width: desktop.width, height: Math.min(tall + 100, 12000) });
   await page.evaluate(() => window.scrollTo(0, 0));
-  const handle = page.locator('#fb-fields > li', { hasText: 'Your CV' }).locator('.fb-handle');
+  const handle = question(page, 'Your CV').locator('.fb-handle');
   const first = page.locator('#fb-fields > li').first();
-  await Promise.all([page.waitForNavigation(), handle.dragTo(first, { targetPosition: { x: 40, y: 4 } })]);
+  await save(page, () => handle.dragTo(first, { targetPosition: { x: 40, y: 4 } }));
   await page.setViewportSize(desktop);
   got = await order(page);
   if (got[0] !== 'Your CV' || got[1] !== 'Full name') fail(`after dragging: ${got}`);
   ok(`dragged with the mouse: ${got.join(', ')}`);
 
-  // Keyboard: focus "Move down: Your CV" and press Enter, then Space on "Move up: About you".
-  await page.locator('#fb-fields > li', { hasText: 'Your CV' }).getByRole('button', { name: /^Move down/ }).focus();
-  await submit(page, () => page.keyboard.press('Enter'));
+  // Keyboard: focus "Move down: Your CV" and press Enter, then Space on "Move up: About you";
+  // focus stays on the button pressed, and the page is not reloaded.
+  await question(page, 'Your CV').getByRole('button', { name: /^Move down/ }).focus();
+  await save(page, () => page.keyboard.press('Enter'));
   got = await order(page);
   if (got[0] !== 'Full name' || got[1] !== 'Your CV') fail(`after Move down: ${got}`);
-  await page.locator('#fb-fields > li', { hasText: 'About you' }).getByRole('button', { name: /^Move up/ }).focus();
-  await submit(page, () => page.keyboard.press('Space'));
+  const focused = await page.evaluate(() => document.activeElement && document.activeElement.textContent);
+  if (!/^Move down: Your CV/.test(focused || '')) fail(`focus after Move down is on ${focused}`);
+  await question(page, 'About you').getByRole('button', { name: /^Move up/ }).focus();
+  await save(page, () => page.keyboard.press('Space'));
   got = await order(page);
   if (got.slice(0, 3).join('|') !== 'Full name|About you|Your CV') fail(`after Move up: ${got}`);
-  ok(`moved with the keyboard: ${got.join(', ')}`);
+  if (!(await page.evaluate(() => window.notReloaded === true))) fail('moving questions reloaded the page');
+  ok(`moved with the keyboard, focus kept, no reload: ${got.join(', ')}`);
 
-  // Settings: a thank-you message; no minimum fill time so the test need not wait.
+  // Settings on their own tab: a thank-you message; no minimum fill time so the test need not wait.
+  await page.getByRole('navigation', { name: 'Builder' }).getByRole('link', { name: 'Settings' }).click();
   await page.getByLabel('Thank-you message').fill('Thanks, see you at the conference!');
   await page.getByLabel('Minimum fill time (seconds)').fill('0');
-  await submit(page, () => page.getByRole('button', { name: 'Save settings' }).click());
+  await check(page, 'settings');
+  await save(page, () => page.getByRole('button', { name: 'Save settings' }).click());
   ok('settings saved');
 
   // The preview is the public page's own template.
@@ -119,9 +144,12 @@ async function main({ browser, page, watch }) {
   if (!previewText.includes('Conference registration') || !previewText.includes('Your CV')) fail(`preview shows: ${previewText.slice(0, 200)}`);
   ok('the live preview shows the form');
 
-  await submit(page, () => page.getByRole('button', { name: 'Publish' }).click());
+  await save(page, () => page.getByRole('button', { name: 'Publish' }).click());
   if (!(await page.locator('.page-head .badge').innerText()).includes('published')) fail('not published');
+  await page.getByRole('navigation', { name: 'Builder' }).getByRole('link', { name: 'Questions' }).click();
   await check(page, 'builder');
+  await page.getByRole('navigation', { name: 'Builder' }).getByRole('link', { name: 'Share' }).click();
+  await check(page, 'share');
   const shareLink = (await page.locator('#share-link').innerText()).trim();
   if (!shareLink.endsWith(formURL.split('/').pop())) fail(`share link ${shareLink}`);
   if ((await page.locator('#share img.qr').count()) !== 1) fail('no QR code in the share panel');
@@ -147,7 +175,7 @@ async function main({ browser, page, watch }) {
   const rp = await other.newPage();
   rp.setDefaultTimeout(20000);
   watch(rp);
-  resp = await rp.goto(shareLink);
+  const resp = await rp.goto(shareLink);
   if (resp.status() !== 200) fail(`share link: ${resp.status()}`);
   await axe(rp, 'the public form');
   await rp.screenshot({ path: path.resolve(artifactDir, 'forms-builder-public.png'), fullPage: true });
