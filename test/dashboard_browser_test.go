@@ -42,6 +42,15 @@ func TestFormsBuilderBrowser(t *testing.T) {
 	newInstance(t, "", "").walkAsFirstOwner(t, 6*time.Minute, "forms_builder.spec.mjs", "forms-builder-*.png")
 }
 
+// TestBuilderPagesBrowser builds a two-page form with a display rule, a required file upload, a
+// hidden field prefilled from the link and a theme in the builder alone (with JavaScript and,
+// for moves and page breaks, without), publishes it, fills it as two respondents (JavaScript on
+// and off) and finds both answers in the responses table (test/browser/builder_pages.spec.mjs).
+func TestBuilderPagesBrowser(t *testing.T) {
+	t.Parallel()
+	newInstance(t, "", "").walkAsFirstOwner(t, 6*time.Minute, "builder_pages.spec.mjs", "builder-pages-*.png")
+}
+
 // TestResponsesBrowser reads responses as a form owner would, in headless Chromium
 // (test/browser/responses.spec.mjs): a form and submissions made through the API, the response
 // found in the table and filtered by value, its detail, the CSV export compared with what was
