@@ -34,11 +34,11 @@ type twoFactorSetup struct {
 }
 
 type profileData struct {
-	Name, Email   string
-	Since         time.Time
-	TwoFactor     bool
-	RecoveryLeft  int
-	Setup         *twoFactorSetup
+	Name, Email  string
+	Since        time.Time
+	TwoFactor    bool
+	RecoveryLeft int
+	Setup        *twoFactorSetup
 	// RecoveryCodes are shown once, from their flash; CodesShownOnce says so on a reload.
 	RecoveryCodes  []string
 	CodesShownOnce bool
