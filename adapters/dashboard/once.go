@@ -25,6 +25,8 @@ const (
 	onceAPIKey        = "api_key"
 	onceInvitation    = "invitation"
 	onceRecoveryCodes = "recovery_codes"
+	// oncePrivacyErase is not a secret but a respondent's address, which goes in no URL.
+	oncePrivacyErase = "privacy_erase"
 )
 
 // shownParam is the query parameter naming the flash a page shows.
