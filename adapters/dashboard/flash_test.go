@@ -1,8 +1,11 @@
 package dashboard_test
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -12,8 +15,11 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
+	"github.com/formward/formward/adapters/dashboard"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
+	"github.com/formward/formward/application"
+	"github.com/formward/formward/ports"
 )
 
 // Secrets shown once come from a one-time flash: the post answers 303, the page it leads to
@@ -237,4 +243,23 @@ func TestRecoveryCodesShownOnceFromFlash(t *testing.T) {
 			t.Fatalf("the profile after turning it on: %s", text(again.body))
 		}
 	})
+}
+
+// refusingFlashes cannot keep a flash.
+type refusingFlashes struct{ ports.FlashRepository }
+
+func (refusingFlashes) Put(context.Context, ports.Flash) error {
+	return errors.New("flashes unavailable")
+}
+
+// TestSecretIsNotLostWhenItsFlashCannotBeKept: when the flash cannot be stored, the post draws
+// the new key itself (not cached) rather than lose it.
+func TestSecretIsNotLostWhenItsFlashCannotBeKept(t *testing.T) {
+	h := newHarnessWith(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil),
+		func(d *application.Deps, _ *dashboard.Options) { d.Flashes = refusingFlashes{} })
+	owner := h.owner()
+	p := owner.post("/app/settings/api-keys", url.Values{"name": {"CI"}, "scope": {"read-write"}}).expect(t, http.StatusCreated)
+	if !newKey.MatchString(p.body) || p.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("the key after its flash failed (Cache-Control %q): %s", p.Header.Get("Cache-Control"), text(p.body))
+	}
 }

@@ -59,13 +59,14 @@ func (h *Handler) keysData(c *gin.Context) (keysData, error) {
 }
 
 func (h *Handler) keys(c *gin.Context) {
-	var created createdKey
-	once, err := h.takeOnce(c, onceAPIKey, &created)
+	// The page's data first: a page that cannot be drawn leaves the flash for a retry.
+	d, err := h.keysData(c)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	d, err := h.keysData(c)
+	var created createdKey
+	once, err := h.takeOnce(c, onceAPIKey, &created)
 	if err != nil {
 		h.fail(c, err)
 		return

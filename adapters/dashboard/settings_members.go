@@ -120,13 +120,14 @@ func (h *Handler) membersData(c *gin.Context, rowErrors map[string]string, invit
 }
 
 func (h *Handler) members(c *gin.Context) {
-	var invited invitedView
-	once, err := h.takeOnce(c, onceInvitation, &invited)
+	// The page's data first: a page that cannot be drawn leaves the flash for a retry.
+	d, err := h.membersData(c, nil, "")
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	d, err := h.membersData(c, nil, "")
+	var invited invitedView
+	once, err := h.takeOnce(c, onceInvitation, &invited)
 	if err != nil {
 		h.fail(c, err)
 		return
