@@ -118,7 +118,11 @@ func (h *Handler) privacyEraseConfirm(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	if once != onceShown {
+	switch once {
+	case onceNone:
+		h.redirect(c, "/app/settings/privacy", "")
+		return
+	case onceGone:
 		h.redirect(c, "/app/settings/privacy", "That confirmation was shown once. Enter the address again to erase.")
 		return
 	}
