@@ -71,9 +71,12 @@ type Commands struct {
 	ResetPassword        accounts.ResetPasswordHandler
 	BeginTwoFactor       accounts.BeginTwoFactorHandler
 	ConfirmTwoFactor     accounts.ConfirmTwoFactorHandler
-	DisableTwoFactor     accounts.DisableTwoFactorHandler
-	StartOIDC            accounts.StartOIDCHandler
-	FinishOIDC           accounts.FinishOIDCHandler
+	// KeepFlash and TakeFlash hold what a dashboard page shows once (new keys, links, codes).
+	KeepFlash        accounts.KeepFlashHandler
+	TakeFlash        accounts.TakeFlashHandler
+	DisableTwoFactor accounts.DisableTwoFactorHandler
+	StartOIDC        accounts.StartOIDCHandler
+	FinishOIDC       accounts.FinishOIDCHandler
 
 	// Account management (access.ManageAccount).
 	UpdateWorkspace    workspaceapp.UpdateWorkspaceHandler
@@ -183,7 +186,10 @@ type Deps struct {
 	Memberships ports.MembershipRepository
 	Sessions    ports.SessionRepository
 	// Tokens are one-time tokens: setup, password links, pending two-factor, used TOTP steps.
-	Tokens    ports.UserTokenRepository
+	Tokens ports.UserTokenRepository
+	// Flashes hold, sealed, what a dashboard page shows once; the retention job purges the
+	// expired ones.
+	Flashes   ports.FlashRepository
 	Audit     ports.AuditLog
 	Throttle  ports.SignInThrottle
 	Passwords ports.PasswordHasher
@@ -300,6 +306,8 @@ func New(d Deps, s Settings) *Application {
 				d.IPHasher),
 			BeginTwoFactor:   accounts.NewBeginTwoFactorHandler(d.Users, d.Tokens, d.TOTP, d.Cipher, d.Clock, s.AppName),
 			ConfirmTwoFactor: accounts.NewConfirmTwoFactorHandler(d.Users, d.Memberships, d.Tokens, d.TOTP, d.Cipher, d.IDs, d.Clock),
+			KeepFlash:        accounts.NewKeepFlashHandler(d.Flashes, d.Cipher, d.IDs, d.Clock),
+			TakeFlash:        accounts.NewTakeFlashHandler(d.Flashes, d.Cipher, d.Clock),
 			DisableTwoFactor: accounts.NewDisableTwoFactorHandler(d.Users, d.Memberships, d.Tokens, d.Throttle, d.Passwords, d.TOTP, d.Cipher,
 				d.IDs, d.Clock),
 			StartOIDC:  accounts.NewStartOIDCHandler(d.OIDC),
@@ -313,7 +321,7 @@ func New(d Deps, s Settings) *Application {
 			AcceptInvitation: accounts.NewAcceptInvitationHandler(d.Invitations, d.Users, d.Memberships, d.Sessions, d.Audit, d.Passwords,
 				d.IDs, d.Clock, d.IPHasher),
 			RunRetention: workspaceapp.NewRunRetentionHandler(d.Workspaces, d.Forms, d.Retention, d.Files, d.Audit, d.Sessions, d.Throttle,
-				d.Idempotency, d.IDs, d.Clock, workspaceapp.DefaultRetentionBatch),
+				d.Idempotency, d.Flashes, d.IDs, d.Clock, workspaceapp.DefaultRetentionBatch),
 			PrivacyErase:   workspaceapp.NewPrivacyEraseHandler(d.Privacy, d.BlindIndex, d.Forms, d.Retention, d.Files, d.IDs, d.Clock),
 			ReindexPrivacy: workspaceapp.NewReindexPrivacyHandler(d.Privacy),
 		},

@@ -54,6 +54,8 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 		"SignOutEverywhere": true, "AuthenticateSession": true, "SwitchWorkspace": true, "ChangePassword": true, "UpdateProfile": true,
 		"RequestPasswordReset": true, "ResetPassword": true, "BeginTwoFactor": true, "ConfirmTwoFactor": true,
 		"DisableTwoFactor": true, "StartOIDC": true, "FinishOIDC": true,
+		// A flash belongs to the signed-in session that kept it, whatever its role.
+		"KeepFlash": true, "TakeFlash": true,
 		// Jobs of the server itself (serve's schedule, the CLI), never reachable from a request.
 		"RunRetention": true, "ReindexPrivacy": true}
 

@@ -83,6 +83,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	membershipRepository := persistence.NewMembershipRepository(db)
 	sessionRepository := persistence.NewSessionRepository(db)
 	userTokenRepository := persistence.NewUserTokenRepository(db)
+	flashRepository := persistence.NewFlashRepository(db)
 	auditLog := persistence.NewAuditLog(db)
 	signInThrottle := persistence.NewSignInThrottle(db)
 	passwordHasher := crypto.NewPasswordHasher()
@@ -128,6 +129,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Memberships:  membershipRepository,
 		Sessions:     sessionRepository,
 		Tokens:       userTokenRepository,
+		Flashes:      flashRepository,
 		Audit:        auditLog,
 		Throttle:     signInThrottle,
 		Passwords:    passwordHasher,
@@ -395,6 +397,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	membershipRepository := persistence.NewMembershipRepository(db)
 	sessionRepository := persistence.NewSessionRepository(db)
 	userTokenRepository := persistence.NewUserTokenRepository(db)
+	flashRepository := persistence.NewFlashRepository(db)
 	auditLog := persistence.NewAuditLog(db)
 	signInThrottle := persistence.NewSignInThrottle(db)
 	passwordHasher := crypto.NewPasswordHasher()
@@ -440,6 +443,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		Memberships:  membershipRepository,
 		Sessions:     sessionRepository,
 		Tokens:       userTokenRepository,
+		Flashes:      flashRepository,
 		Audit:        auditLog,
 		Throttle:     signInThrottle,
 		Passwords:    passwordHasher,

@@ -18,4 +18,5 @@ const (
 	PrefixInvitation  = "inv"
 	PrefixSession     = "ses"
 	PrefixAudit       = "aud"
+	PrefixFlash       = "fls"
 )

@@ -78,8 +78,7 @@ func (h *Handler) login(c *gin.Context) {
 			return
 		}
 		h.setCookie(c, signInCookie, sealed, signInTTL)
-		noStore(c)
-		h.render(c, http.StatusOK, "login", &view{Title: "Two-step verification", Data: loginData{Next: next, TwoFactor: true}})
+		h.redirect(c, "/app/login/verify", "")
 		return
 	}
 	if err != nil {
@@ -88,6 +87,19 @@ func (h *Handler) login(c *gin.Context) {
 	}
 	h.startSession(c, res)
 	c.Redirect(http.StatusSeeOther, next)
+}
+
+// loginVerifyPage asks for the second step of a sign-in whose password was right (kept in the
+// sealed cookie the post left); without one it goes back to the sign-in page.
+func (h *Handler) loginVerifyPage(c *gin.Context) {
+	raw, _ := c.Cookie(signInCookie)
+	var p pendingSignIn
+	if raw == "" || h.cookies.open(signInCookie, raw, h.now(), &p) != nil {
+		h.redirect(c, "/app/login", "")
+		return
+	}
+	noStore(c)
+	h.render(c, http.StatusOK, "login", &view{Title: "Two-step verification", Data: loginData{Next: p.Next, TwoFactor: true}})
 }
 
 // loginVerify is the second step: the code from the authenticator app, or a recovery code.
@@ -245,7 +257,13 @@ func (h *Handler) setup(c *gin.Context) {
 
 type forgotData struct{ Sent bool }
 
+// forgotPage asks for the address; ?sent=1 (where a request redirects) says the link is on its
+// way, the same for every address.
 func (h *Handler) forgotPage(c *gin.Context) {
+	if c.Query("sent") == "1" {
+		h.render(c, http.StatusOK, "forgot", &view{Title: "Check your email", Data: forgotData{Sent: true}})
+		return
+	}
 	h.render(c, http.StatusOK, "forgot", &view{Title: "Reset your password", Data: forgotData{}})
 }
 
@@ -270,7 +288,7 @@ func (h *Handler) forgot(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	h.render(c, http.StatusOK, "forgot", &view{Title: "Check your email", Data: forgotData{Sent: true}})
+	h.redirect(c, "/app/forgot-password?sent=1", "")
 }
 
 func (h *Handler) resetPage(c *gin.Context) { h.tokenPage(c, "reset", "Choose a new password") }

@@ -18,7 +18,7 @@ import (
 func TestConflictsSayWhatConflicted(t *testing.T) {
 	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")
 	owner := h.owner()
-	setup := owner.post("/app/settings/profile/two-factor", url.Values{}).expect(t, http.StatusOK)
+	setup := owner.postFollow("/app/settings/profile/two-factor", url.Values{})
 	secret := regexp.MustCompile(`<code id="totp-secret">([A-Z2-7]+)</code>`).FindStringSubmatch(setup.body)
 	if secret == nil {
 		t.Fatalf("no secret on the setup page: %s", text(setup.body))
@@ -27,7 +27,7 @@ func TestConflictsSayWhatConflicted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner.post("/app/settings/profile/two-factor/confirm", url.Values{"code": {code}}).expect(t, http.StatusOK)
+	owner.postFollow("/app/settings/profile/two-factor/confirm", url.Values{"code": {code}})
 	again := text(owner.post("/app/settings/profile/two-factor", url.Values{}).expect(t, http.StatusConflict).body)
 	if !strings.Contains(again, "Two-step verification is already on; turn it off first to set it up again.") || strings.Contains(again, "Idempotency") {
 		t.Errorf("setting two-step verification up again: %s", again)

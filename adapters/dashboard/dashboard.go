@@ -119,6 +119,7 @@ func (h *Handler) Mount(r *gin.Engine) {
 	// Signed-out pages.
 	g.GET("/login", h.loginPage)
 	g.POST("/login", h.login)
+	g.GET("/login/verify", h.loginVerifyPage)
 	g.POST("/login/verify", h.loginVerify)
 	g.POST("/logout", h.logout)
 	g.GET("/setup", h.setupPage)

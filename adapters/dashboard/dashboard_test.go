@@ -102,7 +102,7 @@ func TestWrongPasswordAndUnknownEmailGetOneAnswer(t *testing.T) {
 func TestPublicOriginIsTrustedInCanonicalForm(t *testing.T) {
 	h := newHarness(t, persistencetest.SQLite(t, nil), "HTTP://Forms.Example:80/")
 	owner := h.owner()
-	created := owner.post("/app/settings/api-keys", url.Values{"name": {"CI"}, "scope": {"read-write"}}).expect(t, http.StatusCreated)
+	created := owner.postFollow("/app/settings/api-keys", url.Values{"name": {"CI"}, "scope": {"read-write"}})
 	id := keyID.FindStringSubmatch(created.body)
 	if id == nil {
 		t.Fatalf("no revoke link for the new key: %s", text(created.body))
@@ -115,7 +115,7 @@ func TestPublicOriginIsTrustedInCanonicalForm(t *testing.T) {
 func TestCrossOriginPostsAreRefused(t *testing.T) {
 	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")
 	owner := h.owner()
-	created := owner.post("/app/settings/api-keys", url.Values{"name": {"CI"}, "scope": {"read-write"}}).expect(t, http.StatusCreated)
+	created := owner.postFollow("/app/settings/api-keys", url.Values{"name": {"CI"}, "scope": {"read-write"}})
 	id := keyID.FindStringSubmatch(created.body)
 	if id == nil {
 		t.Fatalf("no revoke link for the new key: %s", text(created.body))
@@ -151,7 +151,7 @@ var (
 func TestViewerCannotRevokeKeys(t *testing.T) {
 	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")
 	owner := h.owner()
-	created := owner.post("/app/settings/api-keys", url.Values{"name": {"CI"}, "scope": {"read-only"}}).expect(t, http.StatusCreated)
+	created := owner.postFollow("/app/settings/api-keys", url.Values{"name": {"CI"}, "scope": {"read-only"}})
 	if cc := created.Header.Get("Cache-Control"); cc != "no-store" {
 		t.Fatalf("the page with the new key has Cache-Control %q, want no-store", cc)
 	}
@@ -225,7 +225,7 @@ func mustURL(t *testing.T, s string) *url.URL {
 func TestTwoFactorSetupAndSignIn(t *testing.T) {
 	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")
 	owner := h.owner()
-	setup := owner.post("/app/settings/profile/two-factor", url.Values{}).expect(t, http.StatusOK)
+	setup := owner.postFollow("/app/settings/profile/two-factor", url.Values{})
 	if setup.Header.Get("Cache-Control") != "no-store" || !strings.Contains(setup.body, `src="data:image/png;base64,`) {
 		t.Fatalf("two-factor setup page: %v %s", setup.Header, text(setup.body))
 	}
@@ -238,7 +238,7 @@ func TestTwoFactorSetupAndSignIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := owner.post("/app/settings/profile/two-factor/confirm", url.Values{"code": {code}}).expect(t, http.StatusOK)
+	done := owner.postFollow("/app/settings/profile/two-factor/confirm", url.Values{"code": {code}})
 	codes := regexp.MustCompile(`<li>([A-Za-z0-9\-]{6,})</li>`).FindAllStringSubmatch(done.body, -1)
 	if len(codes) != 10 || done.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("recovery codes: %d shown, Cache-Control %q: %s", len(codes), done.Header.Get("Cache-Control"), text(done.body))
@@ -246,10 +246,19 @@ func TestTwoFactorSetupAndSignIn(t *testing.T) {
 	if strings.Contains(owner.get("/app/settings/profile").body, codes[0][1]) {
 		t.Fatal("the recovery codes are shown again")
 	}
+	// A reload of the page they were shown on says they were shown once.
+	if again := owner.get(done.Request.URL.RequestURI()).expect(t, http.StatusOK); strings.Contains(again.body, codes[0][1]) ||
+		!strings.Contains(text(again.body), "were shown once") {
+		t.Fatalf("reload after the recovery codes: %s", text(again.body))
+	}
+	// The setup page is gone with the pending setup.
+	owner.get("/app/settings/profile/two-factor").redirectsTo(t, "/app/settings/profile")
 
 	b := h.browser()
-	step := b.post("/app/login", url.Values{"email": {ownerEmail}, "password": {ownerPassword}}).expect(t, http.StatusOK)
-	if cookieOf(step.Response, dashboard.SessionCookie) != nil || !strings.Contains(step.body, `action="/app/login/verify"`) {
+	posted := b.post("/app/login", url.Values{"email": {ownerEmail}, "password": {ownerPassword}}).redirectsTo(t, "/app/login/verify")
+	step := b.get("/app/login/verify").expect(t, http.StatusOK)
+	if cookieOf(posted.Response, dashboard.SessionCookie) != nil || !strings.Contains(step.body, `action="/app/login/verify"`) ||
+		step.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("the password step must ask for the code without a session: %s", text(step.body))
 	}
 	b.post("/app/login/verify", url.Values{"code": {"123456"}}).expect(t, http.StatusUnauthorized)
@@ -259,6 +268,7 @@ func TestTwoFactorSetupAndSignIn(t *testing.T) {
 	}
 	// A browser that skipped the password step cannot use the code step.
 	h.browser().post("/app/login/verify", url.Values{"code": {codes[4][1]}}).expect(t, http.StatusBadRequest)
+	h.browser().get("/app/login/verify").redirectsTo(t, "/app/login")
 }
 
 // TestMembersBillingAndAuditLog: a role change, the last owner kept (the refusal shown next to
@@ -312,8 +322,8 @@ func TestMembersBillingAndAuditLog(t *testing.T) {
 func TestPasswordLinksAndChange(t *testing.T) {
 	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")
 	owner := h.owner()
-	known := text(h.browser().post("/app/forgot-password", url.Values{"email": {ownerEmail}}).expect(t, http.StatusOK).body)
-	unknown := text(h.browser().post("/app/forgot-password", url.Values{"email": {"nobody@example.org"}}).expect(t, http.StatusOK).body)
+	known := text(h.browser().postFollow("/app/forgot-password", url.Values{"email": {ownerEmail}}).body)
+	unknown := text(h.browser().postFollow("/app/forgot-password", url.Values{"email": {"nobody@example.org"}}).body)
 	if known != unknown || !strings.Contains(known, "If an account exists") {
 		t.Fatalf("forgot password answers differ:\n%s\n%s", known, unknown)
 	}
@@ -388,7 +398,7 @@ func TestAuditLogPages(t *testing.T) {
 	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")
 	owner := h.owner()
 	for i := 0; i < 27; i++ {
-		owner.post("/app/settings/api-keys", url.Values{"name": {"key " + strconv.Itoa(i)}, "scope": {"read-only"}}).expect(t, http.StatusCreated)
+		owner.postFollow("/app/settings/api-keys", url.Values{"name": {"key " + strconv.Itoa(i)}, "scope": {"read-only"}})
 	}
 	rows := regexp.MustCompile(`(?s)<tr>\s*<td data-label="Time">.*?</tr>`)
 	first := owner.get("/app/settings/audit-log?action=api_key.created").expect(t, http.StatusOK).body

@@ -58,6 +58,7 @@ func newHarnessWith(t *testing.T, db *persistence.DB, publicURL string, srv *htt
 		Memberships: persistence.NewMembershipRepository(db),
 		Sessions:    persistence.NewSessionRepository(db),
 		Tokens:      persistence.NewUserTokenRepository(db),
+		Flashes:     persistence.NewFlashRepository(db),
 		Audit:       persistence.NewAuditLog(db),
 		Throttle:    persistence.NewSignInThrottle(db),
 		// Cheap argon2id parameters: the tests check behaviour, not the cost.
@@ -133,6 +134,16 @@ func (b *browser) post(path string, form url.Values, headers ...string) page {
 	return b.do(http.MethodPost, path, form, headers...)
 }
 
+// postFollow posts, wants 303 See Other, and returns the page it leads to (wanted 200).
+func (b *browser) postFollow(path string, form url.Values) page {
+	b.h.t.Helper()
+	p := b.post(path, form)
+	if p.StatusCode != http.StatusSeeOther || p.Header.Get("Location") == "" {
+		b.h.t.Fatalf("POST %s: %d to %q, want 303 See Other\n%s", path, p.StatusCode, p.Header.Get("Location"), text(p.body))
+	}
+	return b.get(p.Header.Get("Location")).expect(b.h.t, http.StatusOK)
+}
+
 func (p page) expect(t *testing.T, status int) page {
 	t.Helper()
 	if p.StatusCode != status {
@@ -189,7 +200,7 @@ var acceptLink = regexp.MustCompile(`/app/invitations/[A-Za-z0-9_\-]+`)
 // member invites email with role and accepts in a new browser, which it returns.
 func (h *harness) member(owner *browser, email, role string) *browser {
 	h.t.Helper()
-	p := owner.post("/app/settings/invitations", url.Values{"email": {email}, "role": {role}}).expect(h.t, http.StatusCreated)
+	p := owner.postFollow("/app/settings/invitations", url.Values{"email": {email}, "role": {role}})
 	link := acceptLink.FindString(p.body)
 	if link == "" {
 		h.t.Fatalf("no accept link after inviting: %s", text(p.body))

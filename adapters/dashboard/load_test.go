@@ -178,10 +178,10 @@ func seedWorkspace(t *testing.T, h *harness) []*browser {
 		people = append(people, h.member(owner, fmt.Sprintf("admin%02d@example.org", i), "admin"))
 	}
 	for i := 1; i <= 5; i++ {
-		owner.post("/app/settings/invitations", url.Values{"email": {fmt.Sprintf("pending%02d@example.org", i)}, "role": {"viewer"}}).expect(t, http.StatusCreated)
+		owner.postFollow("/app/settings/invitations", url.Values{"email": {fmt.Sprintf("pending%02d@example.org", i)}, "role": {"viewer"}})
 	}
 	for i := 1; i <= 20; i++ {
-		owner.post("/app/settings/api-keys", url.Values{"name": {fmt.Sprintf("Integration %02d", i)}, "scope": {"read-write"}}).expect(t, http.StatusCreated)
+		owner.postFollow("/app/settings/api-keys", url.Values{"name": {fmt.Sprintf("Integration %02d", i)}, "scope": {"read-write"}})
 	}
 	token := ""
 	for _, c := range owner.client.Jar.Cookies(mustURL(t, h.server.URL+"/app")) {

@@ -16,13 +16,16 @@ import (
 // Respondent privacy requests (owners and admins): export or erase every submission, in any
 // form of the workspace, whose email answer is an address. The address goes from the form to
 // the use cases and back into the page only; it is never logged, put in a URL or in a flash
-// message, and the audit events the use cases write carry the counts alone.
+// message, and the audit events the use cases write carry the counts alone. Between the erase
+// request and its confirmation page (a 303, so a reload repeats nothing) it waits, sealed, in a
+// one-time flash of the session (see once.go), which the confirmation page takes.
 
 // mountPrivacy adds the privacy request pages to the workspace routes.
 func (h *Handler) mountPrivacy(w *gin.RouterGroup) {
 	w.GET("/settings/privacy", h.privacy)
 	w.POST("/settings/privacy/export", h.privacyExport)
-	w.POST("/settings/privacy/erase", h.privacyEraseConfirm)
+	w.POST("/settings/privacy/erase", h.privacyEraseRequest)
+	w.GET("/settings/privacy/erase", h.privacyEraseConfirm)
 	w.POST("/settings/privacy/erase/confirm", h.privacyErase)
 }
 
@@ -79,29 +82,66 @@ func (h *Handler) privacyExport(c *gin.Context) {
 	c.Data(http.StatusOK, "application/json; charset=utf-8", body)
 }
 
-// privacyEraseConfirm counts what an erase would delete (an export run, recorded as such)
-// and asks for confirmation.
-func (h *Handler) privacyEraseConfirm(c *gin.Context) {
+// eraseRequest is what the confirmation page of an erase shows, kept in a one-time flash.
+type eraseRequest struct {
+	Email              string
+	Submissions, Forms int
+}
+
+// privacyEraseRequest counts what an erase would delete (an export run, recorded as such) and
+// answers 303 to the confirmation page, which shows the count.
+func (h *Handler) privacyEraseRequest(c *gin.Context) {
 	email, res, ok := h.exportPosted(c)
 	if !ok {
 		return
 	}
-	n := len(res.Submissions)
 	forms := map[string]bool{}
 	for _, s := range res.Submissions {
 		forms[s.FormID()] = true
 	}
+	req := eraseRequest{Email: strings.TrimSpace(email), Submissions: len(res.Submissions), Forms: len(forms)}
+	if !h.showOnce(c, "/app/settings/privacy/erase", oncePrivacyErase, "", req) {
+		h.renderEraseConfirm(c, req)
+	}
+}
+
+// privacyEraseConfirm asks to confirm the erase the request before it counted; reloaded (the
+// flash is taken), it goes back to the privacy page, which asks for the address again.
+func (h *Handler) privacyEraseConfirm(c *gin.Context) {
+	if err := principal(c).Require(access.ManageAccount); err != nil {
+		h.fail(c, err)
+		return
+	}
+	var req eraseRequest
+	once, err := h.takeOnce(c, oncePrivacyErase, &req)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	switch once {
+	case onceNone:
+		h.redirect(c, "/app/settings/privacy", "")
+		return
+	case onceGone:
+		h.redirect(c, "/app/settings/privacy", "That confirmation was shown once. Enter the address again to erase.")
+		return
+	}
+	h.renderEraseConfirm(c, req)
+}
+
+func (h *Handler) renderEraseConfirm(c *gin.Context, req eraseRequest) {
 	d := confirmData{Heading: "Erase this respondent's data?", Action: "/app/settings/privacy/erase/confirm",
-		Cancel: "/app/settings/privacy", Danger: true, Hidden: []hiddenInput{{Name: "email", Value: strings.TrimSpace(email)}}}
-	if n == 0 {
-		d.Paragraphs = []string{"No submission has an email answer equal to " + strings.TrimSpace(email) + ": there is nothing to erase."}
+		Cancel: "/app/settings/privacy", Danger: true, Hidden: []hiddenInput{{Name: "email", Value: req.Email}}}
+	if req.Submissions == 0 {
+		d.Paragraphs = []string{"No submission has an email answer equal to " + req.Email + ": there is nothing to erase."}
 		d.Button = "Erase anyway"
 	} else {
-		d.Paragraphs = []string{plural(n, "submission") + " in " + plural(len(forms), "form") + " with an email answer equal to " + strings.TrimSpace(email) +
+		d.Paragraphs = []string{plural(req.Submissions, "submission") + " in " + plural(req.Forms, "form") + " with an email answer equal to " + req.Email +
 			" will be deleted, with their uploaded files and workflow and webhook records.",
 			"This cannot be undone. Backups keep them until they expire (at most 30 days), and a restore deletes them again."}
-		d.Button = "Erase " + plural(n, "submission")
+		d.Button = "Erase " + plural(req.Submissions, "submission")
 	}
+	noStore(c)
 	h.render(c, http.StatusOK, "confirm", &view{Title: "Erase respondent data", Data: d})
 }
 

@@ -116,11 +116,27 @@ func TestPrivacyRequests(t *testing.T) {
 			t.Fatalf("export lacks the answers: %s", exp.body)
 		}
 
-		conf := owner.post("/app/settings/privacy/erase", url.Values{"email": {"jane.doe@example.net"}}).expect(t, http.StatusOK)
+		asked := owner.post("/app/settings/privacy/erase", url.Values{"email": {"jane.doe@example.net"}}).redirectsTo(t, "/app/settings/privacy/erase?shown=")
+		if loc := asked.Header.Get("Location"); strings.Contains(strings.ToLower(loc), "jane") {
+			t.Fatalf("the address is in the redirect: %s", loc)
+		}
+		var sealedAddress int
+		if err := db.SQL().QueryRowContext(context.Background(), "SELECT COUNT(*) FROM flashes WHERE LOWER(CAST(sealed AS TEXT)) LIKE '%jane%'").Scan(&sealedAddress); err != nil {
+			t.Fatal(err)
+		}
+		if sealedAddress != 0 {
+			t.Fatal("the address waits in clear for the confirmation page")
+		}
+		conf := owner.get(asked.Header.Get("Location")).expect(t, http.StatusOK)
 		ct := text(conf.body)
 		if !strings.Contains(ct, "2 submissions in 2 forms") || !strings.Contains(ct, "Erase 2 submissions") ||
 			!strings.Contains(conf.body, `action="/app/settings/privacy/erase/confirm"`) {
 			t.Fatalf("confirmation page: %s", ct)
+		}
+		// A reload of the confirmation page asks for the address again.
+		owner.get(asked.Header.Get("Location")).redirectsTo(t, "/app/settings/privacy")
+		if p := text(owner.get("/app/settings/privacy").expect(t, http.StatusOK).body); !strings.Contains(p, "Enter the address again") {
+			t.Fatalf("after reloading the confirmation page: %s", p)
 		}
 		// Asking for confirmation deleted nothing.
 		ctx := context.Background()
@@ -145,7 +161,7 @@ func TestPrivacyRequests(t *testing.T) {
 		if _, err := subs.Get(ctx, other.WorkspaceID(), other.FormID(), other.ID()); err != nil {
 			t.Fatalf("another respondent's submission went too: %v", err)
 		}
-		again := owner.post("/app/settings/privacy/erase", url.Values{"email": {"jane.doe@example.net"}}).expect(t, http.StatusOK)
+		again := owner.postFollow("/app/settings/privacy/erase", url.Values{"email": {"jane.doe@example.net"}})
 		if !strings.Contains(text(again.body), "nothing to erase") {
 			t.Fatalf("a repeated request: %s", text(again.body))
 		}

@@ -28,12 +28,15 @@ type keyRow struct {
 	LastUsed                           *time.Time
 }
 
+// createdKey is a new key, shown once from its flash.
 type createdKey struct{ Name, Token string }
 
 type keysData struct {
 	Keys    []keyRow
 	Created *createdKey
-	Pager   pager
+	// ShownOnce: the page was reloaded after showing a new key, which is not shown again.
+	ShownOnce bool
+	Pager     pager
 }
 
 func (h *Handler) keysData(c *gin.Context) (keysData, error) {
@@ -56,10 +59,23 @@ func (h *Handler) keysData(c *gin.Context) (keysData, error) {
 }
 
 func (h *Handler) keys(c *gin.Context) {
+	// The page's data first: a page that cannot be drawn leaves the flash for a retry.
 	d, err := h.keysData(c)
 	if err != nil {
 		h.fail(c, err)
 		return
+	}
+	var created createdKey
+	once, err := h.takeOnce(c, onceAPIKey, &created)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	switch once {
+	case onceShown:
+		d.Created = &created
+	case onceGone:
+		d.ShownOnce = true
 	}
 	h.render(c, http.StatusOK, "keys", &view{Title: "API keys", Data: d})
 }
@@ -82,14 +98,17 @@ func (h *Handler) createKey(c *gin.Context) {
 		h.render(c, b.Status, "keys", v)
 		return
 	}
+	key := createdKey{Name: created.Key.Name(), Token: created.Token}
+	if h.showOnce(c, "/app/settings/api-keys", onceAPIKey, "Key created.", key) {
+		return
+	}
 	d, err := h.keysData(c)
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	d.Created = &createdKey{Name: created.Key.Name(), Token: created.Token}
-	noStore(c)
-	h.render(c, http.StatusCreated, "keys", &view{Title: "API keys", Flash: "Key created.", Data: d})
+	d.Created = &key
+	h.renderSecret(c, "keys", &view{Title: "API keys", Flash: "Key created.", Data: d})
 }
 
 func (h *Handler) revokeKeyConfirm(c *gin.Context) {

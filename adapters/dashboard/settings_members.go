@@ -56,6 +56,7 @@ type invitationRow struct {
 	Created, Expires time.Time
 }
 
+// invitedView is a new invitation's link, shown once from its flash.
 type invitedView struct {
 	Email, URL string
 	Expires    time.Time
@@ -67,7 +68,10 @@ type membersData struct {
 	Invitations []invitationRow
 	InviteRoles roleSelect
 	Invited     *invitedView
-	Pager       pager
+	// InviteShownOnce: the page was reloaded after showing an invitation link, which is not
+	// shown again.
+	InviteShownOnce bool
+	Pager           pager
 }
 
 // membersData reads the members (and, for those who manage the account, the invitations);
@@ -116,10 +120,23 @@ func (h *Handler) membersData(c *gin.Context, rowErrors map[string]string, invit
 }
 
 func (h *Handler) members(c *gin.Context) {
+	// The page's data first: a page that cannot be drawn leaves the flash for a retry.
 	d, err := h.membersData(c, nil, "")
 	if err != nil {
 		h.fail(c, err)
 		return
+	}
+	var invited invitedView
+	once, err := h.takeOnce(c, onceInvitation, &invited)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	switch once {
+	case onceShown:
+		d.Invited = &invited
+	case onceGone:
+		d.InviteShownOnce = true
 	}
 	h.render(c, http.StatusOK, "members", &view{Title: "Members", Data: d})
 }
@@ -217,15 +234,19 @@ func (h *Handler) invite(c *gin.Context) {
 		h.render(c, b.Status, "members", v)
 		return
 	}
+	inv := created.Invitation
+	invited := invitedView{Email: inv.Email(), URL: created.AcceptURL, Expires: inv.ExpiresAt(), Emailed: created.Emailed}
+	notice := "Invitation created for " + inv.Email() + "."
+	if h.showOnce(c, "/app/settings/members", onceInvitation, notice, invited) {
+		return
+	}
 	d, err := h.membersData(c, nil, "")
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	inv := created.Invitation
-	d.Invited = &invitedView{Email: inv.Email(), URL: created.AcceptURL, Expires: inv.ExpiresAt()}
-	noStore(c)
-	h.render(c, http.StatusCreated, "members", &view{Title: "Members", Flash: "Invitation created for " + inv.Email() + ".", Data: d})
+	d.Invited = &invited
+	h.renderSecret(c, "members", &view{Title: "Members", Flash: notice, Data: d})
 }
 
 func (h *Handler) withdrawInvitation(c *gin.Context) {

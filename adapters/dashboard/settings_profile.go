@@ -21,6 +21,7 @@ func (h *Handler) mountProfile(a *gin.RouterGroup) {
 	a.POST("/settings/profile/password", h.changePassword)
 	a.POST("/settings/profile/name", h.updateName)
 	a.POST("/settings/profile/two-factor", h.beginTwoFactor)
+	a.GET("/settings/profile/two-factor", h.twoFactorSetup)
 	a.POST("/settings/profile/two-factor/confirm", h.confirmTwoFactor)
 	a.POST("/settings/profile/two-factor/disable", h.disableTwoFactor)
 	a.POST("/settings/profile/sign-out-everywhere", h.signOutEverywhere)
@@ -33,12 +34,14 @@ type twoFactorSetup struct {
 }
 
 type profileData struct {
-	Name, Email   string
-	Since         time.Time
-	TwoFactor     bool
-	RecoveryLeft  int
-	Setup         *twoFactorSetup
-	RecoveryCodes []string
+	Name, Email  string
+	Since        time.Time
+	TwoFactor    bool
+	RecoveryLeft int
+	Setup        *twoFactorSetup
+	// RecoveryCodes are shown once, from their flash; CodesShownOnce says so on a reload.
+	RecoveryCodes  []string
+	CodesShownOnce bool
 }
 
 const twoFactorCookie = "formward_2fa_setup"
@@ -53,7 +56,20 @@ func (h *Handler) profileData(c *gin.Context) profileData {
 }
 
 func (h *Handler) profile(c *gin.Context) {
-	h.render(c, http.StatusOK, "profile", &view{Title: "Profile", Data: h.profileData(c)})
+	var codes []string
+	once, err := h.takeOnce(c, onceRecoveryCodes, &codes)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	d := h.profileData(c)
+	switch once {
+	case onceShown:
+		d.RecoveryCodes = codes
+	case onceGone:
+		d.CodesShownOnce = true
+	}
+	h.render(c, http.StatusOK, "profile", &view{Title: "Profile", Data: d})
 }
 
 func (h *Handler) changePassword(c *gin.Context) {
@@ -88,6 +104,18 @@ func (h *Handler) beginTwoFactor(c *gin.Context) {
 		return
 	}
 	h.setCookie(c, twoFactorCookie, sealed, oidcTTL)
+	h.redirect(c, "/app/settings/profile/two-factor", "")
+}
+
+// twoFactorSetup draws the pending setup (its QR code and secret, from the sealed cookie the
+// post left) until it is confirmed or cancelled; without one it goes back to the profile.
+func (h *Handler) twoFactorSetup(c *gin.Context) {
+	raw, _ := c.Cookie(twoFactorCookie)
+	var st accounts.TwoFactorSetup
+	if raw == "" || h.cookies.open(twoFactorCookie, raw, h.now(), &st) != nil {
+		h.redirect(c, "/app/settings/profile", "")
+		return
+	}
 	h.renderSetup(c, http.StatusOK, st, nil)
 }
 
@@ -117,10 +145,13 @@ func (h *Handler) confirmTwoFactor(c *gin.Context) {
 		return
 	}
 	h.clearCookie(c, twoFactorCookie)
+	const notice = "Two-step verification is on."
+	if h.showOnce(c, "/app/settings/profile", onceRecoveryCodes, notice, []string(codes)) {
+		return
+	}
 	d := h.profileData(c)
 	d.TwoFactor, d.RecoveryCodes, d.RecoveryLeft = true, codes, len(codes)
-	noStore(c)
-	h.render(c, http.StatusOK, "profile", &view{Title: "Profile", Flash: "Two-step verification is on.", Data: d})
+	h.renderSecret(c, "profile", &view{Title: "Profile", Flash: notice, Data: d})
 }
 
 func (h *Handler) disableTwoFactor(c *gin.Context) {

@@ -276,7 +276,7 @@ func TestForgotPasswordAnswersAlikeAndSendsNothingItself(t *testing.T) {
 		h.owner()
 		forgot := func(email, client string) page {
 			t.Helper()
-			return h.browser().post("/app/forgot-password", url.Values{"email": {email}}, "X-Forwarded-For", client).expect(t, http.StatusOK)
+			return h.browser().post("/app/forgot-password", url.Values{"email": {email}}, "X-Forwarded-For", client).expect(t, http.StatusSeeOther)
 		}
 
 		known := forgot(ownerEmail, "127.0.5.1")
@@ -330,7 +330,7 @@ func TestForgotPasswordThrottleReadsEveryForwardedForLine(t *testing.T) {
 		})
 		for i := range accounts.PasswordResetLimit + 1 {
 			h.browser().post("/app/forgot-password", url.Values{"email": {"guess" + strconv.Itoa(i) + "@example.org"}},
-				"X-Forwarded-For", "198.51.100."+strconv.Itoa(i+1), "X-Forwarded-For", "127.0.9.1").expect(t, http.StatusOK)
+				"X-Forwarded-For", "198.51.100."+strconv.Itoa(i+1), "X-Forwarded-For", "127.0.9.1").expect(t, http.StatusSeeOther)
 		}
 		if n := queuedMail(t, db); n != accounts.PasswordResetLimit {
 			t.Fatalf("%d requests queued, want %d: the proxy's line names one client for all six", n, accounts.PasswordResetLimit)
@@ -355,8 +355,8 @@ func TestForgotPasswordLinkArrivesAfterTheAnswer(t *testing.T) {
 		t.Cleanup(func() { cancel(); <-done })
 		h.owner()
 
-		h.browser().post("/app/forgot-password", url.Values{"email": {"nobody@example.org"}}).expect(t, http.StatusOK)
-		h.browser().post("/app/forgot-password", url.Values{"email": {ownerEmail}}).expect(t, http.StatusOK)
+		h.browser().post("/app/forgot-password", url.Values{"email": {"nobody@example.org"}}).expect(t, http.StatusSeeOther)
+		h.browser().post("/app/forgot-password", url.Values{"email": {ownerEmail}}).expect(t, http.StatusSeeOther)
 		var m ports.Mail
 		select {
 		case m = <-mailer.arrived:

@@ -130,7 +130,7 @@ func (sc keyScene) refs() []ports.SubmissionRef {
 
 func retentionAt(r repos, now time.Time) workspaceapp.RunRetentionHandler {
 	return workspaceapp.NewRunRetentionHandler(r.workspaces, r.forms, persistence.NewRetentionStore(r.db, r.cipher), nil,
-		persistence.NewAuditLog(r.db), nil, nil, r.idem, system.NewIDs(), clockAt{now}, 0)
+		persistence.NewAuditLog(r.db), nil, nil, r.idem, persistence.NewFlashRepository(r.db), system.NewIDs(), clockAt{now}, 0)
 }
 
 // Every way a submission is deleted deletes the stored response of the POST that created it,

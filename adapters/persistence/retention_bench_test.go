@@ -67,7 +67,7 @@ func addMany(b *testing.B, r repos, f *form.Form, from time.Time, n int) (added 
 }
 
 func retentionJob(r repos, now time.Time) workspaceapp.RunRetentionHandler {
-	return workspaceapp.NewRunRetentionHandler(r.workspaces, r.forms, persistence.NewRetentionStore(r.db, r.cipher), nil, nil, nil, nil, nil,
+	return workspaceapp.NewRunRetentionHandler(r.workspaces, r.forms, persistence.NewRetentionStore(r.db, r.cipher), nil, nil, nil, nil, nil, nil,
 		system.NewIDs(), clockAt{now}, 0)
 }
 

@@ -32,6 +32,7 @@ var ProviderSet = wire.NewSet(
 	NewMembershipRepository, wire.Bind(new(ports.MembershipRepository), new(*MembershipRepository)),
 	NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*SessionRepository)),
 	NewUserTokenRepository, wire.Bind(new(ports.UserTokenRepository), new(*UserTokenRepository)),
+	NewFlashRepository, wire.Bind(new(ports.FlashRepository), new(*FlashRepository)),
 	NewAuditLog, wire.Bind(new(ports.AuditLog), new(*AuditLog)),
 	NewSignInThrottle, wire.Bind(new(ports.SignInThrottle), new(*SignInThrottle)),
 	NewAccountMailOutbox, wire.Bind(new(ports.AccountMailOutbox), new(*AccountMailOutbox)),

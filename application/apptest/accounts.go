@@ -649,3 +649,43 @@ func (r *DataKeys) Rewrap(_ context.Context, id, masterKeyID string, wrapped []b
 	}
 	return nil
 }
+
+// Flashes are the one-time flashes in memory; Take deletes under the mutex, so of concurrent
+// takes one gets the flash.
+type Flashes struct {
+	mu    sync.Mutex
+	Items []ports.Flash
+}
+
+func (r *Flashes) Put(_ context.Context, f ports.Flash) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, o := range r.Items {
+		if o.ID == f.ID {
+			return domain.ErrConflict
+		}
+	}
+	f.Sealed = slices.Clone(f.Sealed)
+	r.Items = append(r.Items, f)
+	return nil
+}
+
+func (r *Flashes) Take(_ context.Context, id, sessionID, kind string, now time.Time) (ports.Flash, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, f := range r.Items {
+		if f.ID == id && f.SessionID == sessionID && f.Kind == kind && now.Before(f.ExpiresAt) {
+			r.Items = slices.Delete(r.Items, i, i+1)
+			return f, nil
+		}
+	}
+	return ports.Flash{}, domain.ErrNotFound
+}
+
+func (r *Flashes) Purge(_ context.Context, now time.Time) (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.Items)
+	r.Items = slices.DeleteFunc(r.Items, func(f ports.Flash) bool { return !now.Before(f.ExpiresAt) })
+	return int64(n - len(r.Items)), nil
+}

@@ -13,7 +13,7 @@ func TestRepositoryContract(t *testing.T) {
 		s := apptest.NewStore()
 		return porttest.Repos{
 			Workspaces: s.Workspaces, Keys: s.Keys, Forms: s.Forms, Submissions: s.Submissions,
-			Users: s.Users, Memberships: s.Memberships, Sessions: s.Sessions, Tokens: s.Tokens,
+			Users: s.Users, Memberships: s.Memberships, Sessions: s.Sessions, Tokens: s.Tokens, Flashes: s.Flashes,
 			Audit: s.Audit, Throttle: s.Throttle, AccountMail: s.AccountMail, DataKeys: s.DataKeys,
 			Webhooks: s.Webhooks, Deliveries: s.Deliveries, Workflows: s.Workflows, Integrations: s.Integrations, Runs: s.Runs,
 		}

@@ -36,6 +36,7 @@ type Store struct {
 	Memberships  *Memberships
 	Sessions     *Sessions
 	Tokens       *UserTokens
+	Flashes      *Flashes
 	Throttle     *Throttle
 	AccountMail  *AccountMail
 	DataKeys     *DataKeys
@@ -56,6 +57,7 @@ func NewStore() *Store {
 		Submissions:  &Submissions{rows: rows[*submission.Submission]{Audit: a}},
 		Sessions:     &Sessions{ByID: map[string]*session.Session{}},
 		Tokens:       &UserTokens{},
+		Flashes:      &Flashes{},
 		Throttle:     &Throttle{Places: map[string][]throttlePlace{}},
 		AccountMail:  &AccountMail{},
 		DataKeys:     &DataKeys{},
@@ -171,7 +173,7 @@ func NewAccounts(t *testing.T, c Crypto) *AccountsHarness {
 	}
 	h.App = application.New(application.Deps{
 		Workspaces: h.Workspaces, IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher,
-		Users: h.Users, Memberships: h.Memberships, Sessions: h.Sessions, Tokens: h.Tokens, Audit: h.Audit,
+		Users: h.Users, Memberships: h.Memberships, Sessions: h.Sessions, Tokens: h.Tokens, Flashes: h.Flashes, Audit: h.Audit,
 		Throttle: h.Throttle, Passwords: h.Passwords, TOTP: c.TOTP, OIDC: h.OIDC, Mailer: h.Mailer, AccountMail: h.AccountMail,
 		Cipher: c.Cipher(h.DataKeys, h.IDs, h.Clock),
 	}, application.Settings{PublicURL: "https://forms.example.com/"})
@@ -233,6 +235,7 @@ var (
 	_ ports.MembershipRepository  = (*Memberships)(nil)
 	_ ports.SessionRepository     = (*Sessions)(nil)
 	_ ports.UserTokenRepository   = (*UserTokens)(nil)
+	_ ports.FlashRepository       = (*Flashes)(nil)
 	_ ports.AuditLog              = (*Audit)(nil)
 	_ ports.SignInThrottle        = (*Throttle)(nil)
 	_ ports.AccountMailOutbox     = (*AccountMail)(nil)

@@ -44,7 +44,8 @@ type RetentionResult struct {
 // deletions: a cancelled workspace's data once its 90 days are over, what a downgrade stopped
 // keeping once its 90 days are over. Files go with their submissions, before them, so a failed
 // pass leaves the submission to delete again. It also forgets audit events older than 400 days,
-// expired sessions and Idempotency-Keys older than their window (with their stored responses).
+// expired sessions and one-time flashes, and Idempotency-Keys older than their window (with
+// their stored responses).
 // Run it in one process at a time (the lease); it is safe to repeat.
 type RunRetentionHandler struct {
 	workspaces ports.WorkspaceRepository
@@ -56,21 +57,23 @@ type RunRetentionHandler struct {
 	throttle   ports.SignInThrottle
 	// idempotency holds the API's Idempotency-Keys; nil leaves them.
 	idempotency ports.IdempotencyStore
-	ids         ports.IDs
-	clock       ports.Clock
-	batch       int
+	// flashes are the dashboard's one-time flashes; nil leaves them.
+	flashes ports.FlashRepository
+	ids     ports.IDs
+	clock   ports.Clock
+	batch   int
 }
 
 // NewRunRetentionHandler makes the command; files may be nil when no object store is
 // configured, batch 0 means DefaultRetentionBatch.
 func NewRunRetentionHandler(workspaces ports.WorkspaceRepository, forms ports.FormRepository, store ports.RetentionStore,
 	files ports.ObjectStore, auditLog ports.AuditLog, sessions ports.SessionRepository, throttle ports.SignInThrottle,
-	idempotency ports.IdempotencyStore, ids ports.IDs, clock ports.Clock, batch int) RunRetentionHandler {
+	idempotency ports.IdempotencyStore, flashes ports.FlashRepository, ids ports.IDs, clock ports.Clock, batch int) RunRetentionHandler {
 	if batch <= 0 {
 		batch = DefaultRetentionBatch
 	}
 	return RunRetentionHandler{workspaces: workspaces, forms: forms, store: store, files: files, audit: auditLog, sessions: sessions,
-		throttle: throttle, idempotency: idempotency, ids: ids, clock: clock, batch: batch}
+		throttle: throttle, idempotency: idempotency, flashes: flashes, ids: ids, clock: clock, batch: batch}
 }
 
 // Handle runs one pass. Each workspace it deleted something of gets one retention.deleted
@@ -119,6 +122,11 @@ func (h RunRetentionHandler) Handle(ctx context.Context, cmd RunRetention) (Rete
 		// Their stored responses can hold answers: nothing keeps them past the window.
 		if err := h.idempotency.Purge(ctx, now.Add(-ports.IdempotencyWindow)); err != nil {
 			errs = append(errs, fmt.Errorf("purge idempotency keys: %w", err))
+		}
+	}
+	if h.flashes != nil {
+		if _, err := h.flashes.Purge(ctx, now); err != nil {
+			errs = append(errs, fmt.Errorf("purge flashes: %w", err))
 		}
 	}
 	return total, errors.Join(errs...)

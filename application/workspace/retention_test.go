@@ -65,7 +65,7 @@ func newStore(t *testing.T, db *persistence.DB) *store {
 }
 
 func (s *store) retentionJob(batch int) workspaceapp.RunRetentionHandler {
-	return workspaceapp.NewRunRetentionHandler(s.workspaces, s.forms, s.retention, s.files, s.audit, s.sessions, nil, nil, s.ids, s.clock, batch)
+	return workspaceapp.NewRunRetentionHandler(s.workspaces, s.forms, s.retention, s.files, s.audit, s.sessions, nil, nil, nil, s.ids, s.clock, batch)
 }
 
 func (s *store) workspace(t *testing.T, plan workspace.Plan) *workspace.Workspace {
@@ -596,7 +596,7 @@ func TestPacedRetentionRestsOnlyWhileCapturesCompete(t *testing.T) {
 			s.capture(t, f, t0.Add(-400*day+time.Duration(i)*time.Second), "", false)
 		}
 		store := &pacedStore{RetentionStore: s.retention, delay: delay, busy: busy}
-		job := workspaceapp.NewRunRetentionHandler(s.workspaces, s.forms, store, s.files, s.audit, s.sessions, nil, nil, s.ids, s.clock, 10)
+		job := workspaceapp.NewRunRetentionHandler(s.workspaces, s.forms, store, s.files, s.audit, s.sessions, nil, nil, nil, s.ids, s.clock, 10)
 		start := time.Now()
 		r, err := job.Handle(context.Background(), workspaceapp.RunRetention{Rest: rest})
 		took := time.Since(start)

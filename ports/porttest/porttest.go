@@ -31,6 +31,7 @@ type Repos struct {
 	Memberships ports.MembershipRepository
 	Sessions    ports.SessionRepository
 	Tokens      ports.UserTokenRepository
+	Flashes     ports.FlashRepository
 	// Audit is the log every repository's change writes its audit events to.
 	Audit        ports.AuditLog
 	Throttle     ports.SignInThrottle
@@ -58,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) Repos) {
 		{"Memberships", memberships},
 		{"Sessions", sessions},
 		{"UserTokens", userTokens},
+		{"Flashes", flashes},
 		{"AuditLog", auditLog},
 		{"SignInThrottle", signInThrottle},
 		{"AccountMail", accountMail},

@@ -98,6 +98,15 @@ async function main({ browser, ctx, page, watch }) {
   const key = (await page.locator('#new-key').innerText()).trim();
   if (!/^fwk_/.test(key) && key.length < 20) fail(`no key shown: "${key}"`);
   await check(page, 'api-key-created');
+  // The post answered 303: a reload repeats the GET, which shows the key no more.
+  if (!/\/app\/settings\/api-keys\?shown=/.test(page.url())) fail(`after creating a key the browser is at ${page.url()}`);
+  await page.reload();
+  let main = await page.locator('main').innerText();
+  if (main.includes(key) || !/shown once/i.test(main)) fail(`a reload after creating a key: ${main}`);
+  if ((await page.getByRole('link', { name: 'Revoke CI pipeline' }).count()) !== 1) fail('a reload made a second key');
+  await check(page, 'api-key-shown-once');
+  await checkDark(page, 'api-key-shown-once');
+  ok('a reload shows the new key no more and makes none');
   let status = await api('GET', '/v1/forms', key);
   if (status !== 200) fail(`GET /v1/forms with the new key: ${status}`);
   ok('the new key works against /v1/forms (200)');
@@ -131,6 +140,10 @@ async function main({ browser, ctx, page, watch }) {
   const acceptURL = (await page.locator('#accept-link').innerText()).trim();
   if (!acceptURL.includes('/app/invitations/')) fail(`no accept link: "${acceptURL}"`);
   await check(page, 'members-invited');
+  await page.reload();
+  main = await page.locator('main').innerText();
+  if (main.includes(acceptURL) || !/shown once/i.test(main)) fail(`a reload after inviting: ${main}`);
+  if ((await page.getByRole('button', { name: `Withdraw invitation of ${member.email}` }).count()) !== 1) fail('a reload made a second invitation');
   ok('invitation created; the accept link is shown once');
 
   const ctx2 = await browser.newContext({ viewport: desktop });
@@ -210,6 +223,9 @@ async function main({ browser, ctx, page, watch }) {
   const codes = await page.locator('#recovery-codes li').allInnerTexts();
   if (codes.length !== 10) fail(`${codes.length} recovery codes shown`);
   await check(page, 'recovery-codes');
+  await page.reload();
+  main = await page.locator('main').innerText();
+  if (main.includes(codes[0]) || !/shown once/i.test(main)) fail(`a reload after turning two-step verification on: ${main}`);
   ok('two-step verification is on; 10 recovery codes shown once');
 
   // Sign-in now asks for a code; a recovery code works.
