@@ -48,9 +48,11 @@ func (h *Handler) mountForms(w *gin.RouterGroup) {
 
 type formRow struct {
 	ID, Name, Status, StatusClass string
-	Submissions                   int64
-	Published                     bool
-	Updated                       time.Time
+	// PublicURL is the share link respondents open.
+	PublicURL   string
+	Submissions int64
+	Published   bool
+	Updated     time.Time
 	// LastResponse is when the newest response arrived; nil when there is none.
 	LastResponse *relativeTime
 }
@@ -178,7 +180,7 @@ func (h *Handler) formsList(c *gin.Context, status int, v *view) {
 			if q != "" && !strings.Contains(strings.ToLower(f.Name()), strings.ToLower(q)) {
 				continue
 			}
-			d.Forms = append(d.Forms, formRow{ID: f.ID(), Name: f.Name(), Status: string(f.Status()), StatusClass: statusClass(f.Status()),
+			d.Forms = append(d.Forms, formRow{ID: f.ID(), Name: f.Name(), PublicURL: h.publicLink(f.ID()), Status: string(f.Status()), StatusClass: statusClass(f.Status()),
 				Submissions: fv.SubmissionCount, Published: f.Status() == form.StatusPublished, Updated: f.UpdatedAt()})
 			if len(d.Forms) == pageSize {
 				break

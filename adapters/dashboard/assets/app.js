@@ -4,7 +4,10 @@
 
   // Copy buttons: <button data-copy="id-of-element">. Hidden until the script runs, since
   // copying needs it; the value stays selectable by hand either way.
-  document.querySelectorAll('[data-copy]').forEach(function (btn) {
+  // copyButtons binds the copy buttons under root; the builder calls it again on the content
+  // it draws after a save without a reload.
+  function copyButtons(root) {
+  root.querySelectorAll('[data-copy]').forEach(function (btn) {
     btn.hidden = false;
     btn.addEventListener('click', function () {
       var el = document.getElementById(btn.getAttribute('data-copy'));
@@ -23,6 +26,9 @@
       }
     });
   });
+  }
+  copyButtons(document);
+  window.formwardCopyButtons = copyButtons;
 
   function select(el) {
     var range = document.createRange();

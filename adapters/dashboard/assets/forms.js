@@ -97,6 +97,7 @@
     document.title = doc.title;
     if (window.history && history.replaceState) history.replaceState(null, '', to.pathname + to.search + window.location.hash);
     init(main);
+    if (window.formwardCopyButtons) window.formwardCopyButtons(main);
     if (wasPhone) phone(true);
     var target = null;
     if (status >= 400) target = main.querySelector('[aria-invalid="true"]') || main.querySelector('#page-error');
