@@ -309,7 +309,7 @@ func specsOf(fields []form.Field) []form.FieldSpec {
 	for i, f := range fields {
 		key, page := f.Key, f.Page
 		s := form.FieldSpec{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: append([]string(nil), f.Options...),
-			Placeholder: f.Placeholder, Accept: append([]string(nil), f.Accept...), Key: &key, Hidden: f.Hidden}
+			Placeholder: f.Placeholder, Help: f.Help, Accept: append([]string(nil), f.Accept...), Key: &key, Hidden: f.Hidden}
 		if page > 1 {
 			s.Page = &page
 		}
@@ -356,6 +356,7 @@ type fieldRow struct {
 	Index                            int
 	ID, Label, Type, TypeLabel, Key  string
 	Placeholder, Options, Accept     string
+	Help                             string
 	MaxFileMB                        string
 	Required, HasOptions, IsFile, Ph bool
 	First, Last                      bool
@@ -438,7 +439,7 @@ func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState
 	}
 	for i, s := range specs {
 		t, _ := form.ParseFieldType(s.Type)
-		r := fieldRow{Index: i, ID: s.ID, Label: s.Label, Type: s.Type, TypeLabel: typeLabel(t), Placeholder: deref(s.Placeholder),
+		r := fieldRow{Index: i, ID: s.ID, Label: s.Label, Type: s.Type, TypeLabel: typeLabel(t), Placeholder: deref(s.Placeholder), Help: deref(s.Help),
 			Options: strings.Join(s.Options, "\n"), Accept: strings.Join(s.Accept, ", "), Required: s.Required,
 			HasOptions: t == form.TypeDropdown || t == form.TypeRadio || t == form.TypeCheckbox, IsFile: t == form.TypeFile,
 			Ph:    t == form.TypeText || t == form.TypeTextarea || t == form.TypeEmail || t == form.TypeNumber,
@@ -632,6 +633,14 @@ func (h *Handler) saveField(c *gin.Context) {
 	s.Label = c.PostForm("label")
 	s.Required = c.PostForm("required") != ""
 	t, _ := form.ParseFieldType(s.Type)
+	if _, ok := c.GetPostForm("help"); ok {
+		// A textarea posts CRLF line breaks; the help keeps plain LF ones. Blank: no help.
+		if hp := strings.TrimSpace(strings.ReplaceAll(c.PostForm("help"), "\r\n", "\n")); hp != "" {
+			s.Help = &hp
+		} else {
+			s.Help = nil
+		}
+	}
 	if _, ok := c.GetPostForm("placeholder"); ok {
 		if ph := c.PostForm("placeholder"); ph != "" {
 			s.Placeholder = &ph
