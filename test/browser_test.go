@@ -29,6 +29,9 @@ type browserField struct {
 	Required bool     `json:"required"`
 	Options  []string `json:"options,omitempty"`
 	Value    any      `json:"value"`
+	// Help, when set, is the field's help text: the page shows it under the label and names it
+	// in the control's (a group's) aria-describedby.
+	Help string `json:"help,omitempty"`
 }
 
 // TestBrowserPublicForm drives the public form page in headless Chromium (Debian's
@@ -48,13 +51,13 @@ func TestBrowserPublicForm(t *testing.T) {
 	in.startServe()
 
 	fields := []browserField{
-		{Label: "Full name", Type: "text", Required: true, Value: "Ada Lovelace"},
+		{Label: "Full name", Type: "text", Required: true, Value: "Ada Lovelace", Help: "As on your ID.\nWe print it on your badge."},
 		{Label: "Email", Type: "email", Required: true, Value: "ada@example.org"},
 		{Label: "Age", Type: "number", Value: "36"},
 		{Label: "Ticket", Type: "dropdown", Required: true, Options: []string{"Standard", "Student", "VIP"}, Value: "Student"},
 		{Label: "Sessions", Type: "checkbox", Options: []string{"Keynote", "Workshops", "Dinner"}, Value: []string{"Keynote", "Dinner"}},
-		{Label: "I agree to the code of conduct", Type: "checkbox", Required: true, Value: true},
-		{Label: "Diet", Type: "radio", Required: true, Options: []string{"None", "Vegetarian", "Vegan"}, Value: "Vegan"},
+		{Label: "I agree to the code of conduct", Type: "checkbox", Required: true, Value: true, Help: "It is one page long."},
+		{Label: "Diet", Type: "radio", Required: true, Options: []string{"None", "Vegetarian", "Vegan"}, Value: "Vegan", Help: "The caterer cooks for each diet <separately>."},
 		{Label: "Comments", Type: "textarea", Value: "Looking forward to it.\nSecond line <b>not bold</b> & more."},
 		{Label: "CV", Type: "file"},
 		{Label: "Arrival date", Type: "date", Value: "2026-03-14"},
@@ -64,6 +67,9 @@ func TestBrowserPublicForm(t *testing.T) {
 		specs[i] = map[string]any{"label": f.Label, "type": f.Type, "required": f.Required}
 		if len(f.Options) > 0 {
 			specs[i]["options"] = f.Options
+		}
+		if f.Help != "" {
+			specs[i]["help"] = f.Help
 		}
 	}
 	specs[0]["placeholder"] = "Your name"

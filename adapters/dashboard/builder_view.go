@@ -35,6 +35,7 @@ type fieldRow struct {
 	Index                            int
 	ID, Label, Type, TypeLabel, Key  string
 	Placeholder, Options, Accept     string
+	Help                             string
 	MaxFileMB                        string
 	Required, HasOptions, IsFile, Ph bool
 	Hidden, First, Last              bool
@@ -201,7 +202,7 @@ func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState
 // builderRow draws one field's edit form from its spec (as stored, or as posted and refused).
 func builderRow(i int, s form.FieldSpec, specs []form.FieldSpec, errs map[string]string) fieldRow {
 	t, _ := form.ParseFieldType(s.Type)
-	r := fieldRow{Index: i, ID: s.ID, Label: s.Label, Type: s.Type, TypeLabel: typeLabel(t), Placeholder: deref(s.Placeholder),
+	r := fieldRow{Index: i, ID: s.ID, Label: s.Label, Type: s.Type, TypeLabel: typeLabel(t), Placeholder: deref(s.Placeholder), Help: deref(s.Help),
 		Options: strings.Join(s.Options, "\n"), Accept: strings.Join(s.Accept, ", "), Required: s.Required, Hidden: s.Hidden,
 		HasOptions: t == form.TypeDropdown || t == form.TypeRadio || t == form.TypeCheckbox, IsFile: t == form.TypeFile,
 		Ph:     t == form.TypeText || t == form.TypeTextarea || t == form.TypeEmail || t == form.TypeNumber,

@@ -103,8 +103,9 @@ func (r embedRecipes) jsonSnippet(publicURL string, fields []form.Field) string 
 	return b.String()
 }
 
-// writeControl writes the field's label, control and error line as the recipe's script reads
-// them: a file field needs the hosted page, and a hidden field is left to the site.
+// writeControl writes the field's label, help text (named by the control's aria-describedby),
+// control and error line as the recipe's script reads them: a file field needs the hosted
+// page, and a hidden field is left to the site.
 func writeControl(b *strings.Builder, f form.Field, ids map[string]bool) {
 	label := html.EscapeString(f.Label)
 	comment := strings.ReplaceAll(f.Label, "--", "—")
@@ -129,6 +130,13 @@ func writeControl(b *strings.Builder, f form.Field, ids map[string]bool) {
 	if f.Placeholder != nil && *f.Placeholder != "" {
 		ph = ` placeholder="` + html.EscapeString(*f.Placeholder) + `"`
 	}
+	// last is what every control writes at the end of its tag: required, and the help's
+	// aria-describedby.
+	help, last := "", req
+	if f.Help != nil && strings.TrimSpace(*f.Help) != "" {
+		help = fmt.Sprintf("  <p id=\"%s-help\" class=\"help\">%s</p>\n", id, strings.ReplaceAll(html.EscapeString(*f.Help), "\n", "<br>"))
+		last += ` aria-describedby="` + id + `-help"`
+	}
 	options := func() {
 		for _, o := range f.Options {
 			o = html.EscapeString(o)
@@ -136,21 +144,22 @@ func writeControl(b *strings.Builder, f form.Field, ids map[string]bool) {
 		}
 	}
 	fmt.Fprintf(b, "  <label for=\"%s\">%s</label>\n", id, label)
+	b.WriteString(help)
 	switch {
 	case f.Type == form.TypeTextarea:
-		fmt.Fprintf(b, "  <textarea id=\"%s\" name=\"%s\"%s%s></textarea>\n", id, f.ID, ph, req)
+		fmt.Fprintf(b, "  <textarea id=\"%s\" name=\"%s\"%s%s></textarea>\n", id, f.ID, ph, last)
 	case f.Type == form.TypeDropdown || f.Type == form.TypeRadio:
-		fmt.Fprintf(b, "  <select id=\"%s\" name=\"%s\"%s>\n    <option value=\"\">Choose…</option>\n", id, f.ID, req)
+		fmt.Fprintf(b, "  <select id=\"%s\" name=\"%s\"%s>\n    <option value=\"\">Choose…</option>\n", id, f.ID, last)
 		options()
 		b.WriteString("  </select>\n")
 	case f.Type == form.TypeCheckbox && len(f.Options) > 0:
-		fmt.Fprintf(b, "  <select id=\"%s\" name=\"%s\" multiple%s>\n", id, f.ID, req)
+		fmt.Fprintf(b, "  <select id=\"%s\" name=\"%s\" multiple%s>\n", id, f.ID, last)
 		options()
 		b.WriteString("  </select>\n")
 	case f.Type == form.TypeCheckbox:
-		fmt.Fprintf(b, "  <input id=\"%s\" name=\"%s\" type=\"checkbox\"%s>\n", id, f.ID, req)
+		fmt.Fprintf(b, "  <input id=\"%s\" name=\"%s\" type=\"checkbox\"%s>\n", id, f.ID, last)
 	default:
-		fmt.Fprintf(b, "  <input id=\"%s\" name=\"%s\" type=\"%s\"%s%s>\n", id, f.ID, inputType(f.Type), ph, req)
+		fmt.Fprintf(b, "  <input id=\"%s\" name=\"%s\" type=\"%s\"%s%s>\n", id, f.ID, inputType(f.Type), ph, last)
 	}
 	fmt.Fprintf(b, "  <p id=\"%s-error\" class=\"error\" hidden></p>\n\n", id)
 }

@@ -29,10 +29,11 @@ func TestShareOffersEveryRecipeOfTheEmbeddingPage(t *testing.T) {
 
 func TestEmbedSnippetsForAForm(t *testing.T) {
 	ph := "you@example.org"
+	help, blank := "We write <only> here.\nNever shared.", " "
 	n := 0
 	f, err := form.New("frm_1", "wsp_1", form.Draft{Name: `Tom & Jerry's "sign-up"`, Fields: []form.FieldSpec{
-		{Label: "Email", Type: "email", Required: true, Placeholder: &ph},
-		{Label: "Age", Type: "number"},
+		{Label: "Email", Type: "email", Required: true, Placeholder: &ph, Help: &help},
+		{Label: "Age", Type: "number", Help: &blank},
 		{Label: "Notes <b>", Type: "textarea"},
 		{Label: "Size", Type: "dropdown", Options: []string{"S", `M "medium"`}},
 		{Label: "Plan", Type: "radio", Options: []string{"Free", "Pro"}, Required: true},
@@ -58,7 +59,9 @@ func TestEmbedSnippetsForAForm(t *testing.T) {
 	for _, want := range []string{
 		`const FORM = "` + url + `";`,
 		`<form id="signup" novalidate>`,
-		"<label for=\"email\">Email</label>\n  <input id=\"email\" name=\"" + fs[0].ID + "\" type=\"email\" placeholder=\"you@example.org\" required>\n  <p id=\"email-error\" class=\"error\" hidden></p>",
+		"<label for=\"email\">Email</label>\n  <p id=\"email-help\" class=\"help\">We write &lt;only&gt; here.<br>Never shared.</p>\n" +
+			"  <input id=\"email\" name=\"" + fs[0].ID + "\" type=\"email\" placeholder=\"you@example.org\" required aria-describedby=\"email-help\">\n  <p id=\"email-error\" class=\"error\" hidden></p>",
+		`const help = document.getElementById(input.id + "-help");`,
 		`<input id="age" name="` + fs[1].ID + `" type="number">`,
 		`<label for="notes_b">Notes &lt;b&gt;</label>`,
 		`<textarea id="notes_b" name="` + fs[2].ID + `"></textarea>`,

@@ -350,7 +350,7 @@ func specsOf(fields []form.Field) []form.FieldSpec {
 	for i, f := range fields {
 		key, page := f.Key, f.Page
 		s := form.FieldSpec{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: append([]string(nil), f.Options...),
-			Placeholder: f.Placeholder, Accept: append([]string(nil), f.Accept...), Key: &key, Hidden: f.Hidden}
+			Placeholder: f.Placeholder, Help: f.Help, Accept: append([]string(nil), f.Accept...), Key: &key, Hidden: f.Hidden}
 		if page > 1 {
 			s.Page = &page
 		}
@@ -625,6 +625,14 @@ func (h *Handler) saveField(c *gin.Context) {
 		s.ShowIf = logicOf(c, specs)
 	}
 	t, _ := form.ParseFieldType(s.Type)
+	if _, ok := c.GetPostForm("help"); ok {
+		// A textarea posts CRLF line breaks; the help keeps plain LF ones. Blank: no help.
+		if hp := strings.TrimSpace(strings.ReplaceAll(c.PostForm("help"), "\r\n", "\n")); hp != "" {
+			s.Help = &hp
+		} else {
+			s.Help = nil
+		}
+	}
 	if _, ok := c.GetPostForm("placeholder"); ok {
 		if ph := c.PostForm("placeholder"); ph != "" {
 			s.Placeholder = &ph

@@ -330,3 +330,46 @@ func TestLiveFormAsksBeforeLeavingPublication(t *testing.T) {
 		t.Fatalf("after confirming: %s", text(body))
 	}
 }
+
+// TestFormsBuilderEditsHelp: the Edit details of a field carry a Help text textarea; its line
+// breaks are kept (CRLF posted, LF stored), an over-long one is refused next to it with what was
+// typed kept, and a blank one removes the help.
+func TestFormsBuilderEditsHelp(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarness(t, db, "http://127.0.0.1:8080")
+		b := h.owner()
+		id := createForm(t, b, "Help texts")
+		b.post("/app/forms/"+id+"/fields", url.Values{"type": {"text"}, "label": {"Name"}}).redirectsTo(t, "/app/forms/"+id)
+		ids, body := fieldsOf(t, b, id)
+		if len(ids) != 1 {
+			t.Fatalf("fields %v", ids)
+		}
+		fld := ids[0]
+		if !strings.Contains(body, `<label for="h-`+fld+`">Help text</label>`) || !strings.Contains(body, `<textarea id="h-`+fld+`" name="help"`) {
+			t.Fatalf("no help textarea in the field's edit form: %s", body)
+		}
+
+		b.post("/app/forms/"+id+"/fields/"+fld, url.Values{"label": {"Name"}, "help": {"As on your ID <b>card</b>.\r\nWe print it."}}).
+			redirectsTo(t, "/app/forms/"+id)
+		_, body = fieldsOf(t, b, id)
+		if !regexp.MustCompile(`<textarea id="h-` + fld + `" name="help"[^>]*>As on your ID &lt;b&gt;card&lt;/b&gt;.\nWe print it.</textarea>`).MatchString(body) {
+			t.Fatalf("help not kept: %s", body)
+		}
+
+		long := strings.Repeat("é", 1001)
+		p := b.post("/app/forms/"+id+"/fields/"+fld, url.Values{"label": {"Full name"}, "help": {long}}).expect(t, http.StatusUnprocessableEntity)
+		if m := regexp.MustCompile(`id="h-` + fld + `-error">([^<]+)</span>`).FindStringSubmatch(p.body); m == nil || !strings.Contains(m[1], "1000") {
+			t.Fatalf("no length error next to the help textarea: %s", text(p.body))
+		}
+		if !strings.Contains(p.body, `name="help" rows="2" maxlength="1000" aria-invalid="true"`) || !strings.Contains(p.body, ">"+long+"</textarea>") ||
+			!strings.Contains(p.body, `value="Full name"`) {
+			t.Fatalf("the failed edit was not drawn again with what was typed: %s", text(p.body))
+		}
+
+		b.post("/app/forms/"+id+"/fields/"+fld, url.Values{"label": {"Name"}, "help": {"  \r\n "}}).redirectsTo(t, "/app/forms/"+id)
+		_, body = fieldsOf(t, b, id)
+		if !strings.Contains(body, `aria-describedby="h-`+fld+`-hint h-`+fld+`-error"></textarea>`) {
+			t.Fatalf("a blank help was kept: %s", body)
+		}
+	})
+}

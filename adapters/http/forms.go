@@ -16,7 +16,7 @@ import (
 var (
 	formProps          = []string{"name", "description", "fields", "settings", "status"}
 	formReadOnly       = []string{"id", "created_at", "updated_at", "submission_count", "closed_reason"}
-	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "accept", "max_file_size", "key", "hidden", "page", "show_if"}
+	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "help", "accept", "max_file_size", "key", "hidden", "page", "show_if"}
 	submissionProps    = []string{"data"}
 	submissionReadOnly = []string{"id", "form_id", "metadata", "submitted_at", "updated_at", "created_at"}
 )
@@ -112,6 +112,7 @@ func fieldSpecs(o object) []form.FieldSpec {
 			s.Options, _ = it.strings("options")
 		}
 		s.Placeholder, _ = it.nullableStr("placeholder")
+		s.Help, _ = it.nullableStr("help")
 		if !it.isNull("accept") {
 			s.Accept, _ = it.strings("accept")
 		}

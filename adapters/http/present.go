@@ -23,6 +23,7 @@ type fieldJSON struct {
 	Required    bool     `json:"required"`
 	Options     []string `json:"options"`
 	Placeholder *string  `json:"placeholder"`
+	Help        *string  `json:"help"`
 	// Accept and MaxFileSize are shown on file fields only.
 	Accept      *[]string   `json:"accept,omitempty"`
 	MaxFileSize *int64      `json:"max_file_size,omitempty"`
@@ -103,7 +104,7 @@ func presentField(f form.Field) fieldJSON {
 	if opts == nil {
 		opts = []string{}
 	}
-	out := fieldJSON{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: opts, Placeholder: f.Placeholder,
+	out := fieldJSON{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: opts, Placeholder: f.Placeholder, Help: f.Help,
 		Key: f.Key, Hidden: f.Hidden, Page: f.Page, ShowIf: presentShowIf(f.ShowIf)}
 	if f.Type == form.TypeFile {
 		accept := f.Accept

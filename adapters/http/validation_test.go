@@ -94,3 +94,46 @@ func TestRedirectURLCannotInjectCSP(t *testing.T) {
 		}
 	})
 }
+
+// TestFieldHelp: a field's help is stored as sent (line breaks kept), read back as null when
+// the field has none, refused over 1,000 characters, with control characters or when it is
+// not a string, and a PATCH of the fields replaces it.
+func TestFieldHelp(t *testing.T) {
+	eachHarness(t, func(t *testing.T, h *harness) {
+		key := h.keys["admin"]
+		help := "We answer within a day.\nNo spam."
+		r := h.do("POST", "/v1/forms", key, map[string]any{"name": "Help", "fields": []any{
+			map[string]any{"label": "Name", "type": "text"},
+			map[string]any{"label": "Size", "type": "radio", "options": []string{"S", "M"}, "help": help},
+		}})
+		h.expect(r, 201, "")
+		id := r.json["id"].(string)
+		r = h.do("GET", "/v1/forms/"+id, key, nil)
+		h.expect(r, 200, "")
+		fields := r.json["fields"].([]any)
+		first, second := fields[0].(map[string]any), fields[1].(map[string]any)
+		if v, ok := first["help"]; !ok || v != nil {
+			t.Fatalf("help of a field without one = %v (present %v), want null", v, ok)
+		}
+		if second["help"] != help {
+			t.Fatalf("help = %q, want %q", second["help"], help)
+		}
+
+		over := func(v any) map[string]any {
+			return map[string]any{"name": "Help", "fields": []any{map[string]any{"label": "Name", "type": "text", "help": v}}}
+		}
+		h.expectDetail(h.do("POST", "/v1/forms", key, over(strings.Repeat("é", 1001))), "fields[0].help", "too_long")
+		h.expectDetail(h.do("POST", "/v1/forms", key, over("bell\a")), "fields[0].help", "invalid_value")
+		h.expectDetail(h.do("POST", "/v1/forms", key, over(42)), "fields[0].help", "invalid_type")
+		h.expect(h.do("POST", "/v1/forms", key, over(strings.Repeat("é", 1000))), 201, "")
+
+		second["help"] = "Pick the size you wear."
+		first["help"] = nil
+		r = h.do("PATCH", "/v1/forms/"+id, key, map[string]any{"fields": []any{first, second}})
+		h.expect(r, 200, "")
+		got := r.json["fields"].([]any)[1].(map[string]any)["help"]
+		if got != "Pick the size you wear." {
+			t.Fatalf("patched help = %v", got)
+		}
+	})
+}

@@ -206,6 +206,7 @@ type fieldJSON struct {
 	Required    bool        `json:"required,omitempty"`
 	Options     []string    `json:"options,omitempty"`
 	Placeholder *string     `json:"placeholder,omitempty"`
+	Help        *string     `json:"help,omitempty"`
 	Accept      []string    `json:"accept,omitempty"`
 	MaxFileSize int64       `json:"max_file_size,omitempty"`
 	Key         string      `json:"key,omitempty"`
@@ -253,7 +254,7 @@ func formFromDomain(f *form.Form) (formRow, error) {
 	fields := f.Fields()
 	out := make([]fieldJSON, len(fields))
 	for i, fl := range fields {
-		out[i] = fieldJSON{ID: fl.ID, Label: fl.Label, Type: string(fl.Type), Required: fl.Required, Options: fl.Options, Placeholder: fl.Placeholder,
+		out[i] = fieldJSON{ID: fl.ID, Label: fl.Label, Type: string(fl.Type), Required: fl.Required, Options: fl.Options, Placeholder: fl.Placeholder, Help: fl.Help,
 			Accept: fl.Accept, MaxFileSize: fl.MaxFileBytes, Key: fl.Key, Hidden: fl.Hidden, Page: fl.Page, ShowIf: showIfToJSON(fl.ShowIf)}
 	}
 	b, err := json.Marshal(out)
@@ -271,7 +272,7 @@ func decodeFields(formID, raw string) ([]form.Field, error) {
 	}
 	fields := make([]form.Field, len(stored))
 	for i, s := range stored {
-		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder,
+		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder, Help: s.Help,
 			Accept: s.Accept, MaxFileBytes: s.MaxFileSize, Key: s.Key, Hidden: s.Hidden, Page: s.Page, ShowIf: showIfFromJSON(s.ShowIf)}
 	}
 	return fields, nil

@@ -31,6 +31,9 @@ func TestFormCreateGetIsolation(t *testing.T) {
 		if !reflect.DeepEqual(got.Fields(), f.Fields()) {
 			t.Fatalf("fields = %+v, want %+v", got.Fields(), f.Fields())
 		}
+		if h := got.Fields()[1].Help; h == nil || *h != "Where we answer you.\nWe never share it." || got.Fields()[0].Help != nil {
+			t.Fatalf("help did not round trip: %v / %v", got.Fields()[0].Help, h)
+		}
 		want := base.Truncate(time.Millisecond)
 		if !got.CreatedAt().Equal(want) || !got.UpdatedAt().Equal(want) {
 			t.Fatalf("times %v %v, want %v", got.CreatedAt(), got.UpdatedAt(), want)

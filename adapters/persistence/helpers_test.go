@@ -94,12 +94,13 @@ func buildForm(t testing.TB, workspaceID string, at time.Time) *form.Form {
 	t.Helper()
 	desc := "Tell us about you"
 	ph := "Jane"
+	help := "Where we answer you.\nWe never share it."
 	f, err := form.New(newID("frm"), workspaceID, form.Draft{
 		Name:        "Contact",
 		Description: &desc,
 		Fields: []form.FieldSpec{
 			{Label: "Name", Type: "text", Required: true, Placeholder: &ph},
-			{Label: "Email", Type: "email"},
+			{Label: "Email", Type: "email", Help: &help},
 			{Label: "Topics", Type: "checkbox", Options: []string{"sales", "support", "press"}},
 		},
 	}, func() string { return newID("fld") }, form.DefaultLimits, at)

@@ -37,6 +37,8 @@ type fieldView struct {
 	Accept                                                                  string // file inputs: the browser's picker filter
 	Required, Checked                                                       bool
 	Options                                                                 []option
+	// Help is the text shown under the label (empty: none); HelpID is its element's id.
+	Help, HelpID string
 	// Rule is the field's display rule as JSON for the page's script (data-show-if); empty
 	// when the field has none.
 	Rule string
@@ -48,6 +50,19 @@ func (f fieldView) FirstID() string {
 		return f.Options[0].ID
 	}
 	return f.InputID
+}
+
+// DescribedBy lists the ids that describe the control (or the group): the help text, then the
+// error line; empty when there is neither.
+func (f fieldView) DescribedBy() string {
+	var ids []string
+	if f.Help != "" {
+		ids = append(ids, f.HelpID)
+	}
+	if f.Error != "" {
+		ids = append(ids, f.ErrorID)
+	}
+	return strings.Join(ids, " ")
 }
 
 type errorLink struct{ Target, Label, Message string }
@@ -152,6 +167,9 @@ func views(f *form.Form, fields []form.Field, values map[string][]string, errs m
 			Kind: kind, InputType: typ, Required: fl.Required, Error: errs[fl.ID], Accept: strings.Join(fl.Accept, ",")}
 		if fl.Placeholder != nil {
 			v.Placeholder = *fl.Placeholder
+		}
+		if fl.Help != nil && strings.TrimSpace(*fl.Help) != "" {
+			v.Help, v.HelpID = *fl.Help, "f-"+fl.ID+"-help"
 		}
 		if fl.ShowIf != nil {
 			v.Rule = ruleJSON(fl.ShowIf, fields)

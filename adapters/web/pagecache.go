@@ -82,7 +82,7 @@ func pageKey(f *form.Form, d *pageData) string {
 	fp.flag(d.Multipart, d.PoW, d.Honeypot)
 	fp.num(len(d.Fields))
 	for _, v := range d.Fields {
-		fp.str(v.ID, v.InputID, v.ErrorID, v.Label, v.Kind, v.InputType, v.Placeholder, v.Value, v.Error, v.Accept, v.Rule)
+		fp.str(v.ID, v.InputID, v.ErrorID, v.Label, v.Kind, v.InputType, v.Placeholder, v.Help, v.HelpID, v.Value, v.Error, v.Accept, v.Rule)
 		fp.flag(v.Required, v.Checked)
 		fp.num(len(v.Options))
 		for _, o := range v.Options {

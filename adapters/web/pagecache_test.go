@@ -14,14 +14,15 @@ import (
 func cacheTestForm(name string, s form.Settings) *form.Form {
 	ph := `Ada "A+B" <Lovelace> & 'co'`
 	desc := `Tell us <b>everything</b> & more + "quotes"`
+	help := "Two lines <i>of</i> help & \"quotes\" + 'x'\nsecond line"
 	fields := []form.Field{
 		{ID: "fld_a", Label: `Name <&> "x" + 'y'`, Type: form.TypeText, Required: true, Placeholder: &ph},
-		{ID: "fld_b", Label: "Email", Type: form.TypeEmail, Required: true},
+		{ID: "fld_b", Label: "Email", Type: form.TypeEmail, Required: true, Help: &help},
 		{ID: "fld_c", Label: "Age", Type: form.TypeNumber},
-		{ID: "fld_d", Label: "Country", Type: form.TypeDropdown, Options: []string{"France", `Ja"pan & <co>`}},
+		{ID: "fld_d", Label: "Country", Type: form.TypeDropdown, Options: []string{"France", `Ja"pan & <co>`}, Help: &help},
 		{ID: "fld_e", Label: "Topics", Type: form.TypeCheckbox, Options: []string{"News", "Offers+"}},
 		{ID: "fld_f", Label: "I agree", Type: form.TypeCheckbox},
-		{ID: "fld_g", Label: "Contact by", Type: form.TypeRadio, Options: []string{"Mail", "Phone"}, Required: true},
+		{ID: "fld_g", Label: "Contact by", Type: form.TypeRadio, Options: []string{"Mail", "Phone"}, Required: true, Help: &help},
 		{ID: "fld_h", Label: "Message", Type: form.TypeTextarea, Placeholder: &ph},
 		{ID: "fld_i", Label: "Attachment", Type: form.TypeFile, Accept: []string{"application/pdf", "image/*"}},
 		{ID: "fld_j", Label: "Birthday", Type: form.TypeDate},
@@ -100,7 +101,7 @@ func TestPageKeyCoversPageData(t *testing.T) {
 	if n := reflect.TypeOf(pageData{}).NumField(); n != 17 {
 		t.Fatalf("pageData has %d fields; add the new ones to pageKey and update this count", n)
 	}
-	if n := reflect.TypeOf(fieldView{}).NumField(); n != 14 {
+	if n := reflect.TypeOf(fieldView{}).NumField(); n != 16 {
 		t.Fatalf("fieldView has %d fields; add the new ones to pageKey and update this count", n)
 	}
 	base := cacheTestForm("Contact", form.DefaultSettings())
@@ -114,6 +115,14 @@ func TestPageKeyCoversPageData(t *testing.T) {
 	// Same ID and updated_at, different content: different keys.
 	if key(base) == key(renamed) || key(base) == key(cacheTestForm("Contact", other)) {
 		t.Fatal("a changed form has the key of its older version")
+	}
+	// Only a field's help text changed: another key.
+	fields := base.Fields()
+	changed := "Other help"
+	fields[1].Help = &changed
+	helped := form.UnmarshalWithSettingsFromDatabase(base.ID(), base.WorkspaceID(), base.Name(), base.Description(), base.Status(), fields, base.Settings(), base.CreatedAt(), base.UpdatedAt())
+	if key(base) == key(helped) {
+		t.Fatal("a changed help text keeps the key of the older version")
 	}
 }
 

@@ -568,3 +568,62 @@ func TestJSONPostNamesFieldsByKey(t *testing.T) {
 		t.Fatalf("%d stored", n)
 	}
 }
+
+// TestHelpTextDescribesTheControl: a field's help is drawn under its label, escaped, and named
+// by aria-describedby of the control (a group's fieldset), before the error line after a failed
+// post; a field without help, or with a blank one, gets neither the paragraph nor the reference.
+func TestHelpTextDescribesTheControl(t *testing.T) {
+	h := newHarness(t)
+	help := "We reply <b>within</b> a day.\nNever shared."
+	f := h.form(form.StatusPublished, lenient(),
+		form.FieldSpec{Label: "Email", Type: "email", Required: true, Help: ptr(help)},
+		form.FieldSpec{Label: "Contact by", Type: "radio", Options: []string{"Mail", "Phone"}, Required: true, Help: ptr("Pick one.")},
+		form.FieldSpec{Label: "I agree", Type: "checkbox", Help: ptr("Optional.")},
+		form.FieldSpec{Label: "Country", Type: "dropdown", Options: []string{"France"}, Help: ptr("Where you live.")},
+		form.FieldSpec{Label: "Notes", Type: "textarea", Help: ptr("  ")},
+		form.FieldSpec{Label: "Age", Type: "number"},
+	)
+	id := map[string]string{}
+	for _, fl := range f.Fields() {
+		id[fl.Label] = fl.ID
+	}
+	page := body(h.get("/f/" + f.ID()))
+	token, _ := h.page(f, "")
+	for _, want := range []string{
+		`<label for="f-` + id["Email"] + `">Email`,
+		`<p class="field-help" id="f-` + id["Email"] + `-help">We reply &lt;b&gt;within&lt;/b&gt; a day.` + "\n" + `Never shared.</p>`,
+		`id="f-` + id["Email"] + `" name="` + id["Email"] + `" value="" required aria-required="true" aria-describedby="f-` + id["Email"] + `-help"`,
+		`<fieldset id="f-` + id["Contact by"] + `" role="radiogroup" aria-describedby="f-` + id["Contact by"] + `-help" aria-required="true">`,
+		`<p class="field-help" id="f-` + id["Contact by"] + `-help">Pick one.</p>`,
+		`value="true" aria-describedby="f-` + id["I agree"] + `-help"><label`,
+		`<select id="f-` + id["Country"] + `" name="` + id["Country"] + `" aria-describedby="f-` + id["Country"] + `-help">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	for _, absent := range []string{`id="f-` + id["Notes"] + `-help"`, `id="f-` + id["Age"] + `-help"`} {
+		if strings.Contains(page, absent) {
+			t.Errorf("page has %s", absent)
+		}
+	}
+	if strings.Count(page, `class="field-help"`) != 4 {
+		t.Errorf("help paragraphs = %d, want 4", strings.Count(page, `class="field-help"`))
+	}
+
+	rec := h.postForm("/f/"+f.ID(), url.Values{"_token": {token}, id["Email"]: {"not-an-email"}})
+	if rec.Code != 422 {
+		t.Fatalf("status %d", rec.Code)
+	}
+	page = body(rec)
+	for _, want := range []string{
+		`value="not-an-email" required aria-required="true" aria-invalid="true" aria-describedby="f-` + id["Email"] + `-help f-` + id["Email"] + `-error"`,
+		`<fieldset id="f-` + id["Contact by"] + `" role="radiogroup" aria-describedby="f-` + id["Contact by"] + `-help f-` + id["Contact by"] + `-error" aria-required="true">`,
+		`-help">Pick one.</p>` + "\n" + `<p class="field-error" id="f-` + id["Contact by"] + `-error">`,
+		`aria-invalid="true" aria-describedby="f-` + id["Contact by"] + `-error"><label for="f-` + id["Contact by"] + `-0">`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("failed post lacks %s", want)
+		}
+	}
+}

@@ -42,6 +42,8 @@ type Field struct {
 	Required    bool
 	Options     []string
 	Placeholder *string
+	// Help is plain text shown under the label; nil when the field has none.
+	Help *string
 	// Accept lists the content types a file field takes ("application/pdf", "image/*"); empty: any.
 	Accept []string
 	// MaxFileBytes bounds each uploaded file of a file field; 0: the server's default.
@@ -79,6 +81,7 @@ type FieldSpec struct {
 	Required    bool
 	Options     []string
 	Placeholder *string
+	Help        *string
 	Accept      []string
 	// MaxFileBytes is nil when the client did not set it.
 	MaxFileBytes *int64
@@ -105,6 +108,7 @@ const (
 	maxLabel       = 500
 	maxOption      = 500
 	maxPlaceholder = 500
+	maxHelp        = 1000
 )
 
 // buildFields checks every spec and returns the fields, reusing IDs from existing when allowed.
@@ -122,7 +126,7 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 	out := make([]Field, 0, len(specs))
 	for i, s := range specs {
 		path := fmt.Sprintf("fields[%d]", i)
-		f := Field{ID: s.ID, Required: s.Required, Placeholder: s.Placeholder, Hidden: s.Hidden}
+		f := Field{ID: s.ID, Required: s.Required, Placeholder: s.Placeholder, Help: s.Help, Hidden: s.Hidden}
 		if s.ID != "" {
 			if !known[s.ID] {
 				vs.Add(path+".id", "unknown_field", "field "+s.ID+" does not belong to this form")
@@ -143,6 +147,9 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 		}
 		if p := s.Placeholder; p != nil && text.Field(&vs, path+".placeholder", *p) && utf8.RuneCountInString(*p) > maxPlaceholder {
 			vs.Add(path+".placeholder", "too_long", fmt.Sprintf("placeholder must be at most %d characters", maxPlaceholder))
+		}
+		if h := s.Help; h != nil && text.Field(&vs, path+".help", *h) && utf8.RuneCountInString(*h) > maxHelp {
+			vs.Add(path+".help", "too_long", fmt.Sprintf("help must be at most %d characters", maxHelp))
 		}
 		t, ok := ParseFieldType(s.Type)
 		if !ok {

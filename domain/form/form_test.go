@@ -136,7 +136,7 @@ func TestNewBuildsDraftWithServerIDs(t *testing.T) {
 		Description: &desc,
 		Fields: []form.FieldSpec{
 			{Label: " Name ", Type: "text", Required: true, Placeholder: ptr("Jane")},
-			{Label: "Colour", Type: "radio", Options: []string{"red", "green"}},
+			{Label: "Colour", Type: "radio", Options: []string{"red", "green"}, Help: ptr("Pick one.\nAny shade counts.")},
 		},
 	}, ids, form.DefaultLimits, t0.In(local))
 	if err != nil {
@@ -164,7 +164,10 @@ func TestNewBuildsDraftWithServerIDs(t *testing.T) {
 	if fs[0].Label != "Name" || fs[0].Type != form.TypeText || !fs[0].Required || fs[0].Placeholder == nil || *fs[0].Placeholder != "Jane" {
 		t.Errorf("field 0 = %+v", fs[0])
 	}
-	if fs[1].Type != form.TypeRadio || !reflect.DeepEqual(fs[1].Options, []string{"red", "green"}) {
+	if fs[0].Help != nil {
+		t.Errorf("field 0 help = %q, want none", *fs[0].Help)
+	}
+	if fs[1].Type != form.TypeRadio || !reflect.DeepEqual(fs[1].Options, []string{"red", "green"}) || fs[1].Help == nil || *fs[1].Help != "Pick one.\nAny shade counts." {
 		t.Errorf("field 1 = %+v", fs[1])
 	}
 	if got, ok := f.Field("fld_2"); !ok || got.Label != "Colour" {

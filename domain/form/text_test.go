@@ -9,7 +9,7 @@ import (
 	"github.com/formward/formward/domain/form"
 )
 
-// TestTextRules: every text of a form (name, description, label, option, placeholder,
+// TestTextRules: every text of a form (name, description, label, option, placeholder, help,
 // thank-you message, captcha keys) refuses control characters at its JSON path, on New and Apply.
 func TestTextRules(t *testing.T) {
 	nul := "a\x00b"
@@ -25,6 +25,7 @@ func TestTextRules(t *testing.T) {
 		{"label", form.Draft{Name: "F", Fields: []form.FieldSpec{{Label: nul, Type: "text"}}}, "fields[0].label"},
 		{"option", form.Draft{Name: "F", Fields: []form.FieldSpec{{Label: "L", Type: "radio", Options: []string{"ok", nul}}}}, "fields[0].options[1]"},
 		{"placeholder", form.Draft{Name: "F", Fields: []form.FieldSpec{{Label: "L", Type: "text", Placeholder: ptr(nul)}}}, "fields[0].placeholder"},
+		{"help", form.Draft{Name: "F", Fields: []form.FieldSpec{{Label: "L", Type: "text"}, {Label: "M", Type: "text", Help: ptr("x\x07y")}}}, "fields[1].help"},
 		{"thank you", form.Draft{Name: "F", Settings: &form.Settings{ThankYouMessage: ptr(nul)}}, "settings.thank_you_message"},
 		{"captcha site key", form.Draft{Name: "F", Settings: &form.Settings{Spam: form.Spam{Captcha: &form.Captcha{Provider: form.CaptchaTurnstile, SiteKey: nul, Secret: "s"}}}}, "settings.spam.captcha.site_key"},
 		{"captcha secret", form.Draft{Name: "F", Settings: &form.Settings{Spam: form.Spam{Captcha: &form.Captcha{Provider: form.CaptchaTurnstile, SiteKey: "k", Secret: nul}}}}, "settings.spam.captcha.secret"},
@@ -46,6 +47,7 @@ func TestTextRules(t *testing.T) {
 		{form.Patch{Name: ptr(nul)}, "name"},
 		{form.Patch{Description: ptr(ptr(nul))}, "description"},
 		{form.Patch{Fields: &[]form.FieldSpec{{ID: "fld_1", Label: nul, Type: "text"}}}, "fields[0].label"},
+		{form.Patch{Fields: &[]form.FieldSpec{{ID: "fld_1", Label: "Name", Type: "text", Help: ptr(nul)}}}, "fields[0].help"},
 		{form.Patch{Settings: &form.Settings{ThankYouMessage: ptr(nul)}}, "settings.thank_you_message"},
 	} {
 		if _, err := f.Apply(p.patch, ids, form.DefaultLimits, t1); !hasViolation(violations(t, err), p.path, "invalid_value") {
@@ -61,8 +63,8 @@ func TestTextRules(t *testing.T) {
 	}
 }
 
-// TestLengthCaps: label, option and placeholder at most 500 characters; description and
-// thank-you message at most 5,000; counted in characters, not bytes.
+// TestLengthCaps: label, option and placeholder at most 500 characters; help at most 1,000;
+// description and thank-you message at most 5,000; counted in characters, not bytes.
 func TestLengthCaps(t *testing.T) {
 	long := func(n int) string { return strings.Repeat("é", n) }
 	field := func(mod func(*form.FieldSpec)) form.Draft {
@@ -78,6 +80,7 @@ func TestLengthCaps(t *testing.T) {
 		{"label", field(func(s *form.FieldSpec) { s.Label = long(500) }), field(func(s *form.FieldSpec) { s.Label = long(501) }), "fields[0].label"},
 		{"option", field(func(s *form.FieldSpec) { s.Options = []string{long(500)} }), field(func(s *form.FieldSpec) { s.Options = []string{"a", long(501)} }), "fields[0].options[1]"},
 		{"placeholder", field(func(s *form.FieldSpec) { s.Placeholder = ptr(long(500)) }), field(func(s *form.FieldSpec) { s.Placeholder = ptr(long(501)) }), "fields[0].placeholder"},
+		{"help", field(func(s *form.FieldSpec) { s.Help = ptr(long(1000)) }), field(func(s *form.FieldSpec) { s.Help = ptr(long(1001)) }), "fields[0].help"},
 		{"description", form.Draft{Name: "F", Description: ptr(long(5000))}, form.Draft{Name: "F", Description: ptr(long(5001))}, "description"},
 		{"thank you", form.Draft{Name: "F", Settings: &form.Settings{ThankYouMessage: ptr(long(5000))}}, form.Draft{Name: "F", Settings: &form.Settings{ThankYouMessage: ptr(long(5001))}}, "settings.thank_you_message"},
 	} {

@@ -5,6 +5,7 @@
 // with FORMWARD_BROWSER_FORM (JSON) describing the form the Go test created:
 //   {"fields": [{"id", "label", "type", "required", "options", "value"}], "upload": "/path/to/file",
 //    "minFillSeconds": 1}
+// A field's optional "help" must be shown and named by the control's (a group's) aria-describedby.
 //
 // playwright-core drives Debian's /usr/bin/chromium (no browser download). The script:
 //   1. opens the page and saves a screenshot (<artifact dir>/form.png);
@@ -134,10 +135,12 @@ async function expectErrorNextTo(page, f, where) {
   const texts = [];
   for (const id of describedBy.split(/\s+/).filter(Boolean)) {
     const el = page.locator(`[id="${id}"]`);
-    if ((await el.count()) === 1 && (await el.isVisible())) texts.push({ id, text: (await el.innerText()).trim() });
+    if ((await el.count()) === 1 && (await el.isVisible())) {
+      texts.push({ id, text: (await el.innerText()).trim(), error: await el.evaluate((n) => n.classList.contains('field-error')) });
+    }
   }
-  const err = texts.find((t) => t.text.length > 0);
-  if (!err) fail(`${where}: aria-describedby="${describedBy}" of "${f.label}" points at no visible text`);
+  const err = texts.find((t) => t.text.length > 0 && t.error);
+  if (!err) fail(`${where}: aria-describedby="${describedBy}" of "${f.label}" points at no visible error text`);
   if ((await input.getAttribute('aria-invalid')) !== 'true') fail(`${where}: "${f.label}" is not aria-invalid="true"`);
   const fieldBox = await input.boundingBox();
   const errBox = await page.locator(`[id="${err.id}"]`).boundingBox();
@@ -145,6 +148,25 @@ async function expectErrorNextTo(page, f, where) {
     fail(`${where}: the error of "${f.label}" is ${Math.round(Math.abs(errBox.y - fieldBox.y))}px away from it`);
   }
   return err.text;
+}
+
+// Every field with help text shows it, and the control (the fieldset of a group) names it in
+// aria-describedby.
+async function expectHelp(page, where) {
+  const norm = (s) => s.replace(/\s+/g, ' ').trim();
+  const helped = spec.fields.filter((f) => f.help);
+  for (const f of helped) {
+    const grouped = (f.type === 'checkbox' && f.options?.length) || f.type === 'radio';
+    const target = grouped ? groupOf(page, f) : controlOf(page, f);
+    const describedBy = (await target.getAttribute('aria-describedby')) || '';
+    let found = false;
+    for (const id of describedBy.split(/\s+/).filter(Boolean)) {
+      const el = page.locator(`[id="${id}"]`);
+      if ((await el.count()) === 1 && (await el.isVisible()) && norm(await el.innerText()) === norm(f.help)) found = true;
+    }
+    if (!found) fail(`${where}: the help of "${f.label}" is not shown or not in its aria-describedby ("${describedBy}")`);
+  }
+  return helped.length;
 }
 
 async function expectValuesKept(page, skip, where) {
@@ -261,6 +283,7 @@ async function main() {
       if ((await controlOf(page, f).count()) === 0) fail(`no control labelled "${f.label}" (${f.type})`);
     }
     ok(`page ${pageURL} shows a labelled control for each of the ${spec.fields.length} fields`);
+    ok(`help text shown and named by aria-describedby for ${await expectHelp(page, 'the form')} fields`);
     await expectNoAxeViolations(page, 'the form');
     const shot = path.resolve(artifactDir, 'form.png');
     await page.screenshot({ path: shot, fullPage: true });
@@ -272,6 +295,7 @@ async function main() {
     await phonePage.goto(pageURL, { waitUntil: 'load' });
     const widths = await phonePage.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
     if (widths.scroll > widths.inner) fail(`on a 375 px phone the page scrolls sideways (${widths.scroll} px wide)`);
+    await expectNoAxeViolations(phonePage, 'the form at 375 px');
     await phonePage.screenshot({ path: path.resolve(artifactDir, 'form-phone.png'), fullPage: true });
     await phone.close();
     ok(`phone (375 px): no sideways scrolling; screenshot ${path.resolve(artifactDir, 'form-phone.png')}`);
@@ -290,6 +314,7 @@ async function main() {
     await page.locator('form button[type=submit], form input[type=submit]').first().click();
     let text = await expectErrorNextTo(page, empty, 'in the browser');
     await expectValuesKept(page, empty, 'in the browser');
+    await expectHelp(page, "the form with the script's error");
     ok(`the page's script shows the error next to "${empty.label}" (aria-describedby -> "${text}") and keeps every value`);
     await expectNoAxeViolations(page, "the form with the script's error");
 
@@ -301,6 +326,7 @@ async function main() {
     await page.waitForLoadState('load');
     text = await expectErrorNextTo(page, empty, 'from the server');
     await expectValuesKept(page, empty, 'from the server');
+    await expectHelp(page, "the server's error page");
     ok(`the server's page shows the error next to "${empty.label}" (aria-describedby -> "${text}") and keeps every value`);
     await expectNoAxeViolations(page, "the server's error page");
     await page.screenshot({ path: path.resolve(artifactDir, 'form-errors.png'), fullPage: true });

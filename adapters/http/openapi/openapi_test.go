@@ -239,8 +239,8 @@ const validForm = `{
   "description": null,
   "status": "draft",
   "fields": [
-    {"id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AF", "label": "Email", "type": "email", "required": true, "options": [], "placeholder": null, "key": "email", "hidden": false, "page": 1, "show_if": null},
-    {"id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AG", "label": "Topic", "type": "radio", "required": false, "options": ["a", "b"], "placeholder": "pick one", "key": "topic", "hidden": false, "page": 2,
+    {"id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AF", "label": "Email", "type": "email", "required": true, "options": [], "placeholder": null, "help": null, "key": "email", "hidden": false, "page": 1, "show_if": null},
+    {"id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AG", "label": "Topic", "type": "radio", "required": false, "options": ["a", "b"], "placeholder": "pick one", "help": "Either will do.\nWe read both.", "key": "topic", "hidden": false, "page": 2,
      "show_if": {"match": "any", "conditions": [{"field_id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AF", "operator": "contains", "value": "@example.org"}]}}
   ],
   "submission_count": 0,

@@ -56,10 +56,11 @@
     p.className = "field-error";
     p.id = (el.id || el.name) + "-hint";
     p.textContent = el.validationMessage || "Please check this answer.";
-    var anchor = field.querySelector("legend") || field.querySelector("label");
+    var help = field.querySelector(".field-help");
+    var anchor = help || field.querySelector("legend") || field.querySelector("label");
     if (anchor && anchor.parentNode) anchor.parentNode.insertBefore(p, anchor.nextSibling);
     el.setAttribute("aria-invalid", "true");
-    el.setAttribute("aria-describedby", p.id);
+    el.setAttribute("aria-describedby", (help ? help.id + " " : "") + p.id);
   }
 
   // Display rules: {"any": bool, "c": [[field ID, operator, value, list]]}, as the server
