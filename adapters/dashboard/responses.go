@@ -425,13 +425,18 @@ func (h *Handler) export(c *gin.Context) {
 		h.fail(c, httperr.BadRequest("The format must be CSV, XLSX or NDJSON."))
 		return
 	}
+	includeRemoved, ok := httpkit.IncludeRemoved(c.GetQuery("include_removed"))
+	if !ok {
+		h.fail(c, httperr.BadRequest("Removed fields are included or not: include_removed must be true or false."))
+		return
+	}
 	after, before, err := dayBounds(c.Query("created_after"), c.Query("created_before"))
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
 	e, err := h.app.Queries.ExportSubmissions.Handle(c.Request.Context(), capture.ExportSubmissions{
-		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before})
+		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before, IncludeRemoved: includeRemoved})
 	if err != nil {
 		h.fail(c, err)
 		return
