@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/csv"
 	"strings"
 	"testing"
@@ -9,7 +10,9 @@ import (
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/ports"
 )
 
 // A field removed through PATCH keeps its answers: include_removed=true exports them as
@@ -82,6 +85,18 @@ func TestExportIncludeRemoved(t *testing.T) {
 		}
 		if c := cells["E2"]; c.T != "" || c.V != "36" {
 			t.Fatalf("xlsx E2 = %+v, want the number 36", c)
+		}
+
+		// The audit log records include_removed when it was asked for, and only then.
+		events, err := persistence.NewAuditLog(db).List(context.Background(), h.wsA, ports.AuditQuery{Page: ports.Page{Limit: 100},
+			Action: string(audit.SubmissionsExported)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Newest first: xlsx with, csv with, csv false, csv plain.
+		if len(events) != 4 || events[0].Details["include_removed"] != true || events[1].Details["include_removed"] != true ||
+			events[2].Details["include_removed"] != nil || events[3].Details["include_removed"] != nil {
+			t.Fatalf("export events: %+v", events)
 		}
 
 		for _, bad := range []string{"?include_removed=yes", "?include_removed=", "?include_removed=TRUE", "?include_removed=1"} {
