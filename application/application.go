@@ -115,6 +115,8 @@ type Queries struct {
 	ExportSubmissions capture.ExportSubmissionsHandler
 	// GetFormStats reports a form's views, starts, submissions and completion.
 	GetFormStats capture.GetFormStatsHandler
+	// CountFieldAnswers counts the stored answers of one field of a form.
+	CountFieldAnswers capture.CountFieldAnswersHandler
 	// LastSubmissionTimes is when each form of a page last received a submission.
 	LastSubmissionTimes forms.LastSubmissionTimesHandler
 
@@ -345,6 +347,7 @@ func New(d Deps, s Settings) *Application {
 
 			ExportSubmissions: capture.NewExportSubmissionsHandler(d.Forms, d.Scanner, d.Audit, d.IDs, d.Clock),
 			GetFormStats:      capture.NewGetFormStatsHandler(d.Forms, d.Stats, d.Activity, d.Clock),
+			CountFieldAnswers: capture.NewCountFieldAnswersHandler(d.Forms, d.Scanner),
 
 			LastSubmissionTimes: forms.NewLastSubmissionTimesHandler(d.Forms),
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
@@ -39,6 +40,7 @@ func (h *Handler) mountForms(w *gin.RouterGroup) {
 	w.POST("/forms/:id/fields/:fid/duplicate", h.duplicateField)
 	w.POST("/forms/:id/breaks", h.addBreak)
 	w.POST("/forms/:id/breaks/:n", h.changeBreak)
+	w.GET("/forms/:id/fields/:fid/remove", h.removeFieldConfirm)
 	w.POST("/forms/:id/fields/:fid/remove", h.removeField)
 	w.POST("/forms/:id/order", h.reorderFields)
 	w.POST("/forms/:id/settings", h.saveFormSettings)
@@ -663,6 +665,34 @@ func (h *Handler) saveField(c *gin.Context) {
 		}
 	}
 	h.patchFields(c, fv, specs, s.ID, "Field saved.", "#field-"+s.ID)
+}
+
+// removeFieldConfirm asks before a field leaves the form, saying how many answers it has and
+// that they stay visible as a removed column.
+func (h *Handler) removeFieldConfirm(c *gin.Context) {
+	fv, specs, i, ok := h.editableField(c)
+	if !ok {
+		return
+	}
+	fl := specs[i]
+	n, err := h.app.Queries.CountFieldAnswers.Handle(c.Request.Context(), capture.CountFieldAnswers{FormID: fv.Form.ID(), FieldID: fl.ID})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	back := "/app/forms/" + fv.Form.ID()
+	answers := "It has no answers yet."
+	if n > 0 {
+		answers = fmt.Sprintf("“%s” has %s. They are kept: the responses table, each response and the exports with removed fields "+
+			"show them in a “%s%s” column.", fl.Label, plural(int(n), "answer"), fl.Label, capture.RemovedSuffix)
+	}
+	leaves := "The field leaves the form: respondents no longer see it."
+	if fv.Form.Status() == form.StatusPublished {
+		leaves = "The field leaves the public form at once: respondents no longer see it."
+	}
+	d := confirmData{Heading: "Remove “" + fl.Label + "”?", Paragraphs: []string{answers, leaves},
+		Action: back + "/fields/" + fl.ID + "/remove", Button: "Remove field", Cancel: back + "#field-" + fl.ID, Danger: true}
+	h.render(c, http.StatusOK, "confirm", &view{Title: "Remove field", Data: d})
 }
 
 func (h *Handler) removeField(c *gin.Context) {

@@ -61,6 +61,7 @@ type responsesData struct {
 	Total            int64
 	Columns          []column
 	Shown            []column
+	Removed          []column // removed fields answered on the page, after Shown
 	Rows             []responseRow
 	Prev, Next       string
 	Newest           string
@@ -179,11 +180,18 @@ func (h *Handler) responses(c *gin.Context) {
 			d.Shown = append(d.Shown, col)
 		}
 	}
+	removed := answeredRemoved(f, page.Submissions)
+	for _, r := range removed {
+		d.Removed = append(d.Removed, column{ID: r.ID, Label: r.Label, Shown: true})
+	}
 	for _, s := range page.Submissions {
 		row := responseRow{ID: s.ID(), Submitted: s.SubmittedAt()}
 		for _, col := range d.Shown {
 			fl, _ := f.Field(col.ID)
 			row.Cells = append(row.Cells, cell{Label: col.Label, Items: h.items(s, fl)})
+		}
+		for _, fl := range removed {
+			row.Cells = append(row.Cells, cell{Label: fl.Label, Items: h.items(s, fl)})
 		}
 		d.Rows = append(d.Rows, row)
 	}
@@ -242,7 +250,33 @@ func (h *Handler) responses(c *gin.Context) {
 		ex.Set("format", fmtName)
 		d.Exports = append(d.Exports, link{Href: "/app/forms/" + f.ID() + "/export?" + ex.Encode(), Label: strings.ToUpper(fmtName)})
 	}
+	if len(f.RemovedFields()) > 0 {
+		// NDJSON lines already carry every stored answer; the tables need the extra columns.
+		ex.Set("include_removed", "true")
+		for _, fmtName := range []string{"csv", "xlsx"} {
+			ex.Set("format", fmtName)
+			d.Exports = append(d.Exports, link{Href: "/app/forms/" + f.ID() + "/export?" + ex.Encode(),
+				Label: strings.ToUpper(fmtName) + " with removed fields"})
+		}
+	}
 	h.render(c, http.StatusOK, "responses", &view{Title: "Responses · " + f.Name(), Data: d})
+}
+
+// answeredRemoved are the fields removed from f that one of subs has answered, as fields
+// labelled "<label> (removed)", in the order they were removed.
+func answeredRemoved(f *form.Form, subs []*submission.Submission) []form.Field {
+	var out []form.Field
+	for _, r := range f.RemovedFields() {
+		for _, s := range subs {
+			if _, ok := s.Answer(r.ID); ok {
+				fl := r.AsField()
+				fl.Label += capture.RemovedSuffix
+				out = append(out, fl)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // items is an answer as the dashboard shows it: its items, the submission's own uploads as
@@ -294,6 +328,9 @@ func (h *Handler) response(c *gin.Context) {
 	d := responseData{FormID: f.ID(), FormName: f.Name(), ID: s.ID(), Submitted: s.SubmittedAt(), Updated: s.UpdatedAt(),
 		CanDelete: p.Allows(access.Write), Tabs: formTabs(f.ID(), "responses")}
 	for _, fl := range f.Fields() {
+		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl)})
+	}
+	for _, fl := range answeredRemoved(f, []*submission.Submission{s}) {
 		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl)})
 	}
 	m := s.Metadata()
@@ -425,13 +462,18 @@ func (h *Handler) export(c *gin.Context) {
 		h.fail(c, httperr.BadRequest("The format must be CSV, XLSX or NDJSON."))
 		return
 	}
+	includeRemoved, ok := httpkit.IncludeRemoved(c.GetQuery("include_removed"))
+	if !ok {
+		h.fail(c, httperr.BadRequest("Removed fields are included or not: include_removed must be true or false."))
+		return
+	}
 	after, before, err := dayBounds(c.Query("created_after"), c.Query("created_before"))
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
 	e, err := h.app.Queries.ExportSubmissions.Handle(c.Request.Context(), capture.ExportSubmissions{
-		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before})
+		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before, IncludeRemoved: includeRemoved})
 	if err != nil {
 		h.fail(c, err)
 		return

@@ -34,6 +34,11 @@ func (a *api) exportSubmissions(c *gin.Context) {
 		return
 	}
 	q := capture.ExportSubmissions{FormID: c.Param("id"), Format: format}
+	var ok bool
+	if q.IncludeRemoved, ok = httpkit.IncludeRemoved(c.GetQuery("include_removed")); !ok {
+		fail(c, a.Logger, badRequest("include_removed must be true or false"))
+		return
+	}
 	var err error
 	if q.CreatedAfter, err = timeBound(c, "created_after"); err != nil {
 		fail(c, a.Logger, err)

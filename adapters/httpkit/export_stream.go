@@ -16,6 +16,18 @@ func ExportFormat(format string) bool {
 	return ok
 }
 
+// IncludeRemoved reads an export's include_removed query value: absent or "false" is false,
+// "true" is true; ok is false for anything else.
+func IncludeRemoved(value string, present bool) (include, ok bool) {
+	switch {
+	case !present || value == "false":
+		return false, true
+	case value == "true":
+		return true, true
+	}
+	return false, false
+}
+
 // StreamExport writes e as a download in format: the headers (type, attachment name,
 // no-store), then the rows as they are read. The API and the dashboard both stream their
 // exports through it, so a file is the same byte for byte from either. An error after the headers went out means an incomplete

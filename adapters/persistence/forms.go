@@ -74,8 +74,8 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		if next.Settings, err = encodeSettings(ctx, r.cipher, f); err != nil {
 			return err
 		}
-		return mapErr("update form", tx.Exec("UPDATE forms SET name = ?, description = ?, status = ?, fields = ?, settings = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
-			next.Name, next.Description, next.Status, next.Fields, next.Settings, next.UpdatedAt, workspaceID, id).Error)
+		return mapErr("update form", tx.Exec("UPDATE forms SET name = ?, description = ?, status = ?, fields = ?, settings = ?, removed_fields = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.Name, next.Description, next.Status, next.Fields, next.Settings, next.RemovedFields, next.UpdatedAt, workspaceID, id).Error)
 	}, "workspace_id = ? AND id = ?", workspaceID, id)
 }
 
@@ -192,8 +192,10 @@ type formRow struct {
 	Status      string  `gorm:"column:status"`
 	Fields      string  `gorm:"column:fields"`
 	Settings    string  `gorm:"column:settings"`
-	CreatedAt   int64   `gorm:"column:created_at"`
-	UpdatedAt   int64   `gorm:"column:updated_at"`
+	// RemovedFields is the JSON list of the fields removed from the form; empty means none.
+	RemovedFields string `gorm:"column:removed_fields"`
+	CreatedAt     int64  `gorm:"column:created_at"`
+	UpdatedAt     int64  `gorm:"column:updated_at"`
 }
 
 func (formRow) TableName() string { return "forms" }
@@ -261,8 +263,53 @@ func formFromDomain(f *form.Form) (formRow, error) {
 	if err != nil {
 		return formRow{}, fmt.Errorf("encode form fields: %w", err)
 	}
+	removed, err := encodeRemovedFields(f.RemovedFields())
+	if err != nil {
+		return formRow{}, err
+	}
 	return formRow{ID: f.ID(), WorkspaceID: f.WorkspaceID(), Name: f.Name(), Description: f.Description(),
-		Status: string(f.Status()), Fields: string(b), CreatedAt: toMillis(f.CreatedAt()), UpdatedAt: toMillis(f.UpdatedAt())}, nil
+		Status: string(f.Status()), Fields: string(b), RemovedFields: removed, CreatedAt: toMillis(f.CreatedAt()), UpdatedAt: toMillis(f.UpdatedAt())}, nil
+}
+
+// removedFieldJSON is a removed field's stored shape; like the fields, it is not secret.
+type removedFieldJSON struct {
+	ID        string `json:"id"`
+	Key       string `json:"key,omitempty"`
+	Label     string `json:"label"`
+	Type      string `json:"type"`
+	RemovedAt int64  `json:"removed_at"`
+}
+
+// encodeRemovedFields stores the removed fields as JSON; none is the empty string (the column's
+// default), so a form that never lost a field costs nothing to read.
+func encodeRemovedFields(removed []form.RemovedField) (string, error) {
+	if len(removed) == 0 {
+		return "", nil
+	}
+	out := make([]removedFieldJSON, len(removed))
+	for i, r := range removed {
+		out[i] = removedFieldJSON{ID: r.ID, Key: r.Key, Label: r.Label, Type: string(r.Type), RemovedAt: toMillis(r.RemovedAt)}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("encode removed fields: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeRemovedFields(formID, raw string) ([]form.RemovedField, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	var stored []removedFieldJSON
+	if err := json.Unmarshal([]byte(raw), &stored); err != nil {
+		return nil, fmt.Errorf("decode removed fields of form %s: %w", formID, err)
+	}
+	out := make([]form.RemovedField, len(stored))
+	for i, s := range stored {
+		out[i] = form.RemovedField{ID: s.ID, Key: s.Key, Label: s.Label, Type: form.FieldType(s.Type), RemovedAt: fromMillis(s.RemovedAt)}
+	}
+	return out, nil
 }
 
 func decodeFields(formID, raw string) ([]form.Field, error) {

@@ -105,6 +105,10 @@ func (r *FormRepository) formToDomain(ctx context.Context, row formRow) (*form.F
 	if err != nil {
 		return nil, err
 	}
+	removed, err := decodeRemovedFields(row.ID, row.RemovedFields)
+	if err != nil {
+		return nil, err
+	}
 	return form.UnmarshalWithSettingsFromDatabase(row.ID, row.WorkspaceID, row.Name, row.Description, form.Status(row.Status), fields,
-		settings, fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)), nil
+		settings, fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)).WithRemovedFieldsFromDatabase(removed), nil
 }

@@ -25,6 +25,9 @@ type ExportSubmissions struct {
 	Format        string
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
+	// IncludeRemoved adds, after the fields, a column per field removed from the form with
+	// the answers stored for it (tabular formats; NDJSON lines always carry every stored answer).
+	IncludeRemoved bool
 }
 
 // ExportSubmissionsHandler starts exports: it checks the principal may read, records
@@ -67,6 +70,11 @@ func (h ExportSubmissionsHandler) Handle(ctx context.Context, q ExportSubmission
 	if q.CreatedBefore != nil {
 		details["created_before"] = domain.FormatTime(*q.CreatedBefore)
 	}
+	var removed []form.RemovedField
+	if q.IncludeRemoved {
+		details["include_removed"] = true
+		removed = f.RemovedFields()
+	}
 	now := h.clock.Now()
 	e, err := p.AuditEvent(h.ids, now, audit.SubmissionsExported, &audit.Target{Type: "form", ID: f.ID()}, details)
 	if err != nil {
@@ -75,8 +83,13 @@ func (h ExportSubmissionsHandler) Handle(ctx context.Context, q ExportSubmission
 	if err := h.audit.Append(ctx, e); err != nil {
 		return nil, err
 	}
-	return &Export{Form: f, At: now, Columns: ExportColumns(f), Kinds: exportKinds(f), scanner: h.scanner, batch: h.batch, workspaceID: p.WorkspaceID,
-		createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore, fields: f.Fields()}, nil
+	fields := f.Fields()
+	removedFields := make([]form.Field, len(removed))
+	for i, r := range removed {
+		removedFields[i] = r.AsField()
+	}
+	return &Export{Form: f, At: now, Columns: exportColumns(fields, removed), Kinds: exportKinds(fields, removed), scanner: h.scanner, batch: h.batch,
+		workspaceID: p.WorkspaceID, createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore, fields: fields, removed: removedFields}, nil
 }
 
 // Export is one export under way: the form, when it started, its columns, and the
@@ -98,6 +111,8 @@ type Export struct {
 	createdBefore *time.Time
 	// fields are Form.Fields(), copied once: Row reads them for every submission.
 	fields []form.Field
+	// removed are the removed fields whose columns follow the fields (IncludeRemoved).
+	removed []form.Field
 }
 
 // Each calls fn with every submission, oldest first; it stops at the first error (of reading,
@@ -158,21 +173,25 @@ const (
 	TimeColumn
 )
 
-// exportKinds are the kinds of ExportColumns(f): submitted_at is a time, number and date
-// fields are numbers and dates, everything else is text.
-func exportKinds(f *form.Form) []ColumnKind {
-	fields := f.Fields()
-	kinds := make([]ColumnKind, 0, 2+len(fields)+len(metadataColumns))
+// exportKinds are the kinds of exportColumns(fields, removed): submitted_at is a time, number
+// and date fields (removed ones too) are numbers and dates, everything else is text.
+func exportKinds(fields []form.Field, removed []form.RemovedField) []ColumnKind {
+	kinds := make([]ColumnKind, 0, 2+len(fields)+len(removed)+len(metadataColumns))
 	kinds = append(kinds, TextColumn, TimeColumn)
-	for _, fl := range fields {
-		switch fl.Type {
+	kindOf := func(t form.FieldType) ColumnKind {
+		switch t {
 		case form.TypeNumber:
-			kinds = append(kinds, NumberColumn)
+			return NumberColumn
 		case form.TypeDate:
-			kinds = append(kinds, DateColumn)
-		default:
-			kinds = append(kinds, TextColumn)
+			return DateColumn
 		}
+		return TextColumn
+	}
+	for _, fl := range fields {
+		kinds = append(kinds, kindOf(fl.Type))
+	}
+	for _, r := range removed {
+		kinds = append(kinds, kindOf(r.Type))
 	}
 	for range metadataColumns {
 		kinds = append(kinds, TextColumn)
@@ -183,21 +202,32 @@ func exportKinds(f *form.Form) []ColumnKind {
 // metadataColumns follow the fields in a tabular export.
 var metadataColumns = []string{"source", "referrer", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"}
 
+// RemovedSuffix ends the title of a removed field's column: "Phone (removed)".
+const RemovedSuffix = " (removed)"
+
 // ExportColumns are the header of a tabular export: submission_id, submitted_at, one column
 // per field titled by its label in form order (a label seen before gets " (2)", " (3)", …),
 // then source, referrer and the five UTM parameters.
-func ExportColumns(f *form.Form) []string {
-	fields := f.Fields()
-	cols := make([]string, 0, 2+len(fields)+len(metadataColumns))
+func ExportColumns(f *form.Form) []string { return exportColumns(f.Fields(), nil) }
+
+// exportColumns are ExportColumns with, after the fields, one column per removed field titled
+// "<label> (removed)" (numbered alike when seen before), in the order they were removed.
+func exportColumns(fields []form.Field, removed []form.RemovedField) []string {
+	cols := make([]string, 0, 2+len(fields)+len(removed)+len(metadataColumns))
 	cols = append(cols, "submission_id", "submitted_at")
-	seen := make(map[string]int, len(fields))
-	for _, fl := range fields {
-		seen[fl.Label]++
-		title := fl.Label
-		if n := seen[fl.Label]; n > 1 {
-			title += " (" + strconv.Itoa(n) + ")"
+	seen := make(map[string]int, len(fields)+len(removed))
+	title := func(label string) string {
+		seen[label]++
+		if n := seen[label]; n > 1 {
+			return label + " (" + strconv.Itoa(n) + ")"
 		}
-		cols = append(cols, title)
+		return label
+	}
+	for _, fl := range fields {
+		cols = append(cols, title(fl.Label))
+	}
+	for _, r := range removed {
+		cols = append(cols, title(r.Label+RemovedSuffix))
 	}
 	return append(cols, metadataColumns...)
 }
@@ -213,21 +243,10 @@ func (e *Export) Row(s *submission.Submission, link func(s *submission.Submissio
 		fields = e.Form.Fields()
 	}
 	for _, fl := range fields {
-		v, ok := s.Answer(fl.ID)
-		switch {
-		case !ok:
-			row = append(row, "")
-		case v.IsList() && fl.Type == form.TypeFile && link != nil:
-			items := v.Strings()
-			for i, it := range items {
-				items[i] = link(s, it)
-			}
-			row = append(row, joinItems(items))
-		case v.IsList():
-			row = append(row, v.String())
-		default:
-			row = append(row, v.String())
-		}
+		row = appendAnswer(row, s, fl, link)
+	}
+	for _, fl := range e.removed {
+		row = appendAnswer(row, s, fl, link)
 	}
 	m := s.Metadata()
 	referrer := ""
@@ -239,6 +258,22 @@ func (e *Export) Row(s *submission.Submission, link func(s *submission.Submissio
 		row = append(row, m.UTM[k])
 	}
 	return row
+}
+
+// appendAnswer appends the cell of s's answer to fl.
+func appendAnswer(row []string, s *submission.Submission, fl form.Field, link func(s *submission.Submission, value string) string) []string {
+	v, ok := s.Answer(fl.ID)
+	switch {
+	case !ok:
+		return append(row, "")
+	case v.IsList() && fl.Type == form.TypeFile && link != nil:
+		items := v.Strings()
+		for i, it := range items {
+			items[i] = link(s, it)
+		}
+		return append(row, joinItems(items))
+	}
+	return append(row, v.String())
 }
 
 func joinItems(items []string) string {

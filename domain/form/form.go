@@ -45,8 +45,10 @@ type Form struct {
 	status      Status
 	fields      []Field
 	settings    Settings
-	createdAt   time.Time
-	updatedAt   time.Time
+	// removed are the fields taken off the form, remembered so their stored answers keep a name.
+	removed   []RemovedField
+	createdAt time.Time
+	updatedAt time.Time
 }
 
 // Draft is what a client asks for when creating a form.
@@ -127,6 +129,9 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}
 		next.fields = fields
+		if gone := removedBy(f.fields, fields, now.UTC()); len(gone) > 0 {
+			next.removed = append(append([]RemovedField(nil), f.removed...), gone...)
+		}
 	}
 	if p.Settings != nil {
 		ns := *p.Settings

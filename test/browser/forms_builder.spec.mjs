@@ -200,6 +200,25 @@ async function main({ browser, page, watch }) {
   if (!/published/.test(row) || !/\b1\b/.test(row)) fail(`the list after one response: ${row}`);
   ok('the forms list counts the response');
 
+  // Removing a field that has an answer asks first and says how many; the answer stays in the
+  // responses table as a removed column.
+  await page.goto(formURL);
+  await page.locator('#fb-fields > li', { hasText: 'About you' }).getByRole('link', { name: /^Remove/ }).click();
+  await page.waitForURL('**/remove');
+  const removeText = await page.locator('main').innerText();
+  if (!removeText.includes('“About you” has 1 answer.') || !removeText.includes('“About you (removed)” column')) fail(`remove confirmation: ${removeText.slice(0, 400)}`);
+  await check(page, 'remove-field-confirm');
+  await checkDark(page, 'remove-field-confirm');
+  await submit(page, () => page.getByRole('button', { name: 'Remove field' }).click());
+  if ((await order(page)).includes('About you')) fail('the field is still on the form after confirming');
+  await page.goto(formURL + '/responses');
+  const removedHead = page.getByRole('columnheader', { name: 'About you (removed)' });
+  if ((await removedHead.count()) !== 1) fail('the responses table has no "About you (removed)" column');
+  if (!(await page.locator('tbody').innerText()).includes('Compilers.')) fail('the removed field\'s answer is not in the table');
+  await check(page, 'responses-removed');
+  await checkDark(page, 'responses-removed');
+  ok('removing a field with an answer asks first; the answer stays as a removed column');
+
   // Archiving the live form asks first and says the link stops taking responses.
   await page.goto(formURL);
   await page.getByRole('link', { name: 'Archive' }).click();
