@@ -369,7 +369,7 @@ func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id string) {
 	if s.ThankYouMessage != nil && *s.ThankYouMessage != "" {
 		msg = *s.ThankYouMessage
 	}
-	h.message(c, http.StatusOK, &s, "Thank you", "Thank you!", msg)
+	h.themedMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), "Thank you", "Thank you!", msg)
 }
 
 // errorPages are what a browser sees for each error code of the shared table.
