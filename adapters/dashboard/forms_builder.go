@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
@@ -40,6 +42,8 @@ func (h *Handler) mountForms(w *gin.RouterGroup) {
 	w.POST("/forms/:id/fields/:fid/remove", h.removeField)
 	w.POST("/forms/:id/order", h.reorderFields)
 	w.POST("/forms/:id/settings", h.saveFormSettings)
+	w.POST("/forms/:id/logo", h.uploadLogo)
+	w.POST("/forms/:id/logo/remove", h.removeLogo)
 	w.GET("/forms/:id/status", h.changeFormStatusConfirm)
 	w.POST("/forms/:id/status", h.changeFormStatus)
 }
@@ -369,6 +373,8 @@ type builderData struct {
 	CanWrite                      bool
 	Fields                        []fieldRow
 	Types                         []struct{ Value, Label string }
+	// Appearances are the theme's appearance choices.
+	Appearances []struct{ Value, Label string }
 	FieldsError                   string
 	Settings                      settingsForm
 	SettingsErrors                map[string]string
@@ -388,13 +394,38 @@ type settingsForm struct {
 	Name, ThankYou, Redirect, MinFill           string
 	Honeypot, ProofOfWork                       bool
 	FrameAncestors, CORSOrigins, AllowedOrigins string
+	// Accent is the theme's accent as typed ("" for the page's own blue); Appearance is
+	// light, dark or auto.
+	Accent, Appearance string
+	// Logo is the URL of the current logo ("" without one), with its size in pixels.
+	Logo                  string
+	LogoWidth, LogoHeight int
+}
+
+// appearances are the theme's appearance choices, in the order shown.
+var appearances = []struct{ Value, Label string }{
+	{string(form.AppearanceLight), "Light"}, {string(form.AppearanceDark), "Dark"}, {string(form.AppearanceAuto), "Follow the respondent's device"},
 }
 
 func settingsFormOf(f *form.Form) settingsForm {
 	s := f.Settings()
 	return settingsForm{Name: f.Name(), ThankYou: deref(s.ThankYouMessage), Redirect: deref(s.RedirectURL), MinFill: strconv.Itoa(s.Spam.MinFillSeconds),
 		Honeypot: s.Spam.Honeypot, ProofOfWork: s.Spam.ProofOfWork, FrameAncestors: strings.Join(form.OriginStrings(s.Embed.FrameAncestors), "\n"),
-		CORSOrigins: strings.Join(form.OriginStrings(s.Embed.CORSOrigins), "\n"), AllowedOrigins: strings.Join(form.OriginStrings(s.AllowedOrigins), "\n")}
+		CORSOrigins: strings.Join(form.OriginStrings(s.Embed.CORSOrigins), "\n"), AllowedOrigins: strings.Join(form.OriginStrings(s.AllowedOrigins), "\n"),
+		Accent: deref(s.Theme.Accent), Appearance: string(s.Theme.Appearance)}.withLogo(f)
+}
+
+// withLogo fills in the form's current logo (a failed post keeps what was typed, but the logo
+// is the stored one).
+func (sf settingsForm) withLogo(f *form.Form) settingsForm {
+	sf.Logo, sf.LogoWidth, sf.LogoHeight = "", 0, 0
+	if l := f.Settings().Theme.Logo; l != nil {
+		sf.Logo, sf.LogoWidth, sf.LogoHeight = httpkit.FormLogoPath(f.ID(), l.Version), l.Width, l.Height
+	}
+	if sf.Appearance == "" {
+		sf.Appearance = string(form.AppearanceLight)
+	}
+	return sf
 }
 
 func deref(s *string) string {
@@ -432,6 +463,7 @@ func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState
 		CanWrite: p.Allows(access.Write), Published: f.Status() == form.StatusPublished, Archived: f.Status() == form.StatusArchived,
 		FieldsError: st.rest, SettingsErrors: st.setErr, AddType: st.add[0], AddLabel: st.add[1], AddErrors: st.addErr}
 	d.Types = fieldTypes
+	d.Appearances = appearances
 	specs := st.fields
 	if specs == nil {
 		specs = specsOf(f.Fields())
@@ -724,8 +756,21 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 	f := fv.Form
 	sf := settingsForm{Name: c.PostForm("name"), ThankYou: c.PostForm("thank_you_message"), Redirect: strings.TrimSpace(c.PostForm("redirect_url")),
 		MinFill: strings.TrimSpace(c.PostForm("min_fill_seconds")), Honeypot: c.PostForm("honeypot") != "", ProofOfWork: c.PostForm("proof_of_work") != "",
-		FrameAncestors: c.PostForm("frame_ancestors"), CORSOrigins: c.PostForm("cors_origins"), AllowedOrigins: c.PostForm("allowed_origins")}
+		FrameAncestors: c.PostForm("frame_ancestors"), CORSOrigins: c.PostForm("cors_origins"), AllowedOrigins: c.PostForm("allowed_origins"),
+		Accent: strings.TrimSpace(c.PostForm("accent")), Appearance: c.PostForm("appearance")}
 	s := f.Settings()
+	if _, posted := c.GetPostForm("accent"); posted { // a post without the control keeps the accent
+		s.Theme.Accent = nil
+		if sf.Accent != "" {
+			s.Theme.Accent = &sf.Accent
+		}
+	} else {
+		sf.Accent = deref(s.Theme.Accent)
+	}
+	if sf.Appearance == "" {
+		sf.Appearance = string(s.Theme.Appearance) // a post without the choice keeps it
+	}
+	s.Theme.Appearance = form.Appearance(sf.Appearance)
 	s.ThankYouMessage, s.RedirectURL = nil, nil
 	if strings.TrimSpace(sf.ThankYou) != "" {
 		s.ThankYouMessage = &sf.ThankYou
@@ -772,10 +817,79 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 				errs[ctl] = sentence(d.Message)
 			}
 		}
+		sf = sf.withLogo(f)
 		h.drawBuilder(c, fv, builderState{status: b.Status, settings: &sf, setErr: errs, rest: strings.Join(other, " ")})
 		return
 	}
 	h.redirect(c, "/app/forms/"+f.ID()+"#settings", "Settings saved.")
+}
+
+// uploadLogo sets the form's logo from the posted file (POST /app/forms/{id}/logo, multipart):
+// its type is detected from its bytes, and a refused file changes nothing; the rest of the
+// settings is a form of its own, so nothing typed there is lost.
+func (h *Handler) uploadLogo(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	f := fv.Form
+	refuse := func(status int, msg string) {
+		sf := settingsFormOf(f)
+		h.drawBuilder(c, fv, builderState{status: status, settings: &sf, setErr: map[string]string{"logo": msg}})
+	}
+	// The post is the file and the form's few fields: a little over the logo limit.
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, form.MaxLogoBytes+64<<10)
+	fh, err := c.FormFile("logo")
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		refuse(http.StatusRequestEntityTooLarge, fmt.Sprintf("The logo is larger than %d KB. Choose a smaller image.", form.MaxLogoBytes>>10))
+		return
+	case err != nil:
+		refuse(http.StatusUnprocessableEntity, "Choose an image file to upload as the logo.")
+		return
+	}
+	file, err := fh.Open()
+	if err != nil {
+		refuse(http.StatusUnprocessableEntity, "The logo could not be read. Please try again.")
+		return
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, form.MaxLogoBytes+1))
+	if err != nil {
+		refuse(http.StatusUnprocessableEntity, "The logo could not be read. Please try again.")
+		return
+	}
+	if _, err := h.app.Commands.FormLogo.Set(c.Request.Context(), forms.SetFormLogo{ID: f.ID(), Data: data}); err != nil {
+		if errors.Is(err, forms.ErrNoObjectStore) {
+			refuse(http.StatusUnprocessableEntity, "Logos need file storage, and none is configured on this server.")
+			return
+		}
+		b, ok := h.invalid(c, err)
+		if !ok {
+			return
+		}
+		msg := "The logo was not accepted."
+		if len(b.Details) > 0 {
+			msg = sentence(b.Details[0].Message)
+		}
+		refuse(b.Status, msg)
+		return
+	}
+	h.redirect(c, "/app/forms/"+f.ID()+"#s-logo", "Logo uploaded.")
+}
+
+// removeLogo takes the logo off the form (POST /app/forms/{id}/logo/remove).
+func (h *Handler) removeLogo(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	if _, err := h.app.Commands.FormLogo.Remove(c.Request.Context(), forms.RemoveFormLogo{ID: fv.Form.ID()}); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.redirect(c, "/app/forms/"+fv.Form.ID()+"#s-logo", "Logo removed.")
 }
 
 // settingsControl names the settings control a domain path belongs to.
@@ -784,6 +898,7 @@ func settingsControl(path string) string {
 		{"name", "name"}, {"settings.thank_you_message", "thank_you_message"}, {"settings.redirect_url", "redirect_url"},
 		{"settings.spam.min_fill_seconds", "min_fill_seconds"}, {"settings.embed.frame_ancestors", "frame_ancestors"},
 		{"settings.embed.cors_origins", "cors_origins"}, {"settings.allowed_origins", "allowed_origins"},
+		{"settings.theme.accent", "accent"}, {"settings.theme.appearance", "appearance"}, {"settings.theme.logo", "logo"},
 	} {
 		if path == m.prefix || strings.HasPrefix(path, m.prefix+"[") || strings.HasPrefix(path, m.prefix+".") {
 			return m.control
