@@ -374,11 +374,11 @@ type builderData struct {
 	Fields                        []fieldRow
 	Types                         []struct{ Value, Label string }
 	// Appearances are the theme's appearance choices.
-	Appearances []struct{ Value, Label string }
-	FieldsError                   string
-	Settings                      settingsForm
-	SettingsErrors                map[string]string
-	PublicURL, IframeSnippet      string
+	Appearances              []struct{ Value, Label string }
+	FieldsError              string
+	Settings                 settingsForm
+	SettingsErrors           map[string]string
+	PublicURL, IframeSnippet string
 	// JSONSnippet is the recipe that posts JSON from the site's own HTML with a script.
 	JSONSnippet string
 	// FormSnippet is a plain HTML form that posts to the form (form-backend mode).

@@ -114,7 +114,7 @@ func TestFormThemeSettings(t *testing.T) {
 		if th := themeOf(t, h, id); th.Accent == nil || *th.Accent != "#2563eb" || th.Appearance != form.AppearanceAuto {
 			t.Fatalf("saved theme %+v", th)
 		}
-		page := b.get("/app/forms/" + id).expect(t, http.StatusOK).body
+		page := b.get("/app/forms/"+id).expect(t, http.StatusOK).body
 		if !strings.Contains(page, `id="s-accent" name="accent" type="text" value="#2563eb"`) || !strings.Contains(page, `value="auto" checked`) {
 			t.Fatalf("the builder does not show the theme: %s", text(page))
 		}
@@ -130,7 +130,7 @@ func TestFormThemeSettings(t *testing.T) {
 		if logo == nil || logo.ContentType != "image/png" || logo.Width != 4 || logo.Height != 3 {
 			t.Fatalf("logo %+v", logo)
 		}
-		page = b.get("/app/forms/" + id).expect(t, http.StatusOK).body
+		page = b.get("/app/forms/"+id).expect(t, http.StatusOK).body
 		if !strings.Contains(page, `<img class="fb-logo" src="/f/`+id+`/logo/`+logo.Version+`" alt="Current logo" width="4" height="3">`) {
 			t.Fatalf("the builder does not show the logo: %s", text(page))
 		}
