@@ -373,12 +373,10 @@ type builderData struct {
 	CanWrite                      bool
 	Fields                        []fieldRow
 	Types                         []struct{ Value, Label string }
-	// Appearances are the theme's appearance choices.
-	Appearances              []struct{ Value, Label string }
-	FieldsError              string
-	Settings                 settingsForm
-	SettingsErrors           map[string]string
-	PublicURL, IframeSnippet string
+	FieldsError                   string
+	Settings                      settingsForm
+	SettingsErrors                map[string]string
+	PublicURL, IframeSnippet      string
 	// JSONSnippet is the recipe that posts JSON from the site's own HTML with a script.
 	JSONSnippet string
 	// FormSnippet is a plain HTML form that posts to the form (form-backend mode).
@@ -388,6 +386,8 @@ type builderData struct {
 	Published, Archived         bool
 	AddType, AddLabel, AddError string
 	AddErrors                   map[string]string
+	// Appearances are the theme's appearance choices.
+	Appearances []struct{ Value, Label string }
 }
 
 type settingsForm struct {
