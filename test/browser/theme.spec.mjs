@@ -54,6 +54,14 @@ async function main({ browser, page, watch }) {
   await check(page, 'accent-error');
   ok(`a contrast-failing accent is refused on its field: "${accentError}"`);
 
+  // The colour picker (the page's script) fills the text input, which is what is posted.
+  const picker = page.locator('#s-accent-picker');
+  if (!(await picker.isVisible())) fail('no colour picker beside the accent input');
+  if ((await picker.inputValue()) !== '#ffee00') fail(`the picker shows ${await picker.inputValue()}, not the typed accent`);
+  await picker.fill('#2563eb');
+  if ((await page.locator('#s-accent').inputValue()) !== '#2563eb') fail('the picker does not fill the accent input');
+  ok('the colour picker and the accent input agree');
+
   resp = await saveTheme(page, '#2563eb', 'auto');
   if (!page.url().startsWith(formURL)) fail(`after saving the theme: ${resp.status()} ${page.url()}`);
   ok('saved accent #2563eb and the auto appearance');

@@ -107,4 +107,19 @@
     }
     sync();
   });
+  // The theme's accent: a colour picker beside the text input, which stays what is posted
+  // (without this file the text input alone does the job).
+  var accent = document.getElementById('s-accent');
+  var picker = document.getElementById('s-accent-picker');
+  if (accent && picker) {
+    var fromText = function () {
+      var v = accent.value.trim().toLowerCase();
+      if (/^#[0-9a-f]{3}$/.test(v)) v = '#' + v[1] + v[1] + v[2] + v[2] + v[3] + v[3];
+      picker.value = /^#[0-9a-f]{6}$/.test(v) ? v : '#1d4ed8';
+    };
+    fromText();
+    picker.hidden = false;
+    accent.addEventListener('input', fromText);
+    picker.addEventListener('input', function () { accent.value = picker.value; });
+  }
 })();
