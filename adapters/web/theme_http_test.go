@@ -3,6 +3,7 @@ package web_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image"
 	"image/png"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 )
@@ -26,7 +28,8 @@ func pngOf(t *testing.T, w, h int) []byte {
 }
 
 func TestThemedPublicPage(t *testing.T) {
-	h := newHarnessWith(t, localStore(t), submission.FileLimits{}, zap.NewNop())
+	store := localStore(t)
+	h := newHarnessWith(t, store, submission.FileLimits{}, zap.NewNop())
 	plain := h.form(form.StatusPublished, lenient())
 	accent := "#2563EB"
 	s := *lenient()
@@ -107,12 +110,39 @@ func TestThemedPublicPage(t *testing.T) {
 		t.Fatalf("dark text on a light accent: %s", css)
 	}
 
+	// The same image again changes nothing; another replaces it and its image is deleted.
+	owner := h.owner(context.Background())
+	if v, err := h.app.Commands.FormLogo.Set(owner, forms.SetFormLogo{ID: f.ID(), Data: image}); err != nil || *v.Form.Settings().Theme.Logo != *logo {
+		t.Fatalf("same image again: %v", err)
+	}
+	if r := h.get("/f/" + f.ID() + "/logo/" + logo.Version); r.Code != 200 {
+		t.Fatalf("the logo uploaded again is not served: %d", r.Code)
+	}
+	v, err = h.app.Commands.FormLogo.Set(owner, forms.SetFormLogo{ID: f.ID(), Data: pngOf(t, 5, 5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := logo
+	logo = v.Form.Settings().Theme.Logo
+	if logo.Version == old.Version || logo.Width != 5 {
+		t.Fatalf("replaced logo %+v", logo)
+	}
+	if _, _, err := store.Get(context.Background(), old.Key); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("the replaced image is still stored: %v", err)
+	}
+	if r := h.get("/f/" + f.ID() + "/logo/" + old.Version); r.Code != 404 {
+		t.Fatalf("the replaced logo is served: %d", r.Code)
+	}
+
 	// Removing the logo deletes the image.
 	if _, err := h.app.Commands.FormLogo.Remove(h.owner(context.Background()), forms.RemoveFormLogo{ID: f.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	if r := h.get("/f/" + f.ID() + "/logo/" + logo.Version); r.Code != 404 {
 		t.Fatalf("removed logo served: %d", r.Code)
+	}
+	if _, _, err := store.Get(context.Background(), logo.Key); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("the removed image is still stored: %v", err)
 	}
 	if strings.Contains(body(h.get("/f/"+f.ID())), `class="logo"`) {
 		t.Fatal("removed logo still on the page")

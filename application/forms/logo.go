@@ -113,12 +113,16 @@ func (h FormLogoHandler) Set(ctx context.Context, cmd SetFormLogo) (FormView, er
 	if err != nil {
 		return FormView{}, err
 	}
-	if _, err := h.forms.Get(ctx, p.WorkspaceID, cmd.ID); err != nil {
+	f, err := h.forms.Get(ctx, p.WorkspaceID, cmd.ID)
+	if err != nil {
 		return FormView{}, err
 	}
 	logo := ReadLogo(p.WorkspaceID, cmd.ID, cmd.Data)
 	if err := form.CheckLogo(logo); err != nil {
 		return FormView{}, err
+	}
+	if cur := f.Settings().Theme.Logo; cur != nil && cur.Key == logo.Key {
+		return withCount(ctx, h.forms, f) // the same image again: nothing to change
 	}
 	if h.files == nil {
 		return FormView{}, ErrNoObjectStore
