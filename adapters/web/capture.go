@@ -251,8 +251,7 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 	switch {
 	case errors.As(err, &closed) && !p.json && closed.Message != "":
 		// The owner's own words for a form their closing rules closed.
-		s := f.Settings()
-		h.closedPage(c, http.StatusConflict, &s, closed)
+		h.closedPage(c, http.StatusConflict, f, closed)
 		return
 	case errors.As(err, &rej):
 		h.spam(f, string(rej.Reason))

@@ -147,4 +147,17 @@ func TestThemedPublicPage(t *testing.T) {
 	if strings.Contains(body(h.get("/f/"+f.ID())), `class="logo"`) {
 		t.Fatal("removed logo still on the page")
 	}
+
+	// The closed page wears the theme too.
+	archived := string(form.StatusArchived)
+	if _, err := h.app.Commands.UpdateForm.Handle(owner, forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Status: &archived}}); err != nil {
+		t.Fatal(err)
+	}
+	closed := h.get("/f/" + f.ID())
+	if p := body(closed); !strings.Contains(p, "This form is closed") || !strings.Contains(p, `<html lang="en" class="theme-dark">`) || !strings.Contains(p, "theme.css?v=1-60a5fa") {
+		t.Fatalf("closed page without the theme:\n%s", p)
+	}
+	if got, want := closed.Header().Get("Content-Security-Policy"), plainRec.Header().Get("Content-Security-Policy"); got != want {
+		t.Errorf("closed page CSP %q, want %q", got, want)
+	}
 }
