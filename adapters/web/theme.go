@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
 
+	"github.com/formward/formward/adapters/httperr"
 	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
@@ -73,7 +74,7 @@ func (h *Handler) themeStylesheet(c *gin.Context) {
 	}
 	f, err := h.d.App.Queries.GetPublicForm.Handle(c.Request.Context(), capture.GetPublicForm{ID: id})
 	if err != nil {
-		c.Status(http.StatusNotFound)
+		h.assetFailed(c, err)
 		return
 	}
 	t := f.Settings().Theme
@@ -106,7 +107,7 @@ func (h *Handler) logo(c *gin.Context) {
 	}
 	l, err := h.d.App.Queries.GetFormLogo.Handle(c.Request.Context(), forms.GetFormLogo{FormID: id, Version: c.Param("version")})
 	if err != nil {
-		c.Status(http.StatusNotFound)
+		h.assetFailed(c, err)
 		return
 	}
 	defer l.Body.Close()
@@ -118,10 +119,19 @@ func (h *Handler) logo(c *gin.Context) {
 	hd.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	hd.Set("Content-Disposition", "inline")
 	c.Status(http.StatusOK)
-	if c.Request.Method == http.MethodHead {
-		return
-	}
 	if _, err := io.Copy(c.Writer, l.Body); err != nil && !strings.Contains(err.Error(), "broken pipe") {
 		h.d.Logger.Warn("serve form logo", zap.Error(err))
 	}
+}
+
+// assetFailed answers a theme file that could not be served: 404 for what does not exist, the
+// shared table's status (503 with Retry-After for storage trouble) otherwise, without a body.
+func (h *Handler) assetFailed(c *gin.Context, err error) {
+	b := httperr.Problem(err)
+	if b.Status >= 500 {
+		h.d.Logger.Error("serve form theme", zap.Error(err))
+	}
+	httperr.SetRetryAfter(c, b)
+	c.Header("Cache-Control", "no-store")
+	c.Status(b.Status)
 }
