@@ -38,23 +38,23 @@ type Commands struct {
 	CreateForm             forms.CreateFormHandler
 	UpdateForm             forms.UpdateFormHandler
 	DeleteForm             forms.DeleteFormHandler
-	// FormLogo uploads and removes the logo of a form's theme.
-	FormLogo          forms.FormLogoHandler
-	CaptureSubmission capture.CaptureSubmissionHandler
-	SubmitPublicForm  capture.SubmitPublicFormHandler
-	UpdateSubmission  capture.UpdateSubmissionHandler
-	DeleteSubmission  capture.DeleteSubmissionHandler
-	CreateWebhook     webhooks.CreateWebhookHandler
-	UpdateWebhook     webhooks.UpdateWebhookHandler
-	DeleteWebhook     webhooks.DeleteWebhookHandler
-	RetryDelivery     webhooks.RetryDeliveryHandler
-	RetryRun          workflows.RetryRunHandler
-	SendTestEvent     webhooks.SendTestEventHandler
-	CreateWorkflow    workflows.CreateWorkflowHandler
-	UpdateWorkflow    workflows.UpdateWorkflowHandler
-	DeleteWorkflow    workflows.DeleteWorkflowHandler
-	CreateIntegration workflows.CreateIntegrationHandler
-	DeleteIntegration workflows.DeleteIntegrationHandler
+	SetFormLogo            forms.SetFormLogoHandler
+	RemoveFormLogo         forms.RemoveFormLogoHandler
+	CaptureSubmission      capture.CaptureSubmissionHandler
+	SubmitPublicForm       capture.SubmitPublicFormHandler
+	UpdateSubmission       capture.UpdateSubmissionHandler
+	DeleteSubmission       capture.DeleteSubmissionHandler
+	CreateWebhook          webhooks.CreateWebhookHandler
+	UpdateWebhook          webhooks.UpdateWebhookHandler
+	DeleteWebhook          webhooks.DeleteWebhookHandler
+	RetryDelivery          webhooks.RetryDeliveryHandler
+	RetryRun               workflows.RetryRunHandler
+	SendTestEvent          webhooks.SendTestEventHandler
+	CreateWorkflow         workflows.CreateWorkflowHandler
+	UpdateWorkflow         workflows.UpdateWorkflowHandler
+	DeleteWorkflow         workflows.DeleteWorkflowHandler
+	CreateIntegration      workflows.CreateIntegrationHandler
+	DeleteIntegration      workflows.DeleteIntegrationHandler
 	// RecordFormView and RecordFormStart count the public page's views and starts.
 	RecordFormView  capture.RecordFormViewHandler
 	RecordFormStart capture.RecordFormStartHandler
@@ -94,12 +94,11 @@ type Commands struct {
 
 // Queries read state.
 type Queries struct {
-	Authenticate   accounts.AuthenticateHandler
-	ListWorkspaces workspaceapp.ListWorkspacesHandler
-	ListAPIKeys    accounts.ListAPIKeysHandler
-	GetForm        forms.GetFormHandler
-	GetPublicForm  capture.GetPublicFormHandler
-	// GetFormLogo opens a form's logo image for the public page.
+	Authenticate     accounts.AuthenticateHandler
+	ListWorkspaces   workspaceapp.ListWorkspacesHandler
+	ListAPIKeys      accounts.ListAPIKeysHandler
+	GetForm          forms.GetFormHandler
+	GetPublicForm    capture.GetPublicFormHandler
 	GetFormLogo      forms.GetFormLogoHandler
 	ListForms        forms.ListFormsHandler
 	GetSubmission    capture.GetSubmissionHandler
@@ -266,7 +265,8 @@ func New(d Deps, s Settings) *Application {
 			CreateForm:             forms.NewCreateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			UpdateForm:             forms.NewUpdateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			DeleteForm:             forms.NewDeleteFormHandler(d.Forms, d.Files, d.IDs, d.Clock),
-			FormLogo:               forms.NewFormLogoHandler(d.Forms, d.Files, d.Clock),
+			SetFormLogo:            forms.NewSetFormLogoHandler(d.Forms, d.Files, d.Clock),
+			RemoveFormLogo:         forms.NewRemoveFormLogoHandler(d.Forms, d.Files, d.Clock),
 			CaptureSubmission:      capture.NewCaptureSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, d.IPHasher, d.Activity, s.PublicURL),
 			SubmitPublicForm: capture.NewSubmitPublicFormHandler(d.Forms, d.Workspaces, d.Submissions, d.Files, d.IDs, d.Clock, d.IPHasher,
 				capture.SpamChecks{}, s.FileLimits, d.Activity),

@@ -860,7 +860,7 @@ func (h *Handler) uploadLogo(c *gin.Context) {
 		refuse(http.StatusUnprocessableEntity, "The logo could not be read. Please try again.")
 		return
 	}
-	if _, err := h.app.Commands.FormLogo.Set(c.Request.Context(), forms.SetFormLogo{ID: f.ID(), Data: data}); err != nil {
+	if _, err := h.app.Commands.SetFormLogo.Handle(c.Request.Context(), forms.SetFormLogo{ID: f.ID(), Data: data}); err != nil {
 		if errors.Is(err, forms.ErrNoObjectStore) {
 			refuse(http.StatusUnprocessableEntity, "Logos need file storage, and none is configured on this server.")
 			return
@@ -885,7 +885,7 @@ func (h *Handler) removeLogo(c *gin.Context) {
 	if !ok {
 		return
 	}
-	if _, err := h.app.Commands.FormLogo.Remove(c.Request.Context(), forms.RemoveFormLogo{ID: fv.Form.ID()}); err != nil {
+	if _, err := h.app.Commands.RemoveFormLogo.Handle(c.Request.Context(), forms.RemoveFormLogo{ID: fv.Form.ID()}); err != nil {
 		h.fail(c, err)
 		return
 	}

@@ -88,7 +88,7 @@ func TestFormThemeLogoReadOnly(t *testing.T) {
 		if err := png.Encode(&img, image.NewRGBA(image.Rect(0, 0, 6, 2))); err != nil {
 			t.Fatal(err)
 		}
-		v, err := h.app.Commands.FormLogo.Set(auth.WithPrincipal(context.Background(), auth.SystemPrincipal(h.wsA)), forms.SetFormLogo{ID: id, Data: img.Bytes()})
+		v, err := h.app.Commands.SetFormLogo.Handle(auth.WithPrincipal(context.Background(), auth.SystemPrincipal(h.wsA)), forms.SetFormLogo{ID: id, Data: img.Bytes()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ func TestThemedPublicPage(t *testing.T) {
 	s.Theme = form.Theme{Accent: &accent, Appearance: form.AppearanceAuto}
 	f := h.form(form.StatusPublished, &s)
 	image := pngOf(t, 3, 2)
-	v, err := h.app.Commands.FormLogo.Set(h.owner(context.Background()), forms.SetFormLogo{ID: f.ID(), Data: image})
+	v, err := h.app.Commands.SetFormLogo.Handle(h.owner(context.Background()), forms.SetFormLogo{ID: f.ID(), Data: image})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,13 +112,13 @@ func TestThemedPublicPage(t *testing.T) {
 
 	// The same image again changes nothing; another replaces it and its image is deleted.
 	owner := h.owner(context.Background())
-	if v, err := h.app.Commands.FormLogo.Set(owner, forms.SetFormLogo{ID: f.ID(), Data: image}); err != nil || *v.Form.Settings().Theme.Logo != *logo {
+	if v, err := h.app.Commands.SetFormLogo.Handle(owner, forms.SetFormLogo{ID: f.ID(), Data: image}); err != nil || *v.Form.Settings().Theme.Logo != *logo {
 		t.Fatalf("same image again: %v", err)
 	}
 	if r := h.get("/f/" + f.ID() + "/logo/" + logo.Version); r.Code != 200 {
 		t.Fatalf("the logo uploaded again is not served: %d", r.Code)
 	}
-	v, err = h.app.Commands.FormLogo.Set(owner, forms.SetFormLogo{ID: f.ID(), Data: pngOf(t, 5, 5)})
+	v, err = h.app.Commands.SetFormLogo.Handle(owner, forms.SetFormLogo{ID: f.ID(), Data: pngOf(t, 5, 5)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestThemedPublicPage(t *testing.T) {
 	}
 
 	// Removing the logo deletes the image.
-	if _, err := h.app.Commands.FormLogo.Remove(h.owner(context.Background()), forms.RemoveFormLogo{ID: f.ID()}); err != nil {
+	if _, err := h.app.Commands.RemoveFormLogo.Handle(h.owner(context.Background()), forms.RemoveFormLogo{ID: f.ID()}); err != nil {
 		t.Fatal(err)
 	}
 	if r := h.get("/f/" + f.ID() + "/logo/" + logo.Version); r.Code != 404 {

@@ -37,20 +37,31 @@ type RemoveFormLogo struct {
 	ID string
 }
 
-// FormLogoHandler sets and removes the logos of forms. The image's type is detected from its
-// bytes (never from the file name or the client's type) and its size in pixels read from its
-// header; it is stored in the object store under the form's prefix, so it counts towards the
-// form's storage and goes when the form goes.
-type FormLogoHandler struct {
+// logoStore is what the logo commands share: the forms, the object store and the clock.
+type logoStore struct {
 	forms ports.FormRepository
 	files ports.ObjectStore
 	clock ports.Clock
 }
 
-// NewFormLogoHandler makes the commands; files may be nil (no object store): uploads are
-// refused then.
-func NewFormLogoHandler(forms ports.FormRepository, files ports.ObjectStore, clock ports.Clock) FormLogoHandler {
-	return FormLogoHandler{forms: forms, files: files, clock: clock}
+// SetFormLogoHandler uploads the logos of forms. The image's type is detected from its bytes
+// (never from the file name or the client's type) and its size in pixels read from its header;
+// it is stored in the object store under the form's prefix, so it counts towards the form's
+// storage and goes when the form goes.
+type SetFormLogoHandler struct{ logoStore }
+
+// NewSetFormLogoHandler makes the command; files may be nil (no object store): uploads are
+// refused then with ErrNoObjectStore.
+func NewSetFormLogoHandler(forms ports.FormRepository, files ports.ObjectStore, clock ports.Clock) SetFormLogoHandler {
+	return SetFormLogoHandler{logoStore{forms: forms, files: files, clock: clock}}
+}
+
+// RemoveFormLogoHandler takes logos off forms and deletes their images.
+type RemoveFormLogoHandler struct{ logoStore }
+
+// NewRemoveFormLogoHandler makes the command; files may be nil (no object store).
+func NewRemoveFormLogoHandler(forms ports.FormRepository, files ports.ObjectStore, clock ports.Clock) RemoveFormLogoHandler {
+	return RemoveFormLogoHandler{logoStore{forms: forms, files: files, clock: clock}}
 }
 
 // ReadLogo describes an uploaded image for the form's theme: detected type, size, pixel size
@@ -106,9 +117,9 @@ func webpSize(b []byte) (int, int) {
 	return 0, 0
 }
 
-// Set checks and stores the image, then makes it the form's logo; the replaced image is
+// Handle checks and stores the image, then makes it the form's logo; the replaced image is
 // deleted. A refused image changes nothing (nothing is stored).
-func (h FormLogoHandler) Set(ctx context.Context, cmd SetFormLogo) (FormView, error) {
+func (h SetFormLogoHandler) Handle(ctx context.Context, cmd SetFormLogo) (FormView, error) {
 	p, err := auth.Require(ctx, access.Write)
 	if err != nil {
 		return FormView{}, err
@@ -133,8 +144,8 @@ func (h FormLogoHandler) Set(ctx context.Context, cmd SetFormLogo) (FormView, er
 	return h.replace(ctx, p.WorkspaceID, cmd.ID, &logo)
 }
 
-// Remove takes the logo off the form and deletes its image.
-func (h FormLogoHandler) Remove(ctx context.Context, cmd RemoveFormLogo) (FormView, error) {
+// Handle takes the logo off the form and deletes its image.
+func (h RemoveFormLogoHandler) Handle(ctx context.Context, cmd RemoveFormLogo) (FormView, error) {
 	p, err := auth.Require(ctx, access.Write)
 	if err != nil {
 		return FormView{}, err
@@ -144,7 +155,7 @@ func (h FormLogoHandler) Remove(ctx context.Context, cmd RemoveFormLogo) (FormVi
 
 // replace makes logo (nil: none) the form's logo, then deletes the image it replaced; when the
 // form cannot be updated, the new image is deleted again.
-func (h FormLogoHandler) replace(ctx context.Context, workspaceID, formID string, logo *form.Logo) (FormView, error) {
+func (h logoStore) replace(ctx context.Context, workspaceID, formID string, logo *form.Logo) (FormView, error) {
 	var old *form.Logo
 	f, err := h.forms.Update(ctx, workspaceID, formID, func(f *form.Form) (ports.Effects, error) {
 		var err error
