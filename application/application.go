@@ -38,6 +38,8 @@ type Commands struct {
 	CreateForm             forms.CreateFormHandler
 	UpdateForm             forms.UpdateFormHandler
 	DeleteForm             forms.DeleteFormHandler
+	SetFormLogo            forms.SetFormLogoHandler
+	RemoveFormLogo         forms.RemoveFormLogoHandler
 	CaptureSubmission      capture.CaptureSubmissionHandler
 	SubmitPublicForm       capture.SubmitPublicFormHandler
 	UpdateSubmission       capture.UpdateSubmissionHandler
@@ -100,6 +102,7 @@ type Queries struct {
 	ListAPIKeys      accounts.ListAPIKeysHandler
 	GetForm          forms.GetFormHandler
 	GetPublicForm    capture.GetPublicFormHandler
+	GetFormLogo      forms.GetFormLogoHandler
 	ListForms        forms.ListFormsHandler
 	GetSubmission    capture.GetSubmissionHandler
 	ListSubmissions  capture.ListSubmissionsHandler
@@ -270,6 +273,8 @@ func New(d Deps, s Settings) *Application {
 			CreateForm:             forms.NewCreateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			UpdateForm:             forms.NewUpdateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			DeleteForm:             forms.NewDeleteFormHandler(d.Forms, d.Files, d.IDs, d.Clock),
+			SetFormLogo:            forms.NewSetFormLogoHandler(d.Forms, d.Files, d.Clock),
+			RemoveFormLogo:         forms.NewRemoveFormLogoHandler(d.Forms, d.Files, d.Clock),
 			CaptureSubmission:      capture.NewCaptureSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, d.IPHasher, d.Activity, s.PublicURL),
 			SubmitPublicForm: capture.NewSubmitPublicFormHandler(d.Forms, d.Workspaces, d.Submissions, d.Files, d.IDs, d.Clock, d.IPHasher,
 				capture.SpamChecks{}, s.FileLimits, d.Activity),
@@ -333,6 +338,7 @@ func New(d Deps, s Settings) *Application {
 			ListAPIKeys:      accounts.NewListAPIKeysHandler(d.Keys),
 			GetForm:          forms.NewGetFormHandler(d.Forms),
 			GetPublicForm:    capture.NewGetPublicFormHandler(d.Forms),
+			GetFormLogo:      forms.NewGetFormLogoHandler(d.Forms, d.Files),
 			ListForms:        forms.NewListFormsHandler(d.Forms),
 			GetSubmission:    capture.NewGetSubmissionHandler(d.Submissions),
 			ListSubmissions:  capture.NewListSubmissionsHandler(d.Forms, d.Submissions, d.Scanner),

@@ -49,7 +49,7 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 	// Use cases with no principal to check: the operator's CLI and startup, the public form,
 	// background work, and the steps that establish who somebody is.
 	public := map[string]bool{"CreateWorkspace": true, "EnsureDefaultWorkspace": true, "ListWorkspaces": true,
-		"SubmitPublicForm": true, "GetPublicForm": true, "RecordFormView": true, "RecordFormStart": true, "Authenticate": true, "GetInvitation": true, "AcceptInvitation": true,
+		"SubmitPublicForm": true, "GetPublicForm": true, "GetFormLogo": true, "RecordFormView": true, "RecordFormStart": true, "Authenticate": true, "GetInvitation": true, "AcceptInvitation": true,
 		"SetupFirstOwner": true, "IssueSetupToken": true, "CreateUser": true, "SignIn": true, "SignOut": true,
 		"SignOutEverywhere": true, "AuthenticateSession": true, "SwitchWorkspace": true, "ChangePassword": true, "UpdateProfile": true,
 		"RequestPasswordReset": true, "ResetPassword": true, "BeginTwoFactor": true, "ConfirmTwoFactor": true,
@@ -131,7 +131,7 @@ func permissionNeeded() map[string]access.Permission {
 	}
 	for _, n := range []string{"CreateForm", "UpdateForm", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
 		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
-		"CreateIntegration", "DeleteIntegration"} {
+		"CreateIntegration", "DeleteIntegration", "SetFormLogo", "RemoveFormLogo"} {
 		needs[n] = access.Write
 	}
 	for _, n := range []string{"CreateAPIKey", "RevokeAPIKey", "ListAPIKeys", "GetWorkspace", "UpdateWorkspace", "ListMembers",

@@ -2,12 +2,17 @@ package dashboard
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formward/formward/adapters/httpkit"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 )
@@ -23,6 +28,12 @@ type settingsForm struct {
 	HasSecret                bool
 	// Closing: a UTC time as <input type="datetime-local"> holds it, a number, an email field.
 	ClosesAt, MaxSubmissions, OnePerEmail, ClosedMessage string
+	// Accent is the theme's accent as typed ("" for the page's own blue); Appearance is
+	// light, dark or auto.
+	Accent, Appearance string
+	// Logo is the URL of the current logo ("" without one), with its size in pixels.
+	Logo                  string
+	LogoWidth, LogoHeight int
 	// Notifications.
 	OwnerOn, RespondentOn                                       bool
 	OwnerTo, RespondentField, RespondentSubject, RespondentBody string
@@ -39,7 +50,9 @@ func settingsFormOf(f *form.Form) settingsForm {
 		OnePerEmail: deref(s.Closing.OnePerEmailField), ClosedMessage: deref(s.Closing.Message),
 		OwnerOn: s.Notifications.Owner.Enabled, OwnerTo: strings.Join(s.Notifications.Owner.To, "\n"),
 		RespondentOn: s.Notifications.Respondent.Enabled, RespondentField: s.Notifications.Respondent.EmailFieldID,
-		RespondentSubject: s.Notifications.Respondent.Subject, RespondentBody: s.Notifications.Respondent.Body}
+		RespondentSubject: s.Notifications.Respondent.Subject, RespondentBody: s.Notifications.Respondent.Body,
+		Accent: deref(s.Theme.Accent), Appearance: string(s.Theme.Appearance)}
+	sf = sf.withLogo(f)
 	if s.Spam.Captcha != nil {
 		sf.Captcha, sf.SiteKey, sf.HasSecret = string(s.Spam.Captcha.Provider), s.Spam.Captcha.SiteKey, s.Spam.Captcha.Secret != ""
 	}
@@ -62,7 +75,8 @@ func postedSettings(c *gin.Context) settingsForm {
 		OnePerEmail: c.PostForm("one_per_email_field"), ClosedMessage: c.PostForm("closed_message"),
 		OwnerOn: c.PostForm("owner_enabled") != "", OwnerTo: c.PostForm("owner_to"),
 		RespondentOn: c.PostForm("respondent_enabled") != "", RespondentField: c.PostForm("respondent_email_field"),
-		RespondentSubject: c.PostForm("respondent_subject"), RespondentBody: c.PostForm("respondent_body")}
+		RespondentSubject: c.PostForm("respondent_subject"), RespondentBody: c.PostForm("respondent_body"),
+		Accent: strings.TrimSpace(c.PostForm("accent")), Appearance: c.PostForm("appearance")}
 }
 
 // apply writes what the tab holds onto the stored settings; what does not parse is a violation
@@ -139,7 +153,20 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 	f := fv.Form
 	sf := postedSettings(c)
 	var vs domain.Violations
-	s := sf.apply(f.Settings(), &vs)
+	s := f.Settings()
+	if _, posted := c.GetPostForm("accent"); posted { // a post without the control keeps the accent
+		s.Theme.Accent = nil
+		if sf.Accent != "" {
+			s.Theme.Accent = &sf.Accent
+		}
+	} else {
+		sf.Accent = deref(s.Theme.Accent)
+	}
+	if sf.Appearance == "" {
+		sf.Appearance = string(s.Theme.Appearance) // a post without the choice keeps it
+	}
+	s.Theme.Appearance = form.Appearance(sf.Appearance)
+	s = sf.apply(s, &vs)
 	name := sf.Name
 	var ve *domain.ValidationError
 	if len(vs) > 0 && errors.As(form.CheckSettings(s), &ve) {
@@ -164,6 +191,7 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 				errs[ctl] = sentence(d.Message)
 			}
 		}
+		sf = sf.withLogo(f)
 		sf.Secret, sf.HasSecret = "", f.Settings().Spam.Captcha != nil && f.Settings().Spam.Captcha.Secret != ""
 		h.drawBuilder(c, fv, builderState{status: b.Status, settings: &sf, setErr: errs, rest: strings.Join(other, " "), tab: "settings"})
 		return
@@ -184,10 +212,97 @@ func settingsControl(path string) string {
 		{"settings.notifications.owner", "owner_to"}, {"settings.notifications.respondent.email_field_id", "respondent_email_field"},
 		{"settings.notifications.respondent.subject", "respondent_subject"}, {"settings.notifications.respondent.body", "respondent_body"},
 		{"settings.notifications.respondent", "respondent_email_field"},
+		{"settings.theme.accent", "accent"}, {"settings.theme.appearance", "appearance"}, {"settings.theme.logo", "logo"},
 	} {
 		if path == m.prefix || strings.HasPrefix(path, m.prefix+"[") || strings.HasPrefix(path, m.prefix+".") {
 			return m.control
 		}
 	}
 	return ""
+}
+
+// appearances are the theme's appearance choices, in the order shown.
+var appearances = []struct{ Value, Label string }{
+	{string(form.AppearanceLight), "Light"}, {string(form.AppearanceDark), "Dark"}, {string(form.AppearanceAuto), "Follow the respondent's device"},
+}
+
+// withLogo fills in the form's current logo (a failed post keeps what was typed, but the logo
+// is the stored one).
+func (sf settingsForm) withLogo(f *form.Form) settingsForm {
+	sf.Logo, sf.LogoWidth, sf.LogoHeight = "", 0, 0
+	if l := f.Settings().Theme.Logo; l != nil {
+		sf.Logo, sf.LogoWidth, sf.LogoHeight = httpkit.FormLogoPath(f.ID(), l.Version), l.Width, l.Height
+	}
+	if sf.Appearance == "" {
+		sf.Appearance = string(form.AppearanceLight)
+	}
+	return sf
+}
+
+// uploadLogo sets the form's logo from the posted file (POST /app/forms/{id}/logo, multipart):
+// its type is detected from its bytes, and a refused file changes nothing; the rest of the
+// settings is a form of its own, so nothing typed there is lost.
+func (h *Handler) uploadLogo(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	f := fv.Form
+	refuse := func(status int, msg string) {
+		sf := settingsFormOf(f)
+		h.drawBuilder(c, fv, builderState{status: status, settings: &sf, setErr: map[string]string{"logo": msg}, tab: "settings"})
+	}
+	// The post is the file and the form's few fields: a little over the logo limit.
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, form.MaxLogoBytes+64<<10)
+	fh, err := c.FormFile("logo")
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		refuse(http.StatusRequestEntityTooLarge, fmt.Sprintf("The logo is larger than %d KB. Choose a smaller image.", form.MaxLogoBytes>>10))
+		return
+	case err != nil:
+		refuse(http.StatusUnprocessableEntity, "Choose an image file to upload as the logo.")
+		return
+	}
+	file, err := fh.Open()
+	if err != nil {
+		refuse(http.StatusUnprocessableEntity, "The logo could not be read. Please try again.")
+		return
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, form.MaxLogoBytes+1))
+	if err != nil {
+		refuse(http.StatusUnprocessableEntity, "The logo could not be read. Please try again.")
+		return
+	}
+	if _, err := h.app.Commands.SetFormLogo.Handle(c.Request.Context(), forms.SetFormLogo{ID: f.ID(), Data: data}); err != nil {
+		if errors.Is(err, forms.ErrNoObjectStore) {
+			refuse(http.StatusUnprocessableEntity, "Logos need file storage, and none is configured on this server.")
+			return
+		}
+		b, ok := h.invalid(c, err)
+		if !ok {
+			return
+		}
+		msg := "The logo was not accepted."
+		if len(b.Details) > 0 {
+			msg = sentence(b.Details[0].Message)
+		}
+		refuse(b.Status, msg)
+		return
+	}
+	h.redirect(c, "/app/forms/"+f.ID()+"?tab=settings#s-logo", "Logo uploaded.")
+}
+
+// removeLogo takes the logo off the form (POST /app/forms/{id}/logo/remove).
+func (h *Handler) removeLogo(c *gin.Context) {
+	fv, ok := h.editable(c)
+	if !ok {
+		return
+	}
+	if _, err := h.app.Commands.RemoveFormLogo.Handle(c.Request.Context(), forms.RemoveFormLogo{ID: fv.Form.ID()}); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.redirect(c, "/app/forms/"+fv.Form.ID()+"?tab=settings#s-logo", "Logo removed.")
 }

@@ -102,6 +102,8 @@ type builderData struct {
 	PreviewPhone bool
 	Add          addForm
 	AddErrors    map[string]string
+	// Appearances are the theme's appearance choices.
+	Appearances []struct{ Value, Label string }
 	// EmailFields are the form's email fields, for the closing and confirmation pickers.
 	EmailFields []selectOption
 }
@@ -129,7 +131,7 @@ func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState
 		}
 		d.Tabs = append(d.Tabs, tabLink{ID: t.ID, Label: t.Label, Href: href, Current: t.ID == d.Tab})
 	}
-	d.Types = fieldTypes
+	d.Types, d.Appearances = fieldTypes, appearances
 	specs := st.fields
 	if specs == nil {
 		specs = specsOf(f.Fields())

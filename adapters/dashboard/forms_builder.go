@@ -44,6 +44,8 @@ func (h *Handler) mountForms(w *gin.RouterGroup) {
 	w.POST("/forms/:id/fields/:fid/remove", h.removeField)
 	w.POST("/forms/:id/order", h.reorderFields)
 	w.POST("/forms/:id/settings", h.saveFormSettings)
+	w.POST("/forms/:id/logo", h.uploadLogo)
+	w.POST("/forms/:id/logo/remove", h.removeLogo)
 	w.GET("/forms/:id/status", h.changeFormStatusConfirm)
 	w.POST("/forms/:id/status", h.changeFormStatus)
 }

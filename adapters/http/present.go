@@ -94,7 +94,7 @@ func presentForm(v forms.FormView, withFields bool, now time.Time) formJSON {
 			fields = append(fields, presentField(fl))
 		}
 		out.Fields = &fields
-		out.Settings = presentSettings(f.Settings())
+		out.Settings = presentSettings(f.ID(), f.Settings())
 	}
 	return out
 }

@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/origin"
 )
 
 var (
-	settingsProps = []string{"redirect_url", "thank_you_message", "spam", "embed", "notifications", "closing", "allowed_origins"}
+	settingsProps = []string{"redirect_url", "thank_you_message", "spam", "embed", "notifications", "closing", "allowed_origins", "theme"}
+	themeProps    = []string{"accent", "appearance"}
 	spamProps     = []string{"honeypot", "min_fill_seconds", "proof_of_work", "captcha"}
 	captchaProps  = []string{"provider", "site_key", "secret"}
 	embedProps    = []string{"frame_ancestors", "cors_origins"}
@@ -83,6 +85,20 @@ func formSettings(o object) *form.Settings {
 	s.Notifications = notificationSettings(so)
 	s.Closing = closingSettings(so)
 	s.AllowedOrigins = so.origins("allowed_origins", &bad)
+	if th, ok := so.child("theme"); ok {
+		th.allow(themeProps, []string{"logo"}) // the logo is uploaded through the dashboard
+		s.Theme.Accent, _ = th.nullableStr("accent")
+		if a, present := th.str("appearance"); present {
+			ap, ok := form.ParseAppearance(a)
+			if !ok {
+				ap = form.Appearance(a) // the domain's check names it
+				if a == "" {
+					ap = "none"
+				}
+			}
+			s.Theme.Appearance = ap
+		}
+	}
 	if len(bad) > 0 {
 		// The use case will not see these settings: the answer names the other settings'
 		// problems too, as the domain's check of the whole would.
@@ -135,14 +151,42 @@ type settingsJSON struct {
 	AllowedOrigins  []string    `json:"allowed_origins"`
 
 	Notifications notificationsJSON `json:"notifications"`
+	Theme         themeJSON         `json:"theme"`
+}
+
+type themeJSON struct {
+	Accent     *string   `json:"accent"`
+	Appearance string    `json:"appearance"`
+	Logo       *logoJSON `json:"logo"`
+}
+
+// logoJSON is the uploaded logo, read-only in the API.
+type logoJSON struct {
+	URL         string `json:"url"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+}
+
+func presentTheme(formID string, t form.Theme) themeJSON {
+	out := themeJSON{Accent: t.Accent, Appearance: string(t.Appearance)}
+	if out.Appearance == "" {
+		out.Appearance = string(form.AppearanceLight)
+	}
+	if l := t.Logo; l != nil {
+		out.Logo = &logoJSON{URL: httpkit.FormLogoPath(formID, l.Version), ContentType: l.ContentType, Size: l.Size, Width: l.Width, Height: l.Height}
+	}
+	return out
 }
 
 // presentSettings never shows the captcha secret, only whether one is stored.
-func presentSettings(s form.Settings) *settingsJSON {
+func presentSettings(formID string, s form.Settings) *settingsJSON {
 	out := &settingsJSON{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage,
 		Spam:  spamJSON{Honeypot: s.Spam.Honeypot, MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork},
 		Embed: embedJSON{FrameAncestors: form.OriginStrings(s.Embed.FrameAncestors), CORSOrigins: form.OriginStrings(s.Embed.CORSOrigins)}}
 	out.Notifications = presentNotifications(s.Notifications)
+	out.Theme = presentTheme(formID, s.Theme)
 	if out.Embed.FrameAncestors == nil {
 		out.Embed.FrameAncestors = []string{}
 	}

@@ -26,6 +26,48 @@ type settingsJSON struct {
 	AllowedOrigins  []string       `json:"allowed_origins,omitempty"`
 
 	Notifications *notificationsJSON `json:"notifications,omitempty"`
+	Theme         *storedTheme       `json:"theme,omitempty"`
+}
+
+// storedTheme is the public page's theme; forms stored without one have the light default.
+type storedTheme struct {
+	Accent     *string     `json:"accent,omitempty"`
+	Appearance string      `json:"appearance,omitempty"`
+	Logo       *storedLogo `json:"logo,omitempty"`
+}
+
+type storedLogo struct {
+	Key         string `json:"key"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+	Version     string `json:"version"`
+}
+
+func encodeTheme(t form.Theme) *storedTheme {
+	if t.Accent == nil && t.Logo == nil && (t.Appearance == "" || t.Appearance == form.AppearanceLight) {
+		return nil
+	}
+	out := &storedTheme{Accent: t.Accent, Appearance: string(t.Appearance)}
+	if l := t.Logo; l != nil {
+		out.Logo = &storedLogo{Key: l.Key, ContentType: l.ContentType, Size: l.Size, Width: l.Width, Height: l.Height, Version: l.Version}
+	}
+	return out
+}
+
+func (t *storedTheme) decode() form.Theme {
+	if t == nil {
+		return form.Theme{Appearance: form.AppearanceLight}
+	}
+	out := form.Theme{Accent: t.Accent, Appearance: form.Appearance(t.Appearance)}
+	if out.Appearance == "" {
+		out.Appearance = form.AppearanceLight
+	}
+	if l := t.Logo; l != nil {
+		out.Logo = &form.Logo{Key: l.Key, ContentType: l.ContentType, Size: l.Size, Width: l.Width, Height: l.Height, Version: l.Version}
+	}
+	return out
 }
 
 type captcha struct {
@@ -44,6 +86,7 @@ func encodeSettings(ctx context.Context, cipher ports.Cipher, f *form.Form) (str
 		FrameAncestors: form.OriginStrings(s.Embed.FrameAncestors), CORSOrigins: form.OriginStrings(s.Embed.CORSOrigins),
 		Closing: encodeClosing(s.Closing), AllowedOrigins: form.OriginStrings(s.AllowedOrigins)}
 	out.Notifications = encodeNotifications(s.Notifications)
+	out.Theme = encodeTheme(s.Theme)
 	if c := s.Spam.Captcha; c != nil {
 		sealed, err := cipher.Seal(ctx, f.WorkspaceID(), []byte(c.Secret), settingsAAD(f.ID()))
 		if err != nil {
@@ -81,6 +124,7 @@ func decodeSettings(ctx context.Context, cipher ports.Cipher, workspaceID, formI
 		return form.Settings{}, fmt.Errorf("decode origins of form %s: %v", formID, err)
 	}
 	s.Notifications = decodeNotifications(in.Notifications)
+	s.Theme = in.Theme.decode()
 	if c := in.Captcha; c != nil {
 		sealed, err := base64.StdEncoding.DecodeString(c.SealedSecret)
 		if err != nil {

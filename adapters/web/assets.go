@@ -14,9 +14,10 @@ var assets = httpkit.MustLoadAssets(assetFS, "/f/assets/")
 // metaDescriptionMax is about what search engines and link previews show.
 const metaDescriptionMax = 160
 
-// head is what the pages' shared <head> needs: the title and a meta description.
+// head is what the pages' shared <head> needs: the title, a meta description and the theme.
 type head struct {
 	Title, Description string
+	Theme              themeView
 }
 
 // templateFuncs are the functions the page templates call besides the standard ones.
@@ -25,7 +26,7 @@ func templateFuncs() template.FuncMap {
 		"asset": assets.URL,
 		// head builds the <head> data from a page's title and its descriptive text (the form's
 		// description or the message); without one the description names the page.
-		"head": func(title, text string) head {
+		"head": func(title, text string, theme themeView) head {
 			text = strings.Join(strings.Fields(text), " ")
 			if text == "" {
 				text = title + ": fill in the form and send it."
@@ -34,7 +35,7 @@ func templateFuncs() template.FuncMap {
 				r := []rune(text)[:metaDescriptionMax-1]
 				text = strings.TrimRight(string(r), " ") + "…"
 			}
-			return head{Title: title, Description: text}
+			return head{Title: title, Description: text, Theme: theme}
 		},
 	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 func TestHeadDescription(t *testing.T) {
-	head := templateFuncs()["head"].(func(string, string) head)
+	headOf := templateFuncs()["head"].(func(string, string, themeView) head)
+	head := func(title, text string) head { return headOf(title, text, themeView{}) }
 	long := strings.Repeat("Tell us about your visit. ", 20)
 	for _, c := range []struct{ title, text, want string }{
 		{"Contact", "We answer\n  within a day.", "We answer within a day."},

@@ -99,13 +99,14 @@ func sameHost(o origin.Origin, host string) bool {
 }
 
 // closedPage shows the owner's message of a form closed by its closing rules, in status.
-func (h *Handler) closedPage(c *gin.Context, status int, s *form.Settings, closed *form.ClosedError) {
+func (h *Handler) closedPage(c *gin.Context, status int, f *form.Form, closed *form.ClosedError) {
+	s := f.Settings()
 	m := errorPages[httperr.Problem(closed).Code]
 	msg := m.Message
 	if closed.Message != "" {
 		msg = closed.Message
 	}
-	h.message(c, status, s, m.Title, m.Heading, msg)
+	h.themedMessage(c, status, &s, themeOf(f.ID(), s.Theme), m.Title, m.Heading, msg)
 }
 
 // openOrClosed answers the page of a form that does not take responses now; it reports
@@ -119,7 +120,7 @@ func (h *Handler) openOrClosed(c *gin.Context, f *form.Form) bool {
 	s := f.Settings()
 	var closed *form.ClosedError
 	if errors.As(err, &closed) {
-		h.closedPage(c, http.StatusOK, &s, closed)
+		h.closedPage(c, http.StatusOK, f, closed)
 		return false
 	}
 	b := httperr.Problem(err)
@@ -127,7 +128,10 @@ func (h *Handler) openOrClosed(c *gin.Context, f *form.Form) bool {
 		h.d.Logger.Error("load public form", zap.Error(err))
 	}
 	if errors.Is(err, domain.ErrFormClosed) {
-		b.Status = http.StatusOK
+		// The archived form's closed page, in the form's theme.
+		m := errorPages[b.Code]
+		h.themedMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), m.Title, m.Heading, m.Message)
+		return false
 	}
 	h.errorPage(c, &s, b)
 	return false

@@ -261,8 +261,7 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 	switch {
 	case errors.As(err, &closed) && !p.json && closed.Message != "":
 		// The owner's own words for a form their closing rules closed.
-		s := f.Settings()
-		h.closedPage(c, http.StatusConflict, &s, closed)
+		h.closedPage(c, http.StatusConflict, f, closed)
 		return
 	case errors.As(err, &rej):
 		h.spam(f, string(rej.Reason))
@@ -379,7 +378,7 @@ func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id string) {
 	if s.ThankYouMessage != nil && *s.ThankYouMessage != "" {
 		msg = *s.ThankYouMessage
 	}
-	h.message(c, http.StatusOK, &s, "Thank you", "Thank you!", msg)
+	h.themedMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), "Thank you", "Thank you!", msg)
 }
 
 // errorPages are what a browser sees for each error code of the shared table.

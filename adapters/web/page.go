@@ -87,6 +87,8 @@ type pageData struct {
 	// Wait is how many seconds the page's script holds the final post so that it meets the
 	// minimum fill time (the form's min_fill_seconds on a first view).
 	Wait int
+	// Theme is the form's appearance class, accent stylesheet and logo.
+	Theme themeView
 }
 
 // stepView is the position of a multi-page form's page.
@@ -333,8 +335,18 @@ func (h *Handler) render(c *gin.Context, status int, name string, data any) {
 }
 
 func (h *Handler) message(c *gin.Context, status int, s *form.Settings, title, heading, msg string) {
+	h.themedMessage(c, status, s, themeView{}, title, heading, msg)
+}
+
+// messagePage is a message drawn in a form's theme (the thank-you page).
+type messagePage struct {
+	messageData
+	Theme themeView
+}
+
+func (h *Handler) themedMessage(c *gin.Context, status int, s *form.Settings, theme themeView, title, heading, msg string) {
 	securityHeaders(c, s)
-	h.render(c, status, "message.html", messageData{Title: title, Heading: heading, Message: msg})
+	h.render(c, status, "message.html", messagePage{messageData{Title: title, Heading: heading, Message: msg}, theme})
 }
 
 // lookup finds the form of the URL; drafts are as good as unknown to respondents.
@@ -498,7 +510,8 @@ func formData(f *form.Form, values map[string][]string, errs map[string]string, 
 	}
 	fields, links, carry := views(f, all, values, errs, page)
 	data := pageData{Title: f.Name(), Action: "/f/" + f.ID(), Multipart: f.HasFileFields(), Fields: fields, Errors: links,
-		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError, Carry: carry, Steps: steps, Wait: s.Spam.MinFillSeconds}
+		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError, Carry: carry, Steps: steps, Wait: s.Spam.MinFillSeconds,
+		Theme: themeOf(f.ID(), s.Theme)}
 	if f.Description() != nil {
 		data.Description = *f.Description()
 	}

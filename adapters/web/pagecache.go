@@ -105,6 +105,8 @@ func pageKey(f *form.Form, d *pageData) string {
 	}
 	fp.str(d.Notice)
 	fp.num(d.Wait)
+	fp.str(d.Theme.Class, d.Theme.CSS, d.Theme.Logo)
+	fp.num(d.Theme.LogoWidth, d.Theme.LogoHeight)
 	fp.flag(d.Captcha != nil)
 	if d.Captcha != nil {
 		fp.str(d.Captcha.Script, d.Captcha.Class, d.Captcha.SiteKey)

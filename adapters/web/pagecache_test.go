@@ -98,11 +98,14 @@ func TestCachedPageEqualsFullRender(t *testing.T) {
 // Every template input of pageData is digested into the cache key; a new field must be added
 // to pageKey (this count is the reminder).
 func TestPageKeyCoversPageData(t *testing.T) {
-	if n := reflect.TypeOf(pageData{}).NumField(); n != 17 {
+	if n := reflect.TypeOf(pageData{}).NumField(); n != 18 {
 		t.Fatalf("pageData has %d fields; add the new ones to pageKey and update this count", n)
 	}
 	if n := reflect.TypeOf(fieldView{}).NumField(); n != 16 {
 		t.Fatalf("fieldView has %d fields; add the new ones to pageKey and update this count", n)
+	}
+	if n := reflect.TypeOf(themeView{}).NumField(); n != 5 {
+		t.Fatalf("themeView has %d fields; add the new ones to pageKey and update this count", n)
 	}
 	base := cacheTestForm("Contact", form.DefaultSettings())
 	key := func(f *form.Form) string { d := formData(f, nil, nil, "", 0); return pageKey(f, &d) }
@@ -123,6 +126,14 @@ func TestPageKeyCoversPageData(t *testing.T) {
 	helped := form.UnmarshalWithSettingsFromDatabase(base.ID(), base.WorkspaceID(), base.Name(), base.Description(), base.Status(), fields, base.Settings(), base.CreatedAt(), base.UpdatedAt())
 	if key(base) == key(helped) {
 		t.Fatal("a changed help text keeps the key of the older version")
+	}
+	// A theme change (accent, appearance) shows at once: the page has another key.
+	accent := "#2563eb"
+	accented, dark := form.DefaultSettings(), form.DefaultSettings()
+	accented.Theme.Accent = &accent
+	dark.Theme.Appearance = form.AppearanceDark
+	if k := key(base); k == key(cacheTestForm("Contact", accented)) || k == key(cacheTestForm("Contact", dark)) {
+		t.Fatal("a themed form has the key of its unthemed version")
 	}
 }
 

@@ -67,7 +67,7 @@ func Preview(w io.Writer, f *form.Form, action string, post *http.Request) (int,
 			m = errorPages["invalid_request"]
 		}
 		m.Note, m.Again = previewNote, action
-		return b.Status, t.ExecuteTemplate(w, "message.html", m)
+		return b.Status, t.ExecuteTemplate(w, "message.html", messagePage{m, themeOf(f.ID(), f.Settings().Theme)})
 	}
 	values, data := answers(f, pf)
 	at, _ := strconv.Atoi(pf.Get("_page"))
@@ -113,7 +113,7 @@ func Preview(w io.Writer, f *form.Form, action string, post *http.Request) (int,
 	if target, ok := redirectTarget(s); ok {
 		m.Heading, m.Message = "Respondents go on to your page", "After sending, a respondent is taken to "+target+"."
 	}
-	return http.StatusOK, t.ExecuteTemplate(w, "message.html", m)
+	return http.StatusOK, t.ExecuteTemplate(w, "message.html", messagePage{m, themeOf(f.ID(), s.Theme)})
 }
 
 // readPreviewPost reads a post of the preview as readPost reads a respondent's (urlencoded or

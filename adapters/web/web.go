@@ -138,7 +138,8 @@ func New(d Deps, o Options) (*Handler, error) {
 
 // Mount adds the public routes to r: GET/POST /f/:form_id, OPTIONS /f/:form_id (CORS
 // preflight), GET /f/:form_id/challenge (token and challenge for JSON posts), POST
-// /f/:form_id/start (the page's report of a first interaction) and /f/assets/*.
+// /f/:form_id/start (the page's report of a first interaction), the theme's GET
+// /f/:form_id/theme.css and /f/:form_id/logo/:version, and /f/assets/*.
 func (h *Handler) Mount(r gin.IRoutes) {
 	r.GET("/f/assets/*path", assets.Serve)
 	r.GET("/f/:form_id", h.page)
@@ -147,5 +148,7 @@ func (h *Handler) Mount(r gin.IRoutes) {
 	r.POST("/f/:form_id/start", h.start)
 	r.OPTIONS("/f/:form_id", h.preflight)
 	r.GET("/f/:form_id/challenge", h.challenge)
+	r.GET("/f/:form_id/theme.css", h.themeStylesheet)
+	r.GET("/f/:form_id/logo/:version", h.logo)
 	r.OPTIONS("/f/:form_id/challenge", h.preflight)
 }

@@ -71,7 +71,9 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	}
 	settings := DefaultSettings()
 	if d.Settings != nil {
-		settings, err = checkSettings(*d.Settings)
+		ds := *d.Settings
+		ds.Theme.Logo = nil // a new form has no logo yet: SetLogo adds one
+		settings, err = checkSettings(ds)
 		if err != nil {
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}
@@ -100,7 +102,8 @@ type Patch struct {
 	Description **string
 	Status      *string
 	Fields      *[]FieldSpec
-	// Settings replace the public form settings; a captcha with an empty Secret keeps the stored secret.
+	// Settings replace the public form settings; a captcha with an empty Secret keeps the stored
+	// secret, and the stored logo stays whatever Settings.Theme.Logo holds (SetLogo changes it).
 	Settings *Settings
 }
 
@@ -140,6 +143,7 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 			kept.Secret = f.settings.Spam.Captcha.Secret
 			ns.Spam.Captcha = &kept
 		}
+		ns.Theme.Logo = f.settings.Theme.Logo
 		ns, err := checkSettings(ns)
 		if err != nil {
 			vs = append(vs, err.(*domain.ValidationError).Violations...)

@@ -56,13 +56,15 @@ type Settings struct {
 	Closing Closing
 	// AllowedOrigins are the sites whose plain HTML forms may post here (form-backend mode).
 	AllowedOrigins []origin.Origin
+	// Theme is the public page's accent colour, appearance and logo.
+	Theme Theme
 }
 
 // DefaultSettings turn on every spam rule a respondent without JavaScript can pass (honeypot,
 // render token with a minimum fill time; the rate limit always applies) and allow no framing.
 // Proof of work needs the page's script, so an owner turns it on deliberately.
 func DefaultSettings() Settings {
-	return Settings{Spam: Spam{Honeypot: true, MinFillSeconds: 3}}
+	return Settings{Spam: Spam{Honeypot: true, MinFillSeconds: 3}, Theme: Theme{Appearance: AppearanceLight}}
 }
 
 const (
@@ -116,6 +118,7 @@ func checkSettings(s Settings) (Settings, error) {
 	s.Notifications = checkNotifications(&vs, s.Notifications)
 	s.Closing = checkClosing(&vs, s.Closing)
 	checkOrigins(&vs, "settings.allowed_origins", s.AllowedOrigins)
+	s.Theme = checkTheme(&vs, s.Theme)
 	return s, vs.Err()
 }
 
@@ -236,6 +239,14 @@ func (f *Form) Settings() Settings {
 		s.Spam.Captcha = &c
 	}
 	s.Notifications.Owner.To = append([]string(nil), s.Notifications.Owner.To...)
+	if s.Theme.Accent != nil {
+		a := *s.Theme.Accent
+		s.Theme.Accent = &a
+	}
+	if s.Theme.Logo != nil {
+		l := *s.Theme.Logo
+		s.Theme.Logo = &l
+	}
 	return s
 }
 

@@ -59,15 +59,18 @@
   main.addEventListener('submit', function (e) {
     var form = e.target;
     if (!main.querySelector('.fb-tabs') || !window.fetch || !window.DOMParser || form.method.toLowerCase() !== 'post') return;
-    var action = new URL(form.action, window.location.href);
+    var submitter = e.submitter || null;
+    // A button may post elsewhere (formaction) and in another encoding (formenctype).
+    // (Read from the attributes: a button's formAction property is the page's own URL when the
+    // button has none.)
+    var action = new URL((submitter && submitter.getAttribute('formaction')) || form.action, window.location.href);
     if (action.origin !== window.location.origin || action.pathname.indexOf(builderPath) !== 0 || form.hasAttribute('data-reload')) return;
     e.preventDefault();
     if (busy) return;
     busy = true;
-    var submitter = e.submitter || null;
     var focusID = (submitter && submitter.id) || (document.activeElement && document.activeElement.id) || '';
     var data = submitter ? new FormData(form, submitter) : new FormData(form);
-    var multipart = (form.enctype || '').indexOf('multipart') === 0;
+    var multipart = ((submitter && submitter.getAttribute('formenctype')) || form.enctype || '').indexOf('multipart') === 0;
     var body = multipart ? data : new URLSearchParams(data);
     var wasPhone = !!document.querySelector('.fb-preview-phone');
     if (submitter) submitter.setAttribute('aria-busy', 'true');
@@ -286,11 +289,29 @@
   });
   }
 
+  // The theme's accent: a colour picker beside the text input, which stays what is posted
+  // (without this file the text input alone does the job).
+  function accentPicker(root) {
+    var accent = root.querySelector('#s-accent');
+    var picker = root.querySelector('#s-accent-picker');
+    if (!accent || !picker) return;
+    var fromText = function () {
+      var v = accent.value.trim().toLowerCase();
+      if (/^#[0-9a-f]{3}$/.test(v)) v = '#' + v[1] + v[1] + v[2] + v[2] + v[3] + v[3];
+      picker.value = /^#[0-9a-f]{6}$/.test(v) ? v : '#1d4ed8';
+    };
+    fromText();
+    picker.hidden = false;
+    accent.addEventListener('input', fromText);
+    picker.addEventListener('input', function () { accent.value = picker.value; });
+  }
+
   function init(root) {
     previewWidths(root);
     dragging(root);
     logicPickers(root);
     optionEditors(root);
+    accentPicker(root);
   }
   init(main);
 })();
