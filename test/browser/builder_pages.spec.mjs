@@ -13,11 +13,12 @@
 // <artifact dir>/builder-pages-<state>[-375|-dark].png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
 import path from 'node:path';
-import { args, axe, checker, desktop, expectNoAxeViolations, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
+import { args, axe, checker, desktop, expectNoAxeViolations, fail, inBrowser, ok, run, save, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('builder_pages.spec.mjs');
 const { check: checkBoth, checkDark } = checker(artifactDir, 'builder-pages', { iframes: false });
 const phone390 = { width: 390, height: 844 };
+const onePixelPNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 // check runs axe-core at desktop and 375 px (with screenshots), then at 390 px, light and dark.
 async function check(page, name) {
@@ -39,12 +40,6 @@ async function layout(page) {
   return page.locator('#fb-fields > li').evaluateAll((els) => els.map((el) => (el.classList.contains('fb-break') ? '|' : el.querySelector('.fb-field-title strong').textContent.trim())));
 }
 
-async function save(page, act) {
-  const before = await page.evaluate(() => Number(document.documentElement.getAttribute('data-fb-saved') || '0'));
-  await act();
-  await page.waitForFunction((n) => Number(document.documentElement.getAttribute('data-fb-saved') || '0') > n, before);
-  return page.evaluate(() => Number(document.documentElement.getAttribute('data-fb-status')));
-}
 
 async function addQuestion(page, type, label) {
   await page.locator('#add-type').selectOption(type);
@@ -160,7 +155,18 @@ async function main({ browser, page, watch }) {
   await page.goto(formURL + '?tab=settings');
   await page.getByLabel('Minimum fill time (seconds)').fill('0');
   await page.getByLabel('Thank-you message').fill('Thank you for volunteering!');
-  await save(page, () => page.getByRole('button', { name: 'Save settings' }).click());
+  // The theme: a green accent and the dark appearance, then a logo.
+  await page.locator('#s-accent').fill('#1e3a8a');
+  await page.locator('#s-appearance-dark').check();
+  let saved = await save(page, () => page.getByRole('button', { name: 'Save settings' }).click());
+  if (saved !== 422) fail(`a dark-green accent on a dark page should fail its contrast check: ${saved}`);
+  ok(`the accent is refused on the dark page: "${(await page.locator('#s-accent-error').innerText()).trim()}"`);
+  await page.locator('#s-accent').fill('#4ade80');
+  saved = await save(page, () => page.getByRole('button', { name: 'Save settings' }).click());
+  if (saved !== 200) fail(`saving the theme: ${saved}`);
+  await page.locator('#s-logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: Buffer.from(onePixelPNG, 'base64') });
+  await save(page, () => page.getByRole('button', { name: 'Upload logo' }).click());
+  if ((await page.locator('img.fb-logo').count()) !== 1) fail('the logo was not uploaded');
   await check(page, 'settings');
   await save(page, () => page.getByRole('button', { name: 'Publish' }).click());
   await page.goto(formURL + '?tab=share');
@@ -175,6 +181,8 @@ async function main({ browser, page, watch }) {
     watch(rp);
     const campaign = js ? 'newsletter' : 'flyer';
     await rp.goto(`${link}?campaign=${campaign}`);
+    if ((await rp.locator('html').getAttribute('class')) !== 'theme-dark') fail('the public page does not wear the dark theme');
+    if ((await rp.locator('img.logo').count()) !== 1) fail('the public page has no logo');
     // axe-core needs scripts: the pages without JavaScript are the same HTML, checked with it.
     if (js) await axe(rp, 'the public page 1');
     await rp.getByLabel('Full name').fill(js ? 'Grace Hopper' : 'Alan Turing');

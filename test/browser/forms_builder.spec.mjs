@@ -15,7 +15,7 @@
 // answered by the preview's own thank-you) and switched to phone width without a reload.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
 import path from 'node:path';
-import { args, axe, checker, desktop, expectNoAxeViolations, fail, inBrowser, ok, phone, run, setUp, submit } from './kit.mjs';
+import { args, axe, checker, desktop, expectNoAxeViolations, fail, inBrowser, ok, phone, run, save, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('forms_builder.spec.mjs');
 const { check, checkDark, shots } = checker(artifactDir, 'forms-builder', { iframes: false });
@@ -30,15 +30,6 @@ function question(page, label) {
   return page.locator('#fb-fields > li.fb-field').filter({ has: page.locator('.fb-field-title strong', { hasText: new RegExp(`^${label}$`) }) });
 }
 
-// save does what changes the form in the builder and waits for the builder's script to have
-// saved it in the background and drawn the answer (it counts saves in data-fb-saved); it
-// returns the answer's status.
-async function save(page, act) {
-  const before = await page.evaluate(() => Number(document.documentElement.getAttribute('data-fb-saved') || '0'));
-  await act();
-  await page.waitForFunction((n) => Number(document.documentElement.getAttribute('data-fb-saved') || '0') > n, before);
-  return page.evaluate(() => Number(document.documentElement.getAttribute('data-fb-status')));
-}
 
 const types = [
   ['text', 'Full name'], ['textarea', 'About you'], ['email', 'Email address'], ['number', 'Guests'], ['date', 'Arrival'],

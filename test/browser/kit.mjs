@@ -132,6 +132,16 @@ export async function submit(page, target) {
   return resp;
 }
 
+// save does what changes a form in the builder and waits for the builder's script to have
+// saved it in the background and drawn the answer (it counts saves in data-fb-saved on
+// <html>); it returns the answer's status.
+export async function save(page, act) {
+  const before = await page.evaluate(() => Number(document.documentElement.getAttribute('data-fb-saved') || '0'));
+  await act();
+  await page.waitForFunction((n) => Number(document.documentElement.getAttribute('data-fb-saved') || '0') > n, before);
+  return page.evaluate(() => Number(document.documentElement.getAttribute('data-fb-status')));
+}
+
 // setUp creates the first account from the setup link the server logged and lands on /app/forms.
 export async function setUp(page, setupURL, who = owner) {
   const resp = await page.goto(setupURL, { waitUntil: 'load' });

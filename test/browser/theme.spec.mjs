@@ -12,7 +12,7 @@
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
 import fs from 'node:fs';
 import path from 'node:path';
-import { args, axe, checker, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
+import { args, axe, checker, fail, inBrowser, ok, run, save, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('theme.spec.mjs');
 const { check, checkDark } = checker(artifactDir, 'theme');
@@ -24,7 +24,7 @@ const fake = path.resolve(artifactDir, 'theme-fake.png');
 async function saveTheme(page, accent, appearance) {
   await page.locator('#s-accent').fill(accent);
   await page.locator(`#s-appearance-${appearance}`).check();
-  return submit(page, () => page.getByRole('button', { name: 'Save settings' }).click());
+  return save(page, () => page.getByRole('button', { name: 'Save settings' }).click());
 }
 
 async function main({ browser, page, watch }) {
@@ -39,14 +39,15 @@ async function main({ browser, page, watch }) {
   for (const [type, label] of [['text', 'Full name'], ['radio', 'Meal']]) {
     await page.locator('#add-type').selectOption(type);
     await page.locator('#add-label').fill(label);
-    await submit(page, () => page.getByRole('button', { name: 'Add field' }).click());
+    await save(page, () => page.locator('#add-submit').click());
   }
   ok('created a form with two fields');
+  await page.getByRole('navigation', { name: 'Builder' }).getByRole('link', { name: 'Settings' }).click();
 
   // A yellow accent on the light page: refused with its ratio, the name kept.
   await page.locator('#s-name').fill('Themed form (renamed)');
-  let resp = await saveTheme(page, '#ffee00', 'light');
-  if (resp.status() !== 422) fail(`a failing accent: ${resp.status()}`);
+  let status = await saveTheme(page, '#ffee00', 'light');
+  if (status !== 422) fail(`a failing accent: ${status}`);
   const accentError = (await page.locator('#s-accent-error').innerText()).trim();
   if (!accentError.includes('1.1:1') || !accentError.includes('3:1')) fail(`accent error: "${accentError}"`);
   if ((await page.locator('#s-accent').getAttribute('aria-invalid')) !== 'true') fail('the accent input is not marked invalid');
@@ -62,26 +63,27 @@ async function main({ browser, page, watch }) {
   if ((await page.locator('#s-accent').inputValue()) !== '#2563eb') fail('the picker does not fill the accent input');
   ok('the colour picker and the accent input agree');
 
-  resp = await saveTheme(page, '#2563eb', 'auto');
-  if (!page.url().startsWith(formURL)) fail(`after saving the theme: ${resp.status()} ${page.url()}`);
+  status = await saveTheme(page, '#2563eb', 'auto');
+  if (status !== 200 || !page.url().startsWith(formURL)) fail(`after saving the theme: ${status} ${page.url()}`);
   ok('saved accent #2563eb and the auto appearance');
 
   // The logo: a text file named .png is refused, a PNG accepted.
   await page.locator('#s-logo').setInputFiles(fake);
-  resp = await submit(page, () => page.getByRole('button', { name: 'Upload logo' }).click());
-  if (resp.status() !== 422) fail(`a fake PNG: ${resp.status()}`);
+  status = await save(page, () => page.getByRole('button', { name: 'Upload logo' }).click());
+  if (status !== 422) fail(`a fake PNG: ${status}`);
   const logoError = (await page.locator('#s-logo-error').innerText()).trim();
   if (!logoError.includes('PNG, JPEG, WebP or GIF')) fail(`logo error: "${logoError}"`);
   await check(page, 'logo-error');
   ok(`a text file named .png is refused on the logo field: "${logoError}"`);
   await page.locator('#s-logo').setInputFiles(png);
-  await submit(page, () => page.getByRole('button', { name: 'Upload logo' }).click());
+  await save(page, () => page.getByRole('button', { name: 'Upload logo' }).click());
   if ((await page.locator('img.fb-logo').count()) !== 1) fail('the builder does not show the uploaded logo');
   await check(page, 'builder');
   await checkDark(page, 'builder');
   ok('uploaded a PNG logo');
 
-  await submit(page, () => page.getByRole('button', { name: 'Publish' }).click());
+  await save(page, () => page.getByRole('button', { name: 'Publish' }).click());
+  await page.getByRole('navigation', { name: 'Builder' }).getByRole('link', { name: 'Share' }).click();
   const shareLink = (await page.locator('#share-link').innerText()).trim();
 
   // The respondent's page.
@@ -91,7 +93,7 @@ async function main({ browser, page, watch }) {
   watch(rp);
   const cspErrors = [];
   rp.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text()); });
-  resp = await rp.goto(shareLink, { waitUntil: 'load' });
+  const resp = await rp.goto(shareLink, { waitUntil: 'load' });
   if (resp.status() !== 200) fail(`public page: ${resp.status()}`);
   if ((await rp.locator('html').getAttribute('class')) !== 'theme-auto') fail('no theme-auto class on <html>');
   if ((await rp.locator('link[rel="stylesheet"][href*="/theme.css?v="]').count()) !== 1) fail('no theme stylesheet');
@@ -116,7 +118,7 @@ async function main({ browser, page, watch }) {
   ok(`the public page follows the device (${light} / ${dark}) with the accent and the logo; axe-core 0 violations at 1280, 390 and 375 px, light and dark`);
 
   // The dark appearance: dark whatever the device prefers.
-  await page.goto(formURL);
+  await page.goto(formURL + '?tab=settings');
   await saveTheme(page, '#2563eb', 'dark');
   await rp.reload({ waitUntil: 'load' });
   if ((await rp.locator('html').getAttribute('class')) !== 'theme-dark') fail('the dark appearance does not show at once');
