@@ -315,11 +315,7 @@ func (h *Handler) duplicateForm(c *gin.Context) {
 }
 
 func (h *Handler) deleteFormConfirm(c *gin.Context) {
-	if err := principal(c).Require(access.Write); err != nil {
-		h.fail(c, err)
-		return
-	}
-	fv, ok := h.loadForm(c)
+	fv, ok := h.editable(c)
 	if !ok {
 		return
 	}
@@ -704,17 +700,13 @@ func (h *Handler) removeField(c *gin.Context) {
 	}
 	label := specs[i].Label
 	specs = append(specs[:i], specs[i+1:]...)
-	h.patchFields(c, fv, specs, "", label+" removed.", "#fields")
+	h.patchFields(c, fv, specs, "", label+" removed.", "#questions")
 }
 
 // changeFormStatusConfirm asks before a live form leaves publication (?to=archived or
 // ?to=draft): its public link stops taking responses.
 func (h *Handler) changeFormStatusConfirm(c *gin.Context) {
-	if err := principal(c).Require(access.Write); err != nil {
-		h.fail(c, err)
-		return
-	}
-	fv, ok := h.loadForm(c)
+	fv, ok := h.editable(c)
 	if !ok {
 		return
 	}

@@ -251,7 +251,8 @@ const validForm = `{
     "notifications": {"owner": {"enabled": false, "to": []},
       "respondent": {"enabled": false, "email_field_id": null, "subject": "", "body": ""}},
     "closing": {"closes_at": null, "max_submissions": null, "one_per_email_field": null, "message": null},
-    "allowed_origins": []},
+    "allowed_origins": [],
+    "theme": {"accent": null, "appearance": "light", "logo": null}},
   "created_at": "2026-11-22T19:48:41.123Z",
   "updated_at": "2026-11-22T19:48:41.123Z"
 }`
