@@ -13,7 +13,6 @@ import (
 	_ "image/jpeg"
 	_ "image/png"
 	"io"
-	"net/http"
 
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
@@ -82,13 +81,20 @@ func ReadLogo(workspaceID, formID string, data []byte) form.Logo {
 	return l
 }
 
-// sniffImage is the type the bytes show (the WHATWG sniffing rules), without parameters.
+// sniffImage is the image type the bytes begin with: the signatures of the WHATWG sniffing
+// rules for the four types a logo may be; anything else is application/octet-stream.
 func sniffImage(data []byte) string {
-	t := http.DetectContentType(data)
-	if i := bytes.IndexByte([]byte(t), ';'); i >= 0 {
-		t = t[:i]
+	switch {
+	case bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png"
+	case bytes.HasPrefix(data, []byte("\xff\xd8\xff")):
+		return "image/jpeg"
+	case bytes.HasPrefix(data, []byte("GIF87a")), bytes.HasPrefix(data, []byte("GIF89a")):
+		return "image/gif"
+	case len(data) >= 14 && string(data[0:4]) == "RIFF" && string(data[8:14]) == "WEBPVP":
+		return "image/webp"
 	}
-	return t
+	return "application/octet-stream"
 }
 
 // webpSize reads the canvas size of a WebP file (lossy VP8, lossless VP8L or extended VP8X);

@@ -45,9 +45,10 @@ func TestReadLogo(t *testing.T) {
 		{"gif", g.Bytes(), "image/gif", 7, 5, true},
 		{"webp", webpLossless(300, 120), "image/webp", 300, 120, true},
 		{"webp too wide", webpLossless(5000, 10), "image/webp", 5000, 10, false},
-		{"svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`), "text/plain", 0, 0, false},
-		{"svg with prolog", []byte(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"></svg>`), "text/xml", 0, 0, false},
-		{"text", []byte("hello"), "text/plain", 0, 0, false},
+		{"svg", []byte(`<svg xmlns="http://www.w3.org/2000/svg"></svg>`), "application/octet-stream", 0, 0, false},
+		{"svg with prolog", []byte(`<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"></svg>`), "application/octet-stream", 0, 0, false},
+		{"text", []byte("hello"), "application/octet-stream", 0, 0, false},
+		{"riff, not webp", []byte("RIFF\x00\x00\x00\x00WAVEfmt "), "application/octet-stream", 0, 0, false},
 		{"png header only", []byte("\x89PNG\r\n\x1a\nrest"), "image/png", 0, 0, false},
 	}
 	for _, tt := range tests {
