@@ -136,3 +136,23 @@ func TestBuilderPagesLogicAndHiddenFields(t *testing.T) {
 		}
 	})
 }
+
+// TestBuilderDuplicateAtTheLimit: a copy the form has no room for is refused in words, and the
+// builder draws the stored questions (no row for a copy that was never made).
+func TestBuilderDuplicateAtTheLimit(t *testing.T) {
+	h := newHarness(t, persistencetest.SQLite(t, nil), "http://127.0.0.1:8080")
+	b := h.owner()
+	id := createForm(t, b, "Long survey")
+	base := "/app/forms/" + id
+	for i := 0; i < 200; i++ {
+		b.post(base+"/fields", url.Values{"type": {"text"}, "label": {"Question"}}).redirectsTo(t, base)
+	}
+	ids, _ := fieldsOf(t, b, id)
+	p := b.post(base+"/fields/"+ids[0]+"/duplicate", nil).expect(t, http.StatusUnprocessableEntity)
+	if !strings.Contains(text(p.body), "at most 200 fields") || strings.Contains(p.body, `action="`+base+`/fields//`) {
+		t.Fatalf("a copy past the limit: %s", text(p.body))
+	}
+	if got, _ := fieldsOf(t, b, id); len(got) != 200 {
+		t.Fatalf("%d questions after a refused copy", len(got))
+	}
+}

@@ -485,6 +485,16 @@ func (h *Handler) patchFields(c *gin.Context, fv forms.FormView, specs []form.Fi
 			rest = append(rest, sentence(d.Message))
 		}
 		st.rest = strings.Join(rest, " ")
+		if fieldAt(specs, "") >= 0 {
+			// A refused copy has no ID to draw an edit form for: the stored questions are
+			// drawn, with every message at the top.
+			for _, errs := range st.fieldErr {
+				for _, m := range errs {
+					st.rest = strings.TrimSpace(st.rest + " " + m)
+				}
+			}
+			st.fields, st.fieldErr = nil, nil
+		}
 		h.drawBuilder(c, fv, st)
 		return
 	}
