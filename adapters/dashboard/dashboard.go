@@ -46,6 +46,10 @@ type Options struct {
 	SSO bool
 	// TrustedProxies may set X-Forwarded-For; the peer address counts otherwise.
 	TrustedProxies []netip.Prefix
+	// Mail is the send_email runner when SMTP is configured (FORMWARD_SMTP_URL and
+	// FORMWARD_SMTP_FROM); the workflow editor's "Send a test" goes through it. nil: email is
+	// not set up, and the editor warns on every email action.
+	Mail ports.ActionRunner
 }
 
 // Deps are what the dashboard needs.

@@ -13,7 +13,9 @@ import (
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/application/workflows"
 	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/workflow"
+	"github.com/formward/formward/ports"
 )
 
 // mountWorkflows adds the workflow pages: the list, the builder (conditions and actions as
@@ -26,6 +28,7 @@ func (h *Handler) mountWorkflows(w *gin.RouterGroup) {
 	w.GET("/workflows/:id", h.workflowPage)
 	w.POST("/workflows/:id", h.saveWorkflow)
 	w.POST("/workflows/:id/enabled", h.toggleWorkflow)
+	w.POST("/workflows/:id/actions/:action/test", h.testEmail)
 	w.POST("/workflows/:id/runs/:run/retry", h.retryRun)
 	w.GET("/workflows/:id/delete", h.deleteWorkflowConfirm)
 	w.POST("/workflows/:id/delete", h.deleteWorkflow)
@@ -47,13 +50,37 @@ var keyLabels = map[string]string{"to": "To", "subject": "Subject", "body": "Bod
 	"channel": "Channel", "message": "Message", "spreadsheet_id": "Spreadsheet ID", "sheet_name": "Sheet name",
 	"row_mapping": "Columns (one “Column = template” per line)", "platform": "Platform"}
 
-var operators = []choice{{Value: "equals", Label: "equals"}, {Value: "not_equals", Label: "does not equal"}, {Value: "contains", Label: "contains"},
-	{Value: "greater_than", Label: "is greater than"}, {Value: "less_than", Label: "is less than"}}
+// eventWords are the events a workflow runs on, as the editor and the run log say them.
+var eventWords = []selectOption{
+	{Value: string(event.SubmissionCreated), Label: "A response is submitted"},
+	{Value: string(event.SubmissionUpdated), Label: "A response is edited"},
+}
+
+func eventWord(e string) string {
+	for _, o := range eventWords {
+		if o.Value == e {
+			return o.Label
+		}
+	}
+	return e
+}
+
+// actionLabel is an action type in words.
+func actionLabel(typ string) string {
+	for _, t := range actionTypes {
+		if t.Type == typ {
+			return t.Label
+		}
+	}
+	return typ
+}
 
 type conditionRow struct {
-	N                  int
+	// N is the row's index in the posted form; Number counts from 1 for people.
+	N, Number          int
 	Field, Op, Value   string
-	Ops                []choice
+	Fields             []selectOption
+	Ops                []selectOption
 	FieldErr, ValueErr string
 }
 
@@ -65,14 +92,19 @@ type configInput struct {
 }
 
 type actionRow struct {
-	N               int
+	// N is the row's index in the posted form; Number counts from 1 for people.
+	N, Number       int
 	ID, Type, Label string
 	Inputs          []configInput
 	Error           string
 	Last            bool
+	// Email is set on a send_email action: the editor warns when SMTP is not configured and
+	// offers "Send a test" on a saved one when it is.
+	Email bool
 }
 
-type fieldKey struct{ ID, Label string }
+// fieldKey is a field as templates name it: by key ({{full_name}}), or by ID when it has none.
+type fieldKey struct{ Name, Label string }
 
 type workflowForm struct {
 	ID, Action, FormID, FormName, Name, Event string
@@ -81,18 +113,26 @@ type workflowForm struct {
 	Actions                                   []actionRow
 	Fields                                    []fieldKey
 	Types                                     []choice
-	Events                                    []choice
+	Events                                    []selectOption
+	// SMTP is false when email is not set up on this server: email actions carry a warning.
+	SMTP bool
+	// CanTest offers "Send a test" on the saved email actions.
+	CanTest bool
 }
 
 type runAction struct {
-	Type, Status, StatusClass string
-	Attempts                  []attemptRow
+	Number              int
+	Type, Label         string
+	Status, StatusClass string
+	Attempts            []attemptRow
 }
 
 type runRow struct {
 	ID, Status, StatusClass, Event, Submission string
 	Created                                    time.Time
 	Actions                                    []runAction
+	// Failure says, in words, which action failed and why; Detail is the stored error.
+	Failure, Detail string
 	// Retry is set when the run failed.
 	Retry *retryButton
 }
@@ -154,25 +194,47 @@ func (h *Handler) workflowBuilder(c *gin.Context, f *workflowForm) error {
 		return err
 	}
 	f.FormName = fv.Form.Name()
-	for _, fl := range fv.Form.Fields() {
-		f.Fields = append(f.Fields, fieldKey{ID: fl.ID, Label: fl.Label})
+	f.SMTP = h.opts.Mail != nil
+	f.CanTest = f.SMTP && f.ID != "" && principal(c).Require(access.Write) == nil
+	fields := fv.Form.Fields()
+	for _, fl := range fields {
+		name := fl.Key
+		if name == "" {
+			name = fl.ID
+		}
+		f.Fields = append(f.Fields, fieldKey{Name: name, Label: fl.Label})
 	}
 	for _, t := range actionTypes {
 		f.Types = append(f.Types, choice{Value: t.Type, Label: t.Label})
 	}
-	for _, e := range []string{"submission.created", "submission.updated"} {
-		f.Events = append(f.Events, choice{Value: e, Label: e, Checked: e == f.Event})
+	f.Events = nil
+	for _, e := range eventWords {
+		e.Selected = e.Value == f.Event
+		f.Events = append(f.Events, e)
 	}
 	for i := range f.Conditions {
-		f.Conditions[i].N = i
-		f.Conditions[i].Ops = nil
-		for _, o := range operators {
-			o.Checked = o.Value == f.Conditions[i].Op
-			f.Conditions[i].Ops = append(f.Conditions[i].Ops, o)
+		cd := &f.Conditions[i]
+		cd.N, cd.Number = i, i+1
+		// The field picker: the form's fields by label; a saved condition on a field since
+		// removed keeps its ID, shown as "(removed field)", and stays valid.
+		cd.Fields = []selectOption{{Value: "", Label: "Choose a field", Selected: cd.Field == ""}}
+		known := cd.Field == ""
+		for _, fl := range fields {
+			cd.Fields = append(cd.Fields, selectOption{Value: fl.ID, Label: fl.Label, Selected: fl.ID == cd.Field})
+			known = known || fl.ID == cd.Field
+		}
+		if !known {
+			cd.Fields = append(cd.Fields, selectOption{Value: cd.Field, Label: "(removed field)", Selected: true})
+		}
+		cd.Ops = nil
+		for _, o := range operatorWords {
+			o.Selected = o.Value == cd.Op
+			cd.Ops = append(cd.Ops, o)
 		}
 	}
 	for i := range f.Actions {
-		f.Actions[i].N, f.Actions[i].Last = i, i == len(f.Actions)-1
+		f.Actions[i].N, f.Actions[i].Number, f.Actions[i].Last = i, i+1, i == len(f.Actions)-1
+		f.Actions[i].Email = f.Actions[i].Type == "send_email"
 		for j := range f.Actions[i].Inputs {
 			f.Actions[i].Inputs[j].Name = fmt.Sprintf("a%d.%s", i, f.Actions[i].Inputs[j].Key)
 		}
@@ -368,33 +430,115 @@ func (h *Handler) workflowPage(c *gin.Context) {
 		return
 	}
 	for _, r := range runs {
-		row := runRow{ID: r.ID(), Status: string(r.Status()), Event: string(r.EventType()), Submission: r.SubmissionID(), Created: r.CreatedAt()}
-		row.StatusClass = map[workflow.RunStatus]string{workflow.RunSucceeded: "badge-green", workflow.RunFailed: "badge-red"}[r.Status()]
-		if r.Status() == workflow.RunFailed {
-			row.Retry = &retryButton{Action: "/app/workflows/" + w.ID() + "/runs/" + r.ID() + "/retry", What: "run " + r.ID()}
-		}
-		for _, a := range r.Actions() {
-			ra := runAction{Type: a.Type, Status: string(a.Status)}
-			ra.StatusClass = map[string]string{"succeeded": "badge-green", "failed": "badge-red"}[string(a.Status)]
-			for i := len(a.Attempts) - 1; i >= 0; i-- {
-				at := a.Attempts[i]
-				ar := attemptRow{Number: at.Number, At: at.At, StatusCode: "None", Duration: fmt.Sprintf("%d ms", at.Duration.Milliseconds())}
-				if at.StatusCode != nil {
-					ar.StatusCode = fmt.Sprint(*at.StatusCode)
-				}
-				if at.Error != nil {
-					ar.Error, ar.Failed = *at.Error, true
-				}
-				ra.Attempts = append(ra.Attempts, ar)
-			}
-			row.Actions = append(row.Actions, ra)
-		}
-		d.Runs = append(d.Runs, row)
+		d.Runs = append(d.Runs, runOf(w.ID(), r))
 	}
 	if n := len(runs); n > 0 {
 		d.Pager = pagerFor(c, more, runs[n-1].CreatedAt(), runs[n-1].ID())
 	}
 	h.render(c, http.StatusOK, "workflow", &view{Title: "Workflow " + w.Name(), Form: map[string]string{"name": w.Name()}, Data: d})
+}
+
+// runStatusWords and actionStatusWords say where a run and its actions stand.
+var (
+	runStatusWords = map[workflow.RunStatus]string{workflow.RunQueued: "Queued", workflow.RunRunning: "Running",
+		workflow.RunSucceeded: "Succeeded", workflow.RunFailed: "Failed"}
+	actionStatusWords = map[workflow.ActionRunStatus]string{workflow.ActionRunPending: "Waiting", workflow.ActionRunSucceeded: "Done",
+		workflow.ActionRunFailed: "Failed", workflow.ActionRunSkipped: "Skipped: an earlier action failed"}
+)
+
+// runOf draws one run of the log: its event in words, its actions numbered from 1 with their
+// types in words, and, when it failed, which action failed and why.
+func runOf(workflowID string, r *workflow.Run) runRow {
+	row := runRow{ID: r.ID(), Status: runStatusWords[r.Status()], Event: eventWord(string(r.EventType())), Submission: r.SubmissionID(),
+		Created: r.CreatedAt()}
+	if row.Status == "" {
+		row.Status = string(r.Status())
+	}
+	row.StatusClass = map[workflow.RunStatus]string{workflow.RunSucceeded: "badge-green", workflow.RunFailed: "badge-red"}[r.Status()]
+	if r.Status() == workflow.RunFailed {
+		row.Retry = &retryButton{Action: "/app/workflows/" + workflowID + "/runs/" + r.ID() + "/retry", What: "run " + r.ID()}
+	}
+	for n, a := range r.Actions() {
+		ra := runAction{Number: n + 1, Type: a.Type, Label: actionLabel(a.Type), Status: actionStatusWords[a.Status]}
+		if ra.Status == "" {
+			ra.Status = string(a.Status)
+		}
+		ra.StatusClass = map[workflow.ActionRunStatus]string{workflow.ActionRunSucceeded: "badge-green", workflow.ActionRunFailed: "badge-red"}[a.Status]
+		for i := len(a.Attempts) - 1; i >= 0; i-- {
+			at := a.Attempts[i]
+			ar := attemptRow{Number: at.Number, At: at.At, StatusCode: "None", Duration: fmt.Sprintf("%d ms", at.Duration.Milliseconds())}
+			if at.StatusCode != nil {
+				ar.StatusCode = fmt.Sprint(*at.StatusCode)
+			}
+			if at.Error != nil {
+				ar.Error, ar.Failed = *at.Error, true
+			}
+			ra.Attempts = append(ra.Attempts, ar)
+		}
+		if a.Status == workflow.ActionRunFailed && row.Failure == "" {
+			var code *int
+			msg := ""
+			if k := len(a.Attempts); k > 0 {
+				code = a.Attempts[k-1].StatusCode
+				if e := a.Attempts[k-1].Error; e != nil {
+					msg = *e
+				}
+			}
+			row.Failure = fmt.Sprintf("Action %d (%s) failed: %s", ra.Number, ra.Label, failureInWords(msg, code))
+			row.Detail = msg
+		}
+		row.Actions = append(row.Actions, ra)
+	}
+	return row
+}
+
+// failureInWords turns an action's stored error into a sentence a form owner can act on; the
+// error itself stays in the run log's details.
+func failureInWords(msg string, code *int) string {
+	m := strings.ToLower(msg)
+	has := func(parts ...string) bool {
+		for _, p := range parts {
+			if strings.Contains(m, p) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("email is not configured"):
+		return "email is not set up on this server, so nothing was sent. An administrator needs to configure SMTP."
+	case has("is not one valid email address"):
+		return "the recipient is not a valid email address. Check the action's “To” and the answer it uses."
+	case has("invalid action config"):
+		return "the action's settings are incomplete or invalid. Open the action above, correct it and save."
+	case has("is not connected"):
+		return "the integration it needs is not connected. Connect it under Integrations, then retry the run."
+	case has("is not available"):
+		return "this kind of action is not available on this server."
+	case has("circuit breaker open"):
+		return "paused after repeated failures at the destination; it is tried again later."
+	case code != nil && (*code == 401 || *code == 403):
+		return fmt.Sprintf("the destination refused the request (HTTP %d): check the URL, the secret or the connection.", *code)
+	case code != nil && *code == 404:
+		return "the destination answered that the address does not exist (HTTP 404): check the URL."
+	case code != nil && *code >= 500:
+		return fmt.Sprintf("the destination had an error (HTTP %d); retrying later may work.", *code)
+	case code != nil && *code >= 400:
+		return fmt.Sprintf("the destination refused the request (HTTP %d).", *code)
+	case has("canceled", "cancelled"):
+		return "the attempt was interrupted before it finished (the server was stopping); retry the run."
+	case has("timeout", "deadline exceeded"):
+		return "the destination did not answer in time."
+	case has("smtp"):
+		return "the mail server could not be reached or refused the message."
+	case has("connection refused", "no such host", "dial tcp", "unreachable"):
+		return "the destination could not be reached."
+	case has("certificate", "tls"):
+		return "a secure connection to the destination could not be made (its certificate is not trusted)."
+	case msg == "":
+		return "no reason was recorded."
+	}
+	return "the destination did not accept it. The technical detail is below."
 }
 
 // saveWorkflow creates or updates the workflow, or only draws the builder again when a row
@@ -465,6 +609,81 @@ func (h *Handler) saveWorkflow(c *gin.Context) {
 	}
 	v.Data = workflowData{Form: f, Saved: f.ID != ""}
 	h.render(c, b.Status, "workflow", v)
+}
+
+// testEmail sends one test email for a saved send_email action through the server's mailer:
+// its saved subject and body with example values ("[Label]") for the answers, to its "To"
+// address, or to the signed-in person when "To" is a template.
+func (h *Handler) testEmail(c *gin.Context) {
+	if err := principal(c).Require(access.Write); err != nil {
+		h.fail(c, err)
+		return
+	}
+	w, err := h.getWorkflow(c)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	back := "/app/workflows/" + w.ID()
+	var action *workflow.Action
+	number := 0
+	for i, a := range w.Actions() {
+		if a.ID == c.Param("action") && a.Type == "send_email" {
+			action, number = &w.Actions()[i], i+1
+		}
+	}
+	if action == nil {
+		h.redirect(c, back, "That email action is not saved in this workflow: save the workflow, then send a test.")
+		return
+	}
+	if h.opts.Mail == nil {
+		h.redirect(c, back, "No test was sent: email is not set up on this server. An administrator needs to configure SMTP (see docs/configuration.md).")
+		return
+	}
+	fv, err := h.app.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{ID: w.FormID()})
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	now := h.now()
+	vars := map[string]string{"submission_id": "sub_test", "form_id": fv.Form.ID(), "form_name": fv.Form.Name(),
+		"submitted_at": now.UTC().Format(time.RFC3339)}
+	fieldsIn, labels := map[string]any{}, map[string]string{}
+	for _, fl := range fv.Form.Fields() {
+		example := "[" + fl.Label + "]"
+		vars[fl.ID], fieldsIn[fl.ID], labels[fl.ID] = example, example, fl.Label
+		if fl.Key != "" {
+			if _, taken := vars[fl.Key]; !taken {
+				vars[fl.Key] = example
+			}
+		}
+	}
+	cfg := map[string]any{}
+	for k, v := range action.Config {
+		cfg[k] = v
+	}
+	to, _ := cfg["to"].(string)
+	if strings.Contains(to, "{{") {
+		if sp, ok := sessionOf(c); ok && sp.User != nil {
+			to = sp.User.Email()
+		}
+	}
+	cfg["to"] = to
+	subject, _ := cfg["subject"].(string)
+	cfg["subject"] = "[Test] " + subject
+	out := h.opts.Mail.Run(c.Request.Context(), ports.ActionInput{WorkspaceID: principal(c).WorkspaceID, WorkflowID: w.ID(),
+		ActionID: "test_" + action.ID, Attempt: 1, Event: string(event.SubmissionCreated), Config: cfg, FormID: fv.Form.ID(),
+		FormName: fv.Form.Name(), SubmissionID: "sub_test", SubmittedAt: now, Fields: fieldsIn, Labels: labels,
+		Render: func(t string, html bool) string { return workflow.Render(t, vars, html) }})
+	if out.Err != nil {
+		code := (*int)(nil)
+		if out.StatusCode != 0 {
+			code = &out.StatusCode
+		}
+		h.redirect(c, back, fmt.Sprintf("The test email of action %d was not sent: %s (%s)", number, failureInWords(out.Err.Error(), code), out.Err.Error()))
+		return
+	}
+	h.redirect(c, back, fmt.Sprintf("Test email of action %d sent to %s, with example values in place of the answers.", number, to))
 }
 
 func (h *Handler) toggleWorkflow(c *gin.Context) {

@@ -40,7 +40,7 @@ func TestWorkflowPages(t *testing.T) {
 		email, plan := f.Fields()[0].ID, f.Fields()[1].ID
 		b.get("/app/workflows").expect(t, http.StatusOK)
 		page := b.get("/app/workflows/new?form="+f.ID()).expect(t, http.StatusOK)
-		if !strings.Contains(page.body, `<option value="`+plan+`">Plan</option>`) || !strings.Contains(page.body, "{{"+email+"}}") {
+		if !strings.Contains(page.body, "{{email}}") || !strings.Contains(page.body, "{{plan}}") || strings.Contains(page.body, "{{"+email+"}}") {
 			t.Fatalf("no field keys in the builder: %s", text(page.body))
 		}
 		base := url.Values{"form_id": {f.ID()}, "name": {"Sales leads"}, "event": {"submission.created"}, "enabled": {"1"},
@@ -57,7 +57,8 @@ func TestWorkflowPages(t *testing.T) {
 			return v
 		}
 		added := b.post("/app/workflows", with(url.Values{"op": {"add-condition"}})).expect(t, http.StatusOK)
-		if !strings.Contains(added.body, `name="c0.field"`) || !strings.Contains(added.body, `value="New lead {{`+email+`}}"`) {
+		if !strings.Contains(added.body, `name="c0.field"`) || !strings.Contains(added.body, `<option value="`+plan+`">Plan</option>`) ||
+			!strings.Contains(added.body, `value="New lead {{`+email+`}}"`) {
 			t.Fatalf("add condition: %s", text(added.body))
 		}
 		added = b.post("/app/workflows", with(url.Values{"op": {"add-action"}, "new_action": {"send_webhook"}})).expect(t, http.StatusOK)
@@ -106,7 +107,8 @@ func TestWorkflowPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		page = b.get("/app/workflows/"+id).expect(t, http.StatusOK)
-		if !strings.Contains(page.body, "the mail server refused") || !strings.Contains(page.body, `action="/app/workflows/`+id+`/runs/run_failedone/retry"`) ||
+		if !strings.Contains(page.body, "the mail server refused") || !strings.Contains(page.body, "Action 1 (Send an email) failed:") ||
+			!strings.Contains(page.body, `action="/app/workflows/`+id+`/runs/run_failedone/retry"`) ||
 			!strings.Contains(page.body, `Retry<span class="visually-hidden"> run run_failedone</span>`) || strings.Contains(page.body, "/runs/run_doneone/retry") {
 			t.Fatalf("run log: %s", text(page.body))
 		}
