@@ -547,12 +547,14 @@ func (h *Handler) saveWorkflow(c *gin.Context) {
 	f, op := postedWorkflow(c)
 	id := c.Param("id")
 	f.Action = "/app/workflows"
+	var stored *workflow.Workflow
 	if id != "" {
 		w, err := h.getWorkflow(c)
 		if err != nil {
 			h.fail(c, err)
 			return
 		}
+		stored = w
 		f.ID, f.FormID, f.Action = w.ID(), w.FormID(), "/app/workflows/"+w.ID()
 	}
 	v := &view{Title: "Workflow", Form: map[string]string{"name": f.Name}}
@@ -575,8 +577,13 @@ func (h *Handler) saveWorkflow(c *gin.Context) {
 			id = w.ID()
 		}
 	} else {
-		_, err = h.app.Commands.UpdateWorkflow.Handle(c.Request.Context(), workflows.UpdateWorkflow{ID: id,
-			Patch: workflow.Patch{Name: &f.Name, Enabled: &f.Enabled, Trigger: &trigger, Actions: &actions}})
+		patch := workflow.Patch{Name: &f.Name, Enabled: &f.Enabled, Trigger: &trigger, Actions: &actions}
+		// An unchanged trigger is left out, so that a condition on a question removed from the
+		// form since stays as saved (it sees no value) while the rest is edited.
+		if sameTrigger(stored.Trigger(), trigger) {
+			patch.Trigger = nil
+		}
+		_, err = h.app.Commands.UpdateWorkflow.Handle(c.Request.Context(), workflows.UpdateWorkflow{ID: id, Patch: patch})
 	}
 	if err == nil {
 		h.redirect(c, "/app/workflows/"+id, "Workflow saved.")
@@ -587,16 +594,26 @@ func (h *Handler) saveWorkflow(c *gin.Context) {
 		return
 	}
 	known := map[string]string{"name": "name", "trigger.type": "event"}
+	// A condition's question is picked, not typed: its errors are said in those words.
+	picked := map[string]string{}
 	for _, d := range b.Details {
 		var i int
 		var rest string
-		if n, _ := fmt.Sscanf(d.Field, "trigger.conditions[%d].%s", &i, &rest); n == 2 && i < len(f.Conditions) {
+		if n, _ := fmt.Sscanf(strings.Replace(d.Field, "trigger.config.", "trigger.", 1), "trigger.conditions[%d].%s", &i, &rest); n == 2 && i < len(f.Conditions) {
 			known[d.Field] = fmt.Sprintf("c%d", i)
+			if rest == "field_id" && d.Code == "required" {
+				picked[known[d.Field]] = "Choose the question this condition tests."
+			} else if rest == "field_id" && d.Code == "unknown_field" {
+				picked[known[d.Field]] = "This question is not in the form; choose another."
+			}
 		} else if n, _ := fmt.Sscanf(d.Field, "actions[%d].%s", &i, &rest); n >= 1 && i < len(f.Actions) {
 			known[d.Field] = fmt.Sprintf("a%d", i)
 		}
 	}
 	v.Errors, v.Error = fieldErrors(b, known)
+	for k, msg := range picked {
+		v.Errors[k] = msg
+	}
 	for i := range f.Conditions {
 		f.Conditions[i].FieldErr = v.Errors[fmt.Sprintf("c%d", i)]
 	}
@@ -684,6 +701,21 @@ func (h *Handler) testEmail(c *gin.Context) {
 		return
 	}
 	h.redirect(c, back, fmt.Sprintf("Test email of action %d sent to %s, with example values in place of the answers.", number, to))
+}
+
+// sameTrigger tells whether the posted trigger is the saved one: same event, same conditions
+// in the same order.
+func sameTrigger(saved workflow.Trigger, posted workflow.TriggerSpec) bool {
+	if string(saved.Type) != posted.Type || len(saved.Conditions) != len(posted.Conditions) {
+		return false
+	}
+	for i, cd := range saved.Conditions {
+		p := posted.Conditions[i]
+		if cd.FieldID != p.FieldID || string(cd.Operator) != p.Operator || cd.Value != fmt.Sprint(p.Value) {
+			return false
+		}
+	}
+	return true
 }
 
 func (h *Handler) toggleWorkflow(c *gin.Context) {
