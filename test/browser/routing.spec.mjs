@@ -140,15 +140,21 @@ async function main({ page }) {
   await check(page, 'workflow-new');
   await page.getByLabel('Name').fill('Sales leads');
   await submit(page, page.getByRole('button', { name: 'Add condition' }));
-  const fieldKey = await page.locator('#field-keys option').nth(1).getAttribute('value');
-  await page.locator('#c0-field').fill(fieldKey);
+  // The condition's question is picked by its label; templates name fields by key.
+  await page.getByLabel('Question').selectOption({ label: 'Plan' });
+  await page.getByLabel('Operator').selectOption({ label: 'is' });
   await page.locator('#c0-value').fill('pro');
+  if (!(await page.locator('#keys-title + p + ul').innerText()).includes('{{plan}}')) fail('the template help does not list {{plan}}');
+  if (!(await page.locator('#a0-title').innerText()).startsWith('1. ')) fail('actions are not numbered from 1');
+  if (!(await page.locator('main').innerText()).includes('Email is not set up on this server')) fail('no SMTP warning on the email action');
+  const fieldKey = 'plan';
   await page.locator('[name="a0.to"]').fill('sales@example.org');
   await page.locator('[name="a0.subject"]').fill(`New lead {{${fieldKey}}}`);
   await page.locator('[name="a0.body"]').fill(`Plan: {{${fieldKey}}}`);
   await page.getByLabel('Action to add').selectOption('send_webhook');
   await submit(page, page.getByRole('button', { name: 'Add action' }));
   if ((await page.locator('#c0-value').inputValue()) !== 'pro') fail('the condition was lost when adding an action');
+  if ((await page.locator('#c0-field option:checked').innerText()) !== 'Plan') fail('the picked question was lost when adding an action');
   await page.locator('[name="a1.url"]').fill(receiverURL);
   await check(page, 'workflow-builder');
   await submit(page, page.getByRole('button', { name: 'Save workflow' }));
