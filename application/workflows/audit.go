@@ -1,0 +1,45 @@
+package workflows
+
+import (
+	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/domain/integration"
+	"github.com/formward/formward/domain/workflow"
+)
+
+func workflowTarget(w *workflow.Workflow) *audit.Target {
+	return &audit.Target{Type: "workflow", ID: w.ID()}
+}
+
+func integrationTarget(i *integration.Integration) *audit.Target {
+	return &audit.Target{Type: "integration", ID: i.ID()}
+}
+
+// workflowDetails are the audit details of a workflow: its name, form, trigger, whether it is
+// enabled, how many actions it has and, for an update, the properties the patch set. Action
+// configs (which may hold secrets) are never in them.
+func workflowDetails(w *workflow.Workflow, changed []string) map[string]any {
+	d := map[string]any{"name": w.Name(), "form_id": w.FormID(), "trigger": string(w.Trigger().Type),
+		"enabled": w.Enabled(), "actions": len(w.Actions())}
+	if changed != nil {
+		d["changed"] = changed
+	}
+	return d
+}
+
+// patchedWorkflow names the properties a patch sets, in the API's words.
+func patchedWorkflow(p workflow.Patch) []string {
+	changed := []string{}
+	if p.Name != nil {
+		changed = append(changed, "name")
+	}
+	if p.Enabled != nil {
+		changed = append(changed, "enabled")
+	}
+	if p.Trigger != nil {
+		changed = append(changed, "trigger")
+	}
+	if p.Actions != nil {
+		changed = append(changed, "actions")
+	}
+	return changed
+}
