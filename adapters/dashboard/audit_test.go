@@ -50,7 +50,7 @@ func TestAuditLogSentencesAndFilters(t *testing.T) {
 	if m == nil {
 		t.Fatalf("the person filter lacks Grace: %s", log)
 	}
-	hers := owner.get("/app/settings/audit-log?actor=" + m[1]).expect(t, http.StatusOK).body
+	hers := owner.get("/app/settings/audit-log?actor="+m[1]).expect(t, http.StatusOK).body
 	got := rows.FindAllString(hers, -1)
 	if len(got) == 0 || !strings.Contains(hers, `<option value="`+m[1]+`" selected>`) {
 		t.Fatalf("filtered by person: %d rows", len(got))
@@ -74,7 +74,7 @@ func TestAuditLogSentencesAndFilters(t *testing.T) {
 	if ada == nil {
 		t.Fatal("the person filter lacks Ada")
 	}
-	first := owner.get("/app/settings/audit-log?action=api_key.created&actor=" + ada[1]).expect(t, http.StatusOK).body
+	first := owner.get("/app/settings/audit-log?action=api_key.created&actor="+ada[1]).expect(t, http.StatusOK).body
 	older := regexp.MustCompile(`href="(/app/settings/audit-log\?[^"]+)" rel="next"`).FindStringSubmatch(first)
 	if older == nil {
 		t.Fatal("no link to older events")
