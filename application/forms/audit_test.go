@@ -89,6 +89,13 @@ func TestFormChangesAreAudited(t *testing.T) {
 	if last := evs[len(evs)-1]; last.Details["status"] != "draft" || last.Details["previous_status"] != "archived" {
 		t.Fatalf("back to draft = %+v", last)
 	}
+
+	if err := h.App.Commands.DeleteForm.Handle(ada, forms.DeleteForm{ID: f.ID()}); err != nil {
+		t.Fatal(err)
+	}
+	if e := onlyEvent(t, h, audit.FormDeleted); e.Details["name"] != "Volunteers" || e.Target.ID != f.ID() || e.Actor.ID != "usr_ada" {
+		t.Fatalf("form.deleted = %+v", e)
+	}
 }
 
 func TestRefusedFormChangeIsNotAudited(t *testing.T) {

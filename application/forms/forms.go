@@ -136,10 +136,15 @@ func (h DeleteFormHandler) Handle(ctx context.Context, cmd DeleteForm) error {
 	if err != nil {
 		return err
 	}
+	// The form's name goes into the audit event, so that the log still says which form it was.
+	f, err := h.forms.Get(ctx, p.WorkspaceID, cmd.ID)
+	if err != nil {
+		return err
+	}
 	if err := deleteFormFiles(ctx, h.forms, h.files, p.WorkspaceID, cmd.ID); err != nil {
 		return err
 	}
-	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.FormDeleted, &audit.Target{Type: "form", ID: cmd.ID}, nil)
+	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.FormDeleted, formTarget(f), map[string]any{"name": f.Name()})
 	if err != nil {
 		return err
 	}
