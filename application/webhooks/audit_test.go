@@ -36,7 +36,10 @@ func TestWebhookChangesAreAudited(t *testing.T) {
 	if _, err := h.App.Commands.UpdateWebhook.Handle(ada, webhooksapp.UpdateWebhook{ID: w.ID(), Patch: webhook.Patch{Enabled: &off, Secret: apptest.Ptr(apptest.Ptr("new secret"))}}); err != nil {
 		t.Fatal(err)
 	}
-	evs = h.Audit.Of(audit.WebhookUpdated)
+	if _, err := h.App.Commands.UpdateWebhook.Handle(ada, webhooksapp.UpdateWebhook{ID: w.ID()}); err != nil {
+		t.Fatal(err)
+	}
+	evs = h.Audit.Of(audit.WebhookUpdated) // the empty patch recorded nothing
 	if len(evs) != 1 || *evs[0].Target != target || evs[0].Details["enabled"] != false ||
 		!reflect.DeepEqual(evs[0].Details["changed"], []string{"secret", "enabled"}) {
 		t.Fatalf("webhook.updated = %+v", evs)

@@ -174,7 +174,11 @@ func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*w
 		if err := w.Apply(cmd.Patch, now); err != nil {
 			return ports.Effects{}, err
 		}
-		e, err := p.AuditEvent(h.ids, now, audit.WebhookUpdated, webhookTarget(w), webhookDetails(w, patchedWebhook(cmd.Patch)))
+		changed := patchedWebhook(cmd.Patch)
+		if len(changed) == 0 { // an empty patch changes nothing to record
+			return ports.Effects{}, nil
+		}
+		e, err := p.AuditEvent(h.ids, now, audit.WebhookUpdated, webhookTarget(w), webhookDetails(w, changed))
 		return ports.Effects{Audit: []audit.Event{e}}, err
 	})
 }

@@ -51,7 +51,10 @@ func TestWorkflowChangesAreAudited(t *testing.T) {
 	if _, err := h.App.Commands.UpdateWorkflow.Handle(ada, workflowsapp.UpdateWorkflow{ID: w.ID(), Patch: workflow.Patch{Name: apptest.Ptr("Notify"), Enabled: &off}}); err != nil {
 		t.Fatal(err)
 	}
-	updated := one(t, h, audit.WorkflowUpdated)
+	if _, err := h.App.Commands.UpdateWorkflow.Handle(ada, workflowsapp.UpdateWorkflow{ID: w.ID()}); err != nil {
+		t.Fatal(err)
+	}
+	updated := one(t, h, audit.WorkflowUpdated) // the empty patch recorded nothing
 	if *updated.Target != target || updated.Details["name"] != "Notify" || updated.Details["enabled"] != false ||
 		!reflect.DeepEqual(updated.Details["changed"], []string{"name", "enabled"}) {
 		t.Fatalf("workflow.updated = %+v", updated)

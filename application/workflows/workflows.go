@@ -310,7 +310,11 @@ func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (
 		if err := w.Apply(cmd.Patch, newID, nil, h.limits, now); err != nil {
 			return ports.Effects{}, err
 		}
-		e, err := p.AuditEvent(h.ids, now, audit.WorkflowUpdated, workflowTarget(w), workflowDetails(w, patchedWorkflow(cmd.Patch)))
+		changed := patchedWorkflow(cmd.Patch)
+		if len(changed) == 0 { // an empty patch changes nothing to record
+			return ports.Effects{}, nil
+		}
+		e, err := p.AuditEvent(h.ids, now, audit.WorkflowUpdated, workflowTarget(w), workflowDetails(w, changed))
 		return ports.Effects{Audit: []audit.Event{e}}, err
 	})
 }
