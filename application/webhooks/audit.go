@@ -2,6 +2,8 @@ package webhooks
 
 import (
 	"net/url"
+	"reflect"
+	"slices"
 
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/webhook"
@@ -32,22 +34,22 @@ func webhookDetails(w *webhook.Webhook, changed []string) map[string]any {
 	return d
 }
 
-// patchedWebhook names the properties a patch sets, in the API's words.
-func patchedWebhook(p webhook.Patch) []string {
+// webhookChanges names the properties that differ between before and after, in the API's words.
+func webhookChanges(before, after *webhook.Webhook) []string {
 	changed := []string{}
-	if p.URL != nil {
+	if before.URL() != after.URL() {
 		changed = append(changed, "url")
 	}
-	if p.Events != nil {
+	if !slices.Equal(before.Events(), after.Events()) {
 		changed = append(changed, "events")
 	}
-	if p.FormID != nil {
+	if !reflect.DeepEqual(before.FormID(), after.FormID()) {
 		changed = append(changed, "form_id")
 	}
-	if p.Secret != nil {
+	if before.Secret() != after.Secret() {
 		changed = append(changed, "secret")
 	}
-	if p.Enabled != nil {
+	if before.Enabled() != after.Enabled() {
 		changed = append(changed, "enabled")
 	}
 	return changed

@@ -36,10 +36,13 @@ func TestWebhookChangesAreAudited(t *testing.T) {
 	if _, err := h.App.Commands.UpdateWebhook.Handle(ada, webhooksapp.UpdateWebhook{ID: w.ID(), Patch: webhook.Patch{Enabled: &off, Secret: apptest.Ptr(apptest.Ptr("new secret"))}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.App.Commands.UpdateWebhook.Handle(ada, webhooksapp.UpdateWebhook{ID: w.ID()}); err != nil {
-		t.Fatal(err)
+	same := w.URL()
+	for _, patch := range []webhook.Patch{{}, {URL: &same}} {
+		if _, err := h.App.Commands.UpdateWebhook.Handle(ada, webhooksapp.UpdateWebhook{ID: w.ID(), Patch: patch}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	evs = h.Audit.Of(audit.WebhookUpdated) // the empty patch recorded nothing
+	evs = h.Audit.Of(audit.WebhookUpdated) // patches that change nothing record nothing
 	if len(evs) != 1 || *evs[0].Target != target || evs[0].Details["enabled"] != false ||
 		!reflect.DeepEqual(evs[0].Details["changed"], []string{"secret", "enabled"}) {
 		t.Fatalf("webhook.updated = %+v", evs)

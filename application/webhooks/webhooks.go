@@ -171,11 +171,12 @@ func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*w
 	}
 	return h.webhooks.Update(ctx, p.WorkspaceID, cmd.ID, func(w *webhook.Webhook) (ports.Effects, error) {
 		now := h.clock.Now()
+		before := *w
 		if err := w.Apply(cmd.Patch, now); err != nil {
 			return ports.Effects{}, err
 		}
-		changed := patchedWebhook(cmd.Patch)
-		if len(changed) == 0 { // an empty patch changes nothing to record
+		changed := webhookChanges(&before, w)
+		if len(changed) == 0 { // nothing changed: nothing to record
 			return ports.Effects{}, nil
 		}
 		e, err := p.AuditEvent(h.ids, now, audit.WebhookUpdated, webhookTarget(w), webhookDetails(w, changed))

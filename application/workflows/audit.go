@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"reflect"
+
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/domain/workflow"
@@ -26,19 +28,19 @@ func workflowDetails(w *workflow.Workflow, changed []string) map[string]any {
 	return d
 }
 
-// patchedWorkflow names the properties a patch sets, in the API's words.
-func patchedWorkflow(p workflow.Patch) []string {
+// workflowChanges names the properties that differ between before and after, in the API's words.
+func workflowChanges(before, after *workflow.Workflow) []string {
 	changed := []string{}
-	if p.Name != nil {
+	if before.Name() != after.Name() {
 		changed = append(changed, "name")
 	}
-	if p.Enabled != nil {
+	if before.Enabled() != after.Enabled() {
 		changed = append(changed, "enabled")
 	}
-	if p.Trigger != nil {
+	if !reflect.DeepEqual(before.Trigger(), after.Trigger()) {
 		changed = append(changed, "trigger")
 	}
-	if p.Actions != nil {
+	if !reflect.DeepEqual(before.Actions(), after.Actions()) {
 		changed = append(changed, "actions")
 	}
 	return changed

@@ -307,11 +307,12 @@ func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (
 	// domain's own rules (kept action IDs among them) are checked again under the lock.
 	return h.workflows.Update(ctx, p.WorkspaceID, cmd.ID, func(w *workflow.Workflow) (ports.Effects, error) {
 		now := h.clock.Now()
+		before := *w
 		if err := w.Apply(cmd.Patch, newID, nil, h.limits, now); err != nil {
 			return ports.Effects{}, err
 		}
-		changed := patchedWorkflow(cmd.Patch)
-		if len(changed) == 0 { // an empty patch changes nothing to record
+		changed := workflowChanges(&before, w)
+		if len(changed) == 0 { // nothing changed: nothing to record
 			return ports.Effects{}, nil
 		}
 		e, err := p.AuditEvent(h.ids, now, audit.WorkflowUpdated, workflowTarget(w), workflowDetails(w, changed))
