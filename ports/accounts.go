@@ -113,8 +113,10 @@ type SessionRepository interface {
 
 // AuditQuery filters a workspace's audit log; bounds are exclusive.
 type AuditQuery struct {
-	Page          Page
-	Action        string
+	Page   Page
+	Action string
+	// ActorID keeps the events of one actor (a user or API key ID).
+	ActorID       string
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
 }

@@ -79,8 +79,8 @@ type APIKeyRepository interface {
 
 // FormRepository stores forms; every method is bounded to one workspace.
 type FormRepository interface {
-	// Create stores the form.
-	Create(ctx context.Context, f *form.Form) error
+	// Create stores the form with its audit events in one transaction.
+	Create(ctx context.Context, f *form.Form, events ...audit.Event) error
 	Get(ctx context.Context, workspaceID, id string) (*form.Form, error)
 	// Find returns the form with this ID in any workspace (the public form URL names no workspace).
 	Find(ctx context.Context, id string) (*form.Form, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 )
@@ -11,15 +12,17 @@ import (
 // WebhookRepository stores webhooks (the signing secret sealed at rest); every method is
 // bounded to one workspace except Matching, which takes the event's.
 type WebhookRepository interface {
-	Create(ctx context.Context, w *webhook.Webhook) error
+	// Create stores the webhook with its audit events in one transaction.
+	Create(ctx context.Context, w *webhook.Webhook, events ...audit.Event) error
 	Get(ctx context.Context, workspaceID, id string) (*webhook.Webhook, error)
 	// List returns up to page.Limit webhooks, newest first.
 	List(ctx context.Context, workspaceID string, page Page) ([]*webhook.Webhook, error)
 	// Update loads the webhook, lets change modify it and stores it with the effects change
 	// returns, in one transaction.
 	Update(ctx context.Context, workspaceID, id string, change func(*webhook.Webhook) (Effects, error)) (*webhook.Webhook, error)
-	// Delete removes the webhook and its deliveries, pending retries included.
-	Delete(ctx context.Context, workspaceID, id string) error
+	// Delete removes the webhook and its deliveries, pending retries included, with the audit
+	// events, in one transaction.
+	Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error
 	Count(ctx context.Context, workspaceID string) (int, error)
 	// Matching returns the enabled webhooks of e's workspace subscribed to e's type and form
 	// (webhook.Webhook.Subscribes), whenever e happened: the caller checks, per event, that a

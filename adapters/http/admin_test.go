@@ -520,8 +520,8 @@ func TestInvitations(t *testing.T) {
 	})
 }
 
-// Every account action, and deleting forms and submissions, leaves an audit event, filterable by
-// action and time; bad filters are 400.
+// Every account action, and creating and deleting forms and deleting submissions, leaves an audit
+// event, filterable by action and time; bad filters are 400.
 func TestAuditEvents(t *testing.T) {
 	eachHarness(t, func(t *testing.T, h *harness) {
 		// The harness's own keys were made (by the system) before start, what follows after it.
@@ -537,7 +537,8 @@ func TestAuditEvents(t *testing.T) {
 		h.expect(h.do("PATCH", "/v1/workspace", h.keys["admin"], map[string]any{"name": "Renamed"}), 200, "")
 
 		all := h.auditEvents(after)
-		if len(all) != 3 || all[0]["action"] != "workspace.updated" || all[1]["action"] != "form.deleted" || all[2]["action"] != "submission.deleted" {
+		if len(all) != 4 || all[0]["action"] != "workspace.updated" || all[1]["action"] != "form.deleted" || all[2]["action"] != "submission.deleted" ||
+			all[3]["action"] != "form.created" {
 			t.Fatalf("log %v", all)
 		}
 		sub := all[2]
@@ -555,8 +556,8 @@ func TestAuditEvents(t *testing.T) {
 			t.Fatalf("filtered %v", got)
 		}
 		mid, _ := time.Parse(time.RFC3339, all[1]["created_at"].(string))
-		if got := h.auditEvents(""); len(got) != 3+5 {
-			t.Fatalf("whole log: %d events, want 3 and the harness's 4 keys made and 1 revoked", len(got))
+		if got := h.auditEvents(""); len(got) != 4+5 {
+			t.Fatalf("whole log: %d events, want 4 and the harness's 4 keys made and 1 revoked", len(got))
 		}
 		if got := h.auditEvents("&created_after=" + url.QueryEscape(mid.Add(time.Hour).Format(time.RFC3339))); len(got) != 0 {
 			t.Fatalf("after the future: %d", len(got))
@@ -568,7 +569,7 @@ func TestAuditEvents(t *testing.T) {
 		p := h.do("GET", "/v1/audit-events?limit=1"+after, h.keys["admin"], nil)
 		h.expect(p, 200, "")
 		if p.json["has_more"] != true {
-			t.Fatal("no more after one of three")
+			t.Fatal("no more after one of four")
 		}
 		p = h.do("GET", "/v1/audit-events?limit=1"+after+"&cursor="+url.QueryEscape(p.json["next_cursor"].(string)), h.keys["admin"], nil)
 		h.expect(p, 200, "")

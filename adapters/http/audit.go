@@ -59,6 +59,20 @@ func validAction(s string) bool {
 	return dots == 1 && len(s) <= 64
 }
 
+// validActorID reports whether s looks like an actor's ID: "system" or a prefixed ID of
+// URL-safe characters.
+func validActorID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 func (a *api) listAuditEvents(c *gin.Context) {
 	var q workspace.ListAuditEvents
 	list := "audit-events:" + principal(c).WorkspaceID
@@ -69,6 +83,14 @@ func (a *api) listAuditEvents(c *gin.Context) {
 		}
 		q.Action = s
 		list += ":" + s
+	}
+	if s, ok := c.GetQuery("actor_id"); ok {
+		if !validActorID(s) {
+			fail(c, a.Logger, badRequest("actor_id must be the ID of a user, an API key or system"))
+			return
+		}
+		q.ActorID = s
+		list += ":actor=" + s
 	}
 	if err := createdRange(c, &q.CreatedAfter, &q.CreatedBefore); err != nil {
 		fail(c, a.Logger, err)

@@ -34,6 +34,9 @@ func (l *AuditLog) List(ctx context.Context, workspaceID string, q ports.AuditQu
 	if q.Action != "" {
 		db = db.Where("action = ?", q.Action)
 	}
+	if q.ActorID != "" {
+		db = db.Where("actor_id = ?", q.ActorID)
+	}
 	if q.CreatedAfter != nil {
 		db = db.Where("created_at > ?", toMillis(*q.CreatedAfter))
 	}

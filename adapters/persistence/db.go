@@ -26,6 +26,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/migrations"
 )
 
@@ -306,6 +307,31 @@ func (d *DB) write(ctx context.Context, fn func(db *gorm.DB) error) error {
 func (d *DB) insert(ctx context.Context, what string, row any) error {
 	return d.write(ctx, func(db *gorm.DB) error {
 		return mapErr(what, db.Create(row).Error)
+	})
+}
+
+// insertWithAudit inserts row with the audit events: in one transaction when there are events,
+// as insert does otherwise.
+func (d *DB) insertWithAudit(ctx context.Context, what string, row any, events []audit.Event) error {
+	if len(events) == 0 {
+		return d.insert(ctx, what, row)
+	}
+	return d.tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(row).Error; err != nil {
+			return mapErr(what, err)
+		}
+		return writeAudit(tx, events)
+	})
+}
+
+// deleteWithAudit runs one DELETE of a single row of the workspace (domain.ErrNotFound when it
+// removes none) and writes the audit events, in one transaction.
+func (d *DB) deleteWithAudit(ctx context.Context, what, query, workspaceID, id string, events []audit.Event) error {
+	return d.tx(ctx, func(tx *gorm.DB) error {
+		if err := changedRow(what, tx.Exec(query, workspaceID, id)); err != nil {
+			return err
+		}
+		return writeAudit(tx, events)
 	})
 }
 

@@ -29,7 +29,7 @@ func NewFormRepository(db *DB, cipher ports.Cipher) *FormRepository {
 }
 
 // Create stores f; an existing ID gives domain.ErrConflict.
-func (r *FormRepository) Create(ctx context.Context, f *form.Form) error {
+func (r *FormRepository) Create(ctx context.Context, f *form.Form, events ...audit.Event) error {
 	row, err := formFromDomain(f)
 	if err != nil {
 		return err
@@ -37,7 +37,7 @@ func (r *FormRepository) Create(ctx context.Context, f *form.Form) error {
 	if row.Settings, err = encodeSettings(ctx, r.cipher, f); err != nil {
 		return err
 	}
-	return r.db.insert(ctx, "create form", &row)
+	return r.db.insertWithAudit(ctx, "create form", &row, events)
 }
 
 // Get returns the form of the workspace, or domain.ErrNotFound (also for another workspace's form).

@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"gorm.io/gorm"
-
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/ports"
 )
@@ -49,7 +48,7 @@ func (r *IntegrationRepository) toDomain(ctx context.Context, row integrationRow
 }
 
 // Create stores i; an existing ID gives domain.ErrConflict.
-func (r *IntegrationRepository) Create(ctx context.Context, i *integration.Integration) error {
+func (r *IntegrationRepository) Create(ctx context.Context, i *integration.Integration, events ...audit.Event) error {
 	b, err := json.Marshal(i.Credentials())
 	if err != nil {
 		return fmt.Errorf("encode integration credentials: %w", err)
@@ -59,7 +58,7 @@ func (r *IntegrationRepository) Create(ctx context.Context, i *integration.Integ
 		return fmt.Errorf("seal integration credentials: %w", err)
 	}
 	row := integrationRow{ID: i.ID(), WorkspaceID: i.WorkspaceID(), Type: i.Type(), Credentials: sealed, CreatedAt: toMillis(i.CreatedAt())}
-	return r.db.insert(ctx, "create integration", &row)
+	return r.db.insertWithAudit(ctx, "create integration", &row, events)
 }
 
 // Get returns the integration of the workspace, or domain.ErrNotFound.
@@ -82,10 +81,8 @@ func (r *IntegrationRepository) List(ctx context.Context, workspaceID string, pa
 }
 
 // Delete removes the integration, or returns domain.ErrNotFound.
-func (r *IntegrationRepository) Delete(ctx context.Context, workspaceID, id string) error {
-	return r.db.write(ctx, func(db *gorm.DB) error {
-		return changedRow("delete integration", db.Exec("DELETE FROM integrations WHERE workspace_id = ? AND id = ?", workspaceID, id))
-	})
+func (r *IntegrationRepository) Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error {
+	return r.db.deleteWithAudit(ctx, "delete integration", "DELETE FROM integrations WHERE workspace_id = ? AND id = ?", workspaceID, id, events)
 }
 
 // OfType returns the workspace's newest integration of the type, or domain.ErrNotFound.

@@ -8,6 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
@@ -79,12 +80,12 @@ func (r *WebhookRepository) toDomain(ctx context.Context, row webhookRow) (*webh
 
 // Create stores w; an existing ID gives domain.ErrConflict, a form_id that names no form of
 // the workspace domain.ErrNotFound.
-func (r *WebhookRepository) Create(ctx context.Context, w *webhook.Webhook) error {
+func (r *WebhookRepository) Create(ctx context.Context, w *webhook.Webhook, events ...audit.Event) error {
 	row, err := r.toRow(ctx, w)
 	if err != nil {
 		return err
 	}
-	return r.db.insert(ctx, "create webhook", &row)
+	return r.db.insertWithAudit(ctx, "create webhook", &row, events)
 }
 
 // Get returns the webhook of the workspace, or domain.ErrNotFound.
@@ -128,13 +129,16 @@ func (r *WebhookRepository) Update(ctx context.Context, workspaceID, id string, 
 
 // Delete removes the webhook and its deliveries, pending retries included, or returns
 // domain.ErrNotFound.
-func (r *WebhookRepository) Delete(ctx context.Context, workspaceID, id string) error {
+func (r *WebhookRepository) Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error {
 	return r.db.tx(ctx, func(tx *gorm.DB) error {
 		// The foreign key cascades; this makes it explicit and independent of that.
 		if err := tx.Exec("DELETE FROM deliveries WHERE workspace_id = ? AND webhook_id = ?", workspaceID, id).Error; err != nil {
 			return mapErr("delete webhook deliveries", err)
 		}
-		return changedRow("delete webhook", tx.Exec("DELETE FROM webhooks WHERE workspace_id = ? AND id = ?", workspaceID, id))
+		if err := changedRow("delete webhook", tx.Exec("DELETE FROM webhooks WHERE workspace_id = ? AND id = ?", workspaceID, id)); err != nil {
+			return err
+		}
+		return writeAudit(tx, events)
 	})
 }
 

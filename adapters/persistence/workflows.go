@@ -7,6 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/ports"
@@ -124,12 +125,12 @@ func (r *WorkflowRepository) toDomain(ctx context.Context, row workflowRow) (*wo
 
 // Create stores w; an existing ID gives domain.ErrConflict, a form_id that names no form of the
 // workspace domain.ErrNotFound.
-func (r *WorkflowRepository) Create(ctx context.Context, w *workflow.Workflow) error {
+func (r *WorkflowRepository) Create(ctx context.Context, w *workflow.Workflow, events ...audit.Event) error {
 	row, err := r.toRow(ctx, w)
 	if err != nil {
 		return err
 	}
-	return r.db.insert(ctx, "create workflow", &row)
+	return r.db.insertWithAudit(ctx, "create workflow", &row, events)
 }
 
 // Get returns the workflow of the workspace, or domain.ErrNotFound.
@@ -175,10 +176,8 @@ func (r *WorkflowRepository) Update(ctx context.Context, workspaceID, id string,
 }
 
 // Delete removes the workflow, or returns domain.ErrNotFound. Its runs stay and finish.
-func (r *WorkflowRepository) Delete(ctx context.Context, workspaceID, id string) error {
-	return r.db.write(ctx, func(db *gorm.DB) error {
-		return changedRow("delete workflow", db.Exec("DELETE FROM workflows WHERE workspace_id = ? AND id = ?", workspaceID, id))
-	})
+func (r *WorkflowRepository) Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error {
+	return r.db.deleteWithAudit(ctx, "delete workflow", "DELETE FROM workflows WHERE workspace_id = ? AND id = ?", workspaceID, id, events)
 }
 
 // CountForForm returns the number of workflows attached to the form.

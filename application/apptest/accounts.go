@@ -47,7 +47,7 @@ func (a *Audit) List(_ context.Context, workspaceID string, q ports.AuditQuery) 
 	defer a.mu.Unlock()
 	var out []audit.Event
 	for i := len(a.events) - 1; i >= 0; i-- {
-		if e := a.events[i]; e.WorkspaceID == workspaceID && (q.Action == "" || string(e.Action) == q.Action) {
+		if e := a.events[i]; e.WorkspaceID == workspaceID && (q.Action == "" || string(e.Action) == q.Action) && (q.ActorID == "" || e.Actor.ID == q.ActorID) {
 			out = append(out, e)
 		}
 	}

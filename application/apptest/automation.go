@@ -13,6 +13,7 @@ import (
 	webhooksapp "github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/domain/webhook"
@@ -32,6 +33,16 @@ type table[T owned] struct {
 	mu    sync.Mutex
 	Items map[string]T
 	clone func(T) T
+	// Audit receives the audit events of creations, updates and deletions; nil drops them.
+	Audit *Audit
+}
+
+// record appends the audit events a change wrote.
+func (r *table[T]) record(ctx context.Context, events []audit.Event) error {
+	if r.Audit == nil || len(events) == 0 {
+		return nil
+	}
+	return r.Audit.Append(ctx, events...)
 }
 
 func newTable[T owned](clone func(T) T) table[T] {
@@ -73,12 +84,13 @@ func (r *table[T]) update(workspaceID, id string, change func(T) (ports.Effects,
 	if err != nil {
 		return v, err
 	}
-	if _, err := change(v); err != nil {
+	fx, err := change(v)
+	if err != nil {
 		var zero T
 		return zero, err
 	}
 	r.put(v)
-	return v, nil
+	return v, r.record(context.Background(), fx.Audit)
 }
 
 func (r *table[T]) delete(workspaceID, id string) error {
@@ -106,9 +118,9 @@ type Webhooks struct {
 	matches     int
 }
 
-func (r *Webhooks) Create(_ context.Context, w *webhook.Webhook) error {
+func (r *Webhooks) Create(ctx context.Context, w *webhook.Webhook, events ...audit.Event) error {
 	r.put(w)
-	return nil
+	return r.record(ctx, events)
 }
 
 func (r *Webhooks) Get(_ context.Context, workspaceID, id string) (*webhook.Webhook, error) {
@@ -123,12 +135,12 @@ func (r *Webhooks) Update(_ context.Context, workspaceID, id string, change func
 	return r.update(workspaceID, id, change)
 }
 
-func (r *Webhooks) Delete(_ context.Context, workspaceID, id string) error {
+func (r *Webhooks) Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error {
 	if err := r.delete(workspaceID, id); err != nil {
 		return err
 	}
 	r.Deliveries.deleteWhere(func(d *webhook.Delivery) bool { return d.WebhookID() == id })
-	return nil
+	return r.record(ctx, events)
 }
 
 func (r *Webhooks) Count(_ context.Context, workspaceID string) (int, error) {
@@ -288,9 +300,9 @@ func (r *Deliveries) deleteWhere(match func(*webhook.Delivery) bool) {
 // Workflows is the workflow repository in memory.
 type Workflows struct{ table[*workflow.Workflow] }
 
-func (r *Workflows) Create(_ context.Context, w *workflow.Workflow) error {
+func (r *Workflows) Create(ctx context.Context, w *workflow.Workflow, events ...audit.Event) error {
 	r.put(w)
-	return nil
+	return r.record(ctx, events)
 }
 
 func (r *Workflows) Get(_ context.Context, workspaceID, id string) (*workflow.Workflow, error) {
@@ -307,8 +319,11 @@ func (r *Workflows) Update(_ context.Context, workspaceID, id string, change fun
 	return r.update(workspaceID, id, change)
 }
 
-func (r *Workflows) Delete(_ context.Context, workspaceID, id string) error {
-	return r.delete(workspaceID, id)
+func (r *Workflows) Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error {
+	if err := r.delete(workspaceID, id); err != nil {
+		return err
+	}
+	return r.record(ctx, events)
 }
 
 func (r *Workflows) CountForForm(_ context.Context, workspaceID, formID string) (int, error) {
@@ -330,9 +345,9 @@ type Integrations struct {
 	OfTypeErr error
 }
 
-func (r *Integrations) Create(_ context.Context, i *integration.Integration) error {
+func (r *Integrations) Create(ctx context.Context, i *integration.Integration, events ...audit.Event) error {
 	r.put(i)
-	return nil
+	return r.record(ctx, events)
 }
 
 func (r *Integrations) Get(_ context.Context, workspaceID, id string) (*integration.Integration, error) {
@@ -343,8 +358,11 @@ func (r *Integrations) List(_ context.Context, workspaceID string, page ports.Pa
 	return r.where(page, func(i *integration.Integration) bool { return i.WorkspaceID() == workspaceID }), nil
 }
 
-func (r *Integrations) Delete(_ context.Context, workspaceID, id string) error {
-	return r.delete(workspaceID, id)
+func (r *Integrations) Delete(ctx context.Context, workspaceID, id string, events ...audit.Event) error {
+	if err := r.delete(workspaceID, id); err != nil {
+		return err
+	}
+	return r.record(ctx, events)
 }
 
 func (r *Integrations) OfType(_ context.Context, workspaceID, typ string) (*integration.Integration, error) {

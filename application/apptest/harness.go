@@ -67,6 +67,7 @@ func NewStore() *Store {
 		Integrations: &Integrations{table: newTable(func(i *integration.Integration) *integration.Integration { return i })},
 	}
 	s.Webhooks = &Webhooks{table: newTable(func(w *webhook.Webhook) *webhook.Webhook { c := *w; return &c }), Deliveries: s.Deliveries}
+	s.Webhooks.Audit, s.Workflows.Audit, s.Integrations.Audit = a, a, a
 	s.Forms = &Forms{rows: rows[*form.Form]{Audit: a}, Submissions: s.Submissions}
 	s.Memberships = &Memberships{Workspaces: s.Workspaces, Sessions: s.Sessions, Audit: a}
 	s.Users = &Users{ByID: map[string]*user.User{}, Memberships: s.Memberships, Audit: a}

@@ -198,9 +198,9 @@ type Forms struct {
 	Submissions *Submissions
 }
 
-func (r *Forms) Create(_ context.Context, f *form.Form) error {
+func (r *Forms) Create(ctx context.Context, f *form.Form, events ...audit.Event) error {
 	r.add(f)
-	return nil
+	return r.Audit.Append(ctx, events...)
 }
 
 func (r *Forms) find(workspaceID, id string) (int, error) {

@@ -43,11 +43,16 @@ func (h CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormView
 	if err != nil {
 		return FormView{}, err
 	}
-	f, err := form.New(h.ids.New(ports.PrefixForm), p.WorkspaceID, cmd.Draft, h.newFieldID, h.limits, h.clock.Now())
+	now := h.clock.Now()
+	f, err := form.New(h.ids.New(ports.PrefixForm), p.WorkspaceID, cmd.Draft, h.newFieldID, h.limits, now)
 	if err != nil {
 		return FormView{}, err
 	}
-	if err := h.forms.Create(ctx, f); err != nil {
+	e, err := p.AuditEvent(h.ids, now, audit.FormCreated, formTarget(f), map[string]any{"name": f.Name(), "fields": len(f.Fields())})
+	if err != nil {
+		return FormView{}, err
+	}
+	if err := h.forms.Create(ctx, f, e); err != nil {
 		return FormView{}, err
 	}
 	return FormView{Form: f}, nil
@@ -61,7 +66,8 @@ type UpdateForm struct {
 	Patch form.Patch
 }
 
-// UpdateFormHandler updates forms and emits form.published when a form becomes published.
+// UpdateFormHandler updates forms and emits form.published when a form becomes published; the
+// audit log records each change (form.updated, form.published, form.archived).
 type UpdateFormHandler struct {
 	forms  ports.FormRepository
 	ids    ports.IDs
@@ -82,11 +88,23 @@ func (h UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormView
 	}
 	f, err := h.forms.Update(ctx, p.WorkspaceID, cmd.ID, func(f *form.Form) (ports.Effects, error) {
 		now := h.clock.Now()
+		before := *f
 		published, err := f.Apply(cmd.Patch, func() string { return h.ids.New(ports.PrefixField) }, h.limits, now)
-		if err != nil || !published {
+		if err != nil {
 			return ports.Effects{}, err
 		}
-		return ports.Effects{Events: []event.Event{event.Published(h.ids.New(ports.PrefixEvent), f, now)}}, nil
+		var fx ports.Effects
+		if action, details, changed := formChange(&before, f); changed {
+			e, err := p.AuditEvent(h.ids, now, action, formTarget(f), details)
+			if err != nil {
+				return ports.Effects{}, err
+			}
+			fx.Audit = []audit.Event{e}
+		}
+		if published {
+			fx.Events = []event.Event{event.Published(h.ids.New(ports.PrefixEvent), f, now)}
+		}
+		return fx, nil
 	})
 	if err != nil {
 		return FormView{}, err
@@ -118,10 +136,15 @@ func (h DeleteFormHandler) Handle(ctx context.Context, cmd DeleteForm) error {
 	if err != nil {
 		return err
 	}
+	// The form's name goes into the audit event, so that the log still says which form it was.
+	f, err := h.forms.Get(ctx, p.WorkspaceID, cmd.ID)
+	if err != nil {
+		return err
+	}
 	if err := deleteFormFiles(ctx, h.forms, h.files, p.WorkspaceID, cmd.ID); err != nil {
 		return err
 	}
-	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.FormDeleted, &audit.Target{Type: "form", ID: cmd.ID}, nil)
+	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.FormDeleted, formTarget(f), map[string]any{"name": f.Name()})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
 )
@@ -40,6 +41,7 @@ type RemoveFormLogo struct {
 type logoStore struct {
 	forms ports.FormRepository
 	files ports.ObjectStore
+	ids   ports.IDs
 	clock ports.Clock
 }
 
@@ -51,16 +53,16 @@ type SetFormLogoHandler struct{ logoStore }
 
 // NewSetFormLogoHandler makes the command; files may be nil (no object store): uploads are
 // refused then with ErrNoObjectStore.
-func NewSetFormLogoHandler(forms ports.FormRepository, files ports.ObjectStore, clock ports.Clock) SetFormLogoHandler {
-	return SetFormLogoHandler{logoStore{forms: forms, files: files, clock: clock}}
+func NewSetFormLogoHandler(forms ports.FormRepository, files ports.ObjectStore, ids ports.IDs, clock ports.Clock) SetFormLogoHandler {
+	return SetFormLogoHandler{logoStore{forms: forms, files: files, ids: ids, clock: clock}}
 }
 
 // RemoveFormLogoHandler takes logos off forms and deletes their images.
 type RemoveFormLogoHandler struct{ logoStore }
 
 // NewRemoveFormLogoHandler makes the command; files may be nil (no object store).
-func NewRemoveFormLogoHandler(forms ports.FormRepository, files ports.ObjectStore, clock ports.Clock) RemoveFormLogoHandler {
-	return RemoveFormLogoHandler{logoStore{forms: forms, files: files, clock: clock}}
+func NewRemoveFormLogoHandler(forms ports.FormRepository, files ports.ObjectStore, ids ports.IDs, clock ports.Clock) RemoveFormLogoHandler {
+	return RemoveFormLogoHandler{logoStore{forms: forms, files: files, ids: ids, clock: clock}}
 }
 
 // ReadLogo describes an uploaded image for the form's theme: detected type, size, pixel size
@@ -147,7 +149,7 @@ func (h SetFormLogoHandler) Handle(ctx context.Context, cmd SetFormLogo) (FormVi
 	if err := h.files.Put(ctx, logo.Key, bytes.NewReader(cmd.Data), logo.Size, logo.ContentType); err != nil {
 		return FormView{}, fmt.Errorf("store logo: %w", err)
 	}
-	return h.replace(ctx, p.WorkspaceID, cmd.ID, &logo)
+	return h.replace(ctx, p, cmd.ID, &logo)
 }
 
 // Handle takes the logo off the form and deletes its image.
@@ -156,17 +158,26 @@ func (h RemoveFormLogoHandler) Handle(ctx context.Context, cmd RemoveFormLogo) (
 	if err != nil {
 		return FormView{}, err
 	}
-	return h.replace(ctx, p.WorkspaceID, cmd.ID, nil)
+	return h.replace(ctx, p, cmd.ID, nil)
 }
 
 // replace makes logo (nil: none) the form's logo, then deletes the image it replaced; when the
 // form cannot be updated, the new image is deleted again.
-func (h logoStore) replace(ctx context.Context, workspaceID, formID string, logo *form.Logo) (FormView, error) {
+func (h logoStore) replace(ctx context.Context, p auth.Principal, formID string, logo *form.Logo) (FormView, error) {
 	var old *form.Logo
-	f, err := h.forms.Update(ctx, workspaceID, formID, func(f *form.Form) (ports.Effects, error) {
+	f, err := h.forms.Update(ctx, p.WorkspaceID, formID, func(f *form.Form) (ports.Effects, error) {
+		now := h.clock.Now()
+		before := *f
 		var err error
-		old, err = f.SetLogo(logo, h.clock.Now())
-		return ports.Effects{}, err
+		if old, err = f.SetLogo(logo, now); err != nil {
+			return ports.Effects{}, err
+		}
+		action, details, changed := formChange(&before, f)
+		if !changed {
+			return ports.Effects{}, nil
+		}
+		e, err := p.AuditEvent(h.ids, now, action, formTarget(f), details)
+		return ports.Effects{Audit: []audit.Event{e}}, err
 	})
 	if err != nil {
 		if logo != nil && h.files != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
@@ -59,7 +60,11 @@ func (h CreateWebhookHandler) Handle(ctx context.Context, cmd CreateWebhook) (*w
 	if err := checkDestination(ctx, h.forms, h.urls, p.WorkspaceID, w, true, true); err != nil {
 		return nil, err
 	}
-	if err := h.webhooks.Create(ctx, w); err != nil {
+	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.WebhookCreated, webhookTarget(w), webhookDetails(w, nil))
+	if err != nil {
+		return nil, err
+	}
+	if err := h.webhooks.Create(ctx, w, e); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -139,12 +144,13 @@ type UpdateWebhookHandler struct {
 	webhooks ports.WebhookRepository
 	forms    ports.FormRepository
 	urls     ports.URLChecker
+	ids      ports.IDs
 	clock    ports.Clock
 }
 
 // NewUpdateWebhookHandler makes the command.
-func NewUpdateWebhookHandler(webhooks ports.WebhookRepository, forms ports.FormRepository, urls ports.URLChecker, clock ports.Clock) UpdateWebhookHandler {
-	return UpdateWebhookHandler{webhooks: webhooks, forms: forms, urls: urls, clock: clock}
+func NewUpdateWebhookHandler(webhooks ports.WebhookRepository, forms ports.FormRepository, urls ports.URLChecker, ids ports.IDs, clock ports.Clock) UpdateWebhookHandler {
+	return UpdateWebhookHandler{webhooks: webhooks, forms: forms, urls: urls, ids: ids, clock: clock}
 }
 
 // Handle validates the patch on a copy first, so that a changed URL or form is checked (which
@@ -164,7 +170,17 @@ func (h UpdateWebhookHandler) Handle(ctx context.Context, cmd UpdateWebhook) (*w
 		return nil, err
 	}
 	return h.webhooks.Update(ctx, p.WorkspaceID, cmd.ID, func(w *webhook.Webhook) (ports.Effects, error) {
-		return ports.Effects{}, w.Apply(cmd.Patch, h.clock.Now())
+		now := h.clock.Now()
+		before := *w
+		if err := w.Apply(cmd.Patch, now); err != nil {
+			return ports.Effects{}, err
+		}
+		changed := webhookChanges(&before, w)
+		if len(changed) == 0 { // nothing changed: nothing to record
+			return ports.Effects{}, nil
+		}
+		e, err := p.AuditEvent(h.ids, now, audit.WebhookUpdated, webhookTarget(w), webhookDetails(w, changed))
+		return ports.Effects{Audit: []audit.Event{e}}, err
 	})
 }
 
@@ -173,21 +189,29 @@ type DeleteWebhook struct {
 	ID string
 }
 
-// DeleteWebhookHandler deletes webhooks.
-type DeleteWebhookHandler struct{ webhooks ports.WebhookRepository }
+// DeleteWebhookHandler deletes webhooks and records webhook.deleted.
+type DeleteWebhookHandler struct {
+	webhooks ports.WebhookRepository
+	ids      ports.IDs
+	clock    ports.Clock
+}
 
 // NewDeleteWebhookHandler makes the command.
-func NewDeleteWebhookHandler(webhooks ports.WebhookRepository) DeleteWebhookHandler {
-	return DeleteWebhookHandler{webhooks: webhooks}
+func NewDeleteWebhookHandler(webhooks ports.WebhookRepository, ids ports.IDs, clock ports.Clock) DeleteWebhookHandler {
+	return DeleteWebhookHandler{webhooks: webhooks, ids: ids, clock: clock}
 }
 
 // Handle deletes the webhook and its deliveries, so pending retries stop at once.
 func (h DeleteWebhookHandler) Handle(ctx context.Context, cmd DeleteWebhook) error {
-	p, err := auth.Require(ctx, access.Write)
+	p, w, err := auth.Load(ctx, access.Write, h.webhooks, cmd.ID)
 	if err != nil {
 		return err
 	}
-	return h.webhooks.Delete(ctx, p.WorkspaceID, cmd.ID)
+	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.WebhookDeleted, webhookTarget(w), webhookDetails(w, nil))
+	if err != nil {
+		return err
+	}
+	return h.webhooks.Delete(ctx, p.WorkspaceID, cmd.ID, e)
 }
 
 // ListDeliveries reads a page of a webhook's deliveries, newest first.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/ports"
 )
@@ -36,7 +37,11 @@ func (h CreateIntegrationHandler) Handle(ctx context.Context, cmd CreateIntegrat
 	if err != nil {
 		return nil, err
 	}
-	if err := h.integrations.Create(ctx, i); err != nil {
+	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.IntegrationConnected, integrationTarget(i), map[string]any{"type": i.Type()})
+	if err != nil {
+		return nil, err
+	}
+	if err := h.integrations.Create(ctx, i, e); err != nil {
 		return nil, err
 	}
 	return i, nil
@@ -90,19 +95,27 @@ type DeleteIntegration struct {
 	ID string
 }
 
-// DeleteIntegrationHandler deletes integrations.
-type DeleteIntegrationHandler struct{ integrations ports.IntegrationRepository }
+// DeleteIntegrationHandler deletes integrations and records integration.disconnected.
+type DeleteIntegrationHandler struct {
+	integrations ports.IntegrationRepository
+	ids          ports.IDs
+	clock        ports.Clock
+}
 
 // NewDeleteIntegrationHandler makes the command.
-func NewDeleteIntegrationHandler(integrations ports.IntegrationRepository) DeleteIntegrationHandler {
-	return DeleteIntegrationHandler{integrations: integrations}
+func NewDeleteIntegrationHandler(integrations ports.IntegrationRepository, ids ports.IDs, clock ports.Clock) DeleteIntegrationHandler {
+	return DeleteIntegrationHandler{integrations: integrations, ids: ids, clock: clock}
 }
 
 // Handle deletes the integration; actions that need it fail at run time from now on.
 func (h DeleteIntegrationHandler) Handle(ctx context.Context, cmd DeleteIntegration) error {
-	p, err := auth.Require(ctx, access.Write)
+	p, i, err := auth.Load(ctx, access.Write, h.integrations, cmd.ID)
 	if err != nil {
 		return err
 	}
-	return h.integrations.Delete(ctx, p.WorkspaceID, cmd.ID)
+	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.IntegrationDisconnected, integrationTarget(i), map[string]any{"type": i.Type()})
+	if err != nil {
+		return err
+	}
+	return h.integrations.Delete(ctx, p.WorkspaceID, cmd.ID, e)
 }

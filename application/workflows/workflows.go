@@ -10,6 +10,7 @@ import (
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/text"
 	"github.com/formward/formward/domain/workflow"
@@ -196,7 +197,11 @@ func (h CreateWorkflowHandler) Handle(ctx context.Context, cmd CreateWorkflow) (
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
-	if err := h.workflows.Create(ctx, w); err != nil {
+	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.WorkflowCreated, workflowTarget(w), workflowDetails(w, nil))
+	if err != nil {
+		return nil, err
+	}
+	if err := h.workflows.Create(ctx, w, e); err != nil {
 		if errors.Is(err, domain.ErrNotFound) { // the form was deleted meanwhile
 			return nil, domain.Validation("form_id", "not_found", "form_id names no form of this workspace")
 		}
@@ -301,7 +306,17 @@ func (h UpdateWorkflowHandler) Handle(ctx context.Context, cmd UpdateWorkflow) (
 	// Type-specific rules do not depend on the stored state and were checked above; the
 	// domain's own rules (kept action IDs among them) are checked again under the lock.
 	return h.workflows.Update(ctx, p.WorkspaceID, cmd.ID, func(w *workflow.Workflow) (ports.Effects, error) {
-		return ports.Effects{}, w.Apply(cmd.Patch, newID, nil, h.limits, h.clock.Now())
+		now := h.clock.Now()
+		before := *w
+		if err := w.Apply(cmd.Patch, newID, nil, h.limits, now); err != nil {
+			return ports.Effects{}, err
+		}
+		changed := workflowChanges(&before, w)
+		if len(changed) == 0 { // nothing changed: nothing to record
+			return ports.Effects{}, nil
+		}
+		e, err := p.AuditEvent(h.ids, now, audit.WorkflowUpdated, workflowTarget(w), workflowDetails(w, changed))
+		return ports.Effects{Audit: []audit.Event{e}}, err
 	})
 }
 
@@ -310,20 +325,28 @@ type DeleteWorkflow struct {
 	ID string
 }
 
-// DeleteWorkflowHandler deletes workflows.
-type DeleteWorkflowHandler struct{ workflows ports.WorkflowRepository }
+// DeleteWorkflowHandler deletes workflows and records workflow.deleted.
+type DeleteWorkflowHandler struct {
+	workflows ports.WorkflowRepository
+	ids       ports.IDs
+	clock     ports.Clock
+}
 
 // NewDeleteWorkflowHandler makes the command.
-func NewDeleteWorkflowHandler(workflows ports.WorkflowRepository) DeleteWorkflowHandler {
-	return DeleteWorkflowHandler{workflows: workflows}
+func NewDeleteWorkflowHandler(workflows ports.WorkflowRepository, ids ports.IDs, clock ports.Clock) DeleteWorkflowHandler {
+	return DeleteWorkflowHandler{workflows: workflows, ids: ids, clock: clock}
 }
 
 // Handle deletes the workflow; runs already in progress finish, since they carry their own
 // snapshot of the actions.
 func (h DeleteWorkflowHandler) Handle(ctx context.Context, cmd DeleteWorkflow) error {
-	p, err := auth.Require(ctx, access.Write)
+	p, w, err := auth.Load(ctx, access.Write, h.workflows, cmd.ID)
 	if err != nil {
 		return err
 	}
-	return h.workflows.Delete(ctx, p.WorkspaceID, cmd.ID)
+	e, err := p.AuditEvent(h.ids, h.clock.Now(), audit.WorkflowDeleted, workflowTarget(w), workflowDetails(w, nil))
+	if err != nil {
+		return err
+	}
+	return h.workflows.Delete(ctx, p.WorkspaceID, cmd.ID, e)
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // ListAuditEvents reads a page of the principal's workspace's audit log, newest first,
-// optionally of one action and within exclusive time bounds.
+// optionally of one action, of one actor (a user or API key ID) and within exclusive time bounds.
 type ListAuditEvents struct {
 	Action        string
+	ActorID       string
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
 	Page          ports.Page
@@ -34,7 +35,7 @@ func (h ListAuditEventsHandler) Handle(ctx context.Context, q ListAuditEvents) (
 		return nil, false, err
 	}
 	return ports.ReadPage(q.Page, func(page ports.Page) ([]audit.Event, error) {
-		return h.log.List(ctx, p.WorkspaceID, ports.AuditQuery{Page: page, Action: q.Action,
+		return h.log.List(ctx, p.WorkspaceID, ports.AuditQuery{Page: page, Action: q.Action, ActorID: q.ActorID,
 			CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore})
 	})
 }

@@ -14,26 +14,50 @@ type Action string
 
 // The recorded actions.
 const (
-	APIKeyCreated       Action = "api_key.created"
-	APIKeyRevoked       Action = "api_key.revoked"
-	MemberInvited       Action = "member.invited"
-	InvitationWithdrawn Action = "member.invitation_withdrawn"
-	MemberJoined        Action = "member.joined"
-	MemberRoleChanged   Action = "member.role_changed"
-	MemberRemoved       Action = "member.removed"
-	WorkspaceUpdated    Action = "workspace.updated"
-	UserSignedIn        Action = "user.signed_in"
-	UserSignInFailed    Action = "user.sign_in_failed"
-	UserPasswordChanged Action = "user.password_changed"
-	UserTwoFactorOn     Action = "user.two_factor_enabled"
-	UserTwoFactorOff    Action = "user.two_factor_disabled"
-	FormDeleted         Action = "form.deleted"
-	SubmissionDeleted   Action = "submission.deleted"
-	SubmissionsExported Action = "submissions.exported"
-	RetentionDeleted    Action = "retention.deleted"
-	PrivacyExported     Action = "privacy.exported"
-	PrivacyErased       Action = "privacy.erased"
+	APIKeyCreated           Action = "api_key.created"
+	APIKeyRevoked           Action = "api_key.revoked"
+	MemberInvited           Action = "member.invited"
+	InvitationWithdrawn     Action = "member.invitation_withdrawn"
+	MemberJoined            Action = "member.joined"
+	MemberRoleChanged       Action = "member.role_changed"
+	MemberRemoved           Action = "member.removed"
+	WorkspaceUpdated        Action = "workspace.updated"
+	UserSignedIn            Action = "user.signed_in"
+	UserSignInFailed        Action = "user.sign_in_failed"
+	UserPasswordChanged     Action = "user.password_changed"
+	UserTwoFactorOn         Action = "user.two_factor_enabled"
+	UserTwoFactorOff        Action = "user.two_factor_disabled"
+	FormCreated             Action = "form.created"
+	FormUpdated             Action = "form.updated"
+	FormPublished           Action = "form.published"
+	FormArchived            Action = "form.archived"
+	FormDeleted             Action = "form.deleted"
+	WebhookCreated          Action = "webhook.created"
+	WebhookUpdated          Action = "webhook.updated"
+	WebhookDeleted          Action = "webhook.deleted"
+	WorkflowCreated         Action = "workflow.created"
+	WorkflowUpdated         Action = "workflow.updated"
+	WorkflowDeleted         Action = "workflow.deleted"
+	IntegrationConnected    Action = "integration.connected"
+	IntegrationDisconnected Action = "integration.disconnected"
+	SubmissionDeleted       Action = "submission.deleted"
+	SubmissionsExported     Action = "submissions.exported"
+	RetentionDeleted        Action = "retention.deleted"
+	PrivacyExported         Action = "privacy.exported"
+	PrivacyErased           Action = "privacy.erased"
 )
+
+// Actions are every recorded action, in the order the audit log's filter lists them.
+var Actions = []Action{
+	FormCreated, FormUpdated, FormPublished, FormArchived, FormDeleted,
+	WebhookCreated, WebhookUpdated, WebhookDeleted,
+	WorkflowCreated, WorkflowUpdated, WorkflowDeleted,
+	IntegrationConnected, IntegrationDisconnected,
+	SubmissionDeleted, SubmissionsExported, RetentionDeleted, PrivacyExported, PrivacyErased,
+	MemberInvited, InvitationWithdrawn, MemberJoined, MemberRoleChanged, MemberRemoved,
+	APIKeyCreated, APIKeyRevoked, WorkspaceUpdated,
+	UserSignedIn, UserSignInFailed, UserPasswordChanged, UserTwoFactorOn, UserTwoFactorOff,
+}
 
 // Retention is how long audit events are kept.
 const Retention = 400 * 24 * time.Hour
