@@ -88,8 +88,8 @@ var auditWords = map[audit.Action]actionWords{
 	audit.UserTwoFactorOff:        {"Two-factor sign-in turned off", "turned off two-factor sign-in"},
 }
 
-// actionLabel is the action in words, or its code when it has none.
-func actionLabel(a audit.Action) string {
+// auditActionLabel is the action in words, or its code when it has none.
+func auditActionLabel(a audit.Action) string {
 	if w, ok := auditWords[a]; ok {
 		return w.label
 	}
@@ -197,7 +197,7 @@ func (h *Handler) audit(c *gin.Context) {
 	action, actor := strings.TrimSpace(c.Query("action")), strings.TrimSpace(c.Query("actor"))
 	d := auditData{Action: action, Actor: actor}
 	for _, a := range audit.Actions {
-		d.Actions = append(d.Actions, auditChoice{Value: string(a), Label: actionLabel(a)})
+		d.Actions = append(d.Actions, auditChoice{Value: string(a), Label: auditActionLabel(a)})
 	}
 	sort.SliceStable(d.Actions, func(i, j int) bool { return d.Actions[i].Label < d.Actions[j].Label })
 	people, err := h.auditPeople(c, actor)
@@ -212,7 +212,7 @@ func (h *Handler) audit(c *gin.Context) {
 		return
 	}
 	for _, e := range events {
-		row := auditRow{Action: string(e.Action), Label: actionLabel(e.Action), Summary: auditSummary(e), Actor: actorName(e.Actor),
+		row := auditRow{Action: string(e.Action), Label: auditActionLabel(e.Action), Summary: auditSummary(e), Actor: actorName(e.Actor),
 			ActorType: strings.ReplaceAll(e.Actor.Type, "_", " "), At: e.CreatedAt, Details: details(e.Details)}
 		if e.Target != nil {
 			row.Target = e.Target.Type + " " + e.Target.ID
