@@ -254,7 +254,7 @@ func TestDashboardExportFileLinks(t *testing.T) {
 
 	csvCell := func(query string) string {
 		t.Helper()
-		p := owner.get(export + query).expect(t, http.StatusOK)
+		p := owner.get(export+query).expect(t, http.StatusOK)
 		rows, err := csv.NewReader(strings.NewReader(p.body)).ReadAll()
 		if err != nil || len(rows) != 2 || rows[0][3] != "CV" {
 			t.Fatalf("%s: %v %q", query, err, rows)
@@ -267,7 +267,7 @@ func TestDashboardExportFileLinks(t *testing.T) {
 	if got := csvCell("?format=csv&file_links=member"); got != member {
 		t.Fatalf("CSV file_links=member cell %q", got)
 	}
-	p := owner.get(export + "?format=xlsx").expect(t, http.StatusOK)
+	p := owner.get(export+"?format=xlsx").expect(t, http.StatusOK)
 	book, err := excelize.OpenReader(strings.NewReader(p.body))
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +291,7 @@ func TestDashboardExportFileLinks(t *testing.T) {
 		t.Fatalf("the signed link: %d", code)
 	}
 	for _, bad := range []string{"?format=csv&file_links=forever", "?format=xlsx&file_links="} {
-		p := owner.get(export + bad).expect(t, http.StatusBadRequest)
+		p := owner.get(export+bad).expect(t, http.StatusBadRequest)
 		if !strings.Contains(text(p.body), "file_links must be member or signed") {
 			t.Fatalf("%s: %s", bad, text(p.body))
 		}
