@@ -283,7 +283,7 @@ func answeredRemoved(f *form.Form, subs []*submission.Submission) []form.Field {
 }
 
 // items is an answer as the dashboard shows it: its items, the submission's own uploads as
-// signed links.
+// links that never expire (fileLinks names them).
 func (h *Handler) items(s *submission.Submission, fl form.Field) []string {
 	v, ok := s.Data()[fl.ID]
 	if !ok {
@@ -291,8 +291,9 @@ func (h *Handler) items(s *submission.Submission, fl form.Field) []string {
 	}
 	items := v.Strings()
 	if fl.Type == form.TypeFile && h.fileURL != nil {
+		member := httpkit.MemberLinks("", h.fileURL)
 		for i, it := range items {
-			items[i] = h.fileURL(s, it)
+			items[i] = member(s, it)
 		}
 	}
 	return items
