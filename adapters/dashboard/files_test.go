@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -274,6 +275,14 @@ func TestDashboardExportFileLinks(t *testing.T) {
 	}
 	if got, _ := book.GetCellValue("Submissions", "D2"); got != member {
 		t.Fatalf("XLSX file cell %q, want %q", got, member)
+	}
+	// Typed cells: the link is an inline string as it is, the received time a number (a
+	// date-time through its format).
+	if typ, err := book.GetCellType("Submissions", "D2"); err != nil || typ != excelize.CellTypeInlineString {
+		t.Fatalf("the XLSX file cell is of type %v (%v), want an inline string", typ, err)
+	}
+	if raw, _ := book.GetCellValue("Submissions", "B2", excelize.Options{RawCellValue: true}); !regexp.MustCompile(`^\d{5}(\.\d+)?$`).MatchString(raw) {
+		t.Fatalf("the XLSX received time holds %q, want a date-time serial number", raw)
 	}
 	_ = book.Close()
 
