@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -29,6 +30,10 @@ func (h *Handler) mountFiles(w *gin.RouterGroup) {
 func (h *Handler) file(c *gin.Context) {
 	sf, err := h.app.Queries.GetSubmissionFile.Handle(c.Request.Context(), capture.GetSubmissionFile{
 		SubmissionID: c.Param("sid"), File: strings.TrimPrefix(c.Param("file"), "/")})
+	if errors.Is(err, domain.ErrNotFound) {
+		h.fileNotFound(c)
+		return
+	}
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -39,11 +44,24 @@ func (h *Handler) file(c *gin.Context) {
 	}
 	if link == sf.Value {
 		// Not one of the submission's own uploads: nothing to sign.
-		h.fail(c, domain.ErrNotFound)
+		h.fileNotFound(c)
 		return
 	}
 	c.Header("Cache-Control", "no-store")
 	c.Redirect(http.StatusSeeOther, link)
+}
+
+// fileNotFound says why a file link may lead nowhere, and what to try when the person has
+// other workspaces (a link only opens in the workspace the person is in).
+func (h *Handler) fileNotFound(c *gin.Context) {
+	m := message{Heading: "File not found", Paragraphs: []string{
+		"This file is not among the responses of this workspace: its response may have been deleted, or the link is incomplete."},
+		Action: &link{Href: "/app", Label: "Back to the dashboard"}}
+	if sp, _ := sessionOf(c); len(sp.Workspaces) > 1 {
+		m.Paragraphs = append(m.Paragraphs, "If it belongs to another of your workspaces, switch to that workspace in the header, then open the link again.")
+	}
+	c.Header("Cache-Control", "no-store")
+	h.render(c, http.StatusNotFound, "message", &view{Title: m.Heading, Data: m})
 }
 
 // fileLink is one item of a file answer: a named link ("cv.pdf", "120 KB") to the file, or a

@@ -195,8 +195,8 @@ func TestFileLinksNeverExpire(t *testing.T) {
 		for _, bad := range []string{"/app/files/" + sub + "/obj_a/other.pdf", "/app/files/" + sub + "/obj_c/cv.pdf",
 			"/app/files/sub_unknown/obj_a/cv.pdf", "/app/files/" + sub + "/obj_a", "/app/files/" + sub + "/",
 			"/app/files/" + sub + "/https:/cdn.example.org/portfolio.pdf"} {
-			if p := owner.get(bad); p.StatusCode != http.StatusNotFound || p.Header.Get("Location") != "" {
-				t.Errorf("GET %s: %d to %q, want 404", bad, p.StatusCode, p.Header.Get("Location"))
+			if p := owner.get(bad); p.StatusCode != http.StatusNotFound || p.Header.Get("Location") != "" || !strings.Contains(text(p.body), "File not found") {
+				t.Errorf("GET %s: %d to %q, want 404 File not found\n%s", bad, p.StatusCode, p.Header.Get("Location"), text(p.body))
 			}
 		}
 		other, err := h.app.Commands.CreateWorkspace.Handle(ctx, workspace.CreateWorkspace{Name: "Elsewhere"})
@@ -213,6 +213,23 @@ func TestFileLinksNeverExpire(t *testing.T) {
 		stranger.post(accept, url.Values{"name": {"Mallory"}, "password": {"not-a-member-of-acme"}}).redirectsTo(t, "/app/forms")
 		if p := stranger.get(link); p.StatusCode != http.StatusNotFound || strings.Contains(p.Header.Get("Location"), "sig=") {
 			t.Fatalf("another workspace's member: %d to %q, want 404", p.StatusCode, p.Header.Get("Location"))
+		}
+
+		// A person in two workspaces opens a link in the workspace it belongs to; from the
+		// other one the page says to switch.
+		inv, err = h.app.Commands.InviteMember.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(other.ID())),
+			accounts.InviteMember{Email: ownerEmail, Role: "viewer"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner.post(acceptLink.FindString(inv.AcceptURL), url.Values{}).redirectsTo(t, "/app/forms")
+		owner.post("/app/workspaces/switch", url.Values{"workspace_id": {other.ID()}}).redirectsTo(t, "/app/forms")
+		if p := owner.get(link); p.StatusCode != http.StatusNotFound || !strings.Contains(text(p.body), "switch to that workspace") {
+			t.Fatalf("from another of the person's workspaces: %d %s", p.StatusCode, text(p.body))
+		}
+		owner.post("/app/workspaces/switch", url.Values{"workspace_id": {ws.ID()}}).redirectsTo(t, "/app/forms")
+		if _, got := owner.download(t, link); !bytes.Equal(got, cv) {
+			t.Fatal("back in the file's workspace, the link does not give the file")
 		}
 
 		// Signed out: the sign-in page, which leads back to the file.
