@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +26,7 @@ import (
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/application/workspace"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
@@ -321,5 +323,21 @@ func TestDashboardExportFileLinks(t *testing.T) {
 		if !strings.Contains(text(p.body), "file_links must be member or signed") {
 			t.Fatalf("%s: %s", bad, text(p.body))
 		}
+	}
+
+	// The audit log names the one export that handed out signed links; refusals record nothing.
+	events, err := persistence.NewAuditLog(db).List(ctx, ws.ID(), ports.AuditQuery{Page: ports.Page{Limit: 100},
+		Action: string(audit.SubmissionsExported)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed = ""
+	for _, e := range events {
+		if v, ok := e.Details["file_links"]; ok {
+			signed += fmt.Sprintf("%v %v;", e.Details["format"], v)
+		}
+	}
+	if len(events) != 4 || signed != "csv signed;" {
+		t.Fatalf("%d export events, with file_links: %q", len(events), signed)
 	}
 }

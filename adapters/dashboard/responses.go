@@ -485,7 +485,8 @@ func (h *Handler) export(c *gin.Context) {
 		return
 	}
 	e, err := h.app.Queries.ExportSubmissions.Handle(c.Request.Context(), capture.ExportSubmissions{
-		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before, IncludeRemoved: includeRemoved})
+		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before, IncludeRemoved: includeRemoved,
+		SignedFileLinks: links == httpkit.SignedFileLinks})
 	if err != nil {
 		h.fail(c, err)
 		return

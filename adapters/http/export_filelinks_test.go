@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
+	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/ports"
 )
 
@@ -98,6 +100,29 @@ func TestExportFileLinks(t *testing.T) {
 			if !strings.Contains(res.Body.String(), "file_links must be member") {
 				t.Errorf("%s: the refusal does not say what file_links takes: %s", bad, res.Body.String())
 			}
+		}
+
+		// The audit log says which exports handed out signed links (anyone holding one opens
+		// the file for an hour): 2 CSV/XLSX asked for them, 2 NDJSON had them by default; the 5
+		// exports with member links say nothing. Refused requests record nothing.
+		events, err := persistence.NewAuditLog(db).List(context.Background(), h.wsA, ports.AuditQuery{Page: ports.Page{Limit: 100},
+			Action: string(audit.SubmissionsExported)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		signedBy := map[any]int{}
+		for _, e := range events {
+			switch e.Details["file_links"] {
+			case "signed":
+				signedBy[e.Details["format"]]++
+			case nil:
+				signedBy["member"]++
+			default:
+				signedBy["other"]++
+			}
+		}
+		if len(events) != 9 || signedBy["csv"] != 1 || signedBy["xlsx"] != 1 || signedBy["ndjson"] != 2 || signedBy["member"] != 5 || signedBy["other"] != 0 {
+			t.Fatalf("%d export events, signed links by format %v", len(events), signedBy)
 		}
 	})
 }

@@ -45,6 +45,7 @@ func (a *api) exportSubmissions(c *gin.Context) {
 		fail(c, a.Logger, badRequest(httpkit.ExportFileLinksError))
 		return
 	}
+	q.SignedFileLinks = links == httpkit.SignedFileLinks
 	var err error
 	if q.CreatedAfter, err = timeBound(c, "created_after"); err != nil {
 		fail(c, a.Logger, err)
