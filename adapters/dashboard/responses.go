@@ -261,6 +261,11 @@ func (h *Handler) responses(c *gin.Context) {
 		for _, r := range answeredRemoved(f, page.Submissions) {
 			d.Removed = append(d.Removed, column{ID: r.ID, Label: r.Label, Shown: true, Removed: true})
 			shown = append(shown, r)
+			for i := range d.Columns {
+				if d.Columns[i].ID == r.ID {
+					d.Columns[i].Shown = true // ticked in the panel: saving keeps what the table shows
+				}
+			}
 		}
 	}
 	detail := ""

@@ -64,7 +64,7 @@ func responsesForm(t *testing.T, h *harness, db *persistence.DB, n int) (*form.F
 }
 
 var (
-	responseRows = regexp.MustCompile(`(?s)<tr>\s*(?:<td data-label="Select">.*?</td>\s*)?<td data-label="Received">.*?</tr>`)
+	responseRows = regexp.MustCompile(`(?s)<tr>\s*<td data-label="Received"[^>]*>.*?</tr>`)
 	nextLink     = regexp.MustCompile(`href="([^"]+)" rel="next"`)
 	prevLink     = regexp.MustCompile(`href="([^"]+)" rel="prev"`)
 )
@@ -142,13 +142,37 @@ func TestResponsesTable(t *testing.T) {
 		}
 		owner.get(base+"?created_after=31/12/2026").expect(t, http.StatusBadRequest)
 
-		// Column choice stays in the links.
-		cols := owner.get(base+"?col="+fs[0].ID).expect(t, http.StatusOK).body
-		if !strings.Contains(cols, `<th scope="col">Name</th>`) || strings.Contains(cols, `<th scope="col">Colour</th>`) {
-			t.Fatal("column choice: Colour shown or Name missing")
+		// Columns: Email hidden, Colour first; kept for this person across pages and visits,
+		// not for another member; Reset brings every field back in the form's order.
+		header := regexp.MustCompile(`<thead>.*?</thead>`)
+		owner.post(base+"/columns", url.Values{"order": {fs[2].ID, fs[0].ID, fs[1].ID}, "show": {fs[2].ID, fs[0].ID},
+			"back": {"source=api&contains=&after=x"}}).redirectsTo(t, base+"?source=api#columns")
+		cols := owner.get(base).expect(t, http.StatusOK).body
+		if h := header.FindString(cols); !strings.Contains(h, `<th scope="col">Colour</th><th scope="col">Name</th></tr>`) || strings.Contains(h, "Email") {
+			t.Fatalf("chosen columns: %s", text(h))
 		}
-		if next := nextLink.FindStringSubmatch(cols); next == nil || !strings.Contains(html.UnescapeString(next[1]), "col="+fs[0].ID) {
-			t.Fatal("the Next link forgets the columns")
+		if next := nextLink.FindStringSubmatch(cols); next == nil ||
+			strings.Contains(header.FindString(owner.get(html.UnescapeString(next[1])).expect(t, http.StatusOK).body), "Email") {
+			t.Fatal("the next page forgets the columns")
+		}
+		viewer := h.member(owner, "grace@example.org", "viewer")
+		if !strings.Contains(header.FindString(viewer.get(base).expect(t, http.StatusOK).body), `<th scope="col">Email</th>`) {
+			t.Fatal("another member sees the owner's columns")
+		}
+		// Without JavaScript, a move button saves and moves one column, and the panel stays open.
+		owner.post(base+"/columns", url.Values{"order": {fs[2].ID, fs[0].ID, fs[1].ID}, "show": {fs[2].ID, fs[0].ID, fs[1].ID},
+			"move": {"down:" + fs[2].ID}}).redirectsTo(t, base+"?columns=open#columns")
+		moved := owner.get(base+"?columns=open").expect(t, http.StatusOK).body
+		if !strings.Contains(header.FindString(moved), `<th scope="col">Name</th><th scope="col">Colour</th><th scope="col">Email</th></tr>`) ||
+			!strings.Contains(moved, `id="columns" open`) {
+			t.Fatalf("after moving Colour down: %s", text(header.FindString(moved)))
+		}
+		owner.post(base+"/columns", url.Values{"order": {"fld_nope"}, "show": {"fld_nope"}}).expect(t, http.StatusUnprocessableEntity)
+		owner.post(base+"/columns", url.Values{"order": {fs[0].ID}, "show": {fs[1].ID}}).expect(t, http.StatusBadRequest)
+		owner.post(base+"/columns", url.Values{"reset": {"1"}}).redirectsTo(t, base+"#columns")
+		if h := header.FindString(owner.get(base).expect(t, http.StatusOK).body); !strings.Contains(h,
+			`<th scope="col">Name</th><th scope="col">Email</th><th scope="col">Colour</th></tr>`) {
+			t.Fatalf("after Reset: %s", text(h))
 		}
 
 		// Detail with metadata.
@@ -172,8 +196,8 @@ func TestDeleteResponses(t *testing.T) {
 
 		viewer := h.member(owner, "viewer@example.org", "viewer")
 		vp := viewer.get(base).expect(t, http.StatusOK).body
-		if len(rowsOf(vp)) != 4 || strings.Contains(vp, "Delete selected") || strings.Contains(vp, `name="id"`) {
-			t.Fatal("a viewer sees the rows without the delete controls")
+		if len(rowsOf(vp)) != 4 || strings.Contains(vp, "Delete selected") || !strings.Contains(vp, `name="id"`) || !strings.Contains(vp, "Export selected") {
+			t.Fatal("a viewer sees the rows, chooses some to export, and has no delete button")
 		}
 		viewer.get(base+"/delete?id="+ids[0]).expect(t, http.StatusForbidden)
 		viewer.post(base+"/delete", url.Values{"id": {ids[0]}}).expect(t, http.StatusForbidden)

@@ -78,3 +78,59 @@
     });
   });
 })();
+
+// Responses table: "select all on this page", a count of the chosen rows, and the Columns
+// panel's up/down buttons moving a column at once (the form still saves it; without this file
+// each button saves and reloads).
+(function () {
+  'use strict';
+  var all = document.querySelector('[data-select-all]');
+  var boxes = Array.prototype.slice.call(document.querySelectorAll('table.responses tbody input[name=id]'));
+  var count = document.querySelector('[data-selected-count]');
+  function update() {
+    var n = boxes.filter(function (b) { return b.checked; }).length;
+    if (all) {
+      all.checked = n > 0 && n === boxes.length;
+      all.indeterminate = n > 0 && n < boxes.length;
+    }
+    if (count) count.textContent = n ? n + ' selected' : '';
+  }
+  if (all && boxes.length) {
+    all.hidden = false;
+    all.addEventListener('change', function () {
+      boxes.forEach(function (b) { b.checked = all.checked; });
+      update();
+    });
+  }
+  boxes.forEach(function (b) { b.addEventListener('change', update); });
+  update();
+
+  var form = document.querySelector('form[data-columns]');
+  if (!form) return;
+  var list = form.querySelector('.column-list');
+  var status = form.querySelector('[data-columns-status]');
+  function refresh() {
+    var items = list.querySelectorAll('[data-column]');
+    items.forEach(function (li, i) {
+      li.querySelector('[data-move=up]').disabled = i === 0;
+      li.querySelector('[data-move=down]').disabled = i === items.length - 1;
+    });
+  }
+  list.addEventListener('click', function (e) {
+    var btn = e.target.closest('[data-move]');
+    if (!btn) return;
+    e.preventDefault();
+    var li = btn.closest('[data-column]');
+    var up = btn.getAttribute('data-move') === 'up';
+    var other = up ? li.previousElementSibling : li.nextElementSibling;
+    if (!other) return;
+    if (up) list.insertBefore(li, other); else list.insertBefore(other, li);
+    refresh();
+    list.querySelectorAll('.moved').forEach(function (x) { x.classList.remove('moved'); });
+    li.classList.add('moved');
+    var label = li.querySelector('label').textContent.trim();
+    if (status) status.textContent = label + ' moved ' + (up ? 'up' : 'down') + '. Save columns to keep the order.';
+    var again = li.querySelector('[data-move=' + (up ? 'up' : 'down') + ']');
+    (again.disabled ? li.querySelector('[data-move=' + (up ? 'down' : 'up') + ']') : again).focus();
+  });
+})();
