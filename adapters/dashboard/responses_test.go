@@ -339,3 +339,98 @@ func TestValueFilterBoundsItsWork(t *testing.T) {
 		t.Fatalf("searching on: %d rows: %s", len(rows), text(second))
 	}
 }
+
+// TestResponsesSourceSelectedAndNeighbours: the source filter (sealed metadata, compared once
+// opened), "Export selected" of ticked IDs only, and a response's Previous/Next in the
+// table's order under its filters, with Back keeping them, on both databases.
+func TestResponsesSourceSelectedAndNeighbours(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarness(t, db, "http://127.0.0.1:8080")
+		owner := h.owner()
+		f, ids := responsesForm(t, h, db, 30)
+		fs := f.Fields()
+		base := "/app/forms/" + f.ID() + "/responses"
+		ctx := context.Background()
+		ws, err := persistence.NewWorkspaceRepository(db).Oldest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys := auth.WithPrincipal(ctx, auth.SystemPrincipal(ws.ID()))
+		published := "published"
+		if _, err := h.app.Commands.UpdateForm.Handle(sys, forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Status: &published}}); err != nil {
+			t.Fatal(err)
+		}
+		// Three responses from the form page, after the API ones.
+		var fromPage []string
+		for i := range 3 {
+			s, err := h.app.Commands.CaptureSubmission.Handle(sys, capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceForm,
+				Data: map[string]submission.Input{fs[0].ID: fmt.Sprintf("Walk-in %d", i)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromPage = append(fromPage, s.ID())
+			testkit.PastMillisecond(t, time.Now())
+		}
+
+		// Source: the form page's three, newest first; the API's thirty over two pages.
+		rows := rowsOf(owner.get(base + "?source=form").expect(t, http.StatusOK).body)
+		if len(rows) != 3 || !strings.Contains(rows[0], "Walk-in 2") || !strings.Contains(rows[2], "Walk-in 0") {
+			t.Fatalf("source=form: %d rows", len(rows))
+		}
+		api := owner.get(base + "?source=api").expect(t, http.StatusOK).body
+		if rows = rowsOf(api); len(rows) != 25 || !strings.Contains(rows[0], "Person 29") {
+			t.Fatalf("source=api: %d rows", len(rows))
+		}
+		if next := nextLink.FindStringSubmatch(api); next == nil || !strings.Contains(html.UnescapeString(next[1]), "source=api") {
+			t.Fatal("the Next page forgets the source")
+		}
+		// Source and value together.
+		if rows = rowsOf(owner.get(base+"?"+url.Values{"source": {"form"}, "field": {fs[0].ID}, "contains": {"walk-in 1"}}.Encode()).body); len(rows) != 1 {
+			t.Fatalf("source=form and Walk-in 1: %d rows", len(rows))
+		}
+		owner.get(base + "?source=email").expect(t, http.StatusBadRequest)
+
+		// Export selected: exactly the ticked responses, oldest first.
+		p := owner.get("/app/forms/" + f.ID() + "/export?" + url.Values{"format": {"csv"}, "selected": {"1"},
+			"id": {ids[7], fromPage[1], ids[3], ids[7]}}.Encode()).expect(t, http.StatusOK)
+		records, err := csv.NewReader(strings.NewReader(p.body)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(records) != 4 || records[1][0] != ids[3] || records[2][0] != ids[7] || records[3][0] != fromPage[1] || records[3][2] != "Walk-in 1" {
+			t.Fatalf("exported selection: %v", records)
+		}
+		owner.get("/app/forms/"+f.ID()+"/export?format=csv&selected=1").redirectsTo(t, base)
+		tooMany := url.Values{"format": {"csv"}}
+		for i := range capture.MaxExportIDs + 1 {
+			tooMany.Add("id", fmt.Sprintf("sub_%d", i))
+		}
+		owner.get("/app/forms/" + f.ID() + "/export?" + tooMany.Encode()).expect(t, http.StatusBadRequest)
+
+		// Previous and Next: the newest has no Previous; Next is the one just older.
+		newer := regexp.MustCompile(`href="([^"]+)" rel="prev"`)
+		older := regexp.MustCompile(`href="([^"]+)" rel="next"`)
+		top := owner.get(base + "/" + fromPage[2]).expect(t, http.StatusOK).body
+		if newer.MatchString(top) || !strings.Contains(older.FindStringSubmatch(top)[1], fromPage[1]) {
+			t.Fatalf("the newest response's neighbours: %s", text(top))
+		}
+		// Under source=api, ids[29]'s Previous is none (the form page's are filtered out) and
+		// Next is ids[28]; following Next keeps the filter; Back goes to the filtered table.
+		d := owner.get(base + "/" + ids[29] + "?source=api").expect(t, http.StatusOK).body
+		next := older.FindStringSubmatch(d)
+		if newer.MatchString(d) || next == nil || html.UnescapeString(next[1]) != base+"/"+ids[28]+"?source=api" {
+			t.Fatalf("neighbours of the newest API response: %s", text(d))
+		}
+		d = owner.get(html.UnescapeString(next[1])).expect(t, http.StatusOK).body
+		if !strings.Contains(text(d), "Person 28") || !strings.Contains(d, `href="`+base+`?source=api"`) {
+			t.Fatalf("after Next: %s", text(d))
+		}
+		if prev := newer.FindStringSubmatch(d); prev == nil || html.UnescapeString(prev[1]) != base+"/"+ids[29]+"?source=api" {
+			t.Fatal("Previous from ids[28] is not ids[29]")
+		}
+		if last := owner.get(base + "/" + ids[0] + "?source=api").expect(t, http.StatusOK).body; older.MatchString(last) {
+			t.Fatal("the oldest response has a Next")
+		}
+		owner.get(base + "/" + ids[0] + "?source=nope").expect(t, http.StatusBadRequest)
+	})
+}
