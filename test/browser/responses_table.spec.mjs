@@ -63,7 +63,7 @@ function cardOverlaps() {
   const rows = Array.from(document.querySelectorAll('table.responses tbody tr')).slice(0, 10);
   for (const [i, tr] of rows.entries()) {
     const cells = Array.from(tr.querySelectorAll('td')).filter((td) => td.getClientRects().length);
-    if (cells.some((td) => td.classList.contains('empty'))) problems.push(`row ${i}: an empty answer is shown`);
+    if (cells.some((td) => td.classList.contains('blank'))) problems.push(`row ${i}: an empty answer is shown`);
     const boxes = [];
     for (const td of cells) {
       const box = td.getBoundingClientRect();
