@@ -89,10 +89,8 @@ type responsesData struct {
 	ColumnsOpen      bool
 	Exports          []link
 	Tabs             []navItem
-	// Query are the filters and the page position as hidden inputs (the Columns panel's
-	// form goes back to the same page); Back is the same as a query string.
-	Query []hiddenInput
-	Back  string
+	// Back is the filters as a query: the Columns panel's form goes back to them.
+	Back string
 }
 
 // responseFilter is the table's filters as the query names them: days, a field's value, the
@@ -312,14 +310,6 @@ func (h *Handler) responses(c *gin.Context) {
 	if q.Match != nil || q.Source != "" {
 		d.Scanned = page.Scanned
 		d.Stopped = page.More && len(rows) < responsesPageSize
-	}
-	for k, vs := range c.Request.URL.Query() {
-		if k == "columns" {
-			continue
-		}
-		for _, v := range vs {
-			d.Query = append(d.Query, hiddenInput{Name: k, Value: v})
-		}
 	}
 	d.Back = filter.values().Encode()
 	ex := url.Values{}

@@ -373,11 +373,11 @@ func TestResponsesSourceSelectedAndNeighbours(t *testing.T) {
 		}
 
 		// Source: the form page's three, newest first; the API's thirty over two pages.
-		rows := rowsOf(owner.get(base + "?source=form").expect(t, http.StatusOK).body)
+		rows := rowsOf(owner.get(base+"?source=form").expect(t, http.StatusOK).body)
 		if len(rows) != 3 || !strings.Contains(rows[0], "Walk-in 2") || !strings.Contains(rows[2], "Walk-in 0") {
 			t.Fatalf("source=form: %d rows", len(rows))
 		}
-		api := owner.get(base + "?source=api").expect(t, http.StatusOK).body
+		api := owner.get(base+"?source=api").expect(t, http.StatusOK).body
 		if rows = rowsOf(api); len(rows) != 25 || !strings.Contains(rows[0], "Person 29") {
 			t.Fatalf("source=api: %d rows", len(rows))
 		}
@@ -385,13 +385,13 @@ func TestResponsesSourceSelectedAndNeighbours(t *testing.T) {
 			t.Fatal("the Next page forgets the source")
 		}
 		// Source and value together.
-		if rows = rowsOf(owner.get(base+"?"+url.Values{"source": {"form"}, "field": {fs[0].ID}, "contains": {"walk-in 1"}}.Encode()).body); len(rows) != 1 {
+		if rows = rowsOf(owner.get(base + "?" + url.Values{"source": {"form"}, "field": {fs[0].ID}, "contains": {"walk-in 1"}}.Encode()).body); len(rows) != 1 {
 			t.Fatalf("source=form and Walk-in 1: %d rows", len(rows))
 		}
-		owner.get(base + "?source=email").expect(t, http.StatusBadRequest)
+		owner.get(base+"?source=email").expect(t, http.StatusBadRequest)
 
 		// Export selected: exactly the ticked responses, oldest first.
-		p := owner.get("/app/forms/" + f.ID() + "/export?" + url.Values{"format": {"csv"}, "selected": {"1"},
+		p := owner.get("/app/forms/"+f.ID()+"/export?"+url.Values{"format": {"csv"}, "selected": {"1"},
 			"id": {ids[7], fromPage[1], ids[3], ids[7]}}.Encode()).expect(t, http.StatusOK)
 		records, err := csv.NewReader(strings.NewReader(p.body)).ReadAll()
 		if err != nil {
@@ -405,18 +405,18 @@ func TestResponsesSourceSelectedAndNeighbours(t *testing.T) {
 		for i := range capture.MaxExportIDs + 1 {
 			tooMany.Add("id", fmt.Sprintf("sub_%d", i))
 		}
-		owner.get("/app/forms/" + f.ID() + "/export?" + tooMany.Encode()).expect(t, http.StatusBadRequest)
+		owner.get("/app/forms/"+f.ID()+"/export?"+tooMany.Encode()).expect(t, http.StatusBadRequest)
 
 		// Previous and Next: the newest has no Previous; Next is the one just older.
 		newer := regexp.MustCompile(`href="([^"]+)" rel="prev"`)
 		older := regexp.MustCompile(`href="([^"]+)" rel="next"`)
-		top := owner.get(base + "/" + fromPage[2]).expect(t, http.StatusOK).body
+		top := owner.get(base+"/"+fromPage[2]).expect(t, http.StatusOK).body
 		if newer.MatchString(top) || !strings.Contains(older.FindStringSubmatch(top)[1], fromPage[1]) {
 			t.Fatalf("the newest response's neighbours: %s", text(top))
 		}
 		// Under source=api, ids[29]'s Previous is none (the form page's are filtered out) and
 		// Next is ids[28]; following Next keeps the filter; Back goes to the filtered table.
-		d := owner.get(base + "/" + ids[29] + "?source=api").expect(t, http.StatusOK).body
+		d := owner.get(base+"/"+ids[29]+"?source=api").expect(t, http.StatusOK).body
 		next := older.FindStringSubmatch(d)
 		if newer.MatchString(d) || next == nil || html.UnescapeString(next[1]) != base+"/"+ids[28]+"?source=api" {
 			t.Fatalf("neighbours of the newest API response: %s", text(d))
@@ -428,9 +428,9 @@ func TestResponsesSourceSelectedAndNeighbours(t *testing.T) {
 		if prev := newer.FindStringSubmatch(d); prev == nil || html.UnescapeString(prev[1]) != base+"/"+ids[29]+"?source=api" {
 			t.Fatal("Previous from ids[28] is not ids[29]")
 		}
-		if last := owner.get(base + "/" + ids[0] + "?source=api").expect(t, http.StatusOK).body; older.MatchString(last) {
+		if last := owner.get(base+"/"+ids[0]+"?source=api").expect(t, http.StatusOK).body; older.MatchString(last) {
 			t.Fatal("the oldest response has a Next")
 		}
-		owner.get(base + "/" + ids[0] + "?source=nope").expect(t, http.StatusBadRequest)
+		owner.get(base+"/"+ids[0]+"?source=nope").expect(t, http.StatusBadRequest)
 	})
 }

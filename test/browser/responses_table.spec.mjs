@@ -197,6 +197,14 @@ async function main({ browser, page, watch }) {
   if (!(await long.innerText()).includes('passed around the world by mail')) fail('Show all does not show the whole answer');
   await long.locator('summary').click();
   ok('a 300-character answer shows its beginning and opens with Show all');
+
+  // Select every row of the page at once; then none again.
+  await page.getByLabel('Select every response on this page').check();
+  if ((await page.locator('table.responses tbody input[name=id]:checked').count()) !== 25) fail('select all did not tick the 25 rows');
+  if (!(await page.locator('[data-selected-count]').innerText()).includes('25 selected')) fail('no count of the selected rows');
+  await page.getByLabel('Select every response on this page').uncheck();
+  if ((await page.locator('table.responses tbody input[name=id]:checked').count()) !== 0) fail('unticking select all left rows ticked');
+  ok('"select all" ticks and unticks every row of the page');
   await check(page, 'table');
 
   // Phone width: cards, labels and values apart, empty answers left out.
