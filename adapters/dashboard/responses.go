@@ -656,8 +656,13 @@ func (h *Handler) export(c *gin.Context) {
 	}
 	// "Export selected" sends the ticked rows' IDs (and selected=1, so that none ticked goes
 	// back to the table instead of exporting everything).
-	ids := c.QueryArray("id")
-	if c.Query("selected") != "" && !hasID(ids) {
+	var ids []string
+	for _, id := range c.QueryArray("id") {
+		if id = strings.TrimSpace(id); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	if c.Query("selected") != "" && len(ids) == 0 {
 		h.redirect(c, "/app/forms/"+c.Param("id")+"/responses", "Select at least one response to export.")
 		return
 	}
