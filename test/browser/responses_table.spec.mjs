@@ -224,6 +224,8 @@ async function main({ browser, page, watch }) {
   await page.getByLabel('Dietary requirements').uncheck();
   await page.getByRole('button', { name: 'Move Email address up' }).click();
   if (!(await page.locator('[data-columns-status]').innerText()).includes('moved up')) fail('moving a column says nothing');
+  await axe(page, 'the open Columns panel');
+  await page.locator('#columns').screenshot({ path: path.resolve(artifactDir, 'responses-table-columns.png') });
   // Saving redraws the table in place; the reload shows what was stored.
   await page.getByRole('button', { name: 'Save columns' }).click();
   await page.locator('[data-columns-status]', { hasText: 'Columns saved.' }).waitFor();
