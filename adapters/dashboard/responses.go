@@ -439,6 +439,17 @@ type answerView struct {
 	Label string
 	File  bool
 	Items []string
+	// Pieces are the items of an email or link answer cut where they may break (see cell).
+	Pieces [][]string
+}
+
+// answer is an answer as the response's page shows it.
+func answer(fl form.Field, items []string) answerView {
+	a := answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: items}
+	if !a.File {
+		a.Pieces = tableCell(fl, items).Pieces
+	}
+	return a
 }
 
 type responseData struct {
@@ -471,10 +482,10 @@ func (h *Handler) response(c *gin.Context) {
 	d := responseData{FormID: f.ID(), FormName: f.Name(), ID: s.ID(), Submitted: s.SubmittedAt(), Updated: s.UpdatedAt(),
 		CanDelete: p.Allows(access.Write), Tabs: formTabs(f.ID(), "responses")}
 	for _, fl := range f.Fields() {
-		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl)})
+		d.Answers = append(d.Answers, answer(fl, h.items(s, fl)))
 	}
 	for _, fl := range answeredRemoved(f, []*submission.Submission{s}) {
-		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl)})
+		d.Answers = append(d.Answers, answer(fl, h.items(s, fl)))
 	}
 	filter := readFilter(c.Request.URL.Query())
 	if d.Newer, d.Older, err = h.neighbours(c, f, filter, s); err != nil {
