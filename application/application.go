@@ -44,22 +44,22 @@ type Commands struct {
 	SubmitPublicForm       capture.SubmitPublicFormHandler
 	UpdateSubmission       capture.UpdateSubmissionHandler
 	DeleteSubmission       capture.DeleteSubmissionHandler
-	// SaveResponseColumns keeps a person's columns of a form's responses table.
-	SaveResponseColumns capture.SaveResponseColumnsHandler
-	CreateWebhook       webhooks.CreateWebhookHandler
-	UpdateWebhook       webhooks.UpdateWebhookHandler
-	DeleteWebhook       webhooks.DeleteWebhookHandler
-	RetryDelivery       webhooks.RetryDeliveryHandler
-	RetryRun            workflows.RetryRunHandler
-	SendTestEvent       webhooks.SendTestEventHandler
-	CreateWorkflow      workflows.CreateWorkflowHandler
-	UpdateWorkflow      workflows.UpdateWorkflowHandler
-	DeleteWorkflow      workflows.DeleteWorkflowHandler
-	CreateIntegration   workflows.CreateIntegrationHandler
-	DeleteIntegration   workflows.DeleteIntegrationHandler
+	CreateWebhook          webhooks.CreateWebhookHandler
+	UpdateWebhook          webhooks.UpdateWebhookHandler
+	DeleteWebhook          webhooks.DeleteWebhookHandler
+	RetryDelivery          webhooks.RetryDeliveryHandler
+	RetryRun               workflows.RetryRunHandler
+	SendTestEvent          webhooks.SendTestEventHandler
+	CreateWorkflow         workflows.CreateWorkflowHandler
+	UpdateWorkflow         workflows.UpdateWorkflowHandler
+	DeleteWorkflow         workflows.DeleteWorkflowHandler
+	CreateIntegration      workflows.CreateIntegrationHandler
+	DeleteIntegration      workflows.DeleteIntegrationHandler
 	// RecordFormView and RecordFormStart count the public page's views and starts.
 	RecordFormView  capture.RecordFormViewHandler
 	RecordFormStart capture.RecordFormStartHandler
+	// SaveResponseColumns keeps a person's columns of a form's responses table.
+	SaveResponseColumns capture.SaveResponseColumnsHandler
 
 	// People and sessions.
 	IssueSetupToken      accounts.IssueSetupTokenHandler
@@ -99,25 +99,23 @@ type Commands struct {
 
 // Queries read state.
 type Queries struct {
-	Authenticate    accounts.AuthenticateHandler
-	ListWorkspaces  workspaceapp.ListWorkspacesHandler
-	ListAPIKeys     accounts.ListAPIKeysHandler
-	GetForm         forms.GetFormHandler
-	GetPublicForm   capture.GetPublicFormHandler
-	GetFormLogo     forms.GetFormLogoHandler
-	ListForms       forms.ListFormsHandler
-	GetSubmission   capture.GetSubmissionHandler
-	ListSubmissions capture.ListSubmissionsHandler
-	// GetResponseColumns is a person's columns of a form's responses table.
-	GetResponseColumns capture.GetResponseColumnsHandler
-	GetWebhook         webhooks.GetWebhookHandler
-	ListWebhooks       webhooks.ListWebhooksHandler
-	ListDeliveries     webhooks.ListDeliveriesHandler
-	GetWorkflow        workflows.GetWorkflowHandler
-	ListWorkflows      workflows.ListWorkflowsHandler
-	GetIntegration     workflows.GetIntegrationHandler
-	ListIntegrations   workflows.ListIntegrationsHandler
-	ListRuns           workflows.ListRunsHandler
+	Authenticate     accounts.AuthenticateHandler
+	ListWorkspaces   workspaceapp.ListWorkspacesHandler
+	ListAPIKeys      accounts.ListAPIKeysHandler
+	GetForm          forms.GetFormHandler
+	GetPublicForm    capture.GetPublicFormHandler
+	GetFormLogo      forms.GetFormLogoHandler
+	ListForms        forms.ListFormsHandler
+	GetSubmission    capture.GetSubmissionHandler
+	ListSubmissions  capture.ListSubmissionsHandler
+	GetWebhook       webhooks.GetWebhookHandler
+	ListWebhooks     webhooks.ListWebhooksHandler
+	ListDeliveries   webhooks.ListDeliveriesHandler
+	GetWorkflow      workflows.GetWorkflowHandler
+	ListWorkflows    workflows.ListWorkflowsHandler
+	GetIntegration   workflows.GetIntegrationHandler
+	ListIntegrations workflows.ListIntegrationsHandler
+	ListRuns         workflows.ListRunsHandler
 	// ExportSubmissions streams a form's submissions, oldest first (CSV, XLSX, NDJSON).
 	ExportSubmissions capture.ExportSubmissionsHandler
 	// GetFormStats reports a form's views, starts, submissions and completion.
@@ -126,6 +124,9 @@ type Queries struct {
 	CountFieldAnswers capture.CountFieldAnswersHandler
 	// LastSubmissionTimes is when each form of a page last received a submission.
 	LastSubmissionTimes forms.LastSubmissionTimesHandler
+
+	// GetResponseColumns is a person's columns of a form's responses table.
+	GetResponseColumns capture.GetResponseColumnsHandler
 
 	// ListNotificationRuns reads a form's notification run log.
 	ListNotificationRuns workflows.ListNotificationRunsHandler
@@ -284,15 +285,14 @@ func New(d Deps, s Settings) *Application {
 			CaptureSubmission:      capture.NewCaptureSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, d.IPHasher, d.Activity, s.PublicURL),
 			SubmitPublicForm: capture.NewSubmitPublicFormHandler(d.Forms, d.Workspaces, d.Submissions, d.Files, d.IDs, d.Clock, d.IPHasher,
 				capture.SpamChecks{}, s.FileLimits, d.Activity),
-			UpdateSubmission:    capture.NewUpdateSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, s.PublicURL),
-			DeleteSubmission:    capture.NewDeleteSubmissionHandler(d.Forms, d.Submissions, d.Files, d.IDs, d.Clock),
-			SaveResponseColumns: capture.NewSaveResponseColumnsHandler(d.Forms, d.Columns, d.Clock),
-			CreateWebhook:       webhooks.NewCreateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.IDs, d.Clock, s.MaxWebhooks),
-			UpdateWebhook:       webhooks.NewUpdateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.IDs, d.Clock),
-			DeleteWebhook:       webhooks.NewDeleteWebhookHandler(d.Webhooks, d.IDs, d.Clock),
-			RetryDelivery:       webhooks.NewRetryDeliveryHandler(d.Deliveries, d.Clock),
-			RetryRun:            workflows.NewRetryRunHandler(d.Workflows, d.Runs, d.Clock),
-			SendTestEvent:       webhooks.NewSendTestEventHandler(d.Webhooks, d.Deliveries, d.IDs, d.Clock),
+			UpdateSubmission: capture.NewUpdateSubmissionHandler(d.Forms, d.Submissions, d.IDs, d.Clock, s.PublicURL),
+			DeleteSubmission: capture.NewDeleteSubmissionHandler(d.Forms, d.Submissions, d.Files, d.IDs, d.Clock),
+			CreateWebhook:    webhooks.NewCreateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.IDs, d.Clock, s.MaxWebhooks),
+			UpdateWebhook:    webhooks.NewUpdateWebhookHandler(d.Webhooks, d.Forms, d.URLs, d.IDs, d.Clock),
+			DeleteWebhook:    webhooks.NewDeleteWebhookHandler(d.Webhooks, d.IDs, d.Clock),
+			RetryDelivery:    webhooks.NewRetryDeliveryHandler(d.Deliveries, d.Clock),
+			RetryRun:         workflows.NewRetryRunHandler(d.Workflows, d.Runs, d.Clock),
+			SendTestEvent:    webhooks.NewSendTestEventHandler(d.Webhooks, d.Deliveries, d.IDs, d.Clock),
 			CreateWorkflow: workflows.NewCreateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
 				s.WorkflowLimits, s.MaxWorkflowsPerForm),
 			UpdateWorkflow: workflows.NewUpdateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
@@ -302,6 +302,8 @@ func New(d Deps, s Settings) *Application {
 			DeleteIntegration: workflows.NewDeleteIntegrationHandler(d.Integrations, d.IDs, d.Clock),
 			RecordFormView:    capture.NewRecordFormViewHandler(d.Activity, d.Clock),
 			RecordFormStart:   capture.NewRecordFormStartHandler(d.Activity, d.Clock, d.IPHasher),
+
+			SaveResponseColumns: capture.NewSaveResponseColumnsHandler(d.Forms, d.Columns, d.Clock),
 
 			IssueSetupToken: accounts.NewIssueSetupTokenHandler(d.Users, d.Tokens, d.Clock),
 			SetupFirstOwner: accounts.NewSetupFirstOwnerHandler(d.Users, d.Memberships, d.Workspaces, d.Sessions, d.Tokens, d.Audit,
@@ -340,30 +342,31 @@ func New(d Deps, s Settings) *Application {
 			ReindexPrivacy: workspaceapp.NewReindexPrivacyHandler(d.Privacy),
 		},
 		Queries: Queries{
-			Authenticate:       accounts.NewAuthenticateHandler(d.Keys, d.Clock),
-			ListWorkspaces:     workspaceapp.NewListWorkspacesHandler(d.Workspaces),
-			ListAPIKeys:        accounts.NewListAPIKeysHandler(d.Keys),
-			GetForm:            forms.NewGetFormHandler(d.Forms),
-			GetPublicForm:      capture.NewGetPublicFormHandler(d.Forms),
-			GetFormLogo:        forms.NewGetFormLogoHandler(d.Forms, d.Files),
-			ListForms:          forms.NewListFormsHandler(d.Forms),
-			GetSubmission:      capture.NewGetSubmissionHandler(d.Submissions),
-			ListSubmissions:    capture.NewListSubmissionsHandler(d.Forms, d.Submissions, d.Scanner),
-			GetResponseColumns: capture.NewGetResponseColumnsHandler(d.Forms, d.Columns),
-			GetWebhook:         webhooks.NewGetWebhookHandler(d.Webhooks),
-			ListWebhooks:       webhooks.NewListWebhooksHandler(d.Webhooks),
-			ListDeliveries:     webhooks.NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
-			GetWorkflow:        workflows.NewGetWorkflowHandler(d.Workflows),
-			ListWorkflows:      workflows.NewListWorkflowsHandler(d.Workflows),
-			GetIntegration:     workflows.NewGetIntegrationHandler(d.Integrations),
-			ListIntegrations:   workflows.NewListIntegrationsHandler(d.Integrations),
-			ListRuns:           workflows.NewListRunsHandler(d.Workflows, d.Runs),
+			Authenticate:     accounts.NewAuthenticateHandler(d.Keys, d.Clock),
+			ListWorkspaces:   workspaceapp.NewListWorkspacesHandler(d.Workspaces),
+			ListAPIKeys:      accounts.NewListAPIKeysHandler(d.Keys),
+			GetForm:          forms.NewGetFormHandler(d.Forms),
+			GetPublicForm:    capture.NewGetPublicFormHandler(d.Forms),
+			GetFormLogo:      forms.NewGetFormLogoHandler(d.Forms, d.Files),
+			ListForms:        forms.NewListFormsHandler(d.Forms),
+			GetSubmission:    capture.NewGetSubmissionHandler(d.Submissions),
+			ListSubmissions:  capture.NewListSubmissionsHandler(d.Forms, d.Submissions, d.Scanner),
+			GetWebhook:       webhooks.NewGetWebhookHandler(d.Webhooks),
+			ListWebhooks:     webhooks.NewListWebhooksHandler(d.Webhooks),
+			ListDeliveries:   webhooks.NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
+			GetWorkflow:      workflows.NewGetWorkflowHandler(d.Workflows),
+			ListWorkflows:    workflows.NewListWorkflowsHandler(d.Workflows),
+			GetIntegration:   workflows.NewGetIntegrationHandler(d.Integrations),
+			ListIntegrations: workflows.NewListIntegrationsHandler(d.Integrations),
+			ListRuns:         workflows.NewListRunsHandler(d.Workflows, d.Runs),
 
 			ExportSubmissions: capture.NewExportSubmissionsHandler(d.Forms, d.Scanner, d.Audit, d.IDs, d.Clock),
 			GetFormStats:      capture.NewGetFormStatsHandler(d.Forms, d.Stats, d.Activity, d.Clock),
 			CountFieldAnswers: capture.NewCountFieldAnswersHandler(d.Forms, d.Scanner),
 
 			LastSubmissionTimes: forms.NewLastSubmissionTimesHandler(d.Forms),
+
+			GetResponseColumns: capture.NewGetResponseColumnsHandler(d.Forms, d.Columns),
 
 			ListNotificationRuns: workflows.NewListNotificationRunsHandler(d.Forms, d.Runs),
 
