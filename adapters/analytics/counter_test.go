@@ -15,6 +15,7 @@ import (
 	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/formstats"
+	"github.com/formward/formward/ports"
 )
 
 func newForm(t *testing.T, db *persistence.DB) string {
@@ -49,8 +50,8 @@ func TestCounterWritesAndKeepsCounts(t *testing.T) {
 		if !c.Started(id, "nonce-1", day1) || c.Started(id, "nonce-1", day2) || !c.Started(id, "nonce-2", day2) {
 			t.Fatal("a page's start counts once")
 		}
-		c.Submitted(id, day2, 40*time.Second, true)
-		c.Submitted(id, day2, 0, false)
+		c.Submitted(id, day2, ports.CountedSubmission{FromPage: true, Fill: 40 * time.Second, Nonce: "nonce-2"})
+		c.Submitted(id, day2, ports.CountedSubmission{API: true})
 
 		// A write that fails keeps the counts for the next one.
 		canceled, cancel := context.WithCancel(ctx)
@@ -73,7 +74,8 @@ func TestCounterWritesAndKeepsCounts(t *testing.T) {
 		if d1.Views != 1 || d1.Starts != 1 || d1.Submissions != 0 {
 			t.Fatalf("day 1: %+v", d1)
 		}
-		if d2.Views != 3 || d2.Starts != 1 || d2.Submissions != 2 || d2.Completions != 1 || d2.FillTimes[45] != 1 || len(d2.FillTimes) != 1 {
+		if d2.Views != 3 || d2.Starts != 1 || d2.Submissions != 2 || d2.Completions != 1 || d2.FillTimes[45] != 1 || len(d2.FillTimes) != 1 ||
+			d2.FormSubmissions != 1 || d2.APISubmissions != 1 {
 			t.Fatalf("day 2: %+v", d2)
 		}
 

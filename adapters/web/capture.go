@@ -298,12 +298,12 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 	}
 	if b.Status == http.StatusUnprocessableEntity && f != nil {
 		errs, formError := fieldErrors(b)
-		issued := h.d.Clock.Now()
+		issued, nonce := h.d.Clock.Now(), ""
 		if tok, err := h.tokens.Verify(f.ID(), p.cmd.Token, issued); err == nil {
-			issued = tok.Issued
+			issued, nonce = tok.Issued, tok.Nonce
 		}
 		httperr.SetRetryAfter(c, b)
-		h.showForm(c, b.Status, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError})
+		h.showForm(c, b.Status, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, nonce: nonce})
 		return
 	}
 	h.errorPage(c, s, b)
@@ -330,14 +330,14 @@ const filesNotKept = " Files cannot be kept: please attach them again."
 // The status stays 403, the spam rules' refusal.
 func (h *Handler) again(c *gin.Context, f *form.Form, p *post, notice string) {
 	now := h.d.Clock.Now()
-	issued := now.Add(-time.Duration(f.Settings().Spam.MinFillSeconds) * time.Second)
+	issued, nonce := now.Add(-time.Duration(f.Settings().Spam.MinFillSeconds)*time.Second), ""
 	if tok, err := h.tokens.Verify(f.ID(), p.cmd.Token, now); err == nil {
-		issued = tok.Issued
+		issued, nonce = tok.Issued, tok.Nonce
 	}
 	if p.files() {
 		notice += filesNotKept
 	}
-	h.showPage(c, http.StatusForbidden, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, notice: notice, page: p.page})
+	h.showPage(c, http.StatusForbidden, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, notice: notice, page: p.page, nonce: nonce})
 }
 
 // fieldErrors are the messages of a 422 by field ID (the first per field) and the message of

@@ -127,6 +127,11 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 	if err != nil {
 		return nil, err
 	}
+	if spend != nil && h.activity != nil {
+		// A post of a rendered page is its visit's start when no script reported one (once
+		// per page nonce, whether the post is then stored or refused for its answers).
+		h.activity.Started(f.ID(), spend.Nonce, now)
+	}
 
 	input := make(map[string]submission.Input, len(cmd.Data)+len(cmd.Uploads))
 	for k, v := range cmd.Data {
@@ -182,7 +187,11 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 		}
 		return nil, err
 	}
-	countSubmission(h.activity, f.ID(), now, issued)
+	var page *ports.RenderToken
+	if spend != nil {
+		page = &ports.RenderToken{Issued: issued, Nonce: spend.Nonce}
+	}
+	countSubmission(h.activity, f, s, page, input)
 	return s, nil
 }
 

@@ -79,7 +79,7 @@ func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmiss
 	if err != nil {
 		return nil, err
 	}
-	countSubmission(h.activity, f.ID(), now, time.Time{})
+	countSubmission(h.activity, f, s, nil, nil)
 	return s, nil
 }
 
