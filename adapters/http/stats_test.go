@@ -311,3 +311,86 @@ func TestFormStatsCountAnswers(t *testing.T) {
 		}
 	})
 }
+
+// TestFormStatsStartsAndPagesAddUp follows visits of a two-page form with and without
+// JavaScript: a visit keeps its render token across its pages and redrawings, so its start
+// counts once whether the script's beacon or its first post reports it, and each page it
+// reached counts once.
+func TestFormStatsStartsAndPagesAddUp(t *testing.T) {
+	eachHarness(t, func(t *testing.T, h *harness) {
+		h.withPublicPages()
+		r := h.do("POST", "/v1/forms", h.keys["admin"], map[string]any{"name": "Order",
+			"fields": []map[string]any{{"label": "Name", "type": "text", "required": true},
+				{"label": "Colour", "type": "radio", "options": []string{"Red", "Blue"}, "page": 2}},
+			"settings": map[string]any{"spam": map[string]any{"min_fill_seconds": 0, "proof_of_work": false}}})
+		h.expect(r, 201, "")
+		id := r.json["id"].(string)
+		ids := fieldIDs(r.json)
+		name, colour := ids[0], ids[1]
+		h.expect(h.do("PATCH", "/v1/forms/"+id, h.keys["admin"], map[string]any{"status": "published"}), 200, "")
+		tokenOf := func(body string) string {
+			m := pageToken.FindStringSubmatch(body)
+			if m == nil {
+				t.Fatalf("no render token on the page: %s", body)
+			}
+			return m[1]
+		}
+		step := func(tok string, page string, values url.Values, status int) string {
+			t.Helper()
+			values.Set("_token", tok)
+			values.Set("_page", page)
+			values.Set("_nav", "next")
+			rec := h.public("POST", "/f/"+id+"/page", values)
+			if rec.Code != status {
+				t.Fatalf("page move: %d %s", rec.Code, rec.Body.String())
+			}
+			return tokenOf(rec.Body.String())
+		}
+		beacon := func(tok, page string) {
+			t.Helper()
+			if rec := h.public("POST", "/f/"+id+"/start", url.Values{"_token": {tok}, "_page": {page}}); rec.Code != 204 {
+				t.Fatalf("start: %d %s", rec.Code, rec.Body.String())
+			}
+		}
+
+		// Without JavaScript: Next, then Submit. The second page keeps the visit's token.
+		a := h.view(id)
+		if next := step(a, "1", url.Values{name: {"Ada"}}, 200); next != a {
+			t.Fatalf("the second page has another token: %s, first %s", next, a)
+		}
+		if rec := h.public("POST", "/f/"+id, url.Values{"_token": {a}, name: {"Ada"}, colour: {"Red"}}); rec.Code >= 400 {
+			t.Fatalf("post: %d %s", rec.Code, rec.Body.String())
+		}
+		// With JavaScript: a beacon on each page, the visit stops on page 2.
+		b := h.view(id)
+		beacon(b, "1")
+		beacon(step(b, "1", url.Values{name: {"Bo"}}, 200), "2")
+		// With JavaScript, gone after the first page.
+		beacon(h.view(id), "1")
+		// Without JavaScript, a refused first post is the start; the page drawn again keeps the token.
+		e := h.view(id)
+		if again := step(e, "1", url.Values{}, 422); again != e {
+			t.Fatal("the page drawn again has another token")
+		}
+		// A view and nothing more; an API submission.
+		h.view(id)
+		h.expect(h.do("POST", "/v1/forms/"+id+"/submissions", h.keys["read-write"], map[string]any{"data": map[string]any{name: "Cy", colour: "Red"}}), 201, "")
+
+		r = h.do("GET", "/v1/forms/"+id+"/stats?days=1", h.keys["read-only"], nil)
+		h.expect(r, 200, "")
+		by := r.json["submissions_by_source"].(map[string]any)
+		if r.json["views"] != 5.0 || r.json["starts"] != 4.0 || by["form"] != 1.0 || by["api"] != 1.0 || r.json["completion_rate"] != 0.25 {
+			t.Fatalf("views %v starts %v by source %v completion %v", r.json["views"], r.json["starts"], by, r.json["completion_rate"])
+		}
+		pages := r.json["pages"].([]any)
+		p1, p2 := pages[0].(map[string]any), pages[1].(map[string]any)
+		if len(pages) != 2 || p1["page"] != 1.0 || p1["reached"] != 4.0 || p2["page"] != 2.0 || p2["reached"] != 2.0 {
+			t.Fatalf("pages %v", pages)
+		}
+		fields := r.json["fields"].([]any)
+		opts := fields[1].(map[string]any)["options"].([]any)
+		if fields[0].(map[string]any)["answered"] != 2.0 || opts[0].(map[string]any)["count"] != 2.0 || opts[1].(map[string]any)["count"] != 0.0 {
+			t.Fatalf("fields %v", fields)
+		}
+	})
+}
