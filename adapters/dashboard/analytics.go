@@ -77,8 +77,13 @@ func detailOf(r formstats.Report, fields []form.Field) analyticsDetail {
 		case formstats.KindChoice:
 			q.Choice = true
 			q.Multiple = byID[s.FieldID].Multiple()
+			single := len(byID[s.FieldID].Options) == 0
 			for j, o := range s.Options {
-				q.Rows = append(q.Rows, row(j, o.Option, o.Count, s.Answered))
+				label := o.Option
+				if single {
+					label = checkboxWords[label]
+				}
+				q.Rows = append(q.Rows, row(j, label, o.Count, s.Answered))
 			}
 			q.Height = len(q.Rows) * rowHeight
 		case formstats.KindNumber:
@@ -107,6 +112,9 @@ func detailOf(r formstats.Report, fields []form.Field) analyticsDetail {
 	}
 	return d
 }
+
+// checkboxWords name a single checkbox's answers (formstats.SingleCheckboxOptions).
+var checkboxWords = map[string]string{"true": "Checked", "false": "Not checked"}
 
 // row lays out the i-th bar of a chart: count out of total.
 func row(i int, label string, count, total int64) chartRow {

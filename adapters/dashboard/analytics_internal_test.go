@@ -20,6 +20,7 @@ func TestAnalyticsDetailLayout(t *testing.T) {
 		{ID: "fld_b", Label: "Extras", Type: form.TypeCheckbox, Options: []string{"Milk", "Sugar"}, Page: 1},
 		{ID: "fld_c", Label: "Age", Type: form.TypeNumber, Page: 2},
 		{ID: "fld_d", Label: "Notes", Type: form.TypeText, Page: 2},
+		{ID: "fld_e", Label: "Consent", Type: form.TypeCheckbox, Page: 2},
 	}
 	r := formstats.Report{Submissions: 12, FormSubmissions: 8, APISubmissions: 4,
 		Fields: []formstats.FieldSummary{
@@ -30,11 +31,13 @@ func TestAnalyticsDetailLayout(t *testing.T) {
 			{FieldID: "fld_c", Label: "Age", Type: form.TypeNumber, Kind: formstats.KindNumber, Answered: 5,
 				Min: f(0.1), Median: f(0.1 + 0.2), Max: f(120)},
 			{FieldID: "fld_d", Label: "Notes", Type: form.TypeText, Kind: formstats.KindOther, Answered: 0},
+			{FieldID: "fld_e", Label: "Consent", Type: form.TypeCheckbox, Kind: formstats.KindChoice, Answered: 2,
+				Options: []formstats.Option{{Option: "true", Count: 2}, {Option: "false", Count: 0}}},
 		},
 		Pages: []formstats.PageReach{{Page: 1, Reached: 10}, {Page: 2, Reached: 8}},
 	}
 	d := detailOf(r, fields)
-	if d.FormSubmissions != 8 || d.APISubmissions != 4 || len(d.Questions) != 4 {
+	if d.FormSubmissions != 8 || d.APISubmissions != 4 || len(d.Questions) != 5 {
 		t.Fatalf("detail: %+v", d)
 	}
 	shares := func(q questionView) []string {
@@ -60,6 +63,10 @@ func TestAnalyticsDetailLayout(t *testing.T) {
 	}
 	if notes.Choice || notes.Number || notes.Min != "—" || notes.Answered != 0 || notes.AnsweredPercent != "0%" {
 		t.Fatalf("notes: %+v", notes)
+	}
+	// A single checkbox's answers in words.
+	if got := shares(d.Questions[4]); !reflect.DeepEqual(got, []string{"Checked 100% 100%", "Not checked 0% 0%"}) || d.Questions[4].Multiple {
+		t.Fatalf("consent: %v", got)
 	}
 	var pages []string
 	for _, p := range d.Pages {
