@@ -330,14 +330,16 @@ const filesNotKept = " Files cannot be kept: please attach them again."
 // The status stays 403, the spam rules' refusal.
 func (h *Handler) again(c *gin.Context, f *form.Form, p *post, notice string) {
 	now := h.d.Clock.Now()
-	issued, nonce := now.Add(-time.Duration(f.Settings().Spam.MinFillSeconds)*time.Second), ""
+	issued := now.Add(-time.Duration(f.Settings().Spam.MinFillSeconds) * time.Second)
 	if tok, err := h.tokens.Verify(f.ID(), p.cmd.Token, now); err == nil {
-		issued, nonce = tok.Issued, tok.Nonce
+		issued = tok.Issued
 	}
 	if p.files() {
 		notice += filesNotKept
 	}
-	h.showPage(c, http.StatusForbidden, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, notice: notice, page: p.page, nonce: nonce})
+	// A new nonce (a new proof-of-work challenge with it): a start reported for the page
+	// drawn again may count once more, on this rare path only.
+	h.showPage(c, http.StatusForbidden, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, notice: notice, page: p.page})
 }
 
 // fieldErrors are the messages of a 422 by field ID (the first per field) and the message of
