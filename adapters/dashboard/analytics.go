@@ -18,7 +18,8 @@ const (
 	rowBarY   = 26 // the bar's top in the row
 	rowBarH   = 14
 	// Labels longer than these are cut with "…" in the chart (the table has them whole): the
-	// long cut on wide screens, the short one at phone width (the CSS shows one of the two).
+	// long cut on wide screens, the short one below 1024 px (the CSS shows one of the two), so
+	// that a label never runs into its count at the end of the line.
 	labelLong  = 64
 	labelShort = 26
 )

@@ -12,11 +12,25 @@
 // API's GET /v1/forms/{id}/stats says the same. axe-core runs at desktop width and at 375 px
 // with the tables open: zero violations. Screenshots: <artifact dir>/analytics-<page>.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { api as callAPI, args, checker, desktop, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
+import { api as callAPI, args, checker, desktop, expectNoAxeViolations, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('analytics.spec.mjs');
 const { check, checkDark } = checker(artifactDir, 'analytics');
 const api = (method, url, key, body) => callAPI(baseURL, method, url, key, body);
+
+// An option whose label is too long for one line of a chart: it is cut there, whole in the table.
+const longOption = 'Oat milk, warmed and frothed to a velvety microfoam with a dusting of cinnamon on top';
+
+// overlaps lists the chart rows whose label runs into their count, or whose text leaves the chart.
+function overlaps(page) {
+  return page.locator('svg.hbars g.hrow').evaluateAll((gs) => gs.flatMap((g) => {
+    const svg = g.ownerSVGElement.getBoundingClientRect();
+    const label = [...g.querySelectorAll('.hlabel')].find((t) => getComputedStyle(t).display !== 'none').getBoundingClientRect();
+    const count = g.querySelector('.hcount').getBoundingClientRect();
+    const bad = label.right > count.left - 4 || label.left < svg.left || count.right > svg.right + 0.5;
+    return bad ? [`${g.getAttribute('data-option') || g.getAttribute('data-page')}: label ${label.left}-${label.right}, count ${count.left}-${count.right}, chart ${svg.left}-${svg.right}`] : [];
+  }));
+}
 
 async function main({ browser, page, watch }) {
   await setUp(page, setupURL);
@@ -31,7 +45,7 @@ async function main({ browser, page, watch }) {
     name: 'Coffee survey',
     fields: [
       { label: 'Colour', type: 'radio', options: ['Red', 'Green', 'Blue'], required: true, page: 1 },
-      { label: 'Extras', type: 'checkbox', options: ['Milk', 'Sugar'], page: 1 },
+      { label: 'Extras', type: 'checkbox', options: ['Milk', 'Sugar', longOption], page: 1 },
       { label: 'Age', type: 'number', page: 2 },
       { label: 'Comment', type: 'text', page: 2 },
     ],
@@ -74,7 +88,7 @@ async function main({ browser, page, watch }) {
     const beacon = js ? started(rp) : null;
     await rp.getByRole('radio', { name: colour }).check();
     if (beacon && (await beacon).status() !== 204) fail('the start beacon was not counted');
-    for (const e of extras) await rp.getByRole('checkbox', { name: e }).check();
+    for (const e of extras) await rp.getByRole('checkbox', { name: e, exact: true }).check();
     await submit(rp, () => rp.getByRole('button', { name: 'Next' }).click());
     await rp.getByLabel('Age').fill(String(age));
     await rp.getByLabel('Comment').fill(js ? 'with JavaScript' : 'without JavaScript');
@@ -101,7 +115,7 @@ async function main({ browser, page, watch }) {
     views: 4, starts: 3, form: 2, api: 5, submissions: 7, completion: '66.7%',
     options: {
       Colour: { answered: 7, counts: { Red: 3, Green: 2, Blue: 2 } },
-      Extras: { answered: 5, counts: { Milk: 3, Sugar: 3 } },
+      Extras: { answered: 5, counts: { Milk: 3, Sugar: 3, [longOption]: 0 } },
     },
     answered: { Age: 6, Comment: 2 },
     // 25, 30, 35, 40, 50, 60
@@ -183,6 +197,20 @@ async function main({ browser, page, watch }) {
   }
   await check(page, 'analytics');
   await checkDark(page, 'analytics');
+  // No chart row's label runs into its count, on a wide screen, a tablet or a phone of 390 px,
+  // where axe-core finds nothing either and the page does not scroll sideways.
+  for (const width of [1280, 800, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    const bad = await overlaps(page);
+    if (bad.length) fail(`at ${width} px: ${bad.join('; ')}`);
+  }
+  await expectNoAxeViolations(page, 'analytics (390 px)');
+  const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  if (sideways > 1) fail(`at 390 px the page scrolls sideways by ${sideways} px`);
+  if (!(await page.locator('svg.hbars text.hlabel.short', { hasText: /…$/ }).first().isVisible())) fail('the long option is not cut at 390 px');
+  if (!(await page.locator('.chart-table th', { hasText: longOption }).count())) fail('the table lacks the long option whole');
+  await page.setViewportSize(desktop);
+  ok('chart labels never run into their counts at 1280, 800 and 390 px; the long option is whole in its table');
   // Keyboard: the first table's summary takes focus and toggles.
   const first = page.locator('details.chart-table summary').first();
   await first.focus();
