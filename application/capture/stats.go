@@ -191,18 +191,18 @@ func countSubmission(activity ports.FormActivity, f *form.Form, s *submission.Su
 	if activity == nil {
 		return
 	}
-	fields := f.Fields()
-	c := ports.CountedSubmission{API: s.Metadata().Source == submission.SourceAPI,
-		Answers: formstats.Answers(fields, s.Data())}
+	c := ports.CountedSubmission{API: s.Metadata().Source == submission.SourceAPI, Answers: formstats.AnswersOf(f, s)}
 	if page != nil {
 		c.FromPage, c.Fill, c.Nonce = true, s.SubmittedAt().Sub(page.Issued), page.Nonce
 	}
-	if !c.API && form.Paged(fields) {
-		var skipped map[string]bool
-		if form.HasLogic(fields) {
-			skipped = submission.Skipped(f, input)
+	if !c.API {
+		if fields := f.Fields(); form.Paged(fields) {
+			var skipped map[string]bool
+			if form.HasLogic(fields) {
+				skipped = submission.Skipped(f, input)
+			}
+			c.Pages = form.Steps(fields, skipped)
 		}
-		c.Pages = form.Steps(fields, skipped)
 	}
 	activity.Submitted(f.ID(), s.SubmittedAt(), c)
 }

@@ -222,3 +222,22 @@ func (c FieldCounts) Add(o FieldCounts) FieldCounts {
 	}
 	return out
 }
+
+// AnswersOf is Answers for a submission of the form, without copying the form's fields: the
+// capture path calls it once per submission (order does not matter to the counters).
+func AnswersOf(f *form.Form, s *submission.Submission) []Answer {
+	values := s.Data()
+	out := make([]Answer, 0, len(values))
+	for id, v := range values {
+		fl, ok := f.Field(id)
+		if !ok {
+			continue
+		}
+		a := Answer{FieldID: id, Kind: KindOf(fl)}
+		if a.Kind != KindOther {
+			a.Values = v.Strings()
+		}
+		out = append(out, a)
+	}
+	return out
+}
