@@ -61,12 +61,22 @@ type analyticsDetail struct {
 	Questions                       []questionView
 	Pages                           []chartRow
 	PagesHeight                     int
-	BarH                            int
+	// Funnel is views, starts and form submissions, each as a share of the views.
+	Funnel       []chartRow
+	FunnelHeight int
+	BarH         int
 }
 
 // detailOf lays out the report's submissions by source, questions and pages.
 func detailOf(r formstats.Report, fields []form.Field) analyticsDetail {
 	d := analyticsDetail{FormSubmissions: r.FormSubmissions, APISubmissions: r.APISubmissions, BarH: rowBarH}
+	for i, st := range []struct {
+		label string
+		n     int64
+	}{{"Viewed the page", r.Views}, {"Started to fill it in", r.Starts}, {"Submitted from the form", r.FormSubmissions}} {
+		d.Funnel = append(d.Funnel, row(i, st.label, st.n, r.Views))
+	}
+	d.FunnelHeight = len(d.Funnel) * rowHeight
 	byID := make(map[string]form.Field, len(fields))
 	for _, f := range fields {
 		byID[f.ID] = f

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,6 +68,13 @@ func TestAnalyticsDetailLayout(t *testing.T) {
 	// A single checkbox's answers in words.
 	if got := shares(d.Questions[4]); !reflect.DeepEqual(got, []string{"Checked 100% 100%", "Not checked 0% 0%"}) || d.Questions[4].Multiple {
 		t.Fatalf("consent: %v", got)
+	}
+	var funnel []string
+	for _, f := range detailOf(formstats.Report{Views: 8, Starts: 4, FormSubmissions: 2, APISubmissions: 5}, nil).Funnel {
+		funnel = append(funnel, f.Label+" "+strconv.FormatInt(f.Count, 10)+" "+f.Percent)
+	}
+	if !reflect.DeepEqual(funnel, []string{"Viewed the page 8 100%", "Started to fill it in 4 50%", "Submitted from the form 2 25%"}) {
+		t.Fatalf("funnel: %v", funnel)
 	}
 	var pages []string
 	for _, p := range d.Pages {

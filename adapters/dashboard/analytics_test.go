@@ -80,6 +80,13 @@ func TestAnalyticsPageAddsUp(t *testing.T) {
 				t.Fatalf("the totals lack %q: %s", want, body)
 			}
 		}
+		// From view to submission: shares of the views; API submissions are not part of it.
+		for _, want := range []string{`data-step="Viewed the page" data-count="3"`, `data-step="Started to fill it in" data-count="2"`,
+			`data-step="Submitted from the form" data-count="0"`, "2 · 66.7%"} {
+			if !strings.Contains(page, want) {
+				t.Fatalf("the funnel lacks %q: %s", want, body)
+			}
+		}
 		var bars []string
 		for _, m := range optionBar.FindAllStringSubmatch(page, -1) {
 			bars = append(bars, m[1]+"="+m[2])
@@ -107,7 +114,7 @@ func TestAnalyticsPageAddsUp(t *testing.T) {
 			t.Fatalf("the reach table: %s", body)
 		}
 		// Each chart is an image named by its heading and description, with its table.
-		if n := strings.Count(page, `role="img" aria-labelledby="q`); n != 2 || strings.Count(page, "Show the numbers as a table") != 4 {
+		if n := strings.Count(page, `role="img" aria-labelledby="q`); n != 2 || strings.Count(page, "Show the numbers as a table") != 5 {
 			t.Fatalf("%d question charts, %d tables", n, strings.Count(page, "Show the numbers as a table"))
 		}
 

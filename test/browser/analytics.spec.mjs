@@ -28,7 +28,7 @@ function overlaps(page) {
     const label = [...g.querySelectorAll('.hlabel')].find((t) => getComputedStyle(t).display !== 'none').getBoundingClientRect();
     const count = g.querySelector('.hcount').getBoundingClientRect();
     const bad = label.right > count.left - 4 || label.left < svg.left || count.right > svg.right + 0.5;
-    return bad ? [`${g.getAttribute('data-option') || g.getAttribute('data-page')}: label ${label.left}-${label.right}, count ${count.left}-${count.right}, chart ${svg.left}-${svg.right}`] : [];
+    return bad ? [`${g.getAttribute('data-option') || g.getAttribute('data-page') || g.getAttribute('data-step')}: label ${label.left}-${label.right}, count ${count.left}-${count.right}, chart ${svg.left}-${svg.right}`] : [];
   }));
 }
 
@@ -138,6 +138,10 @@ async function main({ browser, page, watch }) {
   }
   if (Number(got.form) + Number(got.api) !== Number(got.submissions)) fail('form and API submissions do not add up');
   ok(`totals add up: ${JSON.stringify(got)}`);
+
+  // From view to submission: each step's share of the views.
+  const funnel = await page.locator('svg g.hrow[data-step]').evaluateAll((gs) => gs.map((g) => `${g.getAttribute('data-count')} ${g.querySelector('.hcount').textContent}`));
+  if (funnel.join(' | ') !== '4 4 · 100% | 3 3 · 75% | 2 2 · 50%') fail(`funnel: ${funnel.join(' | ')}`);
 
   // Today's row of the daily table.
   const today = new Date().toISOString().slice(0, 10);
