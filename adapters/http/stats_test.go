@@ -142,9 +142,10 @@ func TestFormStats(t *testing.T) {
 		}
 
 		// A form deleted before its counts are written: they are dropped, the others are kept.
-		gone, _ := h.publishedForm("Gone")
+		gone, goneField := h.publishedForm("Gone")
 		h.view(gone)
 		h.view(id)
+		h.expect(h.do("POST", "/v1/forms/"+gone+"/submissions", h.keys["read-write"], map[string]any{"data": map[string]any{goneField: "Eve"}}), 201, "")
 		h.expect(h.do("DELETE", "/v1/forms/"+gone, h.keys["admin"], nil), 204, "")
 		if err := h.activity.Flush(context.Background()); err != nil {
 			t.Fatalf("flush with a deleted form: %v", err)
