@@ -118,6 +118,9 @@ func (c *Counter) start(formID, pageNonce string, at time.Time) bool {
 
 // Reached counts a page reached by a visit, once per visit and page.
 func (c *Counter) Reached(formID, pageNonce string, page int, at time.Time) {
+	if page < 1 {
+		return
+	}
 	c.mu.Lock()
 	c.reach(c.day(formID, at), pageNonce, page, at)
 	c.mu.Unlock()
