@@ -18,7 +18,8 @@ type FormActivity interface {
 	// Reached counts a page of a multi-page form reached by the visit of a rendered page (its
 	// render token's nonce, kept across the form's pages), at most once per visit and page.
 	Reached(formID, pageNonce string, page int, at time.Time)
-	// Submitted counts one stored submission, its answers and the pages it went through.
+	// Submitted counts one stored submission, its answers and the pages it went through; it
+	// keeps nothing of s after it returns (the caller recycles its lists).
 	Submitted(formID string, at time.Time, s CountedSubmission)
 	// Flush writes the counts held in memory.
 	Flush(ctx context.Context) error

@@ -197,19 +197,17 @@ func count(d *ports.FormDay, a formstats.Answer) {
 		if fc.Options == nil {
 			fc.Options = map[string]int64{}
 		}
-		for _, o := range a.Values {
-			fc.Options[o]++
-		}
+		a.Value.Each(func(o string) { fc.Options[o]++ })
 	case formstats.KindNumber:
 		if fc.Numbers == nil {
 			fc.Numbers = map[string]int64{}
 		}
-		for _, v := range a.Values {
+		a.Value.Each(func(v string) {
 			if _, ok := fc.Numbers[v]; !ok && len(fc.Numbers) >= formstats.MaxNumberValues {
 				v = formstats.RoundNumber(v)
 			}
 			fc.Numbers[v]++
-		}
+		})
 	}
 	d.Fields[a.FieldID] = fc
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/formward/formward/application/workspace"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/formstats"
+	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
 )
 
@@ -116,9 +117,9 @@ func TestCounterAnswersSurviveFlushAndRestart(t *testing.T) {
 			{ID: "fld_ok", Type: form.TypeCheckbox, Page: 2},
 		}
 		answer := func(colour, qty string) []formstats.Answer {
-			return []formstats.Answer{{FieldID: "fld_colour", Kind: formstats.KindChoice, Values: []string{colour}},
-				{FieldID: "fld_qty", Kind: formstats.KindNumber, Values: []string{qty}},
-				{FieldID: "fld_ok", Kind: formstats.KindChoice, Values: []string{"true"}}}
+			return []formstats.Answer{{FieldID: "fld_colour", Kind: formstats.KindChoice, Value: submission.Single(colour)},
+				{FieldID: "fld_qty", Kind: formstats.KindNumber, Value: submission.Single(qty)},
+				{FieldID: "fld_ok", Kind: formstats.KindChoice, Value: submission.Single("true")}}
 		}
 
 		first := analytics.New(store, nil, time.Hour)
@@ -188,7 +189,7 @@ func TestCounterBoundsNumberValues(t *testing.T) {
 		c := analytics.New(store, nil, time.Hour)
 		for i := 0; i < formstats.MaxNumberValues+500; i++ {
 			c.Submitted(id, at, ports.CountedSubmission{API: true,
-				Answers: []formstats.Answer{{FieldID: "fld_n", Kind: formstats.KindNumber, Values: []string{strconv.Itoa(100000 + i)}}}})
+				Answers: []formstats.Answer{{FieldID: "fld_n", Kind: formstats.KindNumber, Value: submission.Single(strconv.Itoa(100000 + i))}}})
 		}
 		if err := c.Flush(ctx); err != nil {
 			t.Fatal(err)

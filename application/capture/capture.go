@@ -83,6 +83,7 @@ type SubmitPublicFormHandler struct {
 	checks      SpamChecks
 	limits      submission.FileLimits
 	activity    ports.FormActivity
+	lists       *answerLists
 }
 
 // NewSubmitPublicFormHandler builds the capture. files may be nil: posts with files are then
@@ -91,7 +92,7 @@ func NewSubmitPublicFormHandler(forms ports.FormRepository, workspaces ports.Wor
 	files ports.ObjectStore, ids ports.IDs, clock ports.Clock, ipHasher ports.IPHasher, checks SpamChecks, limits submission.FileLimits,
 	activity ports.FormActivity) SubmitPublicFormHandler {
 	return SubmitPublicFormHandler{forms: forms, workspaces: workspaces, submissions: submissions, files: files, ids: ids,
-		clock: clock, ipHasher: ipHasher, checks: checks, limits: limits, activity: activity}
+		clock: clock, ipHasher: ipHasher, checks: checks, limits: limits, activity: activity, lists: newAnswerLists()}
 }
 
 // WithSpamChecks returns the capture with the spam checks of the web adapter. Without them
@@ -191,7 +192,7 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 	if spend != nil {
 		page = &ports.RenderToken{Issued: issued, Nonce: spend.Nonce}
 	}
-	countSubmission(h.activity, f, s, page, input)
+	countSubmission(h.activity, h.lists, f, s, page, input)
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"sync"
 
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
@@ -187,11 +188,14 @@ func (h RecordFormStartHandler) Step(_ context.Context, cmd RecordFormStep) erro
 // page the pages it went through. page is the render token of the page it came from (nil:
 // none, as for the API and form-backend posts); input is a public post's input (nil for the
 // API), which says which pages of a multi-page form it went through.
-func countSubmission(activity ports.FormActivity, f *form.Form, s *submission.Submission, page *ports.RenderToken, input map[string]submission.Input) {
+func countSubmission(activity ports.FormActivity, lists *answerLists, f *form.Form, s *submission.Submission, page *ports.RenderToken, input map[string]submission.Input) {
 	if activity == nil {
 		return
 	}
-	c := ports.CountedSubmission{API: s.Metadata().Source == submission.SourceAPI, Answers: formstats.AnswersOf(f, s)}
+	buf := lists.get()
+	defer lists.put(buf)
+	*buf = formstats.AppendAnswers((*buf)[:0], f, s)
+	c := ports.CountedSubmission{API: s.Metadata().Source == submission.SourceAPI, Answers: *buf}
 	if page != nil {
 		c.FromPage, c.Fill, c.Nonce = true, s.SubmittedAt().Sub(page.Issued), page.Nonce
 	}
@@ -205,4 +209,29 @@ func countSubmission(activity ports.FormActivity, f *form.Form, s *submission.Su
 		}
 	}
 	activity.Submitted(f.ID(), s.SubmittedAt(), c)
+}
+
+// answerLists recycles the answer lists of counted submissions (FormActivity.Submitted keeps
+// none), so that counting a submission allocates nothing on the capture path.
+type answerLists struct{ pool sync.Pool }
+
+func newAnswerLists() *answerLists {
+	return &answerLists{pool: sync.Pool{New: func() any { return new([]formstats.Answer) }}}
+}
+
+// get returns an empty list; a nil *answerLists (a handler built without its constructor)
+// gives a new one each time.
+func (l *answerLists) get() *[]formstats.Answer {
+	if l == nil {
+		return new([]formstats.Answer)
+	}
+	return l.pool.Get().(*[]formstats.Answer)
+}
+
+func (l *answerLists) put(b *[]formstats.Answer) {
+	if l == nil {
+		return
+	}
+	clear(*b) // drop the references to the submission's answers
+	l.pool.Put(b)
 }

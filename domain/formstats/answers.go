@@ -41,9 +41,9 @@ var SingleCheckboxOptions = []string{"true", "false"}
 type Answer struct {
 	FieldID string
 	Kind    Kind
-	// Values are the chosen options of a choice field, the one canonical value of a number
-	// field; nil for other fields.
-	Values []string
+	// Value holds the chosen options of a choice field, the one canonical value of a number
+	// field; the counters read it for those kinds only.
+	Value submission.Value
 }
 
 // Answers lists the fields that values answer, in the form's order; values are the
@@ -52,17 +52,23 @@ type Answer struct {
 func Answers(fields []form.Field, values map[string]submission.Value) []Answer {
 	out := make([]Answer, 0, len(values))
 	for _, f := range fields {
-		v, ok := values[f.ID]
-		if !ok {
-			continue
+		if v, ok := values[f.ID]; ok {
+			out = append(out, Answer{FieldID: f.ID, Kind: KindOf(f), Value: v})
 		}
-		a := Answer{FieldID: f.ID, Kind: KindOf(f)}
-		if a.Kind != KindOther {
-			a.Values = v.Strings()
-		}
-		out = append(out, a)
 	}
 	return out
+}
+
+// AppendAnswers appends the answers of a submission of the form to dst, in no particular
+// order, without copying the form's fields or the submission's answers: the capture calls it
+// once per submission with a recycled dst, so counting allocates nothing.
+func AppendAnswers(dst []Answer, f *form.Form, s *submission.Submission) []Answer {
+	s.EachAnswer(func(id string, v submission.Value) {
+		if fl, ok := f.Field(id); ok {
+			dst = append(dst, Answer{FieldID: id, Kind: KindOf(fl), Value: v})
+		}
+	})
+	return dst
 }
 
 // MaxNumberValues bounds the distinct values of one number field counted per form and UTC day
@@ -219,25 +225,6 @@ func (c FieldCounts) Add(o FieldCounts) FieldCounts {
 			}
 			out.Numbers[k] += n
 		}
-	}
-	return out
-}
-
-// AnswersOf is Answers for a submission of the form, without copying the form's fields: the
-// capture path calls it once per submission (order does not matter to the counters).
-func AnswersOf(f *form.Form, s *submission.Submission) []Answer {
-	values := s.Data()
-	out := make([]Answer, 0, len(values))
-	for id, v := range values {
-		fl, ok := f.Field(id)
-		if !ok {
-			continue
-		}
-		a := Answer{FieldID: id, Kind: KindOf(fl)}
-		if a.Kind != KindOther {
-			a.Values = v.Strings()
-		}
-		out = append(out, a)
 	}
 	return out
 }
