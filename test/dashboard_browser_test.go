@@ -76,6 +76,19 @@ func TestResponsesTableBrowser(t *testing.T) {
 	in.walkAsFirstOwner(t, 5*time.Minute, "responses_table.spec.mjs", "responses-table-*.png")
 }
 
+// TestAnalyticsBrowser reads a form's analytics in headless Chromium
+// (test/browser/analytics.spec.mjs): five submissions through the API with known answers, then
+// the public two-page form filled with JavaScript, started and left, filled without
+// JavaScript, and only looked at; the analytics page's views, starts, form and API
+// submissions, completion rate, per-option counts and shares, number min/median/max, answered
+// counts and pages reached must all add up, as GET /v1/forms/{id}/stats does. axe-core with the
+// tables open at desktop width, at 375 px and in dark mode, zero violations; screenshots in
+// test/artifacts/analytics-*.png.
+func TestAnalyticsBrowser(t *testing.T) {
+	t.Parallel()
+	newInstance(t, "", "").walkAsFirstOwner(t, 4*time.Minute, "analytics.spec.mjs", "analytics-*.png")
+}
+
 // TestPrivacyBrowser drives Settings › Privacy requests in headless Chromium
 // (test/browser/privacy.spec.mjs) against a real `formward serve`: the first owner seeds two
 // forms and two respondents through the API, then, from the keyboard, exports one

@@ -1,5 +1,5 @@
-// Package analytics counts what happens on the public form pages (views, starts,
-// submissions and their fill times) in memory, and adds the counts to storage every few
+// Package analytics counts what happens on the public form pages (views, starts, pages
+// reached, submissions with their fill times and answer counts) in memory, and adds the counts to storage every few
 // seconds and on shutdown, so that counting costs a page one map increment under a lock.
 package analytics
 
@@ -27,6 +27,12 @@ type dayKey struct {
 	day  int64
 }
 
+// visitPage is one page of a multi-page form reached by one visit (its page nonce).
+type visitPage struct {
+	nonce string
+	page  int
+}
+
 // Counter is the in-memory ports.FormActivity over a ports.FormStatsRepository.
 type Counter struct {
 	store  ports.FormStatsRepository
@@ -38,7 +44,9 @@ type Counter struct {
 	// Page nonces whose start counted, in two generations: a nonce is remembered for at least
 	// one window (the render token's lifetime), at most two.
 	nonces, older map[string]struct{}
-	rotated       time.Time
+	// The pages each visit reached, in the same two generations.
+	reached, olderReached map[visitPage]struct{}
+	rotated               time.Time
 
 	flushMu sync.Mutex
 }
@@ -52,7 +60,7 @@ func New(store ports.FormStatsRepository, log *zap.Logger, window time.Duration)
 		log = zap.NewNop()
 	}
 	return &Counter{store: store, log: log, window: window, pending: map[dayKey]*ports.FormDay{},
-		nonces: map[string]struct{}{}, older: map[string]struct{}{}}
+		nonces: map[string]struct{}{}, older: map[string]struct{}{}, reached: map[visitPage]struct{}{}, olderReached: map[visitPage]struct{}{}}
 }
 
 // day returns the pending counts of the form's day of at; c.mu is held.
@@ -78,12 +86,25 @@ func (c *Counter) Viewed(formID string, at time.Time) {
 func (c *Counter) Started(formID, pageNonce string, at time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.start(formID, pageNonce, at)
+}
+
+// rotate forgets the older generation of nonces when the window passed or the newer one is
+// full; c.mu is held.
+func (c *Counter) rotate(at time.Time) {
 	if c.rotated.IsZero() {
 		c.rotated = at
 	}
-	if at.Sub(c.rotated) >= c.window || len(c.nonces) >= maxNonces {
-		c.older, c.nonces, c.rotated = c.nonces, make(map[string]struct{}, len(c.nonces)), at
+	if at.Sub(c.rotated) >= c.window || len(c.nonces) >= maxNonces || len(c.reached) >= maxNonces {
+		c.older, c.nonces = c.nonces, make(map[string]struct{}, len(c.nonces))
+		c.olderReached, c.reached = c.reached, make(map[visitPage]struct{}, len(c.reached))
+		c.rotated = at
 	}
+}
+
+// start counts the start of the page nonce unless it counted already; c.mu is held.
+func (c *Counter) start(formID, pageNonce string, at time.Time) bool {
+	c.rotate(at)
 	if _, ok := c.nonces[pageNonce]; ok {
 		return false
 	}
@@ -95,19 +116,100 @@ func (c *Counter) Started(formID, pageNonce string, at time.Time) bool {
 	return true
 }
 
-// Submitted counts one stored submission, and its fill time when it came from a page.
-func (c *Counter) Submitted(formID string, at time.Time, fill time.Duration, fromPage bool) {
+// Reached counts a page reached by a visit, once per visit and page.
+func (c *Counter) Reached(formID, pageNonce string, page int, at time.Time) {
+	if page < 1 {
+		return
+	}
+	c.mu.Lock()
+	c.reach(c.day(formID, at), pageNonce, page, at)
+	c.mu.Unlock()
+}
+
+// reach counts page on d unless the visit counted it already (a visit without a nonce, a
+// form-backend post, always counts); c.mu is held.
+func (c *Counter) reach(d *ports.FormDay, pageNonce string, page int, at time.Time) {
+	if page < 1 {
+		return
+	}
+	if pageNonce != "" {
+		c.rotate(at)
+		k := visitPage{nonce: pageNonce, page: page}
+		if _, ok := c.reached[k]; ok {
+			return
+		}
+		if _, ok := c.olderReached[k]; ok {
+			return
+		}
+		c.reached[k] = struct{}{}
+	}
+	if d.Pages == nil {
+		d.Pages = map[int]int64{}
+	}
+	d.Pages[page]++
+}
+
+// Submitted counts one stored submission: by source, its fill time when it came from a page,
+// its answers and the pages it went through. A submission from the public page is also its
+// visit's start (the first post of a page without JavaScript, at most once per page nonce);
+// a form-backend post, which has no page nonce, is a start of its own.
+func (c *Counter) Submitted(formID string, at time.Time, s ports.CountedSubmission) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	d := c.day(formID, at)
 	d.Submissions++
-	if fromPage {
+	if s.API {
+		d.APISubmissions++
+	} else {
+		d.FormSubmissions++
+		if s.Nonce != "" {
+			c.start(formID, s.Nonce, at)
+		} else {
+			d.Starts++
+		}
+	}
+	if s.FromPage {
 		d.Completions++
 		if d.FillTimes == nil {
 			d.FillTimes = map[int]int64{}
 		}
-		d.FillTimes[formstats.BucketOf(fill)]++
+		d.FillTimes[formstats.BucketOf(s.Fill)]++
 	}
+	for _, a := range s.Answers {
+		count(d, a)
+	}
+	for _, p := range s.Pages {
+		c.reach(d, s.Nonce, p, at)
+	}
+}
+
+// count adds one answer to the day's counters of its field; c.mu is held. A number field keeps
+// at most formstats.MaxNumberValues distinct values per day between two writes: past it a new
+// value is rounded (formstats.RoundNumber), so free-form amounts cannot grow memory unbounded.
+func count(d *ports.FormDay, a formstats.Answer) {
+	if d.Fields == nil {
+		d.Fields = map[string]formstats.FieldCounts{}
+	}
+	fc := d.Fields[a.FieldID]
+	fc.Answered++
+	switch a.Kind {
+	case formstats.KindChoice:
+		if fc.Options == nil {
+			fc.Options = map[string]int64{}
+		}
+		a.Value.Each(func(o string) { fc.Options[o]++ })
+	case formstats.KindNumber:
+		if fc.Numbers == nil {
+			fc.Numbers = map[string]int64{}
+		}
+		a.Value.Each(func(v string) {
+			if _, ok := fc.Numbers[v]; !ok && len(fc.Numbers) >= formstats.MaxNumberValues {
+				v = formstats.RoundNumber(v)
+			}
+			fc.Numbers[v]++
+		})
+	}
+	d.Fields[a.FieldID] = fc
 }
 
 // Flush writes the pending counts. When storage fails they are kept for the next flush.
@@ -135,11 +237,25 @@ func (c *Counter) Flush(ctx context.Context) error {
 			p.Starts += d.Starts
 			p.Submissions += d.Submissions
 			p.Completions += d.Completions
+			p.FormSubmissions += d.FormSubmissions
+			p.APISubmissions += d.APISubmissions
 			for b, n := range d.FillTimes {
 				if p.FillTimes == nil {
 					p.FillTimes = map[int]int64{}
 				}
 				p.FillTimes[b] += n
+			}
+			for id, fc := range d.Fields {
+				if p.Fields == nil {
+					p.Fields = map[string]formstats.FieldCounts{}
+				}
+				p.Fields[id] = p.Fields[id].Add(fc)
+			}
+			for pg, n := range d.Pages {
+				if p.Pages == nil {
+					p.Pages = map[int]int64{}
+				}
+				p.Pages[pg] += n
 			}
 		}
 		c.mu.Unlock()

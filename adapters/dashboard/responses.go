@@ -713,6 +713,7 @@ func (h *Handler) export(c *gin.Context) {
 type dayBar struct {
 	Date               time.Time
 	Submissions, Views int64
+	Starts             int64
 	X, Y, W, H         int
 	LabelX             int
 	Label              bool
@@ -729,6 +730,7 @@ type analyticsData struct {
 	ChartW, ChartH, BaseY          int
 	Tabs                           []navItem
 	Periods                        []navItem
+	analyticsDetail
 }
 
 // analytics shows how the form's public page performs over a period, with a bar chart of the
@@ -765,6 +767,7 @@ func (h *Handler) analytics(c *gin.Context) {
 		d.Periods = append(d.Periods, navItem{Label: strconv.Itoa(n) + " days", Href: "/app/forms/" + d.FormID + "/analytics?days=" + strconv.Itoa(n), Current: n == days})
 	}
 	d.Bars, d.Max = chartBars(r.Daily)
+	d.analyticsDetail = detailOf(r, fv.Form.Fields())
 	d.ChartW, d.ChartH, d.BaseY = chartWidth, chartHeight, chartHeight-chartFoot
 	h.render(c, http.StatusOK, "analytics", &view{Title: "Analytics · " + fv.Form.Name(), Data: d})
 }
@@ -800,7 +803,7 @@ func chartBars(daily []formstats.Daily) ([]dayBar, int64) {
 		}
 		w := max(1, int(slot*0.7))
 		x := int(float64(i)*slot + (slot-float64(w))/2)
-		bars[i] = dayBar{Date: d.Date, Submissions: d.Submissions, Views: d.Views, X: x, W: w, H: h, Y: chartHeight - chartFoot - h,
+		bars[i] = dayBar{Date: d.Date, Submissions: d.Submissions, Views: d.Views, Starts: d.Starts, X: x, W: w, H: h, Y: chartHeight - chartFoot - h,
 			LabelX: x + w/2, Label: i%every == 0 || i == n-1, Anchor: "middle"}
 		switch {
 		case i == n-1 && n > 1:

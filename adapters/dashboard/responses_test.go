@@ -306,7 +306,7 @@ func TestExportDownloadAndAnalytics(t *testing.T) {
 
 	a := owner.get(base+"/analytics?days=7").expect(t, http.StatusOK).body
 	if !strings.Contains(a, "<svg") || strings.Count(a, `class="bar"`) != 7 || !strings.Contains(a, "Show the numbers as a table") ||
-		strings.Count(a, `<th scope="row">`) != 7 {
+		strings.Count(a, `<th scope="row"><time`) != 7 {
 		t.Fatalf("analytics: %s", text(a))
 	}
 	owner.get(base+"/analytics?days=0").expect(t, http.StatusBadRequest)

@@ -298,12 +298,12 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 	}
 	if b.Status == http.StatusUnprocessableEntity && f != nil {
 		errs, formError := fieldErrors(b)
-		issued := h.d.Clock.Now()
+		issued, nonce := h.d.Clock.Now(), ""
 		if tok, err := h.tokens.Verify(f.ID(), p.cmd.Token, issued); err == nil {
-			issued = tok.Issued
+			issued, nonce = tok.Issued, tok.Nonce
 		}
 		httperr.SetRetryAfter(c, b)
-		h.showForm(c, b.Status, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError})
+		h.showForm(c, b.Status, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, nonce: nonce})
 		return
 	}
 	h.errorPage(c, s, b)
@@ -337,6 +337,8 @@ func (h *Handler) again(c *gin.Context, f *form.Form, p *post, notice string) {
 	if p.files() {
 		notice += filesNotKept
 	}
+	// A new nonce (a new proof-of-work challenge with it): a start reported for the page
+	// drawn again may count once more, on this rare path only.
 	h.showPage(c, http.StatusForbidden, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, notice: notice, page: p.page})
 }
 

@@ -407,7 +407,7 @@ func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]str
 		}
 		h.pages.put(key, p)
 	}
-	tok, challenge, err := h.issue(f, issued)
+	tok, challenge, err := h.issue(f, issued, "")
 	if err != nil {
 		h.lookupFailed(c, err)
 		return
@@ -440,6 +440,9 @@ type view struct {
 	notice string
 	// page is the page of a multi-page form to draw (0: the first step).
 	page int
+	// nonce is the render token's nonce of the visit, kept across its drawings (empty: a new
+	// one).
+	nonce string
 }
 
 // showForm draws the form. On a form with several pages it shows the page of the first error
@@ -469,7 +472,7 @@ func errorStep(f *form.Form, errs map[string]string, formError string) int {
 // showPage draws v.page of the form.
 func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, v view) {
 	data := formData(f, v.values, v.errs, v.formError, v.page)
-	tok, challenge, err := h.issue(f, v.issued)
+	tok, challenge, err := h.issue(f, v.issued, v.nonce)
 	if err != nil {
 		h.lookupFailed(c, err)
 		return
@@ -564,9 +567,9 @@ func (h *Handler) step(c *gin.Context) {
 		h.refuse(c, f, p, err)
 		return
 	}
-	issued := h.d.Clock.Now()
+	issued, nonce := h.d.Clock.Now(), ""
 	if tok, err := h.tokens.Verify(f.ID(), p.cmd.Token, issued); err == nil {
-		issued = tok.Issued
+		issued, nonce = tok.Issued, tok.Nonce
 	}
 	page, _ := strconv.Atoi(c.Request.PostFormValue("_page"))
 	fields := f.Fields()
@@ -575,16 +578,25 @@ func (h *Handler) step(c *gin.Context) {
 		skipped = submission.Skipped(f, p.cmd.Data)
 	}
 	steps := form.Steps(fields, skipped)
+	to := page
 	if c.Request.PostFormValue("_nav") == "back" {
-		h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: prevStep(steps, page)})
-		return
-	}
-	if err := submission.CheckPage(f, p.cmd.Data, page); err != nil {
+		to = prevStep(steps, page)
+	} else if err := submission.CheckPage(f, p.cmd.Data, page); err != nil {
 		errs, formError := fieldErrors(httperr.Problem(err))
-		h.showPage(c, http.StatusUnprocessableEntity, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, page: page})
+		h.countStep(c, f, p.cmd.Token, page, page)
+		h.showPage(c, http.StatusUnprocessableEntity, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, page: page, nonce: nonce})
 		return
+	} else {
+		to = nextStep(steps, page)
 	}
-	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: nextStep(steps, page)})
+	h.countStep(c, f, p.cmd.Token, page, to)
+	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: to, nonce: nonce})
+}
+
+// countStep counts a page move of a visit without JavaScript as its start (the first post of
+// the page) and the pages it came from and reached; in memory, the page waits for no storage.
+func (h *Handler) countStep(c *gin.Context, f *form.Form, token string, from, to int) {
+	_ = h.starts.Step(c.Request.Context(), capture.RecordFormStep{FormID: f.ID(), Token: token, From: from, To: to})
 }
 
 // prevStep is the step before page among steps (the pages the answers lead through), or the
@@ -612,8 +624,8 @@ func nextStep(steps []int, page int) int {
 
 // issue makes a view's render token and, when the form asks for proof of work, its challenge
 // as JSON.
-func (h *Handler) issue(f *form.Form, issued time.Time) (token, challenge string, err error) {
-	tok, rt, err := issueToken(h.opts.TokenKey, f.ID(), issued)
+func (h *Handler) issue(f *form.Form, issued time.Time, nonce string) (token, challenge string, err error) {
+	tok, rt, err := issueTokenFor(h.opts.TokenKey, f.ID(), issued, nonce)
 	if err != nil {
 		return "", "", err
 	}

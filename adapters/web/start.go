@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -15,7 +16,8 @@ import (
 const maxStartBytes = 4 << 10
 
 // start counts a respondent's first interaction with a rendered page: the page's script sends
-// its render token with navigator.sendBeacon (no cookie, nothing awaited). It answers 204
+// its render token (and on a multi-page form its page, counted as reached) with
+// navigator.sendBeacon (no cookie, nothing awaited). It answers 204
 // whether or not this page's start was counted before, 400 without a valid token of this
 // form, 429 over the public rate limit. Nothing of the request is stored.
 func (h *Handler) start(c *gin.Context) {
@@ -27,8 +29,9 @@ func (h *Handler) start(c *gin.Context) {
 	}
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, maxStartBytes)
 	token := c.PostForm("_token")
+	page, _ := strconv.Atoi(c.PostForm("_page")) // a multi-page form's page; anything else is no page
 	_, err := h.starts.Handle(c.Request.Context(), capture.RecordFormStart{
-		FormID: id, Token: token, IP: httpkit.ClientIP(c.Request, h.opts.TrustedProxies),
+		FormID: id, Token: token, IP: httpkit.ClientIP(c.Request, h.opts.TrustedProxies), Page: page,
 	})
 	var rl *spam.RateLimited
 	switch {

@@ -41,11 +41,20 @@ type renderToken struct {
 }
 
 func issueToken(key []byte, formID string, now time.Time) (string, renderToken, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return "", renderToken{}, err
+	return issueTokenFor(key, formID, now, "")
+}
+
+// issueTokenFor issues a token with the given nonce (a fresh one when empty): the pages of one
+// visit (a multi-page form's steps, a form drawn again after a refused post) keep the nonce of
+// its first page, so its start and the pages it reached count once per visit.
+func issueTokenFor(key []byte, formID string, now time.Time, nonce string) (string, renderToken, error) {
+	if nonce == "" {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return "", renderToken{}, err
+		}
+		nonce = base64.RawURLEncoding.EncodeToString(b)
 	}
-	nonce := base64.RawURLEncoding.EncodeToString(b)
 	issued := strconv.FormatInt(now.Unix(), 10)
 	return issued + "." + nonce + "." + tokenMAC(key, formID, issued, nonce), renderToken{Issued: time.Unix(now.Unix(), 0), Nonce: nonce}, nil
 }

@@ -83,6 +83,7 @@ type SubmitPublicFormHandler struct {
 	checks      SpamChecks
 	limits      submission.FileLimits
 	activity    ports.FormActivity
+	lists       *answerLists
 }
 
 // NewSubmitPublicFormHandler builds the capture. files may be nil: posts with files are then
@@ -91,7 +92,7 @@ func NewSubmitPublicFormHandler(forms ports.FormRepository, workspaces ports.Wor
 	files ports.ObjectStore, ids ports.IDs, clock ports.Clock, ipHasher ports.IPHasher, checks SpamChecks, limits submission.FileLimits,
 	activity ports.FormActivity) SubmitPublicFormHandler {
 	return SubmitPublicFormHandler{forms: forms, workspaces: workspaces, submissions: submissions, files: files, ids: ids,
-		clock: clock, ipHasher: ipHasher, checks: checks, limits: limits, activity: activity}
+		clock: clock, ipHasher: ipHasher, checks: checks, limits: limits, activity: activity, lists: newAnswerLists()}
 }
 
 // WithSpamChecks returns the capture with the spam checks of the web adapter. Without them
@@ -126,6 +127,11 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 	spend, issued, err := h.screen(ctx, f, cmd, now, backend)
 	if err != nil {
 		return nil, err
+	}
+	if spend != nil && h.activity != nil {
+		// A post of a rendered page is its visit's start when no script reported one (once
+		// per page nonce, whether the post is then stored or refused for its answers).
+		h.activity.Started(f.ID(), spend.Nonce, now)
 	}
 
 	input := make(map[string]submission.Input, len(cmd.Data)+len(cmd.Uploads))
@@ -182,7 +188,11 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 		}
 		return nil, err
 	}
-	countSubmission(h.activity, f.ID(), now, issued)
+	var page *ports.RenderToken
+	if spend != nil {
+		page = &ports.RenderToken{Issued: issued, Nonce: spend.Nonce}
+	}
+	countSubmission(h.activity, h.lists, f, s, page, input)
 	return s, nil
 }
 

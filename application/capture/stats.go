@@ -2,13 +2,15 @@ package capture
 
 import (
 	"context"
-	"time"
+	"sync"
 
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
+	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/formstats"
 	"github.com/formward/formward/domain/spam"
+	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
 )
 
@@ -63,9 +65,10 @@ func (h GetFormStatsHandler) Handle(ctx context.Context, q GetFormStats) (formst
 	counts := make([]formstats.Counts, len(days))
 	for i, d := range days {
 		counts[i] = formstats.Counts{Day: d.Day, Views: d.Views, Starts: d.Starts, Submissions: d.Submissions,
-			Completions: d.Completions, FillTimes: d.FillTimes}
+			Completions: d.Completions, FormSubmissions: d.FormSubmissions, APISubmissions: d.APISubmissions,
+			FillTimes: d.FillTimes, Fields: d.Fields, Pages: d.Pages}
 	}
-	return formstats.NewReport(first, last, counts), nil
+	return formstats.NewReport(first, last, counts, f.Fields()), nil
 }
 
 // RecordFormView counts one rendered public page of a form.
@@ -98,6 +101,8 @@ type RecordFormStart struct {
 	// IP is the respondent's address as seen by the edge: it is only counted by the rate limit
 	// (as its keyed hash, in memory), never stored.
 	IP string
+	// Page is the page of a multi-page form the start came from, counted as reached; 0: none.
+	Page int
 }
 
 // RecordFormStartHandler counts starts: at most one per rendered page (the render token's
@@ -140,14 +145,93 @@ func (h RecordFormStartHandler) Handle(_ context.Context, cmd RecordFormStart) (
 	if h.activity == nil {
 		return false, nil
 	}
-	return h.activity.Started(cmd.FormID, tok.Nonce, now), nil
+	counted := h.activity.Started(cmd.FormID, tok.Nonce, now)
+	if cmd.Page > 0 && cmd.Page <= form.DefaultLimits.MaxFields {
+		h.activity.Reached(cmd.FormID, tok.Nonce, cmd.Page, now)
+	}
+	return counted, nil
 }
 
-// countSubmission tells activity (when there is one) about a stored submission; issued is the
-// render time of the page it came from, zero when it came from none.
-func countSubmission(activity ports.FormActivity, formID string, at, issued time.Time) {
+// RecordFormStep is a page move of a multi-page form's visit (its Next or Back button posted
+// with the page's render token), from page From to page To.
+type RecordFormStep struct {
+	FormID   string
+	Token    string
+	From, To int
+}
+
+// Step counts a page move: the visit's start (without JavaScript its first post is its first
+// interaction; with it, the beacon counted it already) and the two pages as reached, each at
+// most once per visit (the render token's nonce, which the visit's pages share). A token that
+// is not a valid one of this form counts nothing. The page move itself is the public post the
+// rate limit counts, so the start limiter does not count it again.
+func (h RecordFormStartHandler) Step(_ context.Context, cmd RecordFormStep) error {
+	if h.activity == nil || h.checks.Tokens == nil {
+		return nil
+	}
+	now := h.clock.Now()
+	tok, err := h.checks.Tokens.Verify(cmd.FormID, cmd.Token, now)
+	if err != nil {
+		return &spam.Rejection{Reason: spam.ReasonTokenInvalid}
+	}
+	h.activity.Started(cmd.FormID, tok.Nonce, now)
+	for _, p := range []int{cmd.From, cmd.To} {
+		if p > 0 && p <= form.DefaultLimits.MaxFields {
+			h.activity.Reached(cmd.FormID, tok.Nonce, p, now)
+		}
+	}
+	return nil
+}
+
+// countSubmission tells activity (when there is one) about a stored submission: its answers,
+// read from the submission in memory before anything is sealed, and for one from the public
+// page the pages it went through. page is the render token of the page it came from (nil:
+// none, as for the API and form-backend posts); input is a public post's input (nil for the
+// API), which says which pages of a multi-page form it went through.
+func countSubmission(activity ports.FormActivity, lists *answerLists, f *form.Form, s *submission.Submission, page *ports.RenderToken, input map[string]submission.Input) {
 	if activity == nil {
 		return
 	}
-	activity.Submitted(formID, at, at.Sub(issued), !issued.IsZero())
+	buf := lists.get()
+	defer lists.put(buf)
+	*buf = formstats.AppendAnswers((*buf)[:0], f, s)
+	c := ports.CountedSubmission{API: s.Metadata().Source == submission.SourceAPI, Answers: *buf}
+	if page != nil {
+		c.FromPage, c.Fill, c.Nonce = true, s.SubmittedAt().Sub(page.Issued), page.Nonce
+	}
+	if !c.API {
+		if fields := f.Fields(); form.Paged(fields) {
+			var skipped map[string]bool
+			if form.HasLogic(fields) {
+				skipped = submission.Skipped(f, input)
+			}
+			c.Pages = form.Steps(fields, skipped)
+		}
+	}
+	activity.Submitted(f.ID(), s.SubmittedAt(), c)
+}
+
+// answerLists recycles the answer lists of counted submissions (FormActivity.Submitted keeps
+// none), so that counting a submission allocates nothing on the capture path.
+type answerLists struct{ pool sync.Pool }
+
+func newAnswerLists() *answerLists {
+	return &answerLists{pool: sync.Pool{New: func() any { return new([]formstats.Answer) }}}
+}
+
+// get returns an empty list; a nil *answerLists (a handler built without its constructor)
+// gives a new one each time.
+func (l *answerLists) get() *[]formstats.Answer {
+	if l == nil {
+		return new([]formstats.Answer)
+	}
+	return l.pool.Get().(*[]formstats.Answer)
+}
+
+func (l *answerLists) put(b *[]formstats.Answer) {
+	if l == nil {
+		return
+	}
+	clear(*b) // drop the references to the submission's answers
+	l.pool.Put(b)
 }

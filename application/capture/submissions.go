@@ -40,6 +40,7 @@ type CaptureSubmissionHandler struct {
 	clock       ports.Clock
 	ipHasher    ports.IPHasher
 	activity    ports.FormActivity
+	lists       *answerLists
 	publicURL   string
 }
 
@@ -48,7 +49,7 @@ type CaptureSubmissionHandler struct {
 func NewCaptureSubmissionHandler(forms ports.FormRepository, submissions ports.SubmissionRepository, ids ports.IDs, clock ports.Clock,
 	ipHasher ports.IPHasher, activity ports.FormActivity, publicURL string) CaptureSubmissionHandler {
 	return CaptureSubmissionHandler{forms: forms, submissions: submissions, ids: ids, clock: clock, ipHasher: ipHasher, activity: activity,
-		publicURL: publicURL}
+		lists: newAnswerLists(), publicURL: publicURL}
 }
 
 // Handle returns the stored submission once its commit is durable.
@@ -79,7 +80,7 @@ func (h CaptureSubmissionHandler) Handle(ctx context.Context, cmd CaptureSubmiss
 	if err != nil {
 		return nil, err
 	}
-	countSubmission(h.activity, f.ID(), now, time.Time{})
+	countSubmission(h.activity, h.lists, f, s, nil, nil)
 	return s, nil
 }
 

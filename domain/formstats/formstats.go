@@ -5,6 +5,8 @@ package formstats
 import (
 	"sort"
 	"time"
+
+	"github.com/formward/formward/domain/form"
 )
 
 // Buckets are the upper bounds, in seconds, of the fill-time histogram: a completion that took
@@ -84,49 +86,71 @@ type Daily struct {
 // Report is a form's performance over a period.
 type Report struct {
 	Views, Starts, Submissions int64
-	// CompletionRate is submissions from the page over views (0..1); nil without views.
+	// FormSubmissions came through the public page (or a form-backend post), APISubmissions
+	// through the API; together they are Submissions (days counted before the split count
+	// their submissions from a rendered page as form ones, the rest as API ones).
+	FormSubmissions, APISubmissions int64
+	// CompletionRate is form submissions over starts (0..1); nil without starts.
 	CompletionRate *float64
 	// MedianSecondsToComplete is the approximate median time from the page's render to its
 	// submission; nil when no submission from the page was counted.
 	MedianSecondsToComplete *float64
 	// Daily has every day of the period, oldest first, days without activity included.
 	Daily []Daily
+	// Fields summarise the answers of the form's current fields, in their order.
+	Fields []FieldSummary
+	// Pages tell how many visits reached each page of a multi-page form; nil for one page.
+	Pages []PageReach
 }
 
 // Counts are one day's stored counts, as the report reads them.
 type Counts struct {
 	Day                                     time.Time
 	Views, Starts, Submissions, Completions int64
+	FormSubmissions, APISubmissions         int64
 	FillTimes                               map[int]int64
+	Fields                                  map[string]FieldCounts
+	Pages                                   map[int]int64
 }
 
-// NewReport sums the days of the period from first to last (midnight UTC, inclusive).
-func NewReport(first, last time.Time, days []Counts) Report {
+// NewReport sums the days of the period from first to last (midnight UTC, inclusive), with the
+// answers of the form's current fields.
+func NewReport(first, last time.Time, days []Counts, fields []form.Field) Report {
 	byDay := make(map[time.Time]Counts, len(days))
 	for _, d := range days {
 		byDay[Day(d.Day)] = d
 	}
 	var r Report
-	var completions int64
 	hist := map[int]int64{}
+	answers := map[string]FieldCounts{}
+	pages := map[int]int64{}
 	for d := Day(first); !d.After(last); d = d.AddDate(0, 0, 1) {
 		c := byDay[d]
 		r.Views += c.Views
 		r.Starts += c.Starts
 		r.Submissions += c.Submissions
-		completions += c.Completions
+		r.FormSubmissions += c.FormSubmissions
+		r.APISubmissions += c.APISubmissions
 		for b, n := range c.FillTimes {
 			hist[b] += n
 		}
+		for id, fc := range c.Fields {
+			answers[id] = answers[id].Add(fc)
+		}
+		for p, n := range c.Pages {
+			pages[p] += n
+		}
 		r.Daily = append(r.Daily, Daily{Date: d, Views: c.Views, Starts: c.Starts, Submissions: c.Submissions})
 	}
-	if r.Views > 0 {
-		rate := float64(completions) / float64(r.Views)
+	if r.Starts > 0 {
+		rate := float64(r.FormSubmissions) / float64(r.Starts)
 		if rate > 1 {
-			rate = 1 // a page cached by the browser can be posted more than once
+			rate = 1 // a start counted by another process, or on the day before the period
 		}
 		r.CompletionRate = &rate
 	}
+	r.Fields = Summaries(fields, answers)
+	r.Pages = Reach(fields, pages)
 	if m, ok := Median(hist); ok {
 		r.MedianSecondsToComplete = &m
 	}

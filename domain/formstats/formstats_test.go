@@ -34,22 +34,23 @@ func TestNewReportFillsEveryDay(t *testing.T) {
 	first := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	last := first.AddDate(0, 0, 2)
 	r := NewReport(first, last, []Counts{
-		{Day: first, Views: 4, Starts: 3, Submissions: 3, Completions: 2, FillTimes: map[int]int64{30: 2}},
-		{Day: last, Views: 4, Submissions: 1},
-	})
+		{Day: first, Views: 4, Starts: 4, Submissions: 3, Completions: 2, FormSubmissions: 2, APISubmissions: 1, FillTimes: map[int]int64{30: 2}},
+		{Day: last, Views: 4, Submissions: 1, APISubmissions: 1},
+	}, nil)
 	if len(r.Daily) != 3 || r.Daily[1].Views != 0 || !r.Daily[2].Date.Equal(last) {
 		t.Fatalf("daily = %+v", r.Daily)
 	}
-	if r.Views != 8 || r.Starts != 3 || r.Submissions != 4 {
+	if r.Views != 8 || r.Starts != 4 || r.Submissions != 4 || r.FormSubmissions != 2 || r.APISubmissions != 2 {
 		t.Fatalf("totals = %+v", r)
 	}
-	if r.CompletionRate == nil || *r.CompletionRate != 0.25 {
+	// Completion: form submissions over starts; API submissions have no start.
+	if r.CompletionRate == nil || *r.CompletionRate != 0.5 {
 		t.Fatalf("completion rate = %v", r.CompletionRate)
 	}
 	if r.MedianSecondsToComplete == nil || *r.MedianSecondsToComplete != 25 {
 		t.Fatalf("median = %v", r.MedianSecondsToComplete)
 	}
-	if r := NewReport(first, last, nil); r.CompletionRate != nil || r.MedianSecondsToComplete != nil {
+	if r := NewReport(first, last, nil, nil); r.CompletionRate != nil || r.MedianSecondsToComplete != nil {
 		t.Fatalf("empty report = %+v", r)
 	}
 }

@@ -160,6 +160,14 @@ func (s *Submission) Answer(fieldID string) (Value, bool) {
 	return v, ok
 }
 
+// EachAnswer calls fn with every answer, in no particular order, without copying the
+// answers (the capture's counters read them once per submission).
+func (s *Submission) EachAnswer(fn func(fieldID string, v Value)) {
+	for k, v := range s.data {
+		fn(k, v)
+	}
+}
+
 // Metadata returns how the submission arrived.
 func (s *Submission) Metadata() Metadata { return s.metadata }
 

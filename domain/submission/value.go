@@ -48,6 +48,18 @@ func (v Value) Strings() []string {
 	return []string{v.one}
 }
 
+// Each calls fn with each string of the value (the single value, or each item of a list),
+// without copying the list.
+func (v Value) Each(fn func(string)) {
+	if !v.list {
+		fn(v.one)
+		return
+	}
+	for _, s := range v.many {
+		fn(s)
+	}
+}
+
 // Upload is a file the server itself stored for a public form post; its reference (the
 // object's key) is trusted. Clients can only send links, which must be HTTPS.
 type Upload struct{ Ref string }

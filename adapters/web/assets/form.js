@@ -26,7 +26,10 @@
     var token = form.elements["_token"];
     if (!token || !token.value || !navigator.sendBeacon) return;
     try {
-      navigator.sendBeacon(form.getAttribute("action") + "/start", new URLSearchParams({_token: token.value}));
+      var body = new URLSearchParams({_token: token.value});
+      var page = form.elements["_page"];
+      if (page && page.value) body.set("_page", page.value);
+      navigator.sendBeacon(form.getAttribute("action") + "/start", body);
     } catch (e) { /* counting must never get in the respondent's way */ }
   }
   form.addEventListener("focusin", start);
