@@ -94,11 +94,11 @@ func decodeCursor(s string) (*ports.Position, error) {
 	return &ports.Position{CreatedAt: time.Unix(0, n).UTC(), ID: id}, nil
 }
 
-// dayBounds reads the date filter: "from" and "to" days (YYYY-MM-DD), both included, as the
-// exclusive time bounds of the use cases.
-func dayBounds(from, to string) (after, before *time.Time, err error) {
+// dayBounds reads the date filter: "from" and "to" days (YYYY-MM-DD) in the viewer's zone loc,
+// both included, as the exclusive time bounds of the use cases.
+func dayBounds(from, to string, loc *time.Location) (after, before *time.Time, err error) {
 	if from != "" {
-		d, perr := time.Parse("2006-01-02", from)
+		d, perr := time.ParseInLocation("2006-01-02", from, loc)
 		if perr != nil {
 			return nil, nil, httperr.BadRequest("The start date must be a date such as 2026-01-31.")
 		}
@@ -106,7 +106,7 @@ func dayBounds(from, to string) (after, before *time.Time, err error) {
 		after = &t
 	}
 	if to != "" {
-		d, perr := time.Parse("2006-01-02", to)
+		d, perr := time.ParseInLocation("2006-01-02", to, loc)
 		if perr != nil {
 			return nil, nil, httperr.BadRequest("The end date must be a date such as 2026-01-31.")
 		}
@@ -139,7 +139,7 @@ func (h *Handler) responses(c *gin.Context) {
 		Field: c.Query("field"), Contains: strings.TrimSpace(c.Query("contains")), Tabs: formTabs(f.ID(), "responses")}
 	q := capture.ListSubmissions{FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
 	var err error
-	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(d.CreatedAfter, d.CreatedBefore); err != nil {
+	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(d.CreatedAfter, d.CreatedBefore, h.zone(c)); err != nil {
 		h.fail(c, err)
 		return
 	}
@@ -467,7 +467,7 @@ func (h *Handler) export(c *gin.Context) {
 		h.fail(c, httperr.BadRequest("Removed fields are included or not: include_removed must be true or false."))
 		return
 	}
-	after, before, err := dayBounds(c.Query("created_after"), c.Query("created_before"))
+	after, before, err := dayBounds(c.Query("created_after"), c.Query("created_before"), h.zone(c))
 	if err != nil {
 		h.fail(c, err)
 		return

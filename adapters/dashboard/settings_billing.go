@@ -186,7 +186,7 @@ func (h *Handler) cancelConfirm(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	deletion := h.now().Add(workspace.GracePeriod).UTC().Format("2 January 2006")
+	deletion := h.now().Add(workspace.GracePeriod).In(h.zone(c)).Format("2 January 2006")
 	h.render(c, http.StatusOK, "confirm", &view{Title: "Cancel workspace", Data: confirmData{
 		Heading: "Cancel this workspace?",
 		Paragraphs: []string{"Forms stop being managed through this workspace's plan, and all its data — forms, submissions, files, workflows and webhooks — will be deleted on " + deletion + ", 90 days from now.",

@@ -43,8 +43,8 @@ func Location(name string) *time.Location {
 	if err != nil {
 		return time.UTC
 	}
-	loaded.Store(name, loc)
-	return loc
+	stored, _ := loaded.LoadOrStore(name, loc)
+	return stored.(*time.Location)
 }
 
 // loaded caches the locations of valid names; there are a few hundred at most.

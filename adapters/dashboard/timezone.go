@@ -1,0 +1,51 @@
+package dashboard
+
+import (
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/domain/timezone"
+)
+
+// Times on the pages are shown in the viewer's time zone: the one kept on their profile, else
+// their workspace's, else UTC; the UTC time shows on hover.
+
+// zone is the time zone the signed-in viewer reads times in; UTC when nobody is signed in.
+func (h *Handler) zone(c *gin.Context) *time.Location {
+	sp, ok := sessionOf(c)
+	if !ok {
+		return time.UTC
+	}
+	if u := sp.User; u != nil && u.TimeZone() != "" {
+		return timezone.Location(u.TimeZone())
+	}
+	for _, w := range sp.Workspaces {
+		if w.Workspace != nil && w.Workspace.ID() == sp.Principal.WorkspaceID {
+			return timezone.Location(w.Workspace.TimeZone())
+		}
+	}
+	return time.UTC
+}
+
+// zoneOptions are the choices of a time zone select with current selected; a stored name the
+// list does not offer (an old alias set through the API) is offered too, so it stays chosen.
+func zoneOptions(current string) []selectOption {
+	names := timezone.Names()
+	out := make([]selectOption, 0, len(names)+1)
+	found := current == ""
+	for _, n := range names {
+		sel := n == current
+		found = found || sel
+		out = append(out, selectOption{Value: n, Label: zoneLabel(n), Selected: sel})
+	}
+	if !found {
+		out = append(out, selectOption{Value: current, Label: zoneLabel(current), Selected: true})
+	}
+	return out
+}
+
+// zoneLabel reads a zone name with spaces: "America/Argentina/Buenos_Aires" is
+// "America/Argentina/Buenos Aires".
+func zoneLabel(name string) string { return strings.ReplaceAll(name, "_", " ") }
