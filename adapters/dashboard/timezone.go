@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/domain/timezone"
 )
 
@@ -21,12 +22,40 @@ func (h *Handler) zone(c *gin.Context) *time.Location {
 	if u := sp.User; u != nil && u.TimeZone() != "" {
 		return timezone.Location(u.TimeZone())
 	}
+	return timezone.Location(workspaceZone(sp))
+}
+
+// workspaceZone is the time zone of the viewer's current workspace; UTC without one.
+func workspaceZone(sp accounts.SessionPrincipal) string {
 	for _, w := range sp.Workspaces {
 		if w.Workspace != nil && w.Workspace.ID() == sp.Principal.WorkspaceID {
-			return timezone.Location(w.Workspace.TimeZone())
+			return w.Workspace.TimeZone()
 		}
 	}
-	return time.UTC
+	return timezone.UTC
+}
+
+// updateTimeZone keeps the zone the person reads times in on their profile; the empty choice
+// goes back to the workspace's. An unknown zone comes back with the message next to the select.
+func (h *Handler) updateTimeZone(c *gin.Context) {
+	zone := strings.TrimSpace(c.PostForm("time_zone"))
+	if _, err := h.app.Commands.UpdateProfile.Handle(c.Request.Context(), accounts.UpdateProfile{TimeZone: &zone}); err != nil {
+		b, ok := h.invalid(c, err)
+		if !ok {
+			return
+		}
+		d := h.profileData(c)
+		d.ZoneChoice, d.Zones = zone, zoneOptions(zone)
+		v := &view{Title: "Profile", Data: d}
+		v.Errors, v.Error = fieldErrors(b, map[string]string{"time_zone": "time_zone"})
+		h.render(c, b.Status, "profile", v)
+		return
+	}
+	notice := "Time zone saved: times are shown in " + zone + "."
+	if zone == "" {
+		notice = "Time zone saved: times follow the workspace's time zone."
+	}
+	h.redirect(c, "/app/settings/profile", notice)
 }
 
 // zoneOptions are the choices of a time zone select with current selected; a stored name the
