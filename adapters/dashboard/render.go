@@ -85,16 +85,19 @@ type message struct {
 // gets its own clone, whose time functions format in that zone.
 type pageSet struct {
 	parsed map[string]*template.Template
-	mu     sync.Mutex
-	zones  map[string]map[string]*template.Template // by zone name
+	mu     sync.Mutex // held while a zone's pages are cloned
+	zones  sync.Map   // zone name → map[string]*template.Template
 }
 
 // in returns the pages that show times in loc, cloning them on the zone's first use.
 func (p *pageSet) in(loc *time.Location) (map[string]*template.Template, error) {
+	if pages, ok := p.zones.Load(loc.String()); ok {
+		return pages.(map[string]*template.Template), nil
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if pages, ok := p.zones[loc.String()]; ok {
-		return pages, nil
+	if pages, ok := p.zones.Load(loc.String()); ok {
+		return pages.(map[string]*template.Template), nil
 	}
 	pages := make(map[string]*template.Template, len(p.parsed))
 	for name, t := range p.parsed {
@@ -104,7 +107,7 @@ func (p *pageSet) in(loc *time.Location) (map[string]*template.Template, error) 
 		}
 		pages[name] = c.Funcs(zoneFuncs(loc))
 	}
-	p.zones[loc.String()] = pages
+	p.zones.Store(loc.String(), pages)
 	return pages, nil
 }
 
@@ -162,7 +165,7 @@ func parsePages() (*pageSet, error) {
 		}
 		pages[strings.TrimSuffix(path.Base(n), ".html")] = t
 	}
-	return &pageSet{parsed: pages, zones: map[string]map[string]*template.Template{}}, nil
+	return &pageSet{parsed: pages}, nil
 }
 
 // render draws a page with status 200, or status when given.

@@ -95,19 +95,19 @@ func TestTimesInTheViewersZone(t *testing.T) {
 		if !strings.Contains(text(p.body), "Both days are included, in your time zone (America/New_York).") {
 			t.Fatalf("the date filter does not name the zone: %s", text(p.body))
 		}
-		p = owner.get("/app/forms/" + f.ID() + "/responses/" + earlyID).expect(t, http.StatusOK)
+		p = owner.get("/app/forms/"+f.ID()+"/responses/"+earlyID).expect(t, http.StatusOK)
 		if !strings.Contains(p.body, earlyTime+`14 Jan 2026, 22:00 EST</time>`) {
 			t.Fatalf("the response detail is not in New York time: %s", p.body)
 		}
 
 		// Days are New York days: 14 Jan holds the early response only, 15 Jan the later one.
 		for day, want := range map[string]string{"2026-01-14": earlyID, "2026-01-15": lateID} {
-			rows := rowsOf(owner.get(responses + "?created_after=" + day + "&created_before=" + day).expect(t, http.StatusOK).body)
+			rows := rowsOf(owner.get(responses+"?created_after="+day+"&created_before="+day).expect(t, http.StatusOK).body)
 			if len(rows) != 1 || !strings.Contains(rows[0], want) {
 				t.Fatalf("%s in New York: %d rows, want only %s", day, len(rows), want)
 			}
 		}
-		csv := owner.get("/app/forms/" + f.ID() + "/export?format=csv&created_after=2026-01-15&created_before=2026-01-15").expect(t, http.StatusOK).body
+		csv := owner.get("/app/forms/"+f.ID()+"/export?format=csv&created_after=2026-01-15&created_before=2026-01-15").expect(t, http.StatusOK).body
 		if !strings.Contains(csv, lateID) || strings.Contains(csv, earlyID) {
 			t.Fatalf("the export of 15 Jan in New York: %s", csv)
 		}
