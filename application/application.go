@@ -123,6 +123,11 @@ type Queries struct {
 	// LastSubmissionTimes is when each form of a page last received a submission.
 	LastSubmissionTimes forms.LastSubmissionTimesHandler
 
+	// GetSubmissionFile finds the file a link that never expires names; DescribeFiles reads
+	// the names and sizes of a page's files.
+	GetSubmissionFile capture.GetSubmissionFileHandler
+	DescribeFiles     capture.DescribeFilesHandler
+
 	// ListNotificationRuns reads a form's notification run log.
 	ListNotificationRuns workflows.ListNotificationRunsHandler
 
@@ -356,6 +361,9 @@ func New(d Deps, s Settings) *Application {
 			CountFieldAnswers: capture.NewCountFieldAnswersHandler(d.Forms, d.Scanner),
 
 			LastSubmissionTimes: forms.NewLastSubmissionTimesHandler(d.Forms),
+
+			GetSubmissionFile: capture.NewGetSubmissionFileHandler(d.Submissions),
+			DescribeFiles:     capture.NewDescribeFilesHandler(d.Files),
 
 			ListNotificationRuns: workflows.NewListNotificationRunsHandler(d.Forms, d.Runs),
 

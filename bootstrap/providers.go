@@ -54,7 +54,7 @@ func (rt *Runtime) Router(cfg Config) *httpapi.Router {
 	}, httpapi.Options{
 		SigningKey: crypto.DeriveKey(rt.Keyring.Primary(), crypto.LabelCursor),
 		RateLimit:  cfg.APIRateLimit, RateBurst: cfg.APIRateBurst, Middleware: serverTracing(),
-		FileURL: rt.FileLinker(cfg),
+		FileURL: rt.FileLinker(cfg), PublicURL: publicURL(cfg),
 	})
 	if rt.Files != nil {
 		files := gin.WrapH(objectstore.Serve(rt.Files, rt.FileSigner(cfg), rt.Clock.Now))

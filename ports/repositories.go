@@ -121,6 +121,9 @@ type SubmissionRepository interface {
 	// concurrent calls, never more than the limit succeed.
 	AddGuarded(ctx context.Context, s *submission.Submission, e event.Event, g CaptureGuards) error
 	Get(ctx context.Context, workspaceID, formID, id string) (*submission.Submission, error)
+	// Find returns the workspace's submission id whatever its form (a file link names only the
+	// submission), or domain.ErrNotFound.
+	Find(ctx context.Context, workspaceID, id string) (*submission.Submission, error)
 	List(ctx context.Context, workspaceID, formID string, q SubmissionQuery) ([]*submission.Submission, error)
 	// Update loads and locks the submission, lets change modify it, and stores it with the
 	// effects change returns, in one transaction.

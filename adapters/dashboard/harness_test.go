@@ -41,6 +41,14 @@ func newHarness(t *testing.T, db *persistence.DB, publicURL string) *harness {
 // and the dashboard's options before they are built.
 func newHarnessWith(t *testing.T, db *persistence.DB, publicURL string, srv *httptest.Server, configure func(*application.Deps, *dashboard.Options)) *harness {
 	t.Helper()
+	return newHarnessDash(t, db, publicURL, srv, configure, nil)
+}
+
+// newHarnessDash is newHarnessWith that also lets dash change the dashboard's own dependencies
+// (its clock, its file links) before it is built.
+func newHarnessDash(t *testing.T, db *persistence.DB, publicURL string, srv *httptest.Server, configure func(*application.Deps, *dashboard.Options),
+	dash func(*dashboard.Deps)) *harness {
+	t.Helper()
 	cipher := persistencetest.Cipher()
 	clock := system.Clock{}
 	submissions := persistence.NewSubmissionRepository(db, cipher, persistencetest.BlindIndex())
@@ -76,7 +84,11 @@ func newHarnessWith(t *testing.T, db *persistence.DB, publicURL string, srv *htt
 	app := application.New(deps, application.Settings{PublicURL: publicURL})
 	gin.SetMode(gin.ReleaseMode)
 	engine := gin.New()
-	d, err := dashboard.New(dashboard.Deps{App: app, Clock: clock, Logger: zap.NewNop(), Preview: web.Preview}, opts)
+	dd := dashboard.Deps{App: app, Clock: clock, Logger: zap.NewNop(), Preview: web.Preview}
+	if dash != nil {
+		dash(&dd)
+	}
+	d, err := dashboard.New(dd, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

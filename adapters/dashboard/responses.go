@@ -48,6 +48,8 @@ type column struct {
 type cell struct {
 	Label string
 	Items []string
+	// Files are a file answer's items as named links (nil for other fields).
+	Files []fileLink
 }
 
 type responseRow struct {
@@ -181,6 +183,7 @@ func (h *Handler) responses(c *gin.Context) {
 		}
 	}
 	removed := answeredRemoved(f, page.Submissions)
+	files := h.describeFiles(ctx, f, page.Submissions)
 	for _, r := range removed {
 		d.Removed = append(d.Removed, column{ID: r.ID, Label: r.Label, Shown: true})
 	}
@@ -188,10 +191,10 @@ func (h *Handler) responses(c *gin.Context) {
 		row := responseRow{ID: s.ID(), Submitted: s.SubmittedAt()}
 		for _, col := range d.Shown {
 			fl, _ := f.Field(col.ID)
-			row.Cells = append(row.Cells, cell{Label: col.Label, Items: h.items(s, fl)})
+			row.Cells = append(row.Cells, cell{Label: col.Label, Items: h.items(s, fl), Files: h.fileLinks(s, fl, files)})
 		}
 		for _, fl := range removed {
-			row.Cells = append(row.Cells, cell{Label: fl.Label, Items: h.items(s, fl)})
+			row.Cells = append(row.Cells, cell{Label: fl.Label, Items: h.items(s, fl), Files: h.fileLinks(s, fl, files)})
 		}
 		d.Rows = append(d.Rows, row)
 	}
@@ -280,7 +283,7 @@ func answeredRemoved(f *form.Form, subs []*submission.Submission) []form.Field {
 }
 
 // items is an answer as the dashboard shows it: its items, the submission's own uploads as
-// signed links.
+// links that never expire (fileLinks names them).
 func (h *Handler) items(s *submission.Submission, fl form.Field) []string {
 	v, ok := s.Data()[fl.ID]
 	if !ok {
@@ -288,8 +291,9 @@ func (h *Handler) items(s *submission.Submission, fl form.Field) []string {
 	}
 	items := v.Strings()
 	if fl.Type == form.TypeFile && h.fileURL != nil {
+		member := httpkit.MemberLinks("", h.fileURL)
 		for i, it := range items {
-			items[i] = h.fileURL(s, it)
+			items[i] = member(s, it)
 		}
 	}
 	return items
@@ -299,6 +303,7 @@ type answerView struct {
 	Label string
 	File  bool
 	Items []string
+	Files []fileLink
 }
 
 type responseData struct {
@@ -327,11 +332,12 @@ func (h *Handler) response(c *gin.Context) {
 	}
 	d := responseData{FormID: f.ID(), FormName: f.Name(), ID: s.ID(), Submitted: s.SubmittedAt(), Updated: s.UpdatedAt(),
 		CanDelete: p.Allows(access.Write), Tabs: formTabs(f.ID(), "responses")}
+	files := h.describeFiles(ctx, f, []*submission.Submission{s})
 	for _, fl := range f.Fields() {
-		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl)})
+		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl), Files: h.fileLinks(s, fl, files)})
 	}
 	for _, fl := range answeredRemoved(f, []*submission.Submission{s}) {
-		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl)})
+		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl), Files: h.fileLinks(s, fl, files)})
 	}
 	m := s.Metadata()
 	d.Source = string(m.Source)
@@ -467,18 +473,25 @@ func (h *Handler) export(c *gin.Context) {
 		h.fail(c, httperr.BadRequest("Removed fields are included or not: include_removed must be true or false."))
 		return
 	}
+	value, present := c.GetQuery("file_links")
+	links, ok := httpkit.ExportFileLinks(format, value, present)
+	if !ok {
+		h.fail(c, httperr.BadRequest("Files are given as links for members or as signed links: file_links must be member or signed."))
+		return
+	}
 	after, before, err := dayBounds(c.Query("created_after"), c.Query("created_before"), h.zone(c))
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
 	e, err := h.app.Queries.ExportSubmissions.Handle(c.Request.Context(), capture.ExportSubmissions{
-		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before, IncludeRemoved: includeRemoved})
+		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before, IncludeRemoved: includeRemoved,
+		SignedFileLinks: links == httpkit.SignedFileLinks})
 	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	if err := httpkit.StreamExport(c, e, format, h.fileURL); err != nil {
+	if err := httpkit.StreamExport(c, e, format, links.Linker(h.opts.PublicURL, h.fileURL)); err != nil {
 		// The headers are sent: breaking the connection makes the download fail visibly
 		// instead of looking complete.
 		h.log.Error("dashboard export", zap.String("form_id", c.Param("id")), zap.String("format", format), zap.Error(err))

@@ -119,6 +119,9 @@ func auditSummary(e audit.Event) string {
 		if e.Action == audit.FormUpdated {
 			s += formEdits(e.Details)
 		}
+		if e.Action == audit.SubmissionsExported && str("file_links") == "signed" {
+			s += ", with signed file links (open to anyone for an hour)"
+		}
 	case audit.WebhookCreated, audit.WebhookUpdated, audit.WebhookDeleted:
 		if host := str("host"); host != "" {
 			s += " to " + host

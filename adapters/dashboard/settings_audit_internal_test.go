@@ -32,6 +32,10 @@ func TestAuditSummary(t *testing.T) {
 			"Ada Lovelace deleted the workflow Notify sales"},
 		{audit.Event{Action: audit.IntegrationConnected, Actor: ada, Details: map[string]any{"type": "google_sheets"}},
 			"Ada Lovelace connected the Google Sheets integration"},
+		{audit.Event{Action: audit.SubmissionsExported, Actor: key, Target: form, Details: map[string]any{"format": "csv"}},
+			"CI pipeline exported the responses of the form frm_1"},
+		{audit.Event{Action: audit.SubmissionsExported, Actor: key, Target: form, Details: map[string]any{"format": "ndjson", "file_links": "signed"}},
+			"CI pipeline exported the responses of the form frm_1, with signed file links (open to anyone for an hour)"},
 		{audit.Event{Action: audit.RetentionDeleted, Actor: audit.System}, "Formward deleted responses past their retention period"},
 		{audit.Event{Action: "thing.happened", Actor: ada}, "Ada Lovelace thing.happened"},
 	} {

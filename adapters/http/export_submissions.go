@@ -39,6 +39,13 @@ func (a *api) exportSubmissions(c *gin.Context) {
 		fail(c, a.Logger, badRequest("include_removed must be true or false"))
 		return
 	}
+	value, present := c.GetQuery("file_links")
+	links, ok := httpkit.ExportFileLinks(format, value, present)
+	if !ok {
+		fail(c, a.Logger, badRequest(httpkit.ExportFileLinksError))
+		return
+	}
+	q.SignedFileLinks = links == httpkit.SignedFileLinks
 	var err error
 	if q.CreatedAfter, err = timeBound(c, "created_after"); err != nil {
 		fail(c, a.Logger, err)
@@ -58,7 +65,7 @@ func (a *api) exportSubmissions(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	if err := httpkit.StreamExport(c, export, format, a.fileURL); err != nil {
+	if err := httpkit.StreamExport(c, export, format, links.Linker(a.publicURL, a.fileURL)); err != nil {
 		// The status is sent: the only way to tell the client the file is incomplete is to
 		// break the connection, so that the download fails instead of looking complete.
 		a.Logger.Error("export submissions", zap.String("form_id", q.FormID), zap.String("format", format), zap.Error(err))

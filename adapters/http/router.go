@@ -31,6 +31,9 @@ type Options struct {
 	RateClock ports.Clock
 	// FileURL turns a submission's own uploads into signed download links; nil leaves values as stored.
 	FileURL httpkit.FileLinker
+	// PublicURL is the server's public origin, the base of the file links that never expire
+	// (CSV and XLSX exports).
+	PublicURL string
 	// Middleware runs first on every request, routes mounted later included (tracing).
 	Middleware []gin.HandlerFunc
 }
@@ -50,13 +53,15 @@ type api struct {
 	signingKey []byte
 	cursors    cursors
 	fileURL    httpkit.FileLinker
+	publicURL  string
 	limiter    *limiter
 }
 
 // NewRouter builds the HTTP handler: /healthz, /readyz and the /v1 API.
 func NewRouter(d Deps, o Options) *Router {
 	gin.SetMode(gin.ReleaseMode)
-	a := &api{Deps: d, signingKey: o.SigningKey, cursors: cursors{key: o.SigningKey}, limiter: newLimiter(o.RateLimit, o.RateBurst, o.RateClock), fileURL: o.FileURL}
+	a := &api{Deps: d, signingKey: o.SigningKey, cursors: cursors{key: o.SigningKey}, limiter: newLimiter(o.RateLimit, o.RateBurst, o.RateClock), fileURL: o.FileURL,
+		publicURL: o.PublicURL}
 	if a.fileURL == nil {
 		a.fileURL = httpkit.KeepValue
 	}

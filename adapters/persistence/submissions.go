@@ -196,6 +196,16 @@ func (r *SubmissionRepository) Get(ctx context.Context, workspaceID, formID, id 
 	return r.open(ctx, row)
 }
 
+// Find returns one submission of the workspace, whatever its form, or domain.ErrNotFound.
+func (r *SubmissionRepository) Find(ctx context.Context, workspaceID, id string) (*submission.Submission, error) {
+	var row submissionRow
+	err := r.db.read(ctx).Where("workspace_id = ? AND id = ?", workspaceID, id).Take(&row).Error
+	if err != nil {
+		return nil, mapErr("find submission", err)
+	}
+	return r.open(ctx, row)
+}
+
 // List returns up to q.Page.Limit submissions of the form, newest first (submitted_at, id),
 // strictly after q.Page.After and strictly between the time bounds.
 func (r *SubmissionRepository) List(ctx context.Context, workspaceID, formID string, q ports.SubmissionQuery) ([]*submission.Submission, error) {

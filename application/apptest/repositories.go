@@ -365,6 +365,18 @@ func (r *Submissions) Get(_ context.Context, workspaceID, formID, id string) (*s
 	return &c, nil
 }
 
+func (r *Submissions) Find(_ context.Context, workspaceID, id string) (*submission.Submission, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.Items {
+		if s.ID() == id && s.WorkspaceID() == workspaceID {
+			c := *s
+			return &c, nil
+		}
+	}
+	return nil, domain.ErrNotFound
+}
+
 func (r *Submissions) List(_ context.Context, workspaceID, formID string, q ports.SubmissionQuery) ([]*submission.Submission, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

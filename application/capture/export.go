@@ -25,6 +25,9 @@ type ExportSubmissions struct {
 	Format        string
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
+	// SignedFileLinks says the file links uploads with signed links, which anyone holding one
+	// may open for an hour (not the links that need a member's sign-in); the audit log records it.
+	SignedFileLinks bool
 	// IncludeRemoved adds, after the fields, a column per field removed from the form with
 	// the answers stored for it (tabular formats; NDJSON lines always carry every stored answer).
 	IncludeRemoved bool
@@ -74,6 +77,9 @@ func (h ExportSubmissionsHandler) Handle(ctx context.Context, q ExportSubmission
 	if q.IncludeRemoved {
 		details["include_removed"] = true
 		removed = f.RemovedFields()
+	}
+	if q.SignedFileLinks {
+		details["file_links"] = "signed"
 	}
 	now := h.clock.Now()
 	e, err := p.AuditEvent(h.ids, now, audit.SubmissionsExported, &audit.Target{Type: "form", ID: f.ID()}, details)

@@ -140,6 +140,16 @@ func submissions(t *testing.T, r Repos) {
 	wantErr(t, err, domain.ErrNotFound)
 	_, err = r.Submissions.Get(ctx, w.ID(), g.ID(), s1.ID())
 	wantErr(t, err, domain.ErrNotFound)
+	// Find needs no form, but still the workspace.
+	got, err = r.Submissions.Find(ctx, w.ID(), s2.ID())
+	noErr(t, err)
+	if got.ID() != s2.ID() || got.FormID() != f.ID() || got.WorkspaceID() != w.ID() {
+		t.Fatalf("found %s of %s in %s", got.ID(), got.FormID(), got.WorkspaceID())
+	}
+	_, err = r.Submissions.Find(ctx, other.ID(), s2.ID())
+	wantErr(t, err, domain.ErrNotFound)
+	_, err = r.Submissions.Find(ctx, w.ID(), "sub_missing")
+	wantErr(t, err, domain.ErrNotFound)
 
 	list := func(q ports.SubmissionQuery) []string {
 		t.Helper()
