@@ -95,6 +95,10 @@ func TestTimesInTheViewersZone(t *testing.T) {
 		if !strings.Contains(text(p.body), "Both days are included, in your time zone (America/New_York).") {
 			t.Fatalf("the date filter does not name the zone: %s", text(p.body))
 		}
+		// The forms list says how long ago the last response came, with both times on hover.
+		if p = owner.get("/app/forms").expect(t, http.StatusOK); !strings.Contains(p.body, `title="15 Jan 2026, 01:00 EST (15 Jan 2026, 06:00 UTC)"`) {
+			t.Fatalf("the last response's hover is not in New York time and UTC: %s", p.body)
+		}
 		p = owner.get("/app/forms/"+f.ID()+"/responses/"+earlyID).expect(t, http.StatusOK)
 		if !strings.Contains(p.body, earlyTime+`14 Jan 2026, 22:00 EST</time>`) {
 			t.Fatalf("the response detail is not in New York time: %s", p.body)
