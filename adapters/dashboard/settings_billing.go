@@ -51,7 +51,7 @@ func (h *Handler) billingData(c *gin.Context) (billingData, map[string]string, e
 	w, u := wv.Workspace, wv.Usage
 	d := billingData{Plan: string(w.Plan()), PlanLabel: planLabels[w.Plan()], Status: string(w.Status()),
 		Cancelled: w.Status() == workspace.StatusCancelled, DeletionAt: w.DataDeletionAt(),
-		TimeZone: w.TimeZone(), Zones: zoneOptions(w.TimeZone())}
+		TimeZone: w.TimeZone(), Zones: h.zoneOptions(w.TimeZone())}
 	for _, p := range []workspace.Plan{workspace.PlanFree, workspace.PlanStarter, workspace.PlanGrowth, workspace.PlanBusiness} {
 		d.Plans = append(d.Plans, selectOption{Value: string(p), Label: planLabels[p] + " — " + retentionText(p) + ", " + storageText(p) + " files per form", Selected: p == w.Plan()})
 	}
@@ -182,7 +182,7 @@ func (h *Handler) updateWorkspace(c *gin.Context, s workspace.Settings, notice s
 			form["billing_email"] = *s.BillingEmail
 		}
 		if s.TimeZone != nil {
-			d.Zones = zoneOptions(*s.TimeZone)
+			d.Zones = h.zoneOptions(*s.TimeZone)
 		}
 		v := &view{Title: "Billing", Data: d, Form: form}
 		v.Errors, v.Error = fieldErrors(b, map[string]string{"plan": "plan", "billing_email": "billing_email", "time_zone": "time_zone"})

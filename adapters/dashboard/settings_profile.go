@@ -59,7 +59,7 @@ func (h *Handler) profileData(c *gin.Context) profileData {
 		d.TimeZone = u.TimeZone()
 	}
 	d.WorkspaceZone = workspaceZone(sp)
-	d.ZoneChoice, d.Zones = d.TimeZone, zoneOptions(d.TimeZone)
+	d.ZoneChoice, d.Zones = d.TimeZone, h.zoneOptions(d.TimeZone)
 	return d
 }
 

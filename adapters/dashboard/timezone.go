@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ func (h *Handler) updateTimeZone(c *gin.Context) {
 			return
 		}
 		d := h.profileData(c)
-		d.ZoneChoice, d.Zones = zone, zoneOptions(zone)
+		d.ZoneChoice, d.Zones = zone, h.zoneOptions(zone)
 		v := &view{Title: "Profile", Data: d}
 		v.Errors, v.Error = fieldErrors(b, map[string]string{"time_zone": "time_zone"})
 		h.render(c, b.Status, "profile", v)
@@ -58,23 +59,38 @@ func (h *Handler) updateTimeZone(c *gin.Context) {
 	h.redirect(c, "/app/settings/profile", notice)
 }
 
-// zoneOptions are the choices of a time zone select with current selected; a stored name the
-// list does not offer (an old alias set through the API) is offered too, so it stays chosen.
-func zoneOptions(current string) []selectOption {
+// zoneOptions are the choices of a time zone select with current selected, each with its
+// offset from UTC at the moment; a stored name the list does not offer (an old alias set
+// through the API) is offered too, so it stays chosen.
+func (h *Handler) zoneOptions(current string) []selectOption {
+	return zoneOptionsAt(current, h.now())
+}
+
+func zoneOptionsAt(current string, now time.Time) []selectOption {
 	names := timezone.Names()
 	out := make([]selectOption, 0, len(names)+1)
 	found := current == ""
 	for _, n := range names {
 		sel := n == current
 		found = found || sel
-		out = append(out, selectOption{Value: n, Label: zoneLabel(n), Selected: sel})
+		out = append(out, selectOption{Value: n, Label: zoneLabel(n, now), Selected: sel})
 	}
 	if !found {
-		out = append(out, selectOption{Value: current, Label: zoneLabel(current), Selected: true})
+		out = append(out, selectOption{Value: current, Label: zoneLabel(current, now), Selected: true})
 	}
 	return out
 }
 
-// zoneLabel reads a zone name with spaces: "America/Argentina/Buenos_Aires" is
-// "America/Argentina/Buenos Aires".
-func zoneLabel(name string) string { return strings.ReplaceAll(name, "_", " ") }
+// zoneLabel reads a zone name with spaces and its offset from UTC at now:
+// "America/Argentina/Buenos_Aires" is "America/Argentina/Buenos Aires (UTC−03:00)".
+func zoneLabel(name string, now time.Time) string {
+	if name == timezone.UTC {
+		return name
+	}
+	_, offset := now.In(timezone.Location(name)).Zone()
+	sign := "+"
+	if offset < 0 {
+		sign, offset = "−", -offset
+	}
+	return fmt.Sprintf("%s (UTC%s%02d:%02d)", strings.ReplaceAll(name, "_", " "), sign, offset/3600, offset%3600/60)
+}

@@ -35,7 +35,8 @@ func TestDayBoundsFollowTheZone(t *testing.T) {
 // offered too, selected, so saving the page does not change it.
 func TestZoneOptionsKeepAnAlias(t *testing.T) {
 	var selected []string
-	opts := zoneOptions("US/Eastern")
+	jan := time.Date(2026, 1, 15, 3, 0, 0, 0, time.UTC)
+	opts := zoneOptionsAt("US/Eastern", jan)
 	for _, o := range opts {
 		if o.Selected {
 			selected = append(selected, o.Value)
@@ -44,7 +45,17 @@ func TestZoneOptionsKeepAnAlias(t *testing.T) {
 	if len(selected) != 1 || selected[0] != "US/Eastern" || len(opts) != len(timezone.Names())+1 {
 		t.Fatalf("selected %v of %d options", selected, len(opts))
 	}
-	for _, o := range zoneOptions("") {
+	july := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	for name, want := range map[string]string{"UTC": "UTC", "America/New_York": "America/New York (UTC−05:00)",
+		"Asia/Kolkata": "Asia/Kolkata (UTC+05:30)", "US/Eastern": "US/Eastern (UTC−05:00)"} {
+		if got := zoneLabel(name, jan); got != want {
+			t.Errorf("zoneLabel(%s) in January = %q, want %q", name, got, want)
+		}
+	}
+	if got := zoneLabel("America/New_York", july); got != "America/New York (UTC−04:00)" {
+		t.Errorf("New York in July reads %q, want its summer offset", got)
+	}
+	for _, o := range zoneOptionsAt("", jan) {
 		if o.Selected {
 			t.Fatalf("nothing chosen, yet %s is selected", o.Value)
 		}
