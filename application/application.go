@@ -58,6 +58,8 @@ type Commands struct {
 	// RecordFormView and RecordFormStart count the public page's views and starts.
 	RecordFormView  capture.RecordFormViewHandler
 	RecordFormStart capture.RecordFormStartHandler
+	// SaveResponseColumns keeps a person's columns of a form's responses table.
+	SaveResponseColumns capture.SaveResponseColumnsHandler
 
 	// People and sessions.
 	IssueSetupToken      accounts.IssueSetupTokenHandler
@@ -127,6 +129,9 @@ type Queries struct {
 	// the names and sizes of a page's files.
 	GetSubmissionFile capture.GetSubmissionFileHandler
 	DescribeFiles     capture.DescribeFilesHandler
+
+	// GetResponseColumns is a person's columns of a form's responses table.
+	GetResponseColumns capture.GetResponseColumnsHandler
 
 	// ListNotificationRuns reads a form's notification run log.
 	ListNotificationRuns workflows.ListNotificationRunsHandler
@@ -232,6 +237,8 @@ type Deps struct {
 	// Activity may be nil (nothing is counted).
 	Activity ports.FormActivity
 	Stats    ports.FormStatsRepository
+	// Columns keep each person's columns of each form's responses table.
+	Columns ports.ResponseColumnsRepository
 }
 
 // New is the composition root of the use cases: it fills the settings' defaults and builds
@@ -301,6 +308,8 @@ func New(d Deps, s Settings) *Application {
 			RecordFormView:    capture.NewRecordFormViewHandler(d.Activity, d.Clock),
 			RecordFormStart:   capture.NewRecordFormStartHandler(d.Activity, d.Clock, d.IPHasher),
 
+			SaveResponseColumns: capture.NewSaveResponseColumnsHandler(d.Forms, d.Columns, d.Clock),
+
 			IssueSetupToken: accounts.NewIssueSetupTokenHandler(d.Users, d.Tokens, d.Clock),
 			SetupFirstOwner: accounts.NewSetupFirstOwnerHandler(d.Users, d.Memberships, d.Workspaces, d.Sessions, d.Tokens, d.Audit,
 				d.Passwords, d.IDs, d.Clock, d.IPHasher, s.DefaultPlan),
@@ -364,6 +373,8 @@ func New(d Deps, s Settings) *Application {
 
 			GetSubmissionFile: capture.NewGetSubmissionFileHandler(d.Submissions),
 			DescribeFiles:     capture.NewDescribeFilesHandler(d.Files),
+
+			GetResponseColumns: capture.NewGetResponseColumnsHandler(d.Forms, d.Columns),
 
 			ListNotificationRuns: workflows.NewListNotificationRunsHandler(d.Forms, d.Runs),
 

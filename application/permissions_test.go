@@ -126,7 +126,7 @@ func permissionNeeded() map[string]access.Permission {
 	needs := map[string]access.Permission{}
 	for _, n := range []string{"GetForm", "ListForms", "LastSubmissionTimes", "GetSubmission", "GetSubmissionFile", "DescribeFiles", "ListSubmissions", "GetWebhook", "ListWebhooks",
 		"ListDeliveries", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
-		"ExportSubmissions", "GetFormStats", "CountFieldAnswers"} {
+		"ExportSubmissions", "GetFormStats", "CountFieldAnswers", "GetResponseColumns", "SaveResponseColumns"} {
 		needs[n] = access.Read
 	}
 	for _, n := range []string{"CreateForm", "UpdateForm", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",

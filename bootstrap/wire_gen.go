@@ -109,6 +109,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	formStatsRepository := persistence.NewFormStatsRepository(db)
 	window := formActivityWindow(cfg)
 	counter, cleanup3 := analytics.ProvideCounter(formStatsRepository, log, window)
+	responseColumnsRepository := persistence.NewResponseColumnsRepository(db)
 	deps := application.Deps{
 		Workspaces:   workspaceRepository,
 		Keys:         apiKeyRepository,
@@ -147,6 +148,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Scanner:      submissionRepository,
 		Activity:     counter,
 		Stats:        formStatsRepository,
+		Columns:      responseColumnsRepository,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {
@@ -423,6 +425,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	formStatsRepository := persistence.NewFormStatsRepository(db)
 	window := formActivityWindow(cfg)
 	counter, cleanup3 := analytics.ProvideCounter(formStatsRepository, log, window)
+	responseColumnsRepository := persistence.NewResponseColumnsRepository(db)
 	deps := application.Deps{
 		Workspaces:   workspaceRepository,
 		Keys:         apiKeyRepository,
@@ -461,6 +464,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		Scanner:      submissionRepository,
 		Activity:     counter,
 		Stats:        formStatsRepository,
+		Columns:      responseColumnsRepository,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {

@@ -62,8 +62,9 @@ type MembershipRepository interface {
 	// owners, and stores the result with the effects change returns (audit events only:
 	// accounts have no outbox).
 	Update(ctx context.Context, workspaceID, id string, change func(m *member.Membership, owners int) (Effects, error)) (Member, error)
-	// Delete locks as Update does, lets check refuse, then removes the membership and every
-	// session of that user in that workspace, with the audit events check returns.
+	// Delete locks as Update does, lets check refuse, then removes the membership, every
+	// session of that user in that workspace and their column choices of its responses
+	// tables, with the audit events check returns.
 	Delete(ctx context.Context, workspaceID, id string, check func(m *member.Membership, owners int) ([]audit.Event, error)) error
 	// Count returns the number of members of the workspace.
 	Count(ctx context.Context, workspaceID string) (int64, error)

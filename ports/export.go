@@ -14,6 +14,8 @@ type OldestFirst struct {
 	After         *Position
 	CreatedAfter  *time.Time
 	CreatedBefore *time.Time
+	// IDs, when not empty, keeps only the submissions with these IDs.
+	IDs []string
 }
 
 // SubmissionScanner reads all of a form's submissions in batches, oldest first, for exports:

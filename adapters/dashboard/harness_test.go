@@ -67,6 +67,7 @@ func newHarnessDash(t *testing.T, db *persistence.DB, publicURL string, srv *htt
 		Sessions:    persistence.NewSessionRepository(db),
 		Tokens:      persistence.NewUserTokenRepository(db),
 		Flashes:     persistence.NewFlashRepository(db),
+		Columns:     persistence.NewResponseColumnsRepository(db),
 		Audit:       persistence.NewAuditLog(db),
 		Throttle:    persistence.NewSignInThrottle(db),
 		// Cheap argon2id parameters: the tests check behaviour, not the cost.

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gin-gonic/gin"
 	"go.uber.org/zap"
@@ -29,6 +31,7 @@ func (h *Handler) mountResponses(w *gin.RouterGroup) {
 	w.GET("/forms/:id/responses", h.responses)
 	w.GET("/forms/:id/responses/delete", h.deleteResponsesConfirm)
 	w.POST("/forms/:id/responses/delete", h.deleteResponses)
+	w.POST("/forms/:id/responses/columns", h.saveColumns)
 	w.GET("/forms/:id/responses/:sid", h.response)
 	w.GET("/forms/:id/export", h.export)
 	w.GET("/forms/:id/analytics", h.analytics)
@@ -43,6 +46,9 @@ const maxDeleteAtOnce = 100
 type column struct {
 	ID, Label string
 	Shown     bool
+	Removed   bool
+	// First and Last say whether the column can move up or down in the Columns panel.
+	First, Last bool
 }
 
 type cell struct {
@@ -50,11 +56,17 @@ type cell struct {
 	Items []string
 	// Files are a file answer's items as named links (nil for other fields).
 	Files []fileLink
+	// Pieces are the items of an answer made of tokens (emails, links), cut after @ . and /:
+	// the table breaks them there and nowhere else. Nil for other answers.
+	Pieces [][]string
+	// Short is the beginning of a long answer, shown with a "Show all" that opens the rest.
+	Short string
 }
 
 type responseRow struct {
 	ID        string
 	Submitted time.Time
+	Href      string
 	Cells     []cell
 }
 
@@ -70,12 +82,72 @@ type responsesData struct {
 	CreatedAfter     string
 	CreatedBefore    string
 	Field, Contains  string
+	Source           string
+	Filtered         bool
 	Scanned          int
 	Stopped          bool
 	CanDelete        bool
+	ColumnsSaved     bool
+	ColumnsOpen      bool
 	Exports          []link
 	Tabs             []navItem
-	Query            []hiddenInput
+	// Back is the filters as a query: the Columns panel's form goes back to them.
+	Back string
+}
+
+// responseFilter is the table's filters as the query names them: days, a field's value, the
+// source. The table, the Columns panel and each response's Previous/Next keep them.
+type responseFilter struct {
+	CreatedAfter, CreatedBefore string
+	Field, Contains             string
+	Source                      string
+}
+
+// filterKeys are the query parameters of the filters.
+var filterKeys = []string{"created_after", "created_before", "field", "contains", "source"}
+
+func readFilter(q url.Values) responseFilter {
+	return responseFilter{CreatedAfter: q.Get("created_after"), CreatedBefore: q.Get("created_before"), Field: q.Get("field"),
+		Contains: strings.TrimSpace(q.Get("contains")), Source: q.Get("source")}
+}
+
+// values are the filters set, as a query.
+func (r responseFilter) values() url.Values {
+	v := url.Values{}
+	for k, val := range map[string]string{"created_after": r.CreatedAfter, "created_before": r.CreatedBefore, "contains": r.Contains,
+		"source": r.Source} {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	if r.Contains != "" {
+		v.Set("field", r.Field)
+	}
+	return v
+}
+
+// query is the list query the filters make, with days in the viewer's zone loc, or a 400
+// naming the filter that is wrong.
+func (r responseFilter) query(f *form.Form, loc *time.Location) (capture.ListSubmissions, error) {
+	q := capture.ListSubmissions{FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
+	var err error
+	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(r.CreatedAfter, r.CreatedBefore, loc); err != nil {
+		return q, err
+	}
+	if r.Contains != "" {
+		if _, ok := f.Field(r.Field); !ok {
+			return q, httperr.BadRequest("Choose the field to search in.")
+		}
+		q.Match = &capture.ValueMatch{FieldID: r.Field, Contains: r.Contains}
+	}
+	switch r.Source {
+	case "":
+	case string(submission.SourceForm), string(submission.SourceAPI):
+		q.Source = submission.Source(r.Source)
+	default:
+		return q, httperr.BadRequest("The source must be the form page, the API, or any.")
+	}
+	return q, nil
 }
 
 // cursor is an opaque keyset position: base64url of "<unix nanoseconds>.<id>".
@@ -136,21 +208,20 @@ func (h *Handler) responses(c *gin.Context) {
 		return
 	}
 	f := fv.Form
+	filter := readFilter(c.Request.URL.Query())
 	d := responsesData{FormID: f.ID(), FormName: f.Name(), Total: fv.SubmissionCount, CanDelete: p.Allows(access.Write),
-		CreatedAfter: c.Query("created_after"), CreatedBefore: c.Query("created_before"),
-		Field: c.Query("field"), Contains: strings.TrimSpace(c.Query("contains")), Tabs: formTabs(f.ID(), "responses")}
-	q := capture.ListSubmissions{FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
-	var err error
-	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(d.CreatedAfter, d.CreatedBefore, h.zone(c)); err != nil {
+		CreatedAfter: filter.CreatedAfter, CreatedBefore: filter.CreatedBefore, Field: filter.Field, Contains: filter.Contains,
+		Source: filter.Source, Tabs: formTabs(f.ID(), "responses"), ColumnsOpen: c.Query("columns") == "open"}
+	q, err := filter.query(f, h.zone(c))
+	if err != nil {
 		h.fail(c, err)
 		return
 	}
-	if d.Contains != "" {
-		if _, ok := f.Field(d.Field); !ok {
-			h.fail(c, httperr.BadRequest("Choose the field to search in."))
-			return
-		}
-		q.Match = &capture.ValueMatch{FieldID: d.Field, Contains: d.Contains}
+	d.Filtered = q.Match != nil || q.Source != "" || q.CreatedAfter != nil || q.CreatedBefore != nil
+	cols, err := h.app.Queries.GetResponseColumns.Handle(ctx, capture.GetResponseColumns{FormID: f.ID()})
+	if err != nil {
+		h.fail(c, err)
+		return
 	}
 	after, before := c.Query("after"), c.Query("before")
 	switch {
@@ -171,38 +242,50 @@ func (h *Handler) responses(c *gin.Context) {
 		return
 	}
 
-	chosen := map[string]bool{}
-	for _, id := range c.QueryArray("col") {
-		chosen[id] = true
-	}
-	for _, fl := range f.Fields() {
-		col := column{ID: fl.ID, Label: fl.Label, Shown: len(chosen) == 0 || chosen[fl.ID]}
+	d.ColumnsSaved = cols.Saved
+	var shown []form.Field
+	for i, rc := range cols.Columns {
+		col := column{ID: rc.Field.ID, Label: rc.Field.Label, Shown: rc.Shown, Removed: rc.Removed, First: i == 0, Last: i == len(cols.Columns)-1}
 		d.Columns = append(d.Columns, col)
-		if col.Shown {
+		if rc.Shown {
+			fl := rc.Field
+			if rc.Removed {
+				col.Label += capture.RemovedSuffix
+				fl.Label += capture.RemovedSuffix
+			}
 			d.Shown = append(d.Shown, col)
+			shown = append(shown, fl)
 		}
 	}
-	removed := answeredRemoved(f, page.Submissions)
+	if !cols.Saved {
+		// Without a choice, removed fields appear when the page holds answers to them.
+		for _, r := range answeredRemoved(f, page.Submissions) {
+			d.Removed = append(d.Removed, column{ID: r.ID, Label: r.Label, Shown: true, Removed: true})
+			shown = append(shown, r)
+			for i := range d.Columns {
+				if d.Columns[i].ID == r.ID {
+					d.Columns[i].Shown = true // ticked in the panel: saving keeps what the table shows
+				}
+			}
+		}
+	}
 	files := h.describeFiles(ctx, f, page.Submissions)
-	for _, r := range removed {
-		d.Removed = append(d.Removed, column{ID: r.ID, Label: r.Label, Shown: true})
+	detail := ""
+	if v := filter.values(); len(v) > 0 {
+		detail = "?" + v.Encode()
 	}
 	for _, s := range page.Submissions {
-		row := responseRow{ID: s.ID(), Submitted: s.SubmittedAt()}
-		for _, col := range d.Shown {
-			fl, _ := f.Field(col.ID)
-			row.Cells = append(row.Cells, cell{Label: col.Label, Items: h.items(s, fl), Files: h.fileLinks(s, fl, files)})
-		}
-		for _, fl := range removed {
-			row.Cells = append(row.Cells, cell{Label: fl.Label, Items: h.items(s, fl), Files: h.fileLinks(s, fl, files)})
+		row := responseRow{ID: s.ID(), Submitted: s.SubmittedAt(), Href: "/app/forms/" + f.ID() + "/responses/" + s.ID() + detail}
+		for _, fl := range shown {
+			cl := tableCell(fl, h.items(s, fl))
+			cl.Files = h.fileLinks(s, fl, files)
+			row.Cells = append(row.Cells, cl)
 		}
 		d.Rows = append(d.Rows, row)
 	}
 
-	// Links keep the filters and the columns; only the cursor changes.
-	base := c.Request.URL.Query()
-	base.Del("after")
-	base.Del("before")
+	// Links keep the filters; only the cursor changes (the columns are kept per person).
+	base := filter.values()
 	pageLink := func(key string, pos ports.Position) string {
 		v := url.Values{}
 		for k, vs := range base {
@@ -230,18 +313,11 @@ func (h *Handler) responses(c *gin.Context) {
 	if after != "" || before != "" {
 		d.Newest = pathWith(c.Request.URL.Path, base)
 	}
-	if q.Match != nil {
+	if q.Match != nil || q.Source != "" {
 		d.Scanned = page.Scanned
 		d.Stopped = page.More && len(rows) < responsesPageSize
 	}
-	for k, vs := range base {
-		if k == "col" {
-			continue
-		}
-		for _, v := range vs {
-			d.Query = append(d.Query, hiddenInput{Name: k, Value: v})
-		}
-	}
+	d.Back = filter.values().Encode()
 	ex := url.Values{}
 	if d.CreatedAfter != "" {
 		ex.Set("created_after", d.CreatedAfter)
@@ -263,6 +339,73 @@ func (h *Handler) responses(c *gin.Context) {
 		}
 	}
 	h.render(c, http.StatusOK, "responses", &view{Title: "Responses · " + f.Name(), Data: d})
+}
+
+// longAnswer is how many characters an answer may have before the table shortens it to its
+// first shortAnswer characters (about two lines) behind a "Show all".
+const (
+	longAnswer  = 100
+	shortAnswer = 80
+)
+
+// tableCell is an answer as a table cell: tokens (emails, links) cut where they may break,
+// long answers shortened.
+func tableCell(fl form.Field, items []string) cell {
+	c := cell{Label: fl.Label, Items: items}
+	whole := strings.Join(items, ", ")
+	if n := len([]rune(whole)); n > longAnswer || strings.Contains(whole, "\n") {
+		c.Short = shorten(whole, shortAnswer)
+		return c
+	}
+	tokens := true
+	for _, it := range items {
+		tokens = tokens && isToken(it)
+	}
+	if tokens && fl.Type != form.TypeFile {
+		for _, it := range items {
+			c.Pieces = append(c.Pieces, breakPoints(it))
+		}
+	}
+	return c
+}
+
+// isToken says whether an item is one long run of characters people read as a unit with
+// parts (an email address, a link): no space, and an @, a dot or a slash inside.
+func isToken(s string) bool {
+	return len(s) > 12 && !strings.ContainsFunc(s, unicode.IsSpace) && strings.ContainsAny(s, "@./")
+}
+
+// breakPoints cuts a token after each @, dot and slash.
+func breakPoints(s string) []string {
+	var out []string
+	start := 0
+	for i, r := range s {
+		if (r == '@' || r == '.' || r == '/') && i+1 < len(s) {
+			out = append(out, s[start:i+1])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// shorten is the first line of s up to about n characters, cut at a space when one is near,
+// and an ellipsis.
+func shorten(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	r := []rune(s)
+	if len(r) > n {
+		cut := n
+		for i := n; i > n*2/3; i-- {
+			if unicode.IsSpace(r[i]) {
+				cut = i
+				break
+			}
+		}
+		r = r[:cut]
+	}
+	return strings.TrimRightFunc(string(r), unicode.IsSpace) + "…"
 }
 
 // answeredRemoved are the fields removed from f that one of subs has answered, as fields
@@ -304,6 +447,17 @@ type answerView struct {
 	File  bool
 	Items []string
 	Files []fileLink
+	// Pieces are the items of an email or link answer cut where they may break (see cell).
+	Pieces [][]string
+}
+
+// answer is an answer as the response's page shows it.
+func answer(fl form.Field, items []string, files []fileLink) answerView {
+	a := answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: items, Files: files}
+	if !a.File {
+		a.Pieces = tableCell(fl, items).Pieces
+	}
+	return a
 }
 
 type responseData struct {
@@ -314,6 +468,9 @@ type responseData struct {
 	UTM                  [][2]string
 	CanDelete            bool
 	Tabs                 []navItem
+	// Newer and Older are the neighbouring responses in the table's order under the same
+	// filters (Previous and Next); Back is the table with those filters.
+	Newer, Older, Back string
 }
 
 // response is one response with its metadata and files.
@@ -334,11 +491,17 @@ func (h *Handler) response(c *gin.Context) {
 		CanDelete: p.Allows(access.Write), Tabs: formTabs(f.ID(), "responses")}
 	files := h.describeFiles(ctx, f, []*submission.Submission{s})
 	for _, fl := range f.Fields() {
-		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl), Files: h.fileLinks(s, fl, files)})
+		d.Answers = append(d.Answers, answer(fl, h.items(s, fl), h.fileLinks(s, fl, files)))
 	}
 	for _, fl := range answeredRemoved(f, []*submission.Submission{s}) {
-		d.Answers = append(d.Answers, answerView{Label: fl.Label, File: fl.Type == form.TypeFile, Items: h.items(s, fl), Files: h.fileLinks(s, fl, files)})
+		d.Answers = append(d.Answers, answer(fl, h.items(s, fl), h.fileLinks(s, fl, files)))
 	}
+	filter := readFilter(c.Request.URL.Query())
+	if d.Newer, d.Older, err = h.neighbours(c, f, filter, s); err != nil {
+		h.fail(c, err)
+		return
+	}
+	d.Back = pathWith("/app/forms/"+f.ID()+"/responses", filter.values())
 	m := s.Metadata()
 	d.Source = string(m.Source)
 	if m.Referrer != nil {
@@ -350,6 +513,39 @@ func (h *Handler) response(c *gin.Context) {
 		}
 	}
 	h.render(c, http.StatusOK, "response", &view{Title: "Response · " + f.Name(), Data: d})
+}
+
+// neighbours are the links to the responses just newer and just older than s in the table's
+// order (newest first) under the filters, each one keyset read of one row; "" when s is the
+// first or the last.
+func (h *Handler) neighbours(c *gin.Context, f *form.Form, filter responseFilter, s *submission.Submission) (newer, older string, err error) {
+	q, err := filter.query(f, h.zone(c))
+	if err != nil {
+		return "", "", err
+	}
+	q.Page.Limit = 1
+	pos := ports.Position{CreatedAt: s.SubmittedAt(), ID: s.ID()}
+	link := func(id string) string {
+		return pathWith("/app/forms/"+f.ID()+"/responses/"+id, filter.values())
+	}
+	ctx := c.Request.Context()
+	q.Page.After = &pos
+	page, err := h.app.Queries.ListSubmissions.Find(ctx, q)
+	if err != nil {
+		return "", "", err
+	}
+	if len(page.Submissions) > 0 {
+		older = link(page.Submissions[0].ID())
+	}
+	q.Page.After, q.Before = nil, &pos
+	page, err = h.app.Queries.ListSubmissions.Find(ctx, q)
+	if err != nil {
+		return "", "", err
+	}
+	if n := len(page.Submissions); n > 0 {
+		newer = link(page.Submissions[n-1].ID())
+	}
+	return newer, older, nil
 }
 
 // deleteIDs are the responses a deletion names (checkboxes "id", at most maxDeleteAtOnce).
@@ -484,8 +680,24 @@ func (h *Handler) export(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
+	// "Export selected" sends the ticked rows' IDs (and selected=1, so that none ticked goes
+	// back to the table instead of exporting everything).
+	var ids []string
+	for _, id := range c.QueryArray("id") {
+		if id = strings.TrimSpace(id); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	if c.Query("selected") != "" && len(ids) == 0 {
+		h.redirect(c, "/app/forms/"+c.Param("id")+"/responses", "Select at least one response to export.")
+		return
+	}
+	if len(ids) > capture.MaxExportIDs {
+		h.fail(c, httperr.BadRequest(fmt.Sprintf("Export at most %d chosen responses at once.", capture.MaxExportIDs)))
+		return
+	}
 	e, err := h.app.Queries.ExportSubmissions.Handle(c.Request.Context(), capture.ExportSubmissions{
-		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before, IncludeRemoved: includeRemoved,
+		FormID: c.Param("id"), Format: format, CreatedAfter: after, CreatedBefore: before, IncludeRemoved: includeRemoved, IDs: ids,
 		SignedFileLinks: links == httpkit.SignedFileLinks})
 	if err != nil {
 		h.fail(c, err)
@@ -612,3 +824,77 @@ func humanSeconds(s float64) string {
 	}
 	return fmt.Sprintf("%d h %d min", int(d.Hours()), int(d.Minutes())%60)
 }
+
+// saveColumns keeps the signed-in person's columns of the form's responses table: "order"
+// names every column in the panel's order, "show" the ticked ones; "move" (up:ID or down:ID)
+// moves one column first, and "reset" forgets the choice. It goes back to the table with its
+// filters ("back"), the panel open after a move.
+func (h *Handler) saveColumns(c *gin.Context) {
+	formID := c.Param("id")
+	back := url.Values{}
+	if raw := c.PostForm("back"); raw != "" {
+		v, err := url.ParseQuery(raw)
+		if err != nil {
+			h.fail(c, httperr.BadRequest("The link back to the table is not valid."))
+			return
+		}
+		for _, k := range filterKeys {
+			if x := v.Get(k); x != "" {
+				back.Set(k, x)
+			}
+		}
+	}
+	to := "/app/forms/" + formID + "/responses"
+	cmd := capture.SaveResponseColumns{FormID: formID, Reset: c.PostForm("reset") != ""}
+	notice := "Columns back to the form's fields, in its order."
+	if !cmd.Reset {
+		order := c.PostFormArray("order")
+		if len(order) > maxColumns {
+			h.fail(c, httperr.BadRequest(fmt.Sprintf("A table has at most %d columns.", maxColumns)))
+			return
+		}
+		if move := c.PostForm("move"); move != "" {
+			dir, id, _ := strings.Cut(move, ":")
+			i := slices.Index(order, id)
+			j := i - 1
+			if dir == "down" {
+				j = i + 1
+			}
+			if i < 0 || (dir != "up" && dir != "down") {
+				h.fail(c, httperr.BadRequest("Choose a column to move up or down."))
+				return
+			}
+			if j >= 0 && j < len(order) {
+				order[i], order[j] = order[j], order[i]
+			}
+			back.Set("columns", "open")
+		}
+		show := map[string]bool{}
+		for _, id := range c.PostFormArray("show") {
+			show[id] = true
+		}
+		for _, id := range order {
+			if show[id] {
+				cmd.Shown = append(cmd.Shown, id)
+				delete(show, id)
+			}
+		}
+		if len(show) > 0 {
+			h.fail(c, httperr.BadRequest("A ticked column is missing from the order of the columns."))
+			return
+		}
+		cmd.Shown = append([]string{}, cmd.Shown...)
+		notice = "Columns saved."
+		if back.Get("columns") == "open" {
+			notice = ""
+		}
+	}
+	if _, err := h.app.Commands.SaveResponseColumns.Handle(c.Request.Context(), cmd); err != nil {
+		h.fail(c, err)
+		return
+	}
+	h.redirect(c, pathWith(to, back)+"#columns", notice)
+}
+
+// maxColumns bounds the columns one save names (fields and removed fields).
+const maxColumns = 1000

@@ -64,7 +64,7 @@ func responsesForm(t *testing.T, h *harness, db *persistence.DB, n int) (*form.F
 }
 
 var (
-	responseRows = regexp.MustCompile(`(?s)<tr>\s*(?:<td data-label="Select">.*?</td>\s*)?<td data-label="Received">.*?</tr>`)
+	responseRows = regexp.MustCompile(`(?s)<tr>\s*<td data-label="Received"[^>]*>.*?</tr>`)
 	nextLink     = regexp.MustCompile(`href="([^"]+)" rel="next"`)
 	prevLink     = regexp.MustCompile(`href="([^"]+)" rel="prev"`)
 )
@@ -142,18 +142,46 @@ func TestResponsesTable(t *testing.T) {
 		}
 		owner.get(base+"?created_after=31/12/2026").expect(t, http.StatusBadRequest)
 
-		// Column choice stays in the links.
-		cols := owner.get(base+"?col="+fs[0].ID).expect(t, http.StatusOK).body
-		if !strings.Contains(cols, `<th scope="col">Name</th>`) || strings.Contains(cols, `<th scope="col">Colour</th>`) {
-			t.Fatal("column choice: Colour shown or Name missing")
+		// Columns: Email hidden, Colour first; kept for this person across pages and visits,
+		// not for another member; Reset brings every field back in the form's order.
+		header := regexp.MustCompile(`<thead>.*?</thead>`)
+		owner.post(base+"/columns", url.Values{"order": {fs[2].ID, fs[0].ID, fs[1].ID}, "show": {fs[2].ID, fs[0].ID},
+			"back": {"source=api&contains=&after=x"}}).redirectsTo(t, base+"?source=api#columns")
+		cols := owner.get(base).expect(t, http.StatusOK).body
+		if h := header.FindString(cols); !strings.Contains(h, `<th scope="col">Colour</th><th scope="col">Name</th></tr>`) || strings.Contains(h, "Email") {
+			t.Fatalf("chosen columns: %s", text(h))
 		}
-		if next := nextLink.FindStringSubmatch(cols); next == nil || !strings.Contains(html.UnescapeString(next[1]), "col="+fs[0].ID) {
-			t.Fatal("the Next link forgets the columns")
+		if next := nextLink.FindStringSubmatch(cols); next == nil ||
+			strings.Contains(header.FindString(owner.get(html.UnescapeString(next[1])).expect(t, http.StatusOK).body), "Email") {
+			t.Fatal("the next page forgets the columns")
+		}
+		viewer := h.member(owner, "grace@example.org", "viewer")
+		if !strings.Contains(header.FindString(viewer.get(base).expect(t, http.StatusOK).body), `<th scope="col">Email</th>`) {
+			t.Fatal("another member sees the owner's columns")
+		}
+		// Without JavaScript, a move button saves and moves one column, and the panel stays open.
+		owner.post(base+"/columns", url.Values{"order": {fs[2].ID, fs[0].ID, fs[1].ID}, "show": {fs[2].ID, fs[0].ID, fs[1].ID},
+			"move": {"down:" + fs[2].ID}}).redirectsTo(t, base+"?columns=open#columns")
+		moved := owner.get(base+"?columns=open").expect(t, http.StatusOK).body
+		if !strings.Contains(header.FindString(moved), `<th scope="col">Name</th><th scope="col">Colour</th><th scope="col">Email</th></tr>`) ||
+			!strings.Contains(moved, `id="columns" open`) {
+			t.Fatalf("after moving Colour down: %s", text(header.FindString(moved)))
+		}
+		owner.post(base+"/columns", url.Values{"order": {"fld_nope"}, "show": {"fld_nope"}}).expect(t, http.StatusUnprocessableEntity)
+		owner.post(base+"/columns", url.Values{"order": {fs[0].ID}, "show": {fs[1].ID}}).expect(t, http.StatusBadRequest)
+		owner.post(base+"/columns", url.Values{"reset": {"1"}}).redirectsTo(t, base+"#columns")
+		if h := header.FindString(owner.get(base).expect(t, http.StatusOK).body); !strings.Contains(h,
+			`<th scope="col">Name</th><th scope="col">Email</th><th scope="col">Colour</th></tr>`) {
+			t.Fatalf("after Reset: %s", text(h))
 		}
 
 		// Detail with metadata.
-		detail := text(owner.get(base+"/"+ids[29]).expect(t, http.StatusOK).body)
-		for _, want := range []string{"Person 29", "person-29@example.org", "Blue", "API", "https://blog.example.com/post", "utm_source", "newsletter", ids[29]} {
+		raw := owner.get(base+"/"+ids[29]).expect(t, http.StatusOK).body
+		if !strings.Contains(raw, "<dd>person-29@<wbr>example.<wbr>org</dd>") {
+			t.Fatalf("the detail's email may break only after @ and dots: %s", raw)
+		}
+		detail := text(raw)
+		for _, want := range []string{"Person 29", "Blue", "API", "https://blog.example.com/post", "utm_source", "newsletter", ids[29]} {
 			if !strings.Contains(detail, want) {
 				t.Fatalf("detail lacks %q: %s", want, detail)
 			}
@@ -172,8 +200,8 @@ func TestDeleteResponses(t *testing.T) {
 
 		viewer := h.member(owner, "viewer@example.org", "viewer")
 		vp := viewer.get(base).expect(t, http.StatusOK).body
-		if len(rowsOf(vp)) != 4 || strings.Contains(vp, "Delete selected") || strings.Contains(vp, `name="id"`) {
-			t.Fatal("a viewer sees the rows without the delete controls")
+		if len(rowsOf(vp)) != 4 || strings.Contains(vp, "Delete selected") || !strings.Contains(vp, `name="id"`) || !strings.Contains(vp, "Export selected") {
+			t.Fatal("a viewer sees the rows, chooses some to export, and has no delete button")
 		}
 		viewer.get(base+"/delete?id="+ids[0]).expect(t, http.StatusForbidden)
 		viewer.post(base+"/delete", url.Values{"id": {ids[0]}}).expect(t, http.StatusForbidden)
@@ -314,4 +342,99 @@ func TestValueFilterBoundsItsWork(t *testing.T) {
 	if rows := rowsOf(second); len(rows) != 1 || !strings.Contains(rows[0], "Person 0") || nextLink.MatchString(second) {
 		t.Fatalf("searching on: %d rows: %s", len(rows), text(second))
 	}
+}
+
+// TestResponsesSourceSelectedAndNeighbours: the source filter (sealed metadata, compared once
+// opened), "Export selected" of ticked IDs only, and a response's Previous/Next in the
+// table's order under its filters, with Back keeping them, on both databases.
+func TestResponsesSourceSelectedAndNeighbours(t *testing.T) {
+	persistencetest.Each(t, func(t *testing.T, db *persistence.DB) {
+		h := newHarness(t, db, "http://127.0.0.1:8080")
+		owner := h.owner()
+		f, ids := responsesForm(t, h, db, 30)
+		fs := f.Fields()
+		base := "/app/forms/" + f.ID() + "/responses"
+		ctx := context.Background()
+		ws, err := persistence.NewWorkspaceRepository(db).Oldest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys := auth.WithPrincipal(ctx, auth.SystemPrincipal(ws.ID()))
+		published := "published"
+		if _, err := h.app.Commands.UpdateForm.Handle(sys, forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Status: &published}}); err != nil {
+			t.Fatal(err)
+		}
+		// Three responses from the form page, after the API ones.
+		var fromPage []string
+		for i := range 3 {
+			s, err := h.app.Commands.CaptureSubmission.Handle(sys, capture.CaptureSubmission{FormID: f.ID(), Source: submission.SourceForm,
+				Data: map[string]submission.Input{fs[0].ID: fmt.Sprintf("Walk-in %d", i)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromPage = append(fromPage, s.ID())
+			testkit.PastMillisecond(t, time.Now())
+		}
+
+		// Source: the form page's three, newest first; the API's thirty over two pages.
+		rows := rowsOf(owner.get(base+"?source=form").expect(t, http.StatusOK).body)
+		if len(rows) != 3 || !strings.Contains(rows[0], "Walk-in 2") || !strings.Contains(rows[2], "Walk-in 0") {
+			t.Fatalf("source=form: %d rows", len(rows))
+		}
+		api := owner.get(base+"?source=api").expect(t, http.StatusOK).body
+		if rows = rowsOf(api); len(rows) != 25 || !strings.Contains(rows[0], "Person 29") {
+			t.Fatalf("source=api: %d rows", len(rows))
+		}
+		if next := nextLink.FindStringSubmatch(api); next == nil || !strings.Contains(html.UnescapeString(next[1]), "source=api") {
+			t.Fatal("the Next page forgets the source")
+		}
+		// Source and value together.
+		if rows = rowsOf(owner.get(base + "?" + url.Values{"source": {"form"}, "field": {fs[0].ID}, "contains": {"walk-in 1"}}.Encode()).body); len(rows) != 1 {
+			t.Fatalf("source=form and Walk-in 1: %d rows", len(rows))
+		}
+		owner.get(base+"?source=email").expect(t, http.StatusBadRequest)
+
+		// Export selected: exactly the ticked responses, oldest first.
+		p := owner.get("/app/forms/"+f.ID()+"/export?"+url.Values{"format": {"csv"}, "selected": {"1"},
+			"id": {ids[7], fromPage[1], ids[3], ids[7]}}.Encode()).expect(t, http.StatusOK)
+		records, err := csv.NewReader(strings.NewReader(p.body)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(records) != 4 || records[1][0] != ids[3] || records[2][0] != ids[7] || records[3][0] != fromPage[1] || records[3][2] != "Walk-in 1" {
+			t.Fatalf("exported selection: %v", records)
+		}
+		owner.get("/app/forms/"+f.ID()+"/export?format=csv&selected=1").redirectsTo(t, base)
+		tooMany := url.Values{"format": {"csv"}}
+		for i := range capture.MaxExportIDs + 1 {
+			tooMany.Add("id", fmt.Sprintf("sub_%d", i))
+		}
+		owner.get("/app/forms/"+f.ID()+"/export?"+tooMany.Encode()).expect(t, http.StatusBadRequest)
+
+		// Previous and Next: the newest has no Previous; Next is the one just older.
+		newer := regexp.MustCompile(`href="([^"]+)" rel="prev"`)
+		older := regexp.MustCompile(`href="([^"]+)" rel="next"`)
+		top := owner.get(base+"/"+fromPage[2]).expect(t, http.StatusOK).body
+		if newer.MatchString(top) || !strings.Contains(older.FindStringSubmatch(top)[1], fromPage[1]) {
+			t.Fatalf("the newest response's neighbours: %s", text(top))
+		}
+		// Under source=api, ids[29]'s Previous is none (the form page's are filtered out) and
+		// Next is ids[28]; following Next keeps the filter; Back goes to the filtered table.
+		d := owner.get(base+"/"+ids[29]+"?source=api").expect(t, http.StatusOK).body
+		next := older.FindStringSubmatch(d)
+		if newer.MatchString(d) || next == nil || html.UnescapeString(next[1]) != base+"/"+ids[28]+"?source=api" {
+			t.Fatalf("neighbours of the newest API response: %s", text(d))
+		}
+		d = owner.get(html.UnescapeString(next[1])).expect(t, http.StatusOK).body
+		if !strings.Contains(text(d), "Person 28") || !strings.Contains(d, `href="`+base+`?source=api"`) {
+			t.Fatalf("after Next: %s", text(d))
+		}
+		if prev := newer.FindStringSubmatch(d); prev == nil || html.UnescapeString(prev[1]) != base+"/"+ids[29]+"?source=api" {
+			t.Fatal("Previous from ids[28] is not ids[29]")
+		}
+		if last := owner.get(base+"/"+ids[0]+"?source=api").expect(t, http.StatusOK).body; older.MatchString(last) {
+			t.Fatal("the oldest response has a Next")
+		}
+		owner.get(base+"/"+ids[0]+"?source=nope").expect(t, http.StatusBadRequest)
+	})
 }

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -57,6 +59,12 @@ func (a *api) exportSubmissions(c *gin.Context) {
 	}
 	if q.CreatedAfter != nil && q.CreatedBefore != nil && !q.CreatedAfter.Before(*q.CreatedBefore) {
 		fail(c, a.Logger, badRequest("created_before must be later than created_after"))
+		return
+	}
+	// id, repeated, exports only those submissions (at most capture.MaxExportIDs).
+	q.IDs = c.QueryArray("id")
+	if len(q.IDs) > capture.MaxExportIDs || slices.Contains(q.IDs, "") {
+		fail(c, a.Logger, badRequest(fmt.Sprintf("id names from 1 to %d submissions, none empty", capture.MaxExportIDs)))
 		return
 	}
 	ctx := c.Request.Context()

@@ -22,6 +22,7 @@ func TestRepositoryContract(t *testing.T) {
 				AccountMail: persistence.NewAccountMailOutbox(db), DataKeys: r.dataKeys,
 				Webhooks: r.webhooks, Deliveries: r.deliveries,
 				Workflows: persistence.NewWorkflowRepository(db, r.cipher), Integrations: persistence.NewIntegrationRepository(db, r.cipher), Runs: persistence.NewRunRepository(db, r.cipher),
+				Columns: persistence.NewResponseColumnsRepository(db),
 			}
 		})
 	})

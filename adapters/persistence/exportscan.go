@@ -34,6 +34,12 @@ func (r *SubmissionRepository) ListOldestFirst(ctx context.Context, workspaceID,
 		sb.WriteString(" AND submitted_at < ?")
 		args = append(args, ceilMillis(*q.CreatedBefore))
 	}
+	if len(q.IDs) > 0 {
+		sb.WriteString(" AND id IN (?" + strings.Repeat(", ?", len(q.IDs)-1) + ")")
+		for _, id := range q.IDs {
+			args = append(args, id)
+		}
+	}
 	if q.After != nil {
 		sb.WriteString(" AND (submitted_at, id) > (?, ?)")
 		args = append(args, toMillis(q.After.CreatedAt), q.After.ID)

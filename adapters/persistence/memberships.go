@@ -186,8 +186,8 @@ func (r *MembershipRepository) Update(ctx context.Context, workspaceID, id strin
 	return out, nil
 }
 
-// Delete locks as Update does, lets check refuse, then removes the membership and the user's
-// sessions in that workspace, with the audit events check returns.
+// Delete locks as Update does, lets check refuse, then removes the membership, the user's
+// sessions in that workspace and their column choices there, with the audit events check returns.
 func (r *MembershipRepository) Delete(ctx context.Context, workspaceID, id string, check func(m *member.Membership, owners int) ([]audit.Event, error)) error {
 	return r.lockMembers(ctx, workspaceID, id, func(tx *gorm.DB, row membershipRow, owners int) error {
 		events, err := check(row.toDomain(), owners)
@@ -199,6 +199,9 @@ func (r *MembershipRepository) Delete(ctx context.Context, workspaceID, id strin
 		}
 		if err := tx.Exec("DELETE FROM sessions WHERE user_id = ? AND workspace_id = ?", row.UserID, workspaceID).Error; err != nil {
 			return mapErr("end removed member's sessions", err)
+		}
+		if err := tx.Exec("DELETE FROM response_columns WHERE user_id = ? AND workspace_id = ?", row.UserID, workspaceID).Error; err != nil {
+			return mapErr("forget removed member's columns", err)
 		}
 		return writeAudit(tx, events)
 	})

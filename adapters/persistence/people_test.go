@@ -332,6 +332,14 @@ func TestMembershipRepository(t *testing.T) {
 		for _, s := range []*session.Session{sBobW1, sBobW2, sBobNone, sCyW1} {
 			noErr(t, p.sessions.Create(ctx, s))
 		}
+		// And forgets his column choices in w1 only.
+		columns := persistence.NewResponseColumnsRepository(p.db)
+		f1, f2 := mustForm(t, p.repos, w1.ID(), base), mustForm(t, p.repos, w2.ID(), base)
+		for _, c := range []ports.ResponseColumns{{WorkspaceID: w1.ID(), UserID: bob.ID(), FormID: f1.ID()},
+			{WorkspaceID: w2.ID(), UserID: bob.ID(), FormID: f2.ID()}, {WorkspaceID: w1.ID(), UserID: cy.ID(), FormID: f1.ID()}} {
+			c.Shown, c.UpdatedAt = []string{"fld_a"}, base
+			noErr(t, columns.Put(ctx, c))
+		}
 		noErr(t, p.members.Delete(ctx, w1.ID(), mBob.ID(), func(m *member.Membership, owners int) ([]audit.Event, error) {
 			if owners != 2 || m.UserID() != bob.ID() {
 				t.Fatalf("check got %s with %d owners", m.UserID(), owners)
@@ -345,6 +353,13 @@ func TestMembershipRepository(t *testing.T) {
 		for _, s := range []*session.Session{sBobW2, sBobNone, sCyW1} {
 			if _, err := p.sessions.FindByToken(ctx, s.TokenHash()); err != nil {
 				t.Fatalf("session %s of workspace %q: %v", s.ID(), s.WorkspaceID(), err)
+			}
+		}
+		_, err = columns.Get(ctx, w1.ID(), bob.ID(), f1.ID())
+		wantErr(t, err, domain.ErrNotFound)
+		for _, k := range [][3]string{{w2.ID(), bob.ID(), f2.ID()}, {w1.ID(), cy.ID(), f1.ID()}} {
+			if _, err := columns.Get(ctx, k[0], k[1], k[2]); err != nil {
+				t.Fatalf("column choice %v after removing Bob from w1: %v", k, err)
 			}
 		}
 		wantActions(t, p, w1.ID(), audit.MemberRemoved, audit.MemberRoleChanged)

@@ -33,6 +33,7 @@ var ProviderSet = wire.NewSet(
 	NewSessionRepository, wire.Bind(new(ports.SessionRepository), new(*SessionRepository)),
 	NewUserTokenRepository, wire.Bind(new(ports.UserTokenRepository), new(*UserTokenRepository)),
 	NewFlashRepository, wire.Bind(new(ports.FlashRepository), new(*FlashRepository)),
+	NewResponseColumnsRepository, wire.Bind(new(ports.ResponseColumnsRepository), new(*ResponseColumnsRepository)),
 	NewAuditLog, wire.Bind(new(ports.AuditLog), new(*AuditLog)),
 	NewSignInThrottle, wire.Bind(new(ports.SignInThrottle), new(*SignInThrottle)),
 	NewAccountMailOutbox, wire.Bind(new(ports.AccountMailOutbox), new(*AccountMailOutbox)),

@@ -689,3 +689,46 @@ func (r *Flashes) Purge(_ context.Context, now time.Time) (int64, error) {
 	r.Items = slices.DeleteFunc(r.Items, func(f ports.Flash) bool { return !now.Before(f.ExpiresAt) })
 	return int64(n - len(r.Items)), nil
 }
+
+// ResponseColumns are the column choices in memory; a choice for a form the Forms fake no
+// longer holds is gone, as the table's cascade deletes it.
+type ResponseColumns struct {
+	mu    sync.Mutex
+	Forms *Forms
+	items map[[3]string]ports.ResponseColumns
+}
+
+func (r *ResponseColumns) Get(ctx context.Context, workspaceID, userID, formID string) (ports.ResponseColumns, error) {
+	if _, err := r.Forms.Get(ctx, workspaceID, formID); err != nil {
+		return ports.ResponseColumns{}, domain.ErrNotFound
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.items[[3]string{workspaceID, userID, formID}]
+	if !ok {
+		return ports.ResponseColumns{}, domain.ErrNotFound
+	}
+	c.Shown, c.Hidden = slices.Clone(c.Shown), slices.Clone(c.Hidden)
+	return c, nil
+}
+
+func (r *ResponseColumns) Put(ctx context.Context, c ports.ResponseColumns) error {
+	if _, err := r.Forms.Get(ctx, c.WorkspaceID, c.FormID); err != nil {
+		return domain.ErrNotFound
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.items == nil {
+		r.items = map[[3]string]ports.ResponseColumns{}
+	}
+	c.Shown, c.Hidden = slices.Clone(c.Shown), slices.Clone(c.Hidden)
+	r.items[[3]string{c.WorkspaceID, c.UserID, c.FormID}] = c
+	return nil
+}
+
+func (r *ResponseColumns) Delete(_ context.Context, workspaceID, userID, formID string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.items, [3]string{workspaceID, userID, formID})
+	return nil
+}

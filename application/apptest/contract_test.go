@@ -16,6 +16,7 @@ func TestRepositoryContract(t *testing.T) {
 			Users: s.Users, Memberships: s.Memberships, Sessions: s.Sessions, Tokens: s.Tokens, Flashes: s.Flashes,
 			Audit: s.Audit, Throttle: s.Throttle, AccountMail: s.AccountMail, DataKeys: s.DataKeys,
 			Webhooks: s.Webhooks, Deliveries: s.Deliveries, Workflows: s.Workflows, Integrations: s.Integrations, Runs: s.Runs,
+			Columns: s.Columns,
 		}
 	})
 }

@@ -37,6 +37,7 @@ type Store struct {
 	Sessions     *Sessions
 	Tokens       *UserTokens
 	Flashes      *Flashes
+	Columns      *ResponseColumns
 	Throttle     *Throttle
 	AccountMail  *AccountMail
 	DataKeys     *DataKeys
@@ -69,6 +70,7 @@ func NewStore() *Store {
 	s.Webhooks = &Webhooks{table: newTable(func(w *webhook.Webhook) *webhook.Webhook { c := *w; return &c }), Deliveries: s.Deliveries}
 	s.Webhooks.Audit, s.Workflows.Audit, s.Integrations.Audit = a, a, a
 	s.Forms = &Forms{rows: rows[*form.Form]{Audit: a}, Submissions: s.Submissions}
+	s.Columns = &ResponseColumns{Forms: s.Forms}
 	s.Memberships = &Memberships{Workspaces: s.Workspaces, Sessions: s.Sessions, Audit: a}
 	s.Users = &Users{ByID: map[string]*user.User{}, Memberships: s.Memberships, Audit: a}
 	s.Memberships.Users = s.Users
@@ -97,7 +99,7 @@ func NewWith(s application.Settings, adds ...func(*Harness, *application.Deps)) 
 	h := newHarness()
 	d := application.Deps{
 		Workspaces: h.Workspaces, Keys: h.Keys, Forms: h.Forms, Submissions: h.Submissions,
-		IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher,
+		IDs: h.IDs, Clock: h.Clock, IPHasher: h.IPHasher, Columns: h.Columns,
 	}
 	for _, add := range adds {
 		add(h, &d)

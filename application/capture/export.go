@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/formward/formward/application/auth"
@@ -31,7 +32,13 @@ type ExportSubmissions struct {
 	// IncludeRemoved adds, after the fields, a column per field removed from the form with
 	// the answers stored for it (tabular formats; NDJSON lines always carry every stored answer).
 	IncludeRemoved bool
+	// IDs, when not empty, exports only the submissions with these IDs (at most
+	// MaxExportIDs; the responses chosen in a table).
+	IDs []string
 }
+
+// MaxExportIDs bounds the submissions an export of chosen IDs names.
+const MaxExportIDs = 500
 
 // ExportSubmissionsHandler starts exports: it checks the principal may read, records
 // submissions.exported, and hands back an Export that reads the submissions in batches.
@@ -66,7 +73,14 @@ func (h ExportSubmissionsHandler) Handle(ctx context.Context, q ExportSubmission
 	if err != nil {
 		return nil, err
 	}
+	ids, err := exportIDs(q.IDs)
+	if err != nil {
+		return nil, err
+	}
 	details := map[string]any{"form_id": f.ID(), "format": q.Format}
+	if len(ids) > 0 {
+		details["ids"] = len(ids)
+	}
 	if q.CreatedAfter != nil {
 		details["created_after"] = domain.FormatTime(*q.CreatedAfter)
 	}
@@ -95,7 +109,28 @@ func (h ExportSubmissionsHandler) Handle(ctx context.Context, q ExportSubmission
 		removedFields[i] = r.AsField()
 	}
 	return &Export{Form: f, At: now, Columns: exportColumns(fields, removed), Kinds: exportKinds(fields, removed), scanner: h.scanner, batch: h.batch,
-		workspaceID: p.WorkspaceID, createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore, fields: fields, removed: removedFields}, nil
+		workspaceID: p.WorkspaceID, createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore, ids: ids, fields: fields, removed: removedFields}, nil
+}
+
+// exportIDs are the chosen IDs, trimmed and named once; more than MaxExportIDs, or an empty
+// one among them, is a validation error.
+func exportIDs(raw []string) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range raw {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			return nil, domain.Validation("ids", "invalid_value", "a response ID is empty")
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	if len(out) > MaxExportIDs {
+		return nil, domain.Validation("ids", "too_many", "export at most "+strconv.Itoa(MaxExportIDs)+" chosen responses at once")
+	}
+	return out, nil
 }
 
 // Export is one export under way: the form, when it started, its columns, and the
@@ -115,6 +150,7 @@ type Export struct {
 	workspaceID   string
 	createdAfter  *time.Time
 	createdBefore *time.Time
+	ids           []string
 	// fields are Form.Fields(), copied once: Row reads them for every submission.
 	fields []form.Field
 	// removed are the removed fields whose columns follow the fields (IncludeRemoved).
@@ -134,7 +170,7 @@ func (e *Export) Each(ctx context.Context, fn func(*submission.Submission) error
 	batches := make(chan batch, 1)
 	go func() {
 		defer close(batches)
-		q := ports.OldestFirst{Limit: e.batch, CreatedAfter: e.createdAfter, CreatedBefore: e.createdBefore}
+		q := ports.OldestFirst{Limit: e.batch, CreatedAfter: e.createdAfter, CreatedBefore: e.createdBefore, IDs: e.ids}
 		for {
 			subs, err := e.scanner.ListOldestFirst(ctx, e.workspaceID, e.Form.ID(), q)
 			select {

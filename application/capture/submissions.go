@@ -228,6 +228,10 @@ type ListSubmissions struct {
 	// Match, when set, keeps only the submissions whose answer to a field contains a text
 	// (see Find: the answers are sealed at rest, so they are compared once opened).
 	Match *ValueMatch
+	// Source, when set, keeps only the submissions that came this way (the public form page,
+	// or the API). It is sealed with the submission's metadata, so Find compares it once
+	// opened, like Match.
+	Source submission.Source
 	// Before, when set, asks for the page of newer submissions just before this position
 	// (the "previous" page of a keyset list); Page.After is then ignored.
 	Before *ports.Position

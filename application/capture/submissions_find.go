@@ -45,7 +45,7 @@ type SubmissionPage struct {
 	Scanned int
 }
 
-// Find reads one page like Handle, and also filters by value and pages towards newer
+// Find reads one page like Handle, and also filters by value and by source and pages towards newer
 // submissions (Before). A filtered page stops after MaxScannedPerPage submissions even when it
 // is not full; Resume then says where the search goes on.
 func (h ListSubmissionsHandler) Find(ctx context.Context, q ListSubmissions) (SubmissionPage, error) {
@@ -77,6 +77,14 @@ func (h ListSubmissionsHandler) Find(ctx context.Context, q ListSubmissions) (Su
 			}
 			return false
 		}
+	}
+	if q.Source != "" {
+		if q.Source != submission.SourceForm && q.Source != submission.SourceAPI {
+			return SubmissionPage{}, domain.Validation("source", "invalid_value", "the source is form or api")
+		}
+		batch = max(findBatch, batch)
+		byValue, want := match, q.Source
+		match = func(s *submission.Submission) bool { return s.Metadata().Source == want && byValue(s) }
 	}
 	read := func(after *ports.Position, n int) ([]*submission.Submission, error) {
 		return h.submissions.List(ctx, p.WorkspaceID, q.FormID, ports.SubmissionQuery{

@@ -42,6 +42,7 @@ type Repos struct {
 	Workflows    ports.WorkflowRepository
 	Integrations ports.IntegrationRepository
 	Runs         ports.RunRepository
+	Columns      ports.ResponseColumnsRepository
 }
 
 // Run runs every contract as a subtest against the repositories open returns.
@@ -69,6 +70,7 @@ func Run(t *testing.T, open func(t *testing.T) Repos) {
 		{"Workflows", workflows},
 		{"Integrations", integrations},
 		{"Runs", runs},
+		{"ResponseColumns", responseColumns},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.run(t, open(t)) })
 	}

@@ -93,7 +93,8 @@ async function main({ ctx, page }) {
 
   // The detail.
   await rows.first().getByRole('link').click();
-  await page.waitForURL(`**/responses/${ids[1]}`);
+  // The detail keeps the table's filters in its address (for Previous, Next and Back).
+  await page.waitForURL((u) => u.pathname.endsWith(`/responses/${ids[1]}`));
   const detail = await page.locator('main').innerText();
   for (const want of ['Grace Hopper', 'Morning, Afternoon', 'API', ids[1]]) if (!detail.includes(want)) fail(`the detail lacks ${want}`);
   await check(page, 'detail');

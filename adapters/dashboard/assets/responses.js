@@ -78,3 +78,94 @@
     });
   });
 })();
+
+// Responses table: "select all on this page", a count of the chosen rows, and the Columns
+// panel: its up/down buttons move a column at once, and Save columns stores the choice and
+// redraws the table in place (without this file each button saves and reloads the page).
+(function () {
+  'use strict';
+  function bindSelection(root) {
+    var all = root.querySelector('[data-select-all]');
+    var boxes = Array.prototype.slice.call(root.querySelectorAll('table.responses tbody input[name=id]'));
+    var count = root.querySelector('[data-selected-count]');
+    function update() {
+      var n = boxes.filter(function (b) { return b.checked; }).length;
+      if (all) {
+        all.checked = n > 0 && n === boxes.length;
+        all.indeterminate = n > 0 && n < boxes.length;
+      }
+      if (count) count.textContent = n ? n + ' selected' : '';
+    }
+    if (all && boxes.length) {
+      all.hidden = false;
+      all.addEventListener('change', function () {
+        boxes.forEach(function (b) { b.checked = all.checked; });
+        update();
+      });
+    }
+    boxes.forEach(function (b) { b.addEventListener('change', update); });
+    update();
+  }
+  bindSelection(document);
+
+  var form = document.querySelector('form[data-columns]');
+  if (!form) return;
+  var list = form.querySelector('.column-list');
+  var status = form.querySelector('[data-columns-status]');
+  function refresh() {
+    var items = list.querySelectorAll('[data-column]');
+    items.forEach(function (li, i) {
+      li.querySelector('[data-move=up]').disabled = i === 0;
+      li.querySelector('[data-move=down]').disabled = i === items.length - 1;
+    });
+  }
+  list.addEventListener('click', function (e) {
+    var btn = e.target.closest('[data-move]');
+    if (!btn) return;
+    e.preventDefault();
+    var li = btn.closest('[data-column]');
+    var up = btn.getAttribute('data-move') === 'up';
+    var other = up ? li.previousElementSibling : li.nextElementSibling;
+    if (!other) return;
+    if (up) list.insertBefore(li, other); else list.insertBefore(other, li);
+    refresh();
+    list.querySelectorAll('.moved').forEach(function (x) { x.classList.remove('moved'); });
+    li.classList.add('moved');
+    var label = li.querySelector('label').textContent.trim();
+    if (status) status.textContent = label + ' moved ' + (up ? 'up' : 'down') + '. Save columns to keep the order.';
+    var again = li.querySelector('[data-move=' + (up ? 'up' : 'down') + ']');
+    (again.disabled ? li.querySelector('[data-move=' + (up ? 'down' : 'up') + ']') : again).focus();
+  });
+
+  // Save columns: post the form as it is, and take the table from the page the post leads to.
+  if (!window.fetch || !window.DOMParser || !window.FormData || !window.URLSearchParams) return;
+  var saving = false;
+  form.addEventListener('submit', function (e) {
+    var by = e.submitter;
+    if (saving || (by && by.name)) return; // Reset (and a move without this script) reload the page
+    e.preventDefault();
+    saving = true;
+    if (status) status.textContent = 'Saving…';
+    fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' }).then(function (resp) {
+      if (!resp.ok) throw new Error('The columns could not be saved (' + resp.status + '). Try again.');
+      return resp.text();
+    }).then(function (html) {
+      var next = new DOMParser().parseFromString(html, 'text/html');
+      var fresh = next.querySelector('.table-card');
+      var card = document.querySelector('.table-card');
+      if (!fresh || !card) throw new Error('The columns were saved; reload the page to see them.');
+      card.replaceWith(fresh);
+      bindSelection(fresh);
+      var summary = next.querySelector('#columns summary');
+      if (summary) form.closest('details').querySelector('summary').innerHTML = summary.innerHTML;
+      if (!form.querySelector('[name=reset]')) {
+        var reset = next.querySelector('form[data-columns] [name=reset]');
+        if (reset) form.querySelector('[type=submit]:not([name])').after(' ', reset);
+      }
+      list.querySelectorAll('.moved').forEach(function (x) { x.classList.remove('moved'); });
+      if (status) status.textContent = 'Columns saved.';
+    }).catch(function (err) {
+      if (status) status.textContent = err.message || 'The columns could not be saved. Try again.';
+    }).then(function () { saving = false; });
+  });
+})();
