@@ -11,7 +11,6 @@ package dashboard
 
 import (
 	"embed"
-	"html/template"
 	"io"
 	"net/http"
 	"net/netip"
@@ -74,7 +73,7 @@ type Handler struct {
 	clock         ports.Clock
 	log           *zap.Logger
 	opts          Options
-	pages         map[string]*template.Template
+	pages         *pageSet
 	secure        bool
 	cookies       cookieBox
 	origin        *http.CrossOriginProtection

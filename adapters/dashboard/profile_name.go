@@ -10,7 +10,7 @@ import (
 // to the field.
 func (h *Handler) updateName(c *gin.Context) {
 	name := c.PostForm("name")
-	_, err := h.app.Commands.UpdateProfile.Handle(c.Request.Context(), accounts.UpdateProfile{Name: name})
+	_, err := h.app.Commands.UpdateProfile.Handle(c.Request.Context(), accounts.UpdateProfile{Name: &name})
 	if err != nil {
 		b, ok := h.invalid(c, err)
 		if !ok {

@@ -53,7 +53,7 @@ func TestProfileRename(t *testing.T) {
 		// The use case itself fails closed: no principal, or one that is not a signed-in person.
 		for _, ctx := range []context.Context{context.Background(),
 			auth.WithPrincipal(context.Background(), auth.Principal{Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_1"}})} {
-			if _, err := h.app.Commands.UpdateProfile.Handle(ctx, accounts.UpdateProfile{Name: "Mallory"}); !errors.Is(err, auth.ErrForbidden) {
+			if _, err := h.app.Commands.UpdateProfile.Handle(ctx, accounts.UpdateProfile{Name: new("Mallory")}); !errors.Is(err, auth.ErrForbidden) {
 				t.Fatalf("UpdateProfile without a signed-in user: %v, want ErrForbidden", err)
 			}
 		}

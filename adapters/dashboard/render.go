@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"maps"
 	"math"
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -78,7 +80,55 @@ type message struct {
 	SignOut    bool
 }
 
-func parsePages() (map[string]*template.Template, error) {
+// pageSet is every page template, drawn in the viewer's time zone: the parsed templates are
+// never executed themselves (html/template clones only those), and each zone a viewer reads in
+// gets its own clone, whose time functions format in that zone.
+type pageSet struct {
+	parsed map[string]*template.Template
+	mu     sync.Mutex // held while a zone's pages are cloned
+	zones  sync.Map   // zone name → map[string]*template.Template
+}
+
+// in returns the pages that show times in loc, cloning them on the zone's first use.
+func (p *pageSet) in(loc *time.Location) (map[string]*template.Template, error) {
+	if pages, ok := p.zones.Load(loc.String()); ok {
+		return pages.(map[string]*template.Template), nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pages, ok := p.zones.Load(loc.String()); ok {
+		return pages.(map[string]*template.Template), nil
+	}
+	pages := make(map[string]*template.Template, len(p.parsed))
+	for name, t := range p.parsed {
+		c, err := t.Clone()
+		if err != nil {
+			return nil, fmt.Errorf("clone page %s: %w", name, err)
+		}
+		pages[name] = c.Funcs(zoneFuncs(loc))
+	}
+	p.zones.Store(loc.String(), pages)
+	return pages, nil
+}
+
+// The formats of times on the pages: day and time in the viewer's zone (with its abbreviation),
+// and in UTC for the title a pointer shows on hover.
+const (
+	dateLayout     = "2 Jan 2006"
+	datetimeLayout = "2 Jan 2006, 15:04 MST"
+)
+
+// zoneFuncs are the template functions that depend on the viewer's zone: date and datetime
+// format in it, zone names it.
+func zoneFuncs(loc *time.Location) template.FuncMap {
+	return template.FuncMap{
+		"date":     func(t time.Time) string { return t.In(loc).Format(dateLayout) },
+		"datetime": func(t time.Time) string { return t.In(loc).Format(datetimeLayout) },
+		"zone":     func() string { return loc.String() },
+	}
+}
+
+func parsePages() (*pageSet, error) {
 	funcs := template.FuncMap{
 		"asset": assets.URL,
 		"input": input,
@@ -90,11 +140,12 @@ func parsePages() (map[string]*template.Template, error) {
 		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"inc":   func(i int) int { return i + 1 },
 		"addAt": addAt,
-		"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
-		"datetime": func(t time.Time) string {
-			return t.UTC().Format("2 Jan 2006, 15:04 UTC")
-		},
+		// utc is a time in UTC, for the title of a <time> shown in the viewer's zone.
+		"utc": func(t time.Time) string { return t.UTC().Format(datetimeLayout) },
+		// day is a calendar day kept as midnight UTC (a day of the analytics), in no zone.
+		"day": func(t time.Time) string { return t.UTC().Format(dateLayout) },
 	}
+	maps.Copy(funcs, zoneFuncs(time.UTC))
 	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
 		return nil, err
@@ -114,7 +165,7 @@ func parsePages() (map[string]*template.Template, error) {
 		}
 		pages[strings.TrimSuffix(path.Base(n), ".html")] = t
 	}
-	return pages, nil
+	return &pageSet{parsed: pages}, nil
 }
 
 // render draws a page with status 200, or status when given.
@@ -127,12 +178,23 @@ func (h *Handler) render(c *gin.Context, status int, page string, v *view) {
 	if v.Flash == "" {
 		v.Flash = h.takeFlash(c)
 	}
-	h.renderStatus(c.Writer, status, page, v)
+	h.renderIn(c.Writer, h.zone(c), status, page, v)
 	c.Abort()
 }
 
+// renderStatus draws a page outside a signed-in request, with times in UTC.
 func (h *Handler) renderStatus(w http.ResponseWriter, status int, page string, v *view) {
-	t, ok := h.pages[page]
+	h.renderIn(w, time.UTC, status, page, v)
+}
+
+func (h *Handler) renderIn(w http.ResponseWriter, loc *time.Location, status int, page string, v *view) {
+	pages, err := h.pages.in(loc)
+	if err != nil {
+		h.log.Error("render dashboard page", zap.String("page", page), zap.Error(err))
+		http.Error(w, "The page could not be drawn.", http.StatusInternalServerError)
+		return
+	}
+	t, ok := pages[page]
 	if !ok {
 		panic("dashboard: no page template " + page)
 	}

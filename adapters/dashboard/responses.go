@@ -126,11 +126,12 @@ func (r responseFilter) values() url.Values {
 	return v
 }
 
-// query is the list query the filters make, or a 400 naming the filter that is wrong.
-func (r responseFilter) query(f *form.Form) (capture.ListSubmissions, error) {
+// query is the list query the filters make, with days in the viewer's zone loc, or a 400
+// naming the filter that is wrong.
+func (r responseFilter) query(f *form.Form, loc *time.Location) (capture.ListSubmissions, error) {
 	q := capture.ListSubmissions{FormID: f.ID(), Page: ports.Page{Limit: responsesPageSize}}
 	var err error
-	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(r.CreatedAfter, r.CreatedBefore); err != nil {
+	if q.CreatedAfter, q.CreatedBefore, err = dayBounds(r.CreatedAfter, r.CreatedBefore, loc); err != nil {
 		return q, err
 	}
 	if r.Contains != "" {
@@ -167,11 +168,11 @@ func decodeCursor(s string) (*ports.Position, error) {
 	return &ports.Position{CreatedAt: time.Unix(0, n).UTC(), ID: id}, nil
 }
 
-// dayBounds reads the date filter: "from" and "to" days (YYYY-MM-DD), both included, as the
-// exclusive time bounds of the use cases.
-func dayBounds(from, to string) (after, before *time.Time, err error) {
+// dayBounds reads the date filter: "from" and "to" days (YYYY-MM-DD) in the viewer's zone loc,
+// both included, as the exclusive time bounds of the use cases.
+func dayBounds(from, to string, loc *time.Location) (after, before *time.Time, err error) {
 	if from != "" {
-		d, perr := time.Parse("2006-01-02", from)
+		d, perr := time.ParseInLocation("2006-01-02", from, loc)
 		if perr != nil {
 			return nil, nil, httperr.BadRequest("The start date must be a date such as 2026-01-31.")
 		}
@@ -179,7 +180,7 @@ func dayBounds(from, to string) (after, before *time.Time, err error) {
 		after = &t
 	}
 	if to != "" {
-		d, perr := time.Parse("2006-01-02", to)
+		d, perr := time.ParseInLocation("2006-01-02", to, loc)
 		if perr != nil {
 			return nil, nil, httperr.BadRequest("The end date must be a date such as 2026-01-31.")
 		}
@@ -211,7 +212,7 @@ func (h *Handler) responses(c *gin.Context) {
 	d := responsesData{FormID: f.ID(), FormName: f.Name(), Total: fv.SubmissionCount, CanDelete: p.Allows(access.Write),
 		CreatedAfter: filter.CreatedAfter, CreatedBefore: filter.CreatedBefore, Field: filter.Field, Contains: filter.Contains,
 		Source: filter.Source, Tabs: formTabs(f.ID(), "responses"), ColumnsOpen: c.Query("columns") == "open"}
-	q, err := filter.query(f)
+	q, err := filter.query(f, h.zone(c))
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -518,7 +519,7 @@ func (h *Handler) response(c *gin.Context) {
 // order (newest first) under the filters, each one keyset read of one row; "" when s is the
 // first or the last.
 func (h *Handler) neighbours(c *gin.Context, f *form.Form, filter responseFilter, s *submission.Submission) (newer, older string, err error) {
-	q, err := filter.query(f)
+	q, err := filter.query(f, h.zone(c))
 	if err != nil {
 		return "", "", err
 	}
@@ -674,7 +675,7 @@ func (h *Handler) export(c *gin.Context) {
 		h.fail(c, httperr.BadRequest("Files are given as links for members or as signed links: file_links must be member or signed."))
 		return
 	}
-	after, before, err := dayBounds(c.Query("created_after"), c.Query("created_before"))
+	after, before, err := dayBounds(c.Query("created_after"), c.Query("created_before"), h.zone(c))
 	if err != nil {
 		h.fail(c, err)
 		return

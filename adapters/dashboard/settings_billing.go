@@ -36,6 +36,9 @@ type billingData struct {
 	DeletionAt                                       *time.Time
 	Plans                                            []selectOption
 	Usage                                            []usageStat
+	// TimeZone is the workspace's zone, shown to members who chose none; Zones the choices.
+	TimeZone string
+	Zones    []selectOption
 }
 
 var planLabels = map[workspace.Plan]string{workspace.PlanFree: "Free", workspace.PlanStarter: "Starter", workspace.PlanGrowth: "Growth", workspace.PlanBusiness: "Business"}
@@ -47,7 +50,8 @@ func (h *Handler) billingData(c *gin.Context) (billingData, map[string]string, e
 	}
 	w, u := wv.Workspace, wv.Usage
 	d := billingData{Plan: string(w.Plan()), PlanLabel: planLabels[w.Plan()], Status: string(w.Status()),
-		Cancelled: w.Status() == workspace.StatusCancelled, DeletionAt: w.DataDeletionAt()}
+		Cancelled: w.Status() == workspace.StatusCancelled, DeletionAt: w.DataDeletionAt(),
+		TimeZone: w.TimeZone(), Zones: h.zoneOptions(w.TimeZone())}
 	for _, p := range []workspace.Plan{workspace.PlanFree, workspace.PlanStarter, workspace.PlanGrowth, workspace.PlanBusiness} {
 		d.Plans = append(d.Plans, selectOption{Value: string(p), Label: planLabels[p] + " — " + retentionText(p) + ", " + storageText(p) + " files per form", Selected: p == w.Plan()})
 	}
@@ -151,6 +155,10 @@ func (h *Handler) updateBilling(c *gin.Context) {
 		plan := c.PostForm("plan")
 		s.Plan = &plan
 		notice = "Plan changed to " + planLabels[workspace.Plan(plan)] + "."
+	case "time_zone":
+		zone := strings.TrimSpace(c.PostForm("time_zone"))
+		s.TimeZone = &zone
+		notice = "Workspace time zone set to " + zone + "."
 	default:
 		email := strings.TrimSpace(c.PostForm("billing_email"))
 		s.BillingEmail = &email
@@ -173,8 +181,11 @@ func (h *Handler) updateWorkspace(c *gin.Context, s workspace.Settings, notice s
 		if s.BillingEmail != nil {
 			form["billing_email"] = *s.BillingEmail
 		}
+		if s.TimeZone != nil {
+			d.Zones = h.zoneOptions(*s.TimeZone)
+		}
 		v := &view{Title: "Billing", Data: d, Form: form}
-		v.Errors, v.Error = fieldErrors(b, map[string]string{"plan": "plan", "billing_email": "billing_email"})
+		v.Errors, v.Error = fieldErrors(b, map[string]string{"plan": "plan", "billing_email": "billing_email", "time_zone": "time_zone"})
 		h.render(c, b.Status, "billing", v)
 		return
 	}
@@ -186,7 +197,7 @@ func (h *Handler) cancelConfirm(c *gin.Context) {
 		h.fail(c, err)
 		return
 	}
-	deletion := h.now().Add(workspace.GracePeriod).UTC().Format("2 January 2006")
+	deletion := h.now().Add(workspace.GracePeriod).In(h.zone(c)).Format("2 January 2006")
 	h.render(c, http.StatusOK, "confirm", &view{Title: "Cancel workspace", Data: confirmData{
 		Heading: "Cancel this workspace?",
 		Paragraphs: []string{"Forms stop being managed through this workspace's plan, and all its data — forms, submissions, files, workflows and webhooks — will be deleted on " + deletion + ", 90 days from now.",

@@ -20,6 +20,7 @@ func (h *Handler) mountProfile(a *gin.RouterGroup) {
 	a.GET("/settings/profile", h.profile)
 	a.POST("/settings/profile/password", h.changePassword)
 	a.POST("/settings/profile/name", h.updateName)
+	a.POST("/settings/profile/time-zone", h.updateTimeZone)
 	a.POST("/settings/profile/two-factor", h.beginTwoFactor)
 	a.GET("/settings/profile/two-factor", h.twoFactorSetup)
 	a.POST("/settings/profile/two-factor/confirm", h.confirmTwoFactor)
@@ -42,6 +43,10 @@ type profileData struct {
 	// RecoveryCodes are shown once, from their flash; CodesShownOnce says so on a reload.
 	RecoveryCodes  []string
 	CodesShownOnce bool
+	// TimeZone is the zone the person chose ("" for none: the workspace's WorkspaceZone
+	// applies); Zones are the choices, and ZoneChoice the one selected (what a failed post sent).
+	TimeZone, WorkspaceZone, ZoneChoice string
+	Zones                               []selectOption
 }
 
 const twoFactorCookie = "formward_2fa_setup"
@@ -51,7 +56,10 @@ func (h *Handler) profileData(c *gin.Context) profileData {
 	d := profileData{}
 	if u := sp.User; u != nil {
 		d.Name, d.Email, d.Since, d.TwoFactor, d.RecoveryLeft = u.Name(), u.Email(), u.CreatedAt(), u.TwoFactorEnabled(), u.RecoveryCodesLeft()
+		d.TimeZone = u.TimeZone()
 	}
+	d.WorkspaceZone = workspaceZone(sp)
+	d.ZoneChoice, d.Zones = d.TimeZone, h.zoneOptions(d.TimeZone)
 	return d
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	workspaceProps    = []string{"name", "plan", "billing_email", "status"}
+	workspaceProps    = []string{"name", "plan", "billing_email", "status", "time_zone"}
 	workspaceReadOnly = []string{"id", "cancelled_at", "data_deletion_at", "usage", "created_at", "updated_at"}
 )
 
@@ -29,6 +29,7 @@ type workspaceJSON struct {
 	Plan           string    `json:"plan"`
 	BillingEmail   *string   `json:"billing_email"`
 	Status         string    `json:"status"`
+	TimeZone       string    `json:"time_zone"`
 	CancelledAt    *string   `json:"cancelled_at"`
 	DataDeletionAt *string   `json:"data_deletion_at"`
 	Usage          usageJSON `json:"usage"`
@@ -38,7 +39,7 @@ type workspaceJSON struct {
 
 func presentWorkspace(v workspaceapp.WorkspaceView) workspaceJSON {
 	w, u := v.Workspace, v.Usage
-	out := workspaceJSON{ID: w.ID(), Name: w.Name(), Plan: string(w.Plan()), Status: string(w.Status()),
+	out := workspaceJSON{ID: w.ID(), Name: w.Name(), Plan: string(w.Plan()), Status: string(w.Status()), TimeZone: w.TimeZone(),
 		CancelledAt: optionalTime(w.CancelledAt()), DataDeletionAt: optionalTime(w.DataDeletionAt()),
 		Usage:     usageJSON{Forms: u.Forms, Submissions: u.Submissions, StorageBytes: u.StorageBytes, Members: u.Members},
 		CreatedAt: domain.FormatTime(w.CreatedAt()), UpdatedAt: domain.FormatTime(w.UpdatedAt())}
@@ -73,7 +74,7 @@ func (a *api) updateWorkspace(c *gin.Context) {
 		return
 	}
 	var s workspace.Settings
-	for name, dst := range map[string]**string{"name": &s.Name, "plan": &s.Plan, "status": &s.Status} {
+	for name, dst := range map[string]**string{"name": &s.Name, "plan": &s.Plan, "status": &s.Status, "time_zone": &s.TimeZone} {
 		if v, present := o.str(name); present {
 			*dst = &v
 		}

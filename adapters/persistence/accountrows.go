@@ -21,6 +21,7 @@ type userRow struct {
 	OIDCSubject       *string `gorm:"column:oidc_subject"`
 	CreatedAt         int64   `gorm:"column:created_at"`
 	PasswordChangedAt *int64  `gorm:"column:password_changed_at"`
+	TimeZone          string  `gorm:"column:time_zone"` // "" when the person chose none
 }
 
 func (userRow) TableName() string { return "users" }
@@ -35,7 +36,7 @@ func userFromDomain(u *user.User) (userRow, error) {
 		return userRow{}, fmt.Errorf("encode recovery codes: %w", err)
 	}
 	r := userRow{ID: u.ID(), Email: u.Email(), Name: u.Name(), PasswordHash: u.PasswordHash(), RecoveryCodes: string(encoded),
-		CreatedAt: toMillis(u.CreatedAt()), PasswordChangedAt: toMillisPtr(u.PasswordChangedAt())}
+		CreatedAt: toMillis(u.CreatedAt()), PasswordChangedAt: toMillisPtr(u.PasswordChangedAt()), TimeZone: u.TimeZone()}
 	if secret := u.TOTPSecret(); len(secret) > 0 {
 		r.TOTPSecret = secret
 	}
@@ -62,7 +63,7 @@ func (r userRow) toDomain() (*user.User, error) {
 		sub = *r.OIDCSubject
 	}
 	return user.UnmarshalFromDatabase(r.ID, r.Email, r.Name, r.PasswordHash, secret, codes, sub,
-		fromMillis(r.CreatedAt), fromMillisPtr(r.PasswordChangedAt)), nil
+		fromMillis(r.CreatedAt), fromMillisPtr(r.PasswordChangedAt), r.TimeZone), nil
 }
 
 type membershipRow struct {

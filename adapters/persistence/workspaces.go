@@ -89,6 +89,7 @@ type workspaceRow struct {
 	CancelledAt    *int64 `gorm:"column:cancelled_at"`
 	DataDeletionAt *int64 `gorm:"column:data_deletion_at"`
 	RetainedPlan   string `gorm:"column:retained_plan"`
+	TimeZone       string `gorm:"column:time_zone"`
 	CreatedAt      int64  `gorm:"column:created_at"`
 	UpdatedAt      int64  `gorm:"column:updated_at"`
 }
@@ -99,12 +100,12 @@ func workspaceFromDomain(w *workspace.Workspace) workspaceRow {
 	r := w.Record()
 	return workspaceRow{ID: r.ID, Name: r.Name, Plan: string(r.Plan), BillingEmail: r.BillingEmail, Status: string(r.Status),
 		CancelledAt: toMillisPtr(r.CancelledAt), DataDeletionAt: toMillisPtr(r.DataDeletionAt), RetainedPlan: string(r.RetainedPlan),
-		CreatedAt: toMillis(r.CreatedAt), UpdatedAt: toMillis(r.UpdatedAt)}
+		TimeZone: r.TimeZone, CreatedAt: toMillis(r.CreatedAt), UpdatedAt: toMillis(r.UpdatedAt)}
 }
 
 func (r workspaceRow) toDomain() *workspace.Workspace {
 	return workspace.UnmarshalFromDatabase(workspace.Record{ID: r.ID, Name: r.Name, Plan: workspace.Plan(r.Plan),
 		BillingEmail: r.BillingEmail, Status: workspace.Status(r.Status), CancelledAt: fromMillisPtr(r.CancelledAt),
 		DataDeletionAt: fromMillisPtr(r.DataDeletionAt), RetainedPlan: workspace.Plan(r.RetainedPlan),
-		CreatedAt: fromMillis(r.CreatedAt), UpdatedAt: fromMillis(r.UpdatedAt)})
+		TimeZone: r.TimeZone, CreatedAt: fromMillis(r.CreatedAt), UpdatedAt: fromMillis(r.UpdatedAt)})
 }

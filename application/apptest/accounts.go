@@ -27,7 +27,7 @@ func cloneUser(u *user.User) *user.User {
 		changed = &c
 	}
 	return user.UnmarshalFromDatabase(u.ID(), u.Email(), u.Name(), u.PasswordHash(), slices.Clone(u.TOTPSecret()), codes,
-		u.OIDCSubject(), u.CreatedAt(), changed)
+		u.OIDCSubject(), u.CreatedAt(), changed, u.TimeZone())
 }
 
 type Audit struct {

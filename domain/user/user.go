@@ -12,6 +12,7 @@ import (
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/text"
+	"github.com/formward/formward/domain/timezone"
 )
 
 // ErrEmailTaken means another account has the email address.
@@ -69,6 +70,8 @@ type User struct {
 	oidcSubject       string
 	createdAt         time.Time
 	passwordChangedAt *time.Time
+	// timeZone is the IANA name the person reads times in; "" means the workspace's.
+	timeZone string
 }
 
 // New checks email and name and builds a user without a password (one is set later, or the
@@ -90,9 +93,10 @@ func New(id, email, name string, now time.Time) (*User, error) {
 }
 
 // UnmarshalFromDatabase rebuilds a stored user without re-checking it.
-func UnmarshalFromDatabase(id, email, name, passwordHash string, totpSecret []byte, recoveryCodes [][]byte, oidcSubject string, createdAt time.Time, passwordChangedAt *time.Time) *User {
+func UnmarshalFromDatabase(id, email, name, passwordHash string, totpSecret []byte, recoveryCodes [][]byte, oidcSubject string, createdAt time.Time, passwordChangedAt *time.Time, timeZone string) *User {
 	return &User{id: id, email: email, name: name, passwordHash: passwordHash, totpSecret: totpSecret,
-		recoveryCodes: recoveryCodes, oidcSubject: oidcSubject, createdAt: createdAt.UTC(), passwordChangedAt: passwordChangedAt}
+		recoveryCodes: recoveryCodes, oidcSubject: oidcSubject, createdAt: createdAt.UTC(), passwordChangedAt: passwordChangedAt,
+		timeZone: timeZone}
 }
 
 // SetPasswordHash stores the hash of a password that passed CheckPassword.
@@ -109,6 +113,21 @@ func (u *User) Rename(name string) error {
 		return domain.Validation("name", "invalid_length", "name must be at most 200 characters, without control characters")
 	}
 	u.name = name
+	return nil
+}
+
+// ChooseTimeZone sets the IANA time zone the person reads times in; "" clears it (times then
+// follow the workspace's zone).
+func (u *User) ChooseTimeZone(name string) error {
+	if strings.TrimSpace(name) == "" {
+		u.timeZone = ""
+		return nil
+	}
+	zone, _, err := timezone.Parse("time_zone", name)
+	if err != nil {
+		return err
+	}
+	u.timeZone = zone
 	return nil
 }
 
@@ -172,6 +191,9 @@ func (u *User) OIDCSubject() string { return u.oidcSubject }
 
 // CreatedAt returns the creation time.
 func (u *User) CreatedAt() time.Time { return u.createdAt }
+
+// TimeZone returns the IANA name of the person's time zone, or "" when they chose none.
+func (u *User) TimeZone() string { return u.timeZone }
 
 // PasswordChangedAt returns when the password was last set, or nil.
 func (u *User) PasswordChangedAt() *time.Time { return u.passwordChangedAt }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/text"
+	"github.com/formward/formward/domain/timezone"
 )
 
 // Plan decides retention and file storage limits.
@@ -108,8 +109,10 @@ type Workspace struct {
 	// retainedPlan is the plan whose retention still applies until dataDeletionAt after a
 	// downgrade; empty when no downgrade is pending.
 	retainedPlan Plan
-	createdAt    time.Time
-	updatedAt    time.Time
+	// timeZone is the IANA name the dashboard shows times in for members who chose none.
+	timeZone  string
+	createdAt time.Time
+	updatedAt time.Time
 }
 
 // New checks the name and builds an active workspace.
@@ -122,7 +125,7 @@ func New(id, name string, plan Plan, now time.Time) (*Workspace, error) {
 		return nil, err
 	}
 	now = now.UTC()
-	return &Workspace{id: id, name: name, plan: plan, status: StatusActive, createdAt: now, updatedAt: now}, nil
+	return &Workspace{id: id, name: name, plan: plan, status: StatusActive, timeZone: timezone.UTC, createdAt: now, updatedAt: now}, nil
 }
 
 // Record is a stored workspace, for rehydration.
@@ -135,6 +138,7 @@ type Record struct {
 	CancelledAt    *time.Time
 	DataDeletionAt *time.Time
 	RetainedPlan   Plan
+	TimeZone       string
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }
@@ -147,16 +151,19 @@ func UnmarshalFromDatabase(r Record) *Workspace {
 	if r.UpdatedAt.IsZero() {
 		r.UpdatedAt = r.CreatedAt
 	}
+	if r.TimeZone == "" {
+		r.TimeZone = timezone.UTC
+	}
 	return &Workspace{id: r.ID, name: r.Name, plan: r.Plan, billingEmail: r.BillingEmail, status: r.Status,
 		cancelledAt: r.CancelledAt, dataDeletionAt: r.DataDeletionAt, retainedPlan: r.RetainedPlan,
-		createdAt: r.CreatedAt.UTC(), updatedAt: r.UpdatedAt.UTC()}
+		timeZone: r.TimeZone, createdAt: r.CreatedAt.UTC(), updatedAt: r.UpdatedAt.UTC()}
 }
 
 // Record returns the stored form of the workspace.
 func (w *Workspace) Record() Record {
 	return Record{ID: w.id, Name: w.name, Plan: w.plan, BillingEmail: w.billingEmail, Status: w.status,
 		CancelledAt: w.cancelledAt, DataDeletionAt: w.dataDeletionAt, RetainedPlan: w.retainedPlan,
-		CreatedAt: w.createdAt, UpdatedAt: w.updatedAt}
+		TimeZone: w.timeZone, CreatedAt: w.createdAt, UpdatedAt: w.updatedAt}
 }
 
 // Settings is a partial change of the billing settings; nil fields stay as they are.
@@ -165,6 +172,8 @@ type Settings struct {
 	Plan         *string
 	BillingEmail *string
 	Status       *string
+	// TimeZone is an IANA name (see timezone.Parse).
+	TimeZone *string
 }
 
 // Change applies the settings and returns what changed (field → new value) for the audit log.
@@ -203,6 +212,13 @@ func (w *Workspace) Change(s Settings, now time.Time) (map[string]any, error) {
 		}
 		status = st
 	}
+	var zone string
+	if s.TimeZone != nil {
+		z, _, err := timezone.Parse("time_zone", *s.TimeZone)
+		bad, _ := domain.ViolationsOf(err) // Parse fails only with violations
+		vs = append(vs, bad...)
+		zone = z
+	}
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
@@ -215,6 +231,10 @@ func (w *Workspace) Change(s Settings, now time.Time) (map[string]any, error) {
 	if s.BillingEmail != nil && *s.BillingEmail != w.billingEmail {
 		w.billingEmail = *s.BillingEmail
 		changed["billing_email"] = w.billingEmail
+	}
+	if s.TimeZone != nil && zone != w.timeZone {
+		w.timeZone = zone
+		changed["time_zone"] = zone
 	}
 	if s.Plan != nil && plan != w.plan {
 		w.changePlan(plan, now)
@@ -323,6 +343,10 @@ func (w *Workspace) DataDeletionAt() *time.Time { return w.dataDeletionAt }
 
 // RetainedPlan returns the plan still applied to retention after a downgrade, or "".
 func (w *Workspace) RetainedPlan() Plan { return w.retainedPlan }
+
+// TimeZone returns the IANA name of the zone the dashboard shows times in by default ("UTC"
+// unless changed).
+func (w *Workspace) TimeZone() string { return w.timeZone }
 
 // CreatedAt returns the creation time.
 func (w *Workspace) CreatedAt() time.Time { return w.createdAt }

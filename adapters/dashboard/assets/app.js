@@ -51,6 +51,22 @@
     });
   });
 
+  // A time zone select the person has not chosen yet preselects the device's zone (saving
+  // keeps it on the profile); without the script the workspace's zone stays selected.
+  document.querySelectorAll('select[data-detect-zone]').forEach(function (sel) {
+    var zone;
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return; }
+    if (!zone || sel.getAttribute('aria-invalid') === 'true') return;
+    var option = Array.prototype.find.call(sel.options, function (o) { return o.value === zone; });
+    if (!option) {
+      option = new Option(zone.replace(/_/g, ' '), zone);
+      sel.add(option);
+    }
+    option.selected = true;
+    var note = sel.parentNode.querySelector('[data-zone-detected]');
+    if (note) note.hidden = false;
+  });
+
   // Focus the first field with an error, or the field marked autofocus by the server.
   var invalid = document.querySelector('[aria-invalid="true"]');
   if (invalid) invalid.focus();
