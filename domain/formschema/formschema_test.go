@@ -3,6 +3,7 @@ package formschema_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -301,4 +302,67 @@ func TestSchemaShape(t *testing.T) {
 	if got := s["required"].([]string); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("required = %v, want %v (the rule-bound field is not required)", got, want)
 	}
+}
+
+// TestPatternsAgreeWithTheServer: random strings made of the characters that matter are
+// accepted by the server exactly when the schema accepts them (numbers: the decimal pattern;
+// dates: pattern and format).
+func TestPatternsAgreeWithTheServer(t *testing.T) {
+	fields := []form.Field{{ID: "fld_n", Label: "N", Type: form.TypeNumber}, {ID: "fld_d", Label: "D", Type: form.TypeDate}}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(must(formschema.JSON(schemaID, fields))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddResource(schemaID, doc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile(schemaID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(25, 3))
+	randomString := func(alphabet string, max int) string {
+		b := make([]byte, 1+r.IntN(max))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	checked := map[string]int{}
+	for i := 0; i < 20000; i++ {
+		var id, s string
+		if i%2 == 0 {
+			id, s = "fld_n", randomString("0123456789+-.eE_x", 6)
+			if _, err := strconv.ParseFloat(s, 64); err != nil && errors.Is(err, strconv.ErrRange) {
+				continue // too large for a float: the server refuses what the pattern takes
+			}
+		} else {
+			id = "fld_d"
+			s = fmt.Sprintf("%04d-%02d-%02d", r.IntN(10000), r.IntN(14), r.IntN(33))
+			if r.IntN(4) == 0 {
+				s = randomString("0123456789-/", 11)
+			}
+		}
+		_, serverErr := submission.Validate(fields, map[string]submission.Input{id: s})
+		schemaErr := schema.Validate(map[string]any{id: s})
+		if (serverErr == nil) != (schemaErr == nil) {
+			t.Fatalf("%s %q: server %v, schema %v", id, s, serverErr, schemaErr)
+		}
+		if serverErr == nil {
+			checked[id]++
+		}
+	}
+	t.Logf("accepted: %v", checked)
+	if checked["fld_n"] < 500 || checked["fld_d"] < 500 {
+		t.Fatalf("too few accepted values to compare: %v", checked)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
