@@ -22,7 +22,10 @@ const (
 	// DatePattern is a date written YYYY-MM-DD; format "date" adds the calendar check.
 	DatePattern = `^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$`
 	// EmailPattern is one bare address: no name, no spaces or brackets, a dot in the domain,
-	// a top-level label of two or more characters that is not all digits.
+	// a top-level label of two or more characters that is not all digits. It takes what the
+	// server takes, internationalised domains included; format "email" (a host name, RFC 5321),
+	// when a validator asserts formats, is stricter: it refuses those domains and labels with
+	// "'" or "+", which the server takes.
 	EmailPattern = `^[^\s<>"(),;:\\\[\]@]+@([^\s<>"(),;:\\\[\]@_.]+\.)+(` + tldChar + `*` + tldLetter + tldChar + `+|` + tldChar + `+` + tldLetter + tldChar + `*)$`
 	tldChar      = `[A-Za-z0-9\-\x{80}-\x{10FFFF}]`
 	tldLetter    = `[A-Za-z\-\x{80}-\x{10FFFF}]`
