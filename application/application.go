@@ -103,6 +103,7 @@ type Queries struct {
 	ListWorkspaces   workspaceapp.ListWorkspacesHandler
 	ListAPIKeys      accounts.ListAPIKeysHandler
 	GetForm          forms.GetFormHandler
+	GetVersionSchema forms.GetVersionSchemaHandler
 	GetPublicForm    capture.GetPublicFormHandler
 	GetFormLogo      forms.GetFormLogoHandler
 	ListForms        forms.ListFormsHandler
@@ -351,6 +352,7 @@ func New(d Deps, s Settings) *Application {
 			ListWorkspaces:   workspaceapp.NewListWorkspacesHandler(d.Workspaces),
 			ListAPIKeys:      accounts.NewListAPIKeysHandler(d.Keys),
 			GetForm:          forms.NewGetFormHandler(d.Forms),
+			GetVersionSchema: forms.NewGetVersionSchemaHandler(d.Forms),
 			GetPublicForm:    capture.NewGetPublicFormHandler(d.Forms),
 			GetFormLogo:      forms.NewGetFormLogoHandler(d.Forms, d.Files),
 			ListForms:        forms.NewListFormsHandler(d.Forms),

@@ -110,6 +110,7 @@ func NewRouter(d Deps, o Options) *Router {
 	v1.GET("/forms/:id/submissions", a.listSubmissions)
 	v1.GET("/forms/:id/submissions/export", a.exportSubmissions)
 	v1.GET("/forms/:id/stats", a.getFormStats)
+	v1.GET("/forms/:id/versions/:n/schema", a.getVersionSchema)
 	v1.POST("/forms/:id/submissions", a.createSubmission)
 	v1.GET("/forms/:id/submissions/:submission_id", a.getSubmission)
 	v1.PATCH("/forms/:id/submissions/:submission_id", a.updateSubmission)

@@ -94,6 +94,7 @@ func TestAuthMatrix(t *testing.T) {
 		{"GET", "/v1/forms/" + formID + "/submissions", nil, false, true, 200},
 		{"POST", "/v1/forms/" + formID + "/submissions", map[string]any{"data": map[string]any{fieldID: "Bob"}}, true, true, 201},
 		{"GET", "/v1/forms/" + formID + "/submissions/" + subID, nil, false, true, 200},
+		{"GET", "/v1/forms/" + formID + "/versions/1/schema", nil, false, true, 200},
 		{"PATCH", "/v1/forms/" + formID + "/submissions/" + subID, map[string]any{"data": map[string]any{fieldID: "Eve"}}, true, true, 200},
 		{"DELETE", "/v1/forms/" + formID + "/submissions/" + subID, nil, true, true, 204},
 		{"DELETE", "/v1/forms/" + formID, nil, true, true, 204},

@@ -87,8 +87,8 @@ func TestDocumentIsOpenAPI31(t *testing.T) {
 func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 	d := parseDoc(t)
 	ops := operations(t, d)
-	if len(ops) != 46 {
-		t.Errorf("%d operations, want 46", len(ops))
+	if len(ops) != 47 {
+		t.Errorf("%d operations, want 47", len(ops))
 	}
 	for name, o := range ops {
 		if name == "GET /openapi.json" {
@@ -173,6 +173,7 @@ func TestOperations(t *testing.T) {
 		"GET /forms/{id}/submissions",
 		"GET /forms/{id}/submissions/export",
 		"GET /forms/{id}/submissions/{submission_id}",
+		"GET /forms/{id}/versions/{n}/schema",
 		"GET /integrations",
 		"GET /integrations/{id}",
 		"GET /invitations",
