@@ -1,0 +1,127 @@
+package persistence_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/ports"
+)
+
+// Creating a form stores version 1; a change to its fields stores the next version with its
+// author in the same transaction; other changes and refused changes store none.
+func TestFormVersionsStoredWithTheForm(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		w := mustWorkspace(t, r, base)
+		f := mustForm(t, r, w.ID(), base)
+
+		vs, err := r.forms.ListVersions(ctx, w.ID(), f.ID())
+		noErr(t, err)
+		if len(vs) != 1 || vs[0].Version != 1 || len(vs[0].Fields) != len(f.Fields()) || vs[0].CreatedBy != nil {
+			t.Fatalf("versions of a new form = %+v", vs)
+		}
+
+		actor := audit.Actor{Type: audit.ActorUser, ID: "usr_1", Name: "ada@example.com"}
+		at := base.Add(time.Hour)
+		relabel := func(f *form.Form, label string) (ports.Effects, error) {
+			specs := specsOf(f)
+			specs[0].Label = label
+			if _, err := f.Apply(form.Patch{Fields: &specs}, nil, form.DefaultLimits, at); err != nil {
+				return ports.Effects{}, err
+			}
+			e, err := audit.New(newID("aud"), w.ID(), audit.FormUpdated, actor, &audit.Target{Type: "form", ID: f.ID()}, "", nil, at)
+			return ports.Effects{Audit: []audit.Event{e}}, err
+		}
+		updated, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) { return relabel(f, "Your name") })
+		noErr(t, err)
+		if updated.Version() != 2 {
+			t.Fatalf("version after a field change = %d", updated.Version())
+		}
+		got, err := r.forms.Get(ctx, w.ID(), f.ID())
+		noErr(t, err)
+		public, err := r.forms.Find(ctx, f.ID())
+		noErr(t, err)
+		if got.Version() != 2 || public.Version() != 2 {
+			t.Fatalf("stored version: Get %d, Find %d", got.Version(), public.Version())
+		}
+		v2, err := r.forms.GetVersion(ctx, w.ID(), f.ID(), 2)
+		noErr(t, err)
+		if v2.Fields[0].Label != "Your name" || v2.CreatedBy == nil || *v2.CreatedBy != actor || !v2.CreatedAt.Equal(at) {
+			t.Fatalf("version 2 = %+v", v2)
+		}
+		v1, err := r.forms.GetVersion(ctx, w.ID(), f.ID(), 1)
+		noErr(t, err)
+		if v1.Fields[0].Label == "Your name" || v1.Fields[0].ID != v2.Fields[0].ID {
+			t.Fatalf("version 1 changed: %+v", v1.Fields[0])
+		}
+
+		// A rename is no new version.
+		_, err = r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
+			name := "Renamed"
+			_, err := f.Apply(form.Patch{Name: &name}, nil, form.DefaultLimits, at)
+			return ports.Effects{}, err
+		})
+		noErr(t, err)
+		// A change that fails after changing the fields writes nothing: no form, no version.
+		boom := errors.New("boom")
+		_, err = r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
+			if _, err := relabel(f, "Lost"); err != nil {
+				return ports.Effects{}, err
+			}
+			return ports.Effects{}, boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("failed change: %v", err)
+		}
+		// Effects that cannot be written roll the version back with the form.
+		_, err = r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
+			fx, err := relabel(f, "Lost too")
+			fx.Audit = append(fx.Audit, fx.Audit[0]) // the same audit ID twice: a conflict
+			return fx, err
+		})
+		if err == nil {
+			t.Fatal("an update with a duplicate audit event succeeded")
+		}
+		vs, err = r.forms.ListVersions(ctx, w.ID(), f.ID())
+		noErr(t, err)
+		if len(vs) != 2 || vs[0].Version != 2 || vs[1].Version != 1 {
+			t.Fatalf("versions = %+v, want 2 then 1", vs)
+		}
+		got, err = r.forms.Get(ctx, w.ID(), f.ID())
+		noErr(t, err)
+		if got.Version() != 2 || got.Fields()[0].Label != "Your name" {
+			t.Fatalf("form after refused changes: version %d, label %q", got.Version(), got.Fields()[0].Label)
+		}
+
+		// Another workspace sees none of them; a version that does not exist is not found.
+		other := mustWorkspace(t, r, base)
+		if _, err := r.forms.ListVersions(ctx, other.ID(), f.ID()); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("other workspace list: %v", err)
+		}
+		if _, err := r.forms.GetVersion(ctx, other.ID(), f.ID(), 1); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("other workspace get: %v", err)
+		}
+		if _, err := r.forms.GetVersion(ctx, w.ID(), f.ID(), 3); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("version 3: %v", err)
+		}
+
+		// Deleting the form deletes its versions.
+		noErr(t, r.forms.Delete(ctx, w.ID(), f.ID()))
+		if _, err := r.forms.ListVersions(ctx, w.ID(), f.ID()); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("versions of a deleted form: %v", err)
+		}
+	})
+}
+
+func specsOf(f *form.Form) []form.FieldSpec {
+	var specs []form.FieldSpec
+	for _, fl := range f.Fields() {
+		specs = append(specs, form.FieldSpec{ID: fl.ID, Label: fl.Label, Type: string(fl.Type), Required: fl.Required, Options: fl.Options})
+	}
+	return specs
+}
