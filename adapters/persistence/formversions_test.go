@@ -6,11 +6,54 @@ import (
 	"testing"
 	"time"
 
+	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
 )
+
+// A submission records the version of the form it answered, on its row, as the capture's group
+// commit writes it; later versions of the form do not change it.
+func TestSubmissionFormVersionStored(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		w := mustWorkspace(t, r, base)
+		f := mustForm(t, r, w.ID(), base)
+		s1, e1 := buildSubmission(t, f, base, subOpts{name: "Ada"})
+		noErr(t, r.submissions.Add(ctx, s1, e1))
+
+		updated, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
+			specs := specsOf(f)
+			specs[0].Label = "Your name"
+			_, err := f.Apply(form.Patch{Fields: &specs}, nil, form.DefaultLimits, base.Add(time.Minute))
+			return ports.Effects{}, err
+		})
+		noErr(t, err)
+		s2, e2 := buildSubmission(t, updated, base.Add(2*time.Minute), subOpts{name: "Grace"})
+		noErr(t, r.submissions.Add(ctx, s2, e2))
+
+		for _, c := range []struct {
+			id   string
+			want int
+		}{{s1.ID(), 1}, {s2.ID(), 2}} {
+			got, err := r.submissions.Get(ctx, w.ID(), f.ID(), c.id)
+			noErr(t, err)
+			if got.FormVersion() != c.want {
+				t.Errorf("submission %s: form_version = %d, want %d", c.id, got.FormVersion(), c.want)
+			}
+			var stored int
+			q := "SELECT form_version FROM submissions WHERE id = ?"
+			if r.db.Dialect() == persistence.DialectPostgres {
+				q = "SELECT form_version FROM submissions WHERE id = $1"
+			}
+			noErr(t, r.db.SQL().QueryRowContext(ctx, q, c.id).Scan(&stored))
+			if stored != c.want {
+				t.Errorf("submission %s: stored form_version = %d, want %d", c.id, stored, c.want)
+			}
+		}
+	})
+}
 
 // Creating a form stores version 1; a change to its fields stores the next version with its
 // author in the same transaction; other changes and refused changes store none.

@@ -47,7 +47,11 @@ func TestVersionBumpsOnlyOnFieldChanges(t *testing.T) {
 		{"required", func() form.Patch { s := specs(); s[0].Required = false; return form.Patch{Fields: &s} }, 2},
 		{"remove", func() form.Patch { s := specs()[:1]; return form.Patch{Fields: &s} }, 2},
 		{"reorder", func() form.Patch { s := specs(); s[0], s[1] = s[1], s[0]; return form.Patch{Fields: &s} }, 2},
-		{"options", func() form.Patch { s := specs(); s[1].Options = []string{"red", "green"}; return form.Patch{Fields: &s} }, 2},
+		{"options", func() form.Patch {
+			s := specs()
+			s[1].Options = []string{"red", "green"}
+			return form.Patch{Fields: &s}
+		}, 2},
 		{"show_if", func() form.Patch {
 			s := specs()
 			s[2].ShowIf = &form.ShowIfSpec{Conditions: []form.ConditionSpec{{FieldID: "fld_2", Operator: "equals", Value: "red", HasValue: true}}}
