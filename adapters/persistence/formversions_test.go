@@ -168,3 +168,61 @@ func specsOf(f *form.Form) []form.FieldSpec {
 	}
 	return specs
 }
+
+// Migration 00205 up gives existing forms version 1 with a version row of their current fields
+// and existing submissions form_version 1; down removes all of it.
+func TestFormVersionsMigration(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		w := mustWorkspace(t, r, base)
+		f := mustForm(t, r, w.ID(), base)
+		s, e := buildSubmission(t, f, base, subOpts{name: "Ada"})
+		noErr(t, r.submissions.Add(ctx, s, e))
+		_, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
+			specs := specsOf(f)
+			specs[0].Label = "Your name"
+			_, err := f.Apply(form.Patch{Fields: &specs}, nil, form.DefaultLimits, base.Add(time.Minute))
+			return ports.Effects{}, err
+		})
+		noErr(t, err)
+
+		p := migrationsOf(t, r.db)
+		_, err = p.DownTo(ctx, 203)
+		noErr(t, err)
+		for _, q := range []string{"SELECT version FROM forms", "SELECT form_version FROM submissions", "SELECT version FROM form_versions"} {
+			if rows, err := r.db.SQL().QueryContext(ctx, q); err == nil {
+				_ = rows.Close()
+				t.Errorf("after 00205 down %q works", q)
+			}
+		}
+
+		_, err = p.Up(ctx)
+		noErr(t, err)
+		got, err := r.forms.Get(ctx, w.ID(), f.ID())
+		noErr(t, err)
+		if got.Version() != 1 {
+			t.Errorf("migrated form version = %d, want 1", got.Version())
+		}
+		vs, err := r.forms.ListVersions(ctx, w.ID(), f.ID())
+		noErr(t, err)
+		if len(vs) != 1 || vs[0].Version != 1 || vs[0].CreatedBy != nil || vs[0].Fields[0].Label != "Your name" || !vs[0].CreatedAt.Equal(base.Add(time.Minute)) {
+			t.Fatalf("migrated versions = %+v", vs)
+		}
+		sub, err := r.submissions.Get(ctx, w.ID(), f.ID(), s.ID())
+		noErr(t, err)
+		if sub.FormVersion() != 1 {
+			t.Errorf("migrated submission form_version = %d, want 1", sub.FormVersion())
+		}
+		// The next field change is version 2.
+		updated, err := r.forms.Update(ctx, w.ID(), f.ID(), func(f *form.Form) (ports.Effects, error) {
+			specs := specsOf(f)
+			specs[0].Label = "Name"
+			_, err := f.Apply(form.Patch{Fields: &specs}, nil, form.DefaultLimits, base.Add(time.Hour))
+			return ports.Effects{}, err
+		})
+		noErr(t, err)
+		if updated.Version() != 2 {
+			t.Errorf("version after the migration's next change = %d, want 2", updated.Version())
+		}
+	})
+}
