@@ -312,3 +312,39 @@ func checkDescription(vs *domain.Violations, d *string) {
 		vs.Add("description", "too_long", fmt.Sprintf("description must be at most %d characters", maxDescription))
 	}
 }
+
+// RestoreFields makes fields, the fields of an earlier version, the form's fields again, as a
+// new version (field IDs kept). An archived form refuses (domain.ErrConflict); the form's
+// settings must still fit the fields (a notification or closing rule naming a field the
+// version lacks is a validation error). Restoring the current fields changes nothing.
+func (f *Form) RestoreFields(fields []Field, now time.Time) error {
+	if f.status == StatusArchived {
+		return domain.Conflict("the form is archived: set its status to draft or published before restoring a version")
+	}
+	if sameFields(f.fields, fields) {
+		return nil
+	}
+	restored := storedFields(append([]Field(nil), fields...))
+	var vs domain.Violations
+	vs = append(vs, checkNotificationFields(f.settings.Notifications, restored)...)
+	checkClosingField(&vs, f.settings.Closing, restored)
+	if err := vs.Err(); err != nil {
+		return err
+	}
+	now = now.UTC()
+	back := make(map[string]bool, len(restored))
+	for _, fl := range restored {
+		back[fl.ID] = true
+	}
+	var removed []RemovedField
+	for _, r := range f.removed {
+		if !back[r.ID] {
+			removed = append(removed, r)
+		}
+	}
+	f.removed = append(removed, removedBy(f.fields, restored, now)...)
+	f.fields = restored
+	f.version++
+	f.updatedAt = now
+	return nil
+}

@@ -1,6 +1,9 @@
 package form_test
 
 import (
+	"errors"
+
+	"github.com/formward/formward/domain"
 	"testing"
 
 	"github.com/formward/formward/domain/form"
@@ -98,4 +101,39 @@ func TestVersionBumpsOnlyOnFieldChanges(t *testing.T) {
 			t.Errorf("version = %d, want 7", got)
 		}
 	})
+}
+
+func TestRestoreFields(t *testing.T) {
+	f, ids := newForm(t,
+		form.FieldSpec{Label: "Name", Type: "text", Required: true},
+		form.FieldSpec{Label: "Email", Type: "email"},
+	)
+	v1 := f.Fields()
+	s := []form.FieldSpec{{ID: v1[0].ID, Label: "Full name", Type: "text"}}
+	if _, err := f.Apply(form.Patch{Fields: &s}, ids, form.DefaultLimits, t1); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	if f.Version() != 2 || len(f.RemovedFields()) != 1 {
+		t.Fatalf("after the change: version %d, removed %+v", f.Version(), f.RemovedFields())
+	}
+	if err := f.RestoreFields(v1, t1); err != nil {
+		t.Fatalf("RestoreFields: %v", err)
+	}
+	got := f.Fields()
+	if f.Version() != 3 || len(got) != 2 || got[0].ID != v1[0].ID || got[0].Label != "Name" || got[1].ID != v1[1].ID {
+		t.Fatalf("after restore: version %d, fields %+v", f.Version(), got)
+	}
+	if len(f.RemovedFields()) != 0 {
+		t.Errorf("a restored field is still listed as removed: %+v", f.RemovedFields())
+	}
+	if err := f.RestoreFields(v1, t1); err != nil || f.Version() != 3 {
+		t.Errorf("restoring the current fields: %v, version %d", err, f.Version())
+	}
+	archived := "archived"
+	if _, err := f.Apply(form.Patch{Status: &archived}, ids, form.DefaultLimits, t1); err != nil {
+		t.Fatalf("archive: %v", err)
+	}
+	if err := f.RestoreFields(v1[:1], t1); !errors.Is(err, domain.ErrConflict) || f.Version() != 3 || len(f.Fields()) != 2 {
+		t.Errorf("restore onto an archived form: %v, version %d", err, f.Version())
+	}
 }
