@@ -98,6 +98,8 @@ type FormVersionRepository interface {
 
 // FormRepository stores forms; every method is bounded to one workspace.
 type FormRepository interface {
+	// FormVersionRepository reads the versions the repository writes with the form.
+	FormVersionRepository
 	// Create stores the form with its audit events in one transaction.
 	Create(ctx context.Context, f *form.Form, events ...audit.Event) error
 	Get(ctx context.Context, workspaceID, id string) (*form.Form, error)
