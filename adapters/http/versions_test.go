@@ -63,8 +63,8 @@ func TestFormVersionsAPI(t *testing.T) {
 		}
 
 		// Bad input.
-		h.expect(h.do("GET", base+"/versions/abc", h.keys["read-only"], nil), 400, "")
-		h.expect(h.do("GET", base+"/versions/0", h.keys["read-only"], nil), 400, "")
+		h.expect(h.do("GET", base+"/versions/abc", h.keys["read-only"], nil), 400, "invalid_request")
+		h.expect(h.do("GET", base+"/versions/0", h.keys["read-only"], nil), 400, "invalid_request")
 		h.expect(h.do("GET", base+"/versions/3", h.keys["read-only"], nil), 404, "not_found")
 		h.expect(h.do("POST", base+"/versions/3/restore", h.keys["read-write"], nil), 404, "not_found")
 		h.expect(h.do("GET", base+"/versions", h.keys["other"], nil), 404, "not_found")
