@@ -52,6 +52,18 @@ func TestSubmissionFormVersionStored(t *testing.T) {
 				t.Errorf("submission %s: stored form_version = %d, want %d", c.id, stored, c.want)
 			}
 		}
+		// The outbox keeps each submission event's form version for the transports.
+		recs, err := r.outbox.Pending(ctx, 0, 100)
+		noErr(t, err)
+		got := map[string]int{}
+		for _, rec := range recs {
+			if id, _ := rec.Event.Data["submission_id"].(string); id != "" {
+				got[id] = rec.Event.FormVersion
+			}
+		}
+		if got[s1.ID()] != 1 || got[s2.ID()] != 2 {
+			t.Errorf("outbox form versions = %v, want %s:1 %s:2", got, s1.ID(), s2.ID())
+		}
 	})
 }
 

@@ -15,8 +15,11 @@ CREATE TABLE form_versions (
 INSERT INTO form_versions (form_id, version, fields, created_at, created_by)
     SELECT id, 1, fields, updated_at, '' FROM forms;
 ALTER TABLE submissions ADD COLUMN form_version INTEGER NOT NULL DEFAULT 1;
+-- The form version of a submission's event, for the event's consumers; NULL for other events.
+ALTER TABLE outbox ADD COLUMN form_version INTEGER;
 
 -- +goose Down
+ALTER TABLE outbox DROP COLUMN form_version;
 ALTER TABLE submissions DROP COLUMN form_version;
 DROP TABLE form_versions;
 ALTER TABLE forms DROP COLUMN version;
