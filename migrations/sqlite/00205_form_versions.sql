@@ -17,9 +17,11 @@ INSERT INTO form_versions (form_id, version, fields, created_at, created_by)
 ALTER TABLE submissions ADD COLUMN form_version INTEGER NOT NULL DEFAULT 1;
 -- The form version of a submission's event, for the event's consumers; NULL for other events.
 ALTER TABLE outbox ADD COLUMN form_version INTEGER;
+ALTER TABLE deliveries ADD COLUMN form_version INTEGER;
 
 -- +goose Down
 ALTER TABLE outbox DROP COLUMN form_version;
+ALTER TABLE deliveries DROP COLUMN form_version;
 ALTER TABLE submissions DROP COLUMN form_version;
 DROP TABLE form_versions;
 ALTER TABLE forms DROP COLUMN version;
