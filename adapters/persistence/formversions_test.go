@@ -9,7 +9,9 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
 )
 
@@ -235,6 +237,38 @@ func TestFormVersionsMigration(t *testing.T) {
 		noErr(t, err)
 		if updated.Version() != 2 {
 			t.Errorf("version after the migration's next change = %d, want 2", updated.Version())
+		}
+	})
+}
+
+// A delivery keeps its event's form version through AddAll, the claim and Save, so every
+// attempt sends X-Service-Form-Version.
+func TestDeliveryFormVersionStored(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		w := mustWorkspace(t, r, base)
+		f := mustForm(t, r, w.ID(), base)
+		hook := mustWebhook(t, r, w.ID(), nil, nil, base)
+		e := event.Event{ID: newID("evt"), Type: event.SubmissionCreated, WorkspaceID: w.ID(), FormID: f.ID(), OccurredAt: base,
+			Data: map[string]any{"submission_id": "sub_1"}, FormVersion: 5}
+		d := webhook.NewDelivery(newID("dlv"), hook, e, []byte(`{}`), base)
+		plain := buildDelivery(hook, f.ID(), base, `{}`)
+		noErr(t, r.deliveries.AddAll(ctx, []*webhook.Delivery{d, plain}))
+		claimed, err := r.deliveries.ClaimDue(ctx, ports.Claim{Now: base.Add(time.Hour), Limit: 10, Lease: time.Minute})
+		noErr(t, err)
+		if len(claimed) != 2 {
+			t.Fatalf("claimed %d deliveries, want 2", len(claimed))
+		}
+		for _, c := range claimed {
+			if want := map[string]int{d.ID(): 5, plain.ID(): 0}[c.ID()]; c.FormVersion() != want {
+				t.Fatalf("claimed delivery %s has form version %d, want %d", c.ID(), c.FormVersion(), want)
+			}
+			noErr(t, r.deliveries.Save(ctx, c))
+		}
+		again, err := r.deliveries.Get(ctx, w.ID(), hook.ID(), d.ID())
+		noErr(t, err)
+		if again.FormVersion() != 5 {
+			t.Fatalf("saved delivery form version = %d, want 5", again.FormVersion())
 		}
 	})
 }
