@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -45,5 +46,27 @@ func TestEncodeFormVersionAndDataSchema(t *testing.T) {
 	}
 	if _, ok := v["form_version"]; ok || headers(m)[headerDataSchema] != "" {
 		t.Errorf("form.published carries form_version %v or ce_dataschema %q", v["form_version"], headers(m)[headerDataSchema])
+	}
+}
+
+// Over a broker: the publisher with a public URL sends ce_dataschema and form_version for a
+// submission event.
+func TestPublishCarriesDataSchema(t *testing.T) {
+	const topic = "formward.versions.test"
+	brokers := newCluster(t, topic, 1)
+	pub := NewPublisher(PublisherConfig{Brokers: brokers, Topic: topic, PublicURL: "https://forms.example.com"})
+	t.Cleanup(func() { _ = pub.Close() })
+	e := testEvents(1, 1)[0]
+	e.FormVersion = 2
+	if err := pub.Publish(context.Background(), []event.Event{e}); err != nil {
+		t.Fatal(err)
+	}
+	m := readRaw(t, brokers, topic, 1, 1)[0]
+	if got := headers(m)[headerDataSchema]; got != "https://forms.example.com/v1/forms/"+e.FormID+"/versions/2/schema" {
+		t.Errorf("ce_dataschema = %q", got)
+	}
+	back, err := Decode(m)
+	if err != nil || back.FormVersion != 2 {
+		t.Fatalf("decoded form version = %d, %v", back.FormVersion, err)
 	}
 }
