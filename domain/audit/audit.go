@@ -14,24 +14,22 @@ type Action string
 
 // The recorded actions.
 const (
-	APIKeyCreated       Action = "api_key.created"
-	APIKeyRevoked       Action = "api_key.revoked"
-	MemberInvited       Action = "member.invited"
-	InvitationWithdrawn Action = "member.invitation_withdrawn"
-	MemberJoined        Action = "member.joined"
-	MemberRoleChanged   Action = "member.role_changed"
-	MemberRemoved       Action = "member.removed"
-	WorkspaceUpdated    Action = "workspace.updated"
-	UserSignedIn        Action = "user.signed_in"
-	UserSignInFailed    Action = "user.sign_in_failed"
-	UserPasswordChanged Action = "user.password_changed"
-	UserTwoFactorOn     Action = "user.two_factor_enabled"
-	UserTwoFactorOff    Action = "user.two_factor_disabled"
-	FormCreated         Action = "form.created"
-	FormUpdated         Action = "form.updated"
-	FormPublished       Action = "form.published"
-	// FormVersionCreated records a new version of a form's fields (a change or a restore).
-	FormVersionCreated      Action = "form.version_created"
+	APIKeyCreated           Action = "api_key.created"
+	APIKeyRevoked           Action = "api_key.revoked"
+	MemberInvited           Action = "member.invited"
+	InvitationWithdrawn     Action = "member.invitation_withdrawn"
+	MemberJoined            Action = "member.joined"
+	MemberRoleChanged       Action = "member.role_changed"
+	MemberRemoved           Action = "member.removed"
+	WorkspaceUpdated        Action = "workspace.updated"
+	UserSignedIn            Action = "user.signed_in"
+	UserSignInFailed        Action = "user.sign_in_failed"
+	UserPasswordChanged     Action = "user.password_changed"
+	UserTwoFactorOn         Action = "user.two_factor_enabled"
+	UserTwoFactorOff        Action = "user.two_factor_disabled"
+	FormCreated             Action = "form.created"
+	FormUpdated             Action = "form.updated"
+	FormPublished           Action = "form.published"
 	FormArchived            Action = "form.archived"
 	FormDeleted             Action = "form.deleted"
 	WebhookCreated          Action = "webhook.created"
@@ -48,6 +46,9 @@ const (
 	PrivacyExported         Action = "privacy.exported"
 	PrivacyErased           Action = "privacy.erased"
 )
+
+// FormVersionCreated records a new version of a form's fields (a change or a restore).
+const FormVersionCreated Action = "form.version_created"
 
 // Actions are every recorded action, in the order the audit log's filter lists them.
 var Actions = []Action{
