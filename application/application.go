@@ -37,6 +37,7 @@ type Commands struct {
 	RevokeAPIKey           accounts.RevokeAPIKeyHandler
 	CreateForm             forms.CreateFormHandler
 	UpdateForm             forms.UpdateFormHandler
+	RestoreFormVersion     forms.RestoreFormVersionHandler
 	DeleteForm             forms.DeleteFormHandler
 	SetFormLogo            forms.SetFormLogoHandler
 	RemoveFormLogo         forms.RemoveFormLogoHandler
@@ -125,6 +126,9 @@ type Queries struct {
 	CountFieldAnswers capture.CountFieldAnswersHandler
 	// LastSubmissionTimes is when each form of a page last received a submission.
 	LastSubmissionTimes forms.LastSubmissionTimesHandler
+	// ListFormVersions and GetFormVersion read the versions of a form's fields.
+	ListFormVersions forms.ListFormVersionsHandler
+	GetFormVersion   forms.GetFormVersionHandler
 
 	// GetSubmissionFile finds the file a link that never expires names; DescribeFiles reads
 	// the names and sizes of a page's files.
@@ -285,6 +289,7 @@ func New(d Deps, s Settings) *Application {
 			RevokeAPIKey:           accounts.NewRevokeAPIKeyHandler(d.Keys, d.IDs, d.Clock),
 			CreateForm:             forms.NewCreateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			UpdateForm:             forms.NewUpdateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
+			RestoreFormVersion:     forms.NewRestoreFormVersionHandler(d.Forms, d.IDs, d.Clock),
 			DeleteForm:             forms.NewDeleteFormHandler(d.Forms, d.Files, d.IDs, d.Clock),
 			SetFormLogo:            forms.NewSetFormLogoHandler(d.Forms, d.Files, d.IDs, d.Clock),
 			RemoveFormLogo:         forms.NewRemoveFormLogoHandler(d.Forms, d.Files, d.IDs, d.Clock),
@@ -372,6 +377,8 @@ func New(d Deps, s Settings) *Application {
 			CountFieldAnswers: capture.NewCountFieldAnswersHandler(d.Forms, d.Scanner),
 
 			LastSubmissionTimes: forms.NewLastSubmissionTimesHandler(d.Forms),
+			ListFormVersions:    forms.NewListFormVersionsHandler(d.Forms),
+			GetFormVersion:      forms.NewGetFormVersionHandler(d.Forms),
 
 			GetSubmissionFile: capture.NewGetSubmissionFileHandler(d.Submissions),
 			DescribeFiles:     capture.NewDescribeFilesHandler(d.Files),

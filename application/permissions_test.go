@@ -124,12 +124,12 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 // permissionNeeded names the permission of every use case that acts for a principal.
 func permissionNeeded() map[string]access.Permission {
 	needs := map[string]access.Permission{}
-	for _, n := range []string{"GetForm", "ListForms", "LastSubmissionTimes", "GetSubmission", "GetSubmissionFile", "DescribeFiles", "ListSubmissions", "GetWebhook", "ListWebhooks",
+	for _, n := range []string{"GetForm", "ListFormVersions", "GetFormVersion", "ListForms", "LastSubmissionTimes", "GetSubmission", "GetSubmissionFile", "DescribeFiles", "ListSubmissions", "GetWebhook", "ListWebhooks",
 		"ListDeliveries", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
 		"ExportSubmissions", "GetFormStats", "CountFieldAnswers", "GetResponseColumns", "SaveResponseColumns"} {
 		needs[n] = access.Read
 	}
-	for _, n := range []string{"CreateForm", "UpdateForm", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
+	for _, n := range []string{"CreateForm", "UpdateForm", "RestoreFormVersion", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
 		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
 		"CreateIntegration", "DeleteIntegration", "SetFormLogo", "RemoveFormLogo"} {
 		needs[n] = access.Write

@@ -34,7 +34,7 @@ func topicConfig(cfg Config) (kafka.TopicConfig, error) {
 		return kafka.TopicConfig{}, errNoBrokers
 	}
 	return kafka.TopicConfig{
-		Publisher:  kafka.PublisherConfig{Brokers: brokers, Topic: cfg.KafkaTopic, BatchSize: cfg.RelayBatch},
+		Publisher:  kafka.PublisherConfig{Brokers: brokers, Topic: cfg.KafkaTopic, BatchSize: cfg.RelayBatch, PublicURL: publicURL(cfg)},
 		Partitions: cfg.KafkaPartitions,
 	}, nil
 }

@@ -77,8 +77,29 @@ type APIKeyRepository interface {
 	MarkUsed(ctx context.Context, id string, at time.Time) error
 }
 
+// FormVersion is one immutable version of a form's fields.
+type FormVersion struct {
+	Version   int
+	Fields    []form.Field
+	CreatedAt time.Time
+	// CreatedBy is who made the version; nil for versions that predate the record.
+	CreatedBy *audit.Actor
+}
+
+// FormVersionRepository reads the versions of a form's fields. The form repository writes a
+// version in the transaction that creates the form or changes its fields.
+type FormVersionRepository interface {
+	// ListVersions returns the versions of the workspace's form, newest first, or
+	// domain.ErrNotFound when the workspace has no such form.
+	ListVersions(ctx context.Context, workspaceID, formID string) ([]FormVersion, error)
+	// GetVersion returns one version, or domain.ErrNotFound.
+	GetVersion(ctx context.Context, workspaceID, formID string, version int) (FormVersion, error)
+}
+
 // FormRepository stores forms; every method is bounded to one workspace.
 type FormRepository interface {
+	// FormVersionRepository reads the versions the repository writes with the form.
+	FormVersionRepository
 	// Create stores the form with its audit events in one transaction.
 	Create(ctx context.Context, f *form.Form, events ...audit.Event) error
 	Get(ctx context.Context, workspaceID, id string) (*form.Form, error)

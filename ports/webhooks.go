@@ -69,6 +69,8 @@ type OutboundRequest struct {
 	// TraceParent is the W3C trace context stored with the delivery ("" when not traced), so
 	// the attempt's span joins the trace of the submission that caused it.
 	TraceParent string
+	// FormVersion, when above 0, goes out as X-Service-Form-Version.
+	FormVersion int
 }
 
 // OutboundResult is what the endpoint did. BreakerOpen means no request was made; retry at RetryAt.

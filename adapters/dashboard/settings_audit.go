@@ -60,6 +60,7 @@ var auditWords = map[audit.Action]actionWords{
 	audit.FormPublished:           {"Form published", "published the form"},
 	audit.FormArchived:            {"Form archived", "archived the form"},
 	audit.FormDeleted:             {"Form deleted", "deleted the form"},
+	audit.FormVersionCreated:      {"Form version saved", "saved a new version of the form"},
 	audit.WebhookCreated:          {"Webhook added", "added a webhook"},
 	audit.WebhookUpdated:          {"Webhook changed", "changed the webhook"},
 	audit.WebhookDeleted:          {"Webhook deleted", "deleted the webhook"},
@@ -106,7 +107,7 @@ func auditSummary(e audit.Event) string {
 	s := actorName(e.Actor) + " " + w.verb
 	str := func(k string) string { v, _ := e.Details[k].(string); return v }
 	switch e.Action {
-	case audit.FormCreated, audit.FormUpdated, audit.FormPublished, audit.FormArchived, audit.FormDeleted,
+	case audit.FormCreated, audit.FormUpdated, audit.FormPublished, audit.FormArchived, audit.FormDeleted, audit.FormVersionCreated,
 		audit.WorkflowCreated, audit.WorkflowUpdated, audit.WorkflowDeleted, audit.SubmissionsExported:
 		if e.Action == audit.FormUpdated && str("status") == "draft" {
 			s = actorName(e.Actor) + " moved the form"

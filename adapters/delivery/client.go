@@ -101,6 +101,9 @@ type Request struct {
 	// Headers are extra headers of a send_webhook action. They may not set a header Formward
 	// sets itself, nor a hop-by-hop or framing header; see CheckHeaders.
 	Headers map[string]string
+	// FormVersion, when above 0, is sent as X-Service-Form-Version: the version of the form
+	// the submission of the event answered.
+	FormVersion int
 }
 
 // Result is the outcome of one attempt.
@@ -313,6 +316,9 @@ func (c *Client) send(ctx context.Context, r Request) Result {
 	h.Set("X-Service-Event", r.Event)
 	h.Set("X-Service-Delivery", r.DeliveryID)
 	h.Set("X-Service-Attempt", strconv.Itoa(r.Attempt))
+	if r.FormVersion > 0 {
+		h.Set("X-Service-Form-Version", strconv.Itoa(r.FormVersion))
+	}
 	if r.Secret != "" {
 		ts := c.clock.Now().Unix()
 		h.Set("X-Service-Signature", Sign(r.Secret, r.Body))

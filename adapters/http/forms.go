@@ -15,10 +15,10 @@ import (
 
 var (
 	formProps          = []string{"name", "description", "fields", "settings", "status"}
-	formReadOnly       = []string{"id", "created_at", "updated_at", "submission_count", "closed_reason"}
+	formReadOnly       = []string{"id", "version", "created_at", "updated_at", "submission_count", "closed_reason"}
 	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "help", "accept", "max_file_size", "key", "hidden", "page", "show_if"}
 	submissionProps    = []string{"data"}
-	submissionReadOnly = []string{"id", "form_id", "metadata", "submitted_at", "updated_at", "created_at"}
+	submissionReadOnly = []string{"id", "form_id", "form_version", "metadata", "submitted_at", "updated_at", "created_at"}
 )
 
 // pageOf reads limit and cursor for the list identified by list.

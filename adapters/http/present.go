@@ -67,6 +67,7 @@ type formJSON struct {
 	Name            string        `json:"name"`
 	Description     *string       `json:"description"`
 	Status          string        `json:"status"`
+	Version         int           `json:"version"`
 	Fields          *[]fieldJSON  `json:"fields,omitempty"`
 	Settings        *settingsJSON `json:"settings,omitempty"`
 	SubmissionCount int64         `json:"submission_count"`
@@ -80,7 +81,7 @@ type formJSON struct {
 func presentForm(v forms.FormView, withFields bool, now time.Time) formJSON {
 	f := v.Form
 	out := formJSON{
-		ID: f.ID(), Name: f.Name(), Description: f.Description(), Status: string(f.Status()),
+		ID: f.ID(), Name: f.Name(), Description: f.Description(), Status: string(f.Status()), Version: f.Version(),
 		SubmissionCount: v.SubmissionCount,
 		CreatedAt:       domain.FormatTime(f.CreatedAt()), UpdatedAt: domain.FormatTime(f.UpdatedAt()),
 	}

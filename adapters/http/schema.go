@@ -19,8 +19,8 @@ const schemaContentType = "application/schema+json"
 // A version that is not a positive whole number names no version: not found.
 func (a *api) getVersionSchema(c *gin.Context) {
 	id := c.Param("id")
-	n, err := strconv.Atoi(c.Param("n"))
-	if err != nil || n < 1 || strconv.Itoa(n) != c.Param("n") {
+	n, err := strconv.Atoi(c.Param("version"))
+	if err != nil || n < 1 || strconv.Itoa(n) != c.Param("version") {
 		fail(c, a.Logger, domain.ErrNotFound)
 		return
 	}

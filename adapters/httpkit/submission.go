@@ -20,6 +20,7 @@ type MetadataJSON struct {
 type SubmissionJSON struct {
 	ID          string         `json:"id"`
 	FormID      string         `json:"form_id"`
+	FormVersion int            `json:"form_version"`
 	Data        map[string]any `json:"data"`
 	Metadata    MetadataJSON   `json:"metadata"`
 	SubmittedAt string         `json:"submitted_at"`
@@ -54,7 +55,7 @@ func PresentSubmission(s *submission.Submission, fileURL FileLinker) SubmissionJ
 		utm = map[string]string{}
 	}
 	return SubmissionJSON{
-		ID: s.ID(), FormID: s.FormID(), Data: data,
+		ID: s.ID(), FormID: s.FormID(), FormVersion: s.FormVersion(), Data: data,
 		Metadata:    MetadataJSON{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm, ReplyTo: m.ReplyTo, Subject: m.Subject},
 		SubmittedAt: domain.FormatTime(s.SubmittedAt()), UpdatedAt: domain.FormatTime(s.UpdatedAt()),
 	}

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
+	"strings"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
@@ -25,6 +27,7 @@ const (
 	headerSource      = "ce_source"
 	headerSpecVersion = "ce_specversion"
 	headerTime        = "ce_time"
+	headerDataSchema  = "ce_dataschema"
 	headerContentType = "content-type"
 
 	specVersion = "1.0"
@@ -33,11 +36,13 @@ const (
 
 // wireEvent is the JSON value of a message, the schema downstream teams rely on.
 type wireEvent struct {
-	ID          string         `json:"id"`
-	Type        string         `json:"type"`
-	WorkspaceID string         `json:"workspace_id"`
-	FormID      string         `json:"form_id"`
-	OccurredAt  string         `json:"occurred_at"`
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	WorkspaceID string `json:"workspace_id"`
+	FormID      string `json:"form_id"`
+	OccurredAt  string `json:"occurred_at"`
+	// FormVersion is the version of the form a submission's event answered; absent otherwise.
+	FormVersion int            `json:"form_version,omitempty"`
 	Data        map[string]any `json:"data"`
 }
 
@@ -49,7 +54,17 @@ func Source(workspaceID, formID string) string {
 // Encode turns e into a message keyed by its form ID, so all events of a form land on one
 // partition in order. The Topic is left empty: the Writer names it. It fails only when Data
 // holds something JSON cannot carry, which event.Event rules out.
-func Encode(e event.Event) (kafkago.Message, error) {
+func Encode(e event.Event) (kafkago.Message, error) { return EncodeWithSchema(e, "") }
+
+// DataSchema is the URL of the JSON Schema of a submission event's data for its form version:
+// <public URL>/v1/forms/{id}/versions/{n}/schema.
+func DataSchema(publicURL, formID string, version int) string {
+	return strings.TrimRight(publicURL, "/") + "/v1/forms/" + url.PathEscape(formID) + "/versions/" + strconv.Itoa(version) + "/schema"
+}
+
+// EncodeWithSchema is Encode with the ce_dataschema header on events that carry a form version,
+// pointing at publicURL's schema of that version (no header when publicURL is empty).
+func EncodeWithSchema(e event.Event, publicURL string) (kafkago.Message, error) {
 	data := e.Data
 	if data == nil {
 		data = map[string]any{} // consumers always get an object
@@ -57,12 +72,12 @@ func Encode(e event.Event) (kafkago.Message, error) {
 	at := domain.FormatTime(e.OccurredAt)
 	value, err := json.Marshal(wireEvent{
 		ID: e.ID, Type: string(e.Type), WorkspaceID: e.WorkspaceID, FormID: e.FormID,
-		OccurredAt: at, Data: data,
+		OccurredAt: at, FormVersion: e.FormVersion, Data: data,
 	})
 	if err != nil {
 		return kafkago.Message{}, fmt.Errorf("encode event %s: %w", e.ID, err)
 	}
-	return kafkago.Message{
+	m := kafkago.Message{
 		Key:   []byte(e.FormID),
 		Value: value,
 		Headers: []kafkago.Header{
@@ -73,7 +88,11 @@ func Encode(e event.Event) (kafkago.Message, error) {
 			{Key: headerTime, Value: []byte(at)},
 			{Key: headerContentType, Value: []byte(contentType)},
 		},
-	}, nil
+	}
+	if e.FormVersion > 0 && publicURL != "" {
+		m.Headers = append(m.Headers, kafkago.Header{Key: headerDataSchema, Value: []byte(DataSchema(publicURL, e.FormID, e.FormVersion))})
+	}
+	return m, nil
 }
 
 // Decode reads an event back from a message value. The value is authoritative; the headers only
@@ -96,7 +115,7 @@ func Decode(m kafkago.Message) (event.Event, error) {
 	}
 	return event.Event{
 		ID: w.ID, Type: t, WorkspaceID: w.WorkspaceID, FormID: w.FormID, OccurredAt: at.UTC(),
-		Data: restoreStrings(w.Data),
+		Data: restoreStrings(w.Data), FormVersion: w.FormVersion,
 	}, nil
 }
 

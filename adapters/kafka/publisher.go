@@ -31,6 +31,8 @@ type PublisherConfig struct {
 	BatchTimeout time.Duration
 	// BatchSize is the most messages sent to one partition in one request; default 500.
 	BatchSize int
+	// PublicURL is the service's public origin: submission events carry ce_dataschema under it.
+	PublicURL string
 }
 
 func (c PublisherConfig) withDefaults() PublisherConfig {
@@ -48,7 +50,8 @@ func (c PublisherConfig) withDefaults() PublisherConfig {
 
 // Publisher writes events to Kafka and returns once every replica in sync acknowledged them.
 type Publisher struct {
-	w *kafkago.Writer
+	w         *kafkago.Writer
+	publicURL string
 }
 
 var _ ports.EventPublisher = (*Publisher)(nil)
@@ -68,7 +71,7 @@ func NewPublisher(cfg PublisherConfig) *Publisher {
 		// by accident with the broker's default count would be hard to change without breaking
 		// per-form order.
 		AllowAutoTopicCreation: false,
-	}}
+	}, publicURL: cfg.PublicURL}
 }
 
 // Publish writes events in one synchronous call: nil means the broker acknowledged all of them.
@@ -84,7 +87,7 @@ func (p *Publisher) Publish(ctx context.Context, events []event.Event) error {
 	msgs := make([]kafkago.Message, len(events))
 	spans := make([]trace.Span, len(events))
 	for i, e := range events {
-		m, err := Encode(e)
+		m, err := EncodeWithSchema(e, p.publicURL)
 		if err != nil {
 			endAll(spans[:i], err)
 			return fmt.Errorf("publish: %w", err)

@@ -40,7 +40,7 @@ func (r *DeliveryRepository) toRow(ctx context.Context, d *webhook.Delivery) (de
 	return deliveryRow{ID: d.ID(), WorkspaceID: d.WorkspaceID(), WebhookID: d.WebhookID(), EventID: d.EventID(),
 		EventType: string(d.EventType()), FormID: d.FormID(), Body: body, Status: string(d.Status()), Cycle: d.Cycle(),
 		Attempts: attempts, NextAttemptAt: toMillisPtr(d.NextAttemptAt()), CreatedAt: toMillis(d.CreatedAt()), UpdatedAt: toMillis(d.UpdatedAt()),
-		TraceParent: nullIfEmpty(d.TraceParent())}, nil
+		TraceParent: nullIfEmpty(d.TraceParent()), FormVersion: nullIfZero(d.FormVersion())}, nil
 }
 
 func (r *DeliveryRepository) toDomain(ctx context.Context, row deliveryRow) (*webhook.Delivery, error) {
@@ -56,6 +56,7 @@ func (r *DeliveryRepository) toDomain(ctx context.Context, row deliveryRow) (*we
 		row.FormID, body, webhook.Status(row.Status), row.Cycle, attempts, fromMillisPtr(row.NextAttemptAt),
 		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt))
 	d.RestoreTraceParent(emptyIfNull(row.TraceParent))
+	d.RestoreFormVersion(zeroIfNull(row.FormVersion))
 	return d, nil
 }
 
@@ -152,6 +153,7 @@ type deliveryRow struct {
 	UpdatedAt     int64  `gorm:"column:updated_at"`
 
 	TraceParent *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
+	FormVersion *int    `gorm:"column:form_version"`
 }
 
 func (deliveryRow) TableName() string { return "deliveries" }

@@ -15,7 +15,7 @@ import (
 // (form_id, submitted_at, id) index serves it read backwards, so each batch is one index range.
 //
 // Exports read every submission of a form through it, so it skips gorm: the statement goes to
-// database/sql directly and rows.Scan fills the four columns that vary (gorm's reflective
+// database/sql directly and rows.Scan fills the five columns that vary (gorm's reflective
 // scan cost more than SQLite's own work), and rows are opened on every CPU while the next
 // ones are scanned.
 func (r *SubmissionRepository) ListOldestFirst(ctx context.Context, workspaceID, formID string, q ports.OldestFirst) ([]*submission.Submission, error) {
@@ -23,7 +23,7 @@ func (r *SubmissionRepository) ListOldestFirst(ctx context.Context, workspaceID,
 		return nil, nil
 	}
 	var sb strings.Builder
-	sb.WriteString("SELECT id, submitted_at, updated_at, sealed FROM submissions WHERE form_id = ? AND workspace_id = ?")
+	sb.WriteString("SELECT id, submitted_at, updated_at, sealed, form_version FROM submissions WHERE form_id = ? AND workspace_id = ?")
 	args := make([]any, 0, 7)
 	args = append(args, formID, workspaceID)
 	if q.CreatedAfter != nil {
@@ -58,7 +58,7 @@ func (r *SubmissionRepository) ListOldestFirst(ctx context.Context, workspaceID,
 	chunk := make([]submissionRow, 0, openChunk)
 	for rows.Next() {
 		row := submissionRow{WorkspaceID: workspaceID, FormID: formID}
-		if err := rows.Scan(&row.ID, &row.SubmittedAt, &row.UpdatedAt, &row.Sealed); err != nil {
+		if err := rows.Scan(&row.ID, &row.SubmittedAt, &row.UpdatedAt, &row.Sealed, &row.FormVersion); err != nil {
 			return nil, mapErr("list submissions oldest first", err)
 		}
 		if chunk = append(chunk, row); len(chunk) == openChunk {

@@ -9,6 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
@@ -37,7 +38,15 @@ func (r *FormRepository) Create(ctx context.Context, f *form.Form, events ...aud
 	if row.Settings, err = encodeSettings(ctx, r.cipher, f); err != nil {
 		return err
 	}
-	return r.db.insertWithAudit(ctx, "create form", &row, events)
+	return r.db.tx(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(&row).Error; err != nil {
+			return mapErr("create form", err)
+		}
+		if err := writeFormVersion(tx, row, actorOf(events)); err != nil {
+			return err
+		}
+		return writeAudit(tx, events)
+	})
 }
 
 // Get returns the form of the workspace, or domain.ErrNotFound (also for another workspace's form).
@@ -66,7 +75,16 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 	if err := r.cipher.EnsureKey(ctx, workspaceID); err != nil {
 		return nil, fmt.Errorf("update form: %w", err)
 	}
-	return updateLocked(ctx, r.db, r.cipher, lockNoKeyUpdate, "form", r.formToDomain, change, func(tx *gorm.DB, f *form.Form) error {
+	// The version row names who changed the fields: the actor of the change's audit events.
+	var actor *audit.Actor
+	var before int
+	recorded := func(f *form.Form) (ports.Effects, error) {
+		before = f.Version()
+		fx, err := change(f)
+		actor = actorOf(fx.Audit)
+		return fx, err
+	}
+	return updateLocked(ctx, r.db, r.cipher, lockNoKeyUpdate, "form", r.formToDomain, recorded, func(tx *gorm.DB, f *form.Form) error {
 		next, err := formFromDomain(f)
 		if err != nil {
 			return err
@@ -74,9 +92,111 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		if next.Settings, err = encodeSettings(ctx, r.cipher, f); err != nil {
 			return err
 		}
-		return mapErr("update form", tx.Exec("UPDATE forms SET name = ?, description = ?, status = ?, fields = ?, settings = ?, removed_fields = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
-			next.Name, next.Description, next.Status, next.Fields, next.Settings, next.RemovedFields, next.UpdatedAt, workspaceID, id).Error)
+		if err := tx.Exec("UPDATE forms SET name = ?, description = ?, status = ?, fields = ?, settings = ?, removed_fields = ?, version = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.Name, next.Description, next.Status, next.Fields, next.Settings, next.RemovedFields, next.Version, next.UpdatedAt, workspaceID, id).Error; err != nil {
+			return mapErr("update form", err)
+		}
+		if next.Version == before {
+			return nil
+		}
+		return writeFormVersion(tx, next, actor)
 	}, "workspace_id = ? AND id = ?", workspaceID, id)
+}
+
+var _ ports.FormVersionRepository = (*FormRepository)(nil)
+
+// ListVersions returns the versions of the workspace's form, newest first.
+func (r *FormRepository) ListVersions(ctx context.Context, workspaceID, formID string) ([]ports.FormVersion, error) {
+	var rows []formVersionRow
+	err := r.db.read(ctx).Raw(`SELECT v.form_id, v.version, v.fields, v.created_by, v.created_at FROM form_versions v
+		JOIN forms f ON f.id = v.form_id WHERE f.workspace_id = ? AND v.form_id = ? ORDER BY v.version DESC`, workspaceID, formID).Scan(&rows).Error
+	if err != nil {
+		return nil, mapErr("list form versions", err)
+	}
+	if len(rows) == 0 {
+		return nil, domain.ErrNotFound
+	}
+	out := make([]ports.FormVersion, 0, len(rows))
+	for _, row := range rows {
+		v, err := row.toPort()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// GetVersion returns one version of the workspace's form, or domain.ErrNotFound.
+func (r *FormRepository) GetVersion(ctx context.Context, workspaceID, formID string, version int) (ports.FormVersion, error) {
+	var rows []formVersionRow
+	err := r.db.read(ctx).Raw(`SELECT v.form_id, v.version, v.fields, v.created_by, v.created_at FROM form_versions v
+		JOIN forms f ON f.id = v.form_id WHERE f.workspace_id = ? AND v.form_id = ? AND v.version = ?`, workspaceID, formID, version).Scan(&rows).Error
+	if err != nil {
+		return ports.FormVersion{}, mapErr("get form version", err)
+	}
+	if len(rows) == 0 {
+		return ports.FormVersion{}, domain.ErrNotFound
+	}
+	return rows[0].toPort()
+}
+
+func (row formVersionRow) toPort() (ports.FormVersion, error) {
+	fields, err := decodeFields(row.FormID, row.Fields)
+	if err != nil {
+		return ports.FormVersion{}, err
+	}
+	v := ports.FormVersion{Version: row.Version, Fields: fields, CreatedAt: fromMillis(row.CreatedAt)}
+	if row.CreatedBy != "" {
+		var a actorJSON
+		if err := json.Unmarshal([]byte(row.CreatedBy), &a); err != nil {
+			return ports.FormVersion{}, fmt.Errorf("decode author of form %s version %d: %w", row.FormID, row.Version, err)
+		}
+		v.CreatedBy = &audit.Actor{Type: a.Type, ID: a.ID, Name: a.Name}
+	}
+	return v, nil
+}
+
+// formVersionRow is one immutable version of a form's fields.
+type formVersionRow struct {
+	FormID  string `gorm:"column:form_id;primaryKey"`
+	Version int    `gorm:"column:version;primaryKey"`
+	Fields  string `gorm:"column:fields"`
+	// CreatedBy is the actor as JSON ({"type","id","name"}); empty when unknown.
+	CreatedBy string `gorm:"column:created_by"`
+	CreatedAt int64  `gorm:"column:created_at"`
+}
+
+func (formVersionRow) TableName() string { return "form_versions" }
+
+// actorJSON is the stored shape of a version's author.
+type actorJSON struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// actorOf is the actor of the first audit event, or nil.
+func actorOf(events []audit.Event) *audit.Actor {
+	if len(events) == 0 {
+		return nil
+	}
+	a := events[0].Actor
+	return &a
+}
+
+// writeFormVersion stores the form row's fields as its version, in the caller's transaction.
+func writeFormVersion(tx *gorm.DB, row formRow, actor *audit.Actor) error {
+	by := ""
+	if actor != nil {
+		b, err := json.Marshal(actorJSON{Type: actor.Type, ID: actor.ID, Name: actor.Name})
+		if err != nil {
+			return fmt.Errorf("encode form version author: %w", err)
+		}
+		by = string(b)
+	}
+	v := formVersionRow{FormID: row.ID, Version: row.Version, Fields: row.Fields, CreatedBy: by, CreatedAt: row.UpdatedAt}
+	return mapErr("create form version", tx.Create(&v).Error)
 }
 
 // Delete removes the form, its submissions (with the stored responses of the requests that
@@ -110,6 +230,9 @@ func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string, eve
 		}
 		if err := tx.Exec("DELETE FROM workflows WHERE workspace_id = ? AND form_id = ?", workspaceID, id).Error; err != nil {
 			return mapErr("delete form workflows", err)
+		}
+		if err := tx.Exec("DELETE FROM form_versions WHERE form_id = ?", id).Error; err != nil {
+			return mapErr("delete form versions", err)
 		}
 		if err := tx.Exec("DELETE FROM form_counters WHERE form_id = ?", id).Error; err != nil {
 			return mapErr("delete form counters", err)
@@ -194,6 +317,7 @@ type formRow struct {
 	Settings    string  `gorm:"column:settings"`
 	// RemovedFields is the JSON list of the fields removed from the form; empty means none.
 	RemovedFields string `gorm:"column:removed_fields"`
+	Version       int    `gorm:"column:version"`
 	CreatedAt     int64  `gorm:"column:created_at"`
 	UpdatedAt     int64  `gorm:"column:updated_at"`
 }
@@ -268,7 +392,7 @@ func formFromDomain(f *form.Form) (formRow, error) {
 		return formRow{}, err
 	}
 	return formRow{ID: f.ID(), WorkspaceID: f.WorkspaceID(), Name: f.Name(), Description: f.Description(),
-		Status: string(f.Status()), Fields: string(b), RemovedFields: removed, CreatedAt: toMillis(f.CreatedAt()), UpdatedAt: toMillis(f.UpdatedAt())}, nil
+		Status: string(f.Status()), Fields: string(b), RemovedFields: removed, Version: f.Version(), CreatedAt: toMillis(f.CreatedAt()), UpdatedAt: toMillis(f.UpdatedAt())}, nil
 }
 
 // removedFieldJSON is a removed field's stored shape; like the fields, it is not secret.

@@ -155,8 +155,8 @@ func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 			return nil
 		}
 		var sb strings.Builder
-		sb.WriteString("INSERT INTO submissions (id, workspace_id, form_id, submitted_at, updated_at, sealed, email_hash) VALUES ")
-		args := make([]any, 0, len(batch)*7)
+		sb.WriteString("INSERT INTO submissions (id, workspace_id, form_id, submitted_at, updated_at, sealed, email_hash, form_version) VALUES ")
+		args := make([]any, 0, len(batch)*8)
 		events := make([]sealedEvent, 0, len(batch))
 		counts := make(map[string]int64)
 		var index []emailIndexRow
@@ -164,9 +164,9 @@ func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			sb.WriteString("(?,?,?,?,?,?,?)")
+			sb.WriteString("(?,?,?,?,?,?,?,?)")
 			s := p.sub
-			args = append(args, s.ID, s.WorkspaceID, s.FormID, s.SubmittedAt, s.UpdatedAt, s.Sealed, emailHashColumn(p.emails))
+			args = append(args, s.ID, s.WorkspaceID, s.FormID, s.SubmittedAt, s.UpdatedAt, s.Sealed, emailHashColumn(p.emails), s.FormVersion)
 			events = append(events, p.event)
 			counts[s.FormID]++
 			index = append(index, indexRows(s.ID, p.emails)...)

@@ -55,6 +55,7 @@ func (o *Outbox) Pending(ctx context.Context, afterSeq int64, limit int) ([]port
 		out = append(out, ports.OutboxRecord{Seq: r.Seq, Event: event.Event{
 			ID: r.ID, Type: event.Type(r.Type), WorkspaceID: r.WorkspaceID, FormID: r.FormID,
 			OccurredAt: fromMillis(r.CreatedAt), Data: data, TraceParent: emptyIfNull(r.TraceParent),
+			FormVersion: zeroIfNull(r.FormVersion),
 		}})
 	}
 	return out, nil
@@ -87,6 +88,7 @@ type sealedEvent struct {
 	payload                      []byte
 	createdAt                    int64
 	traceParent                  *string // the W3C trace context of the writing request, or NULL
+	formVersion                  *int    // the submission's form version, or NULL
 }
 
 func sealEvent(ctx context.Context, c ports.Cipher, e event.Event) (sealedEvent, error) {
@@ -99,7 +101,7 @@ func sealEvent(ctx context.Context, c ports.Cipher, e event.Event) (sealedEvent,
 		return sealedEvent{}, fmt.Errorf("seal event %s: %w", e.ID, err)
 	}
 	return sealedEvent{id: e.ID, typ: string(e.Type), workspaceID: e.WorkspaceID, formID: e.FormID,
-		payload: sealed, createdAt: toMillis(e.OccurredAt), traceParent: eventTraceParent(ctx, e)}, nil
+		payload: sealed, createdAt: toMillis(e.OccurredAt), traceParent: eventTraceParent(ctx, e), formVersion: nullIfZero(e.FormVersion)}, nil
 }
 
 // insertEvents writes sealed events with one multi-row INSERT, in the order given.
@@ -108,14 +110,14 @@ func insertEvents(tx *gorm.DB, events []sealedEvent) error {
 		return nil
 	}
 	var sb strings.Builder
-	sb.WriteString("INSERT INTO outbox (id, type, workspace_id, form_id, payload, created_at, traceparent) VALUES ")
-	args := make([]any, 0, len(events)*7)
+	sb.WriteString("INSERT INTO outbox (id, type, workspace_id, form_id, payload, created_at, traceparent, form_version) VALUES ")
+	args := make([]any, 0, len(events)*8)
 	for i, e := range events {
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		sb.WriteString("(?,?,?,?,?,?,?)")
-		args = append(args, e.id, e.typ, e.workspaceID, e.formID, e.payload, e.createdAt, e.traceParent)
+		sb.WriteString("(?,?,?,?,?,?,?,?)")
+		args = append(args, e.id, e.typ, e.workspaceID, e.formID, e.payload, e.createdAt, e.traceParent, e.formVersion)
 	}
 	return tx.Exec(sb.String(), args...).Error
 }
@@ -133,6 +135,22 @@ type outboxRow struct {
 	PublishedAt *int64 `gorm:"column:published_at"`
 
 	TraceParent *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
+	FormVersion *int    `gorm:"column:form_version"`
 }
 
 func (outboxRow) TableName() string { return "outbox" }
+
+// nullIfZero is NULL for 0 (an event without a form version).
+func nullIfZero(v int) *int {
+	if v == 0 {
+		return nil
+	}
+	return &v
+}
+
+func zeroIfNull(v *int) int {
+	if v == nil {
+		return 0
+	}
+	return *v
+}

@@ -106,7 +106,7 @@ func (p *PrivacyIndex) Reindex(ctx context.Context, limit int) (int, bool, error
 		return 0, true, nil
 	}
 	var rows []submissionRow
-	err = p.db.read(ctx).Raw("SELECT id, workspace_id, form_id, submitted_at, updated_at, sealed FROM submissions WHERE id > ? ORDER BY id LIMIT ?",
+	err = p.db.read(ctx).Raw("SELECT id, workspace_id, form_id, submitted_at, updated_at, sealed, form_version FROM submissions WHERE id > ? ORDER BY id LIMIT ?",
 		state.AfterID, limit).Scan(&rows).Error
 	if err != nil {
 		return 0, false, mapErr("read submissions to index", err)

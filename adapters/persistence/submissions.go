@@ -124,7 +124,7 @@ func (r *SubmissionRepository) seal(ctx context.Context, s *submission.Submissio
 		return submissionRow{}, fmt.Errorf("seal submission: %w", err)
 	}
 	return submissionRow{ID: s.ID(), WorkspaceID: s.WorkspaceID(), FormID: s.FormID(),
-		SubmittedAt: toMillis(s.SubmittedAt()), UpdatedAt: toMillis(s.UpdatedAt()), Sealed: sealed}, nil
+		SubmittedAt: toMillis(s.SubmittedAt()), UpdatedAt: toMillis(s.UpdatedAt()), Sealed: sealed, FormVersion: s.FormVersion()}, nil
 }
 
 func (r *SubmissionRepository) open(ctx context.Context, row submissionRow) (*submission.Submission, error) {
@@ -328,6 +328,7 @@ type submissionRow struct {
 	SubmittedAt int64  `gorm:"column:submitted_at"`
 	UpdatedAt   int64  `gorm:"column:updated_at"`
 	Sealed      []byte `gorm:"column:sealed"`
+	FormVersion int    `gorm:"column:form_version"`
 }
 
 func (submissionRow) TableName() string { return "submissions" }
@@ -384,5 +385,5 @@ func decodeSubmission(r submissionRow, plaintext []byte) (*submission.Submission
 			return nil, fmt.Errorf("decode submission %s: %w", r.ID, err)
 		}
 	}
-	return submission.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.FormID, data, meta, fromMillis(r.SubmittedAt), fromMillis(r.UpdatedAt)), nil
+	return submission.UnmarshalFromDatabase(r.ID, r.WorkspaceID, r.FormID, data, meta, fromMillis(r.SubmittedAt), fromMillis(r.UpdatedAt)).WithFormVersionFromDatabase(r.FormVersion), nil
 }

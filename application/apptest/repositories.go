@@ -258,6 +258,27 @@ func (r *Forms) Delete(ctx context.Context, workspaceID, id string, events ...au
 	return nil
 }
 
+// ListVersions knows the current version of the form only.
+func (r *Forms) ListVersions(ctx context.Context, workspaceID, id string) ([]ports.FormVersion, error) {
+	f, err := r.Get(ctx, workspaceID, id)
+	if err != nil {
+		return nil, err
+	}
+	return []ports.FormVersion{{Version: f.Version(), Fields: f.Fields(), CreatedAt: f.UpdatedAt()}}, nil
+}
+
+// GetVersion knows the current version of the form only.
+func (r *Forms) GetVersion(ctx context.Context, workspaceID, id string, version int) (ports.FormVersion, error) {
+	vs, err := r.ListVersions(ctx, workspaceID, id)
+	if err != nil {
+		return ports.FormVersion{}, err
+	}
+	if vs[0].Version != version {
+		return ports.FormVersion{}, domain.ErrNotFound
+	}
+	return vs[0], nil
+}
+
 func (r *Forms) LastSubmissionTimes(_ context.Context, workspaceID string, ids []string) (map[string]time.Time, error) {
 	out := map[string]time.Time{}
 	for _, s := range r.Submissions.of(workspaceID, ids) {

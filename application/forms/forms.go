@@ -101,6 +101,13 @@ func (h UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormView
 			}
 			fx.Audit = []audit.Event{e}
 		}
+		if f.Version() != before.Version() {
+			e, err := versionEvent(p, h.ids, now, &before, f, nil)
+			if err != nil {
+				return ports.Effects{}, err
+			}
+			fx.Audit = append(fx.Audit, e)
+		}
 		if published {
 			fx.Events = []event.Event{event.Published(h.ids.New(ports.PrefixEvent), f, now)}
 		}

@@ -27,15 +27,19 @@ func NewGetVersionSchemaHandler(forms ports.FormRepository) GetVersionSchemaHand
 	return GetVersionSchemaHandler{forms: forms}
 }
 
-// Handle returns the schema as a JSON document. Until forms keep their versions, a form has
-// one version, 1, whose fields are its current fields; any other version is not found.
+// Handle returns the schema of the version's fields as a JSON document; a version the form
+// does not have is domain.ErrNotFound.
 func (h GetVersionSchemaHandler) Handle(ctx context.Context, q GetVersionSchema) (map[string]any, error) {
-	_, f, err := auth.Load(ctx, access.Read, h.forms, q.FormID)
+	p, f, err := auth.Load(ctx, access.Read, h.forms, q.FormID)
 	if err != nil {
 		return nil, err
 	}
-	if q.Version != 1 {
+	if q.Version < 1 {
 		return nil, domain.ErrNotFound
 	}
-	return formschema.ForFields(q.SchemaURL, f.Fields()), nil
+	v, err := h.forms.GetVersion(ctx, p.WorkspaceID, f.ID(), q.Version)
+	if err != nil {
+		return nil, err
+	}
+	return formschema.ForFields(q.SchemaURL, v.Fields), nil
 }

@@ -144,6 +144,7 @@ func (e *DeliveryEngine) attempt(ctx context.Context, d *webhook.Delivery) {
 	res := e.sender.Send(ctx, ports.OutboundRequest{
 		EndpointID: w.ID(), URL: w.URL(), Body: d.Body(), Event: string(d.EventType()),
 		DeliveryID: d.ID(), Attempt: d.NextAttemptNumber(), Secret: w.Secret(), TraceParent: d.TraceParent(),
+		FormVersion: d.FormVersion(),
 	})
 	if res.Err != nil && ctx.Err() != nil {
 		return // stopped mid-attempt: not the endpoint's fault; the lease runs out and it is sent again

@@ -47,9 +47,12 @@ const (
 	PrivacyErased           Action = "privacy.erased"
 )
 
+// FormVersionCreated records a new version of a form's fields (a change or a restore).
+const FormVersionCreated Action = "form.version_created"
+
 // Actions are every recorded action, in the order the audit log's filter lists them.
 var Actions = []Action{
-	FormCreated, FormUpdated, FormPublished, FormArchived, FormDeleted,
+	FormCreated, FormUpdated, FormPublished, FormArchived, FormDeleted, FormVersionCreated,
 	WebhookCreated, WebhookUpdated, WebhookDeleted,
 	WorkflowCreated, WorkflowUpdated, WorkflowDeleted,
 	IntegrationConnected, IntegrationDisconnected,

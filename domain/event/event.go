@@ -41,6 +41,8 @@ type Event struct {
 	// not traced). The domain never reads it; the outbox, the transports and the delivery and
 	// run rows carry it so one trace follows a submission to its webhooks and actions.
 	TraceParent string
+	// FormVersion is the version of the form a submission's event is about; 0 for other events.
+	FormVersion int
 }
 
 // ForSubmission builds submission.created or submission.updated for s.
@@ -55,7 +57,7 @@ func ForSubmission(id string, t Type, s *submission.Submission, at time.Time) Ev
 	}
 	return Event{
 		ID: id, Type: t, WorkspaceID: s.WorkspaceID(), FormID: s.FormID(), OccurredAt: at.UTC(),
-		Data: map[string]any{"submission_id": s.ID(), "fields": fields},
+		Data: map[string]any{"submission_id": s.ID(), "fields": fields}, FormVersion: s.FormVersion(),
 	}
 }
 

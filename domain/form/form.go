@@ -3,6 +3,7 @@ package form
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -46,7 +47,9 @@ type Form struct {
 	fields      []Field
 	settings    Settings
 	// removed are the fields taken off the form, remembered so their stored answers keep a name.
-	removed   []RemovedField
+	removed []RemovedField
+	// version is 1 at creation and one more at every change to fields.
+	version   int
 	createdAt time.Time
 	updatedAt time.Time
 }
@@ -86,14 +89,49 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	now = now.UTC()
 	return &Form{
 		id: id, workspaceID: workspaceID, name: name, description: d.Description,
-		status: StatusDraft, fields: fields, settings: settings, createdAt: now, updatedAt: now,
+		status: StatusDraft, fields: fields, settings: settings, version: 1, createdAt: now, updatedAt: now,
 	}, nil
 }
 
 // UnmarshalWithSettingsFromDatabase rebuilds a stored form and its settings without re-checking them.
 func UnmarshalWithSettingsFromDatabase(id, workspaceID, name string, description *string, status Status, fields []Field, settings Settings, createdAt, updatedAt time.Time) *Form {
 	return &Form{id: id, workspaceID: workspaceID, name: name, description: description, status: status,
-		fields: storedFields(fields), settings: settings, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
+		fields: storedFields(fields), settings: settings, version: 1, createdAt: createdAt.UTC(), updatedAt: updatedAt.UTC()}
+}
+
+// sameFields reports whether two field lists define the same form (an empty list and a nil
+// one are the same): anything else is a new version.
+func sameFields(a, b []Field) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	norm := func(f Field) Field {
+		if len(f.Options) == 0 {
+			f.Options = nil
+		}
+		if len(f.Accept) == 0 {
+			f.Accept = nil
+		}
+		if f.ShowIf != nil && len(f.ShowIf.Conditions) == 0 {
+			rule := *f.ShowIf
+			rule.Conditions = nil
+			f.ShowIf = &rule
+		}
+		return f
+	}
+	for i := range a {
+		if !reflect.DeepEqual(norm(a[i]), norm(b[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// WithVersionFromDatabase gives a stored form its stored version (the repository's rebuild,
+// after UnmarshalWithSettingsFromDatabase); a version below 1 is read as 1.
+func (f *Form) WithVersionFromDatabase(version int) *Form {
+	f.version = max(version, 1)
+	return f
 }
 
 // Patch holds the properties a PATCH included; nil means "leave as is".
@@ -132,6 +170,9 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}
 		next.fields = fields
+		if !sameFields(f.fields, fields) {
+			next.version = f.version + 1
+		}
 		if gone := removedBy(f.fields, fields, now.UTC()); len(gone) > 0 {
 			next.removed = append(append([]RemovedField(nil), f.removed...), gone...)
 		}
@@ -241,6 +282,9 @@ func (f *Form) Fields() []Field {
 	return out
 }
 
+// Version returns the form's version: 1 at creation, one more at every change to the fields.
+func (f *Form) Version() int { return f.version }
+
 // CreatedAt returns the creation time.
 func (f *Form) CreatedAt() time.Time { return f.createdAt }
 
@@ -267,4 +311,40 @@ func checkDescription(vs *domain.Violations, d *string) {
 	if utf8.RuneCountInString(*d) > maxDescription {
 		vs.Add("description", "too_long", fmt.Sprintf("description must be at most %d characters", maxDescription))
 	}
+}
+
+// RestoreFields makes fields, the fields of an earlier version, the form's fields again, as a
+// new version (field IDs kept). An archived form refuses (domain.ErrConflict); the form's
+// settings must still fit the fields (a notification or closing rule naming a field the
+// version lacks is a validation error). Restoring the current fields changes nothing.
+func (f *Form) RestoreFields(fields []Field, now time.Time) error {
+	if f.status == StatusArchived {
+		return domain.Conflict("the form is archived: set its status to draft or published before restoring a version")
+	}
+	if sameFields(f.fields, fields) {
+		return nil
+	}
+	restored := storedFields(append([]Field(nil), fields...))
+	var vs domain.Violations
+	vs = append(vs, checkNotificationFields(f.settings.Notifications, restored)...)
+	checkClosingField(&vs, f.settings.Closing, restored)
+	if err := vs.Err(); err != nil {
+		return err
+	}
+	now = now.UTC()
+	back := make(map[string]bool, len(restored))
+	for _, fl := range restored {
+		back[fl.ID] = true
+	}
+	var removed []RemovedField
+	for _, r := range f.removed {
+		if !back[r.ID] {
+			removed = append(removed, r)
+		}
+	}
+	f.removed = append(removed, removedBy(f.fields, restored, now)...)
+	f.fields = restored
+	f.version++
+	f.updatedAt = now
+	return nil
 }

@@ -112,7 +112,7 @@ func (d *Draft) Submit(id string, now time.Time) (*Submission, error) {
 	for k, v := range d.data {
 		data[k] = v
 	}
-	return &Submission{id: id, workspaceID: d.form.WorkspaceID(), formID: d.form.ID(), data: data, metadata: d.meta, submittedAt: now, updatedAt: now,
+	return &Submission{id: id, workspaceID: d.form.WorkspaceID(), formID: d.form.ID(), formVersion: d.form.Version(), data: data, metadata: d.meta, submittedAt: now, updatedAt: now,
 		emails: EmailAnswers(d.form.Fields(), data), emailsKnown: true}, nil
 }
 

@@ -50,6 +50,8 @@ type Submission struct {
 	// its form (emailsKnown); the privacy index is built from them.
 	emails      []string
 	emailsKnown bool
+	// formVersion is the version of the form the submission answered.
+	formVersion int
 }
 
 // New validates the input against the form and builds a submission received at now. Input
@@ -76,13 +78,13 @@ func New(id string, f *form.Form, input map[string]Input, meta Metadata, now tim
 		return nil, err
 	}
 	now = now.UTC()
-	return &Submission{id: id, workspaceID: f.WorkspaceID(), formID: f.ID(), data: data, metadata: meta, submittedAt: now, updatedAt: now,
+	return &Submission{id: id, workspaceID: f.WorkspaceID(), formID: f.ID(), formVersion: f.Version(), data: data, metadata: meta, submittedAt: now, updatedAt: now,
 		emails: EmailAnswers(f.Fields(), data), emailsKnown: true}, nil
 }
 
 // UnmarshalFromDatabase rebuilds a stored submission without re-checking it.
 func UnmarshalFromDatabase(id, workspaceID, formID string, data map[string]Value, meta Metadata, submittedAt, updatedAt time.Time) *Submission {
-	return &Submission{id: id, workspaceID: workspaceID, formID: formID, data: data, metadata: meta,
+	return &Submission{id: id, workspaceID: workspaceID, formID: formID, formVersion: 1, data: data, metadata: meta,
 		submittedAt: submittedAt.UTC(), updatedAt: updatedAt.UTC()}
 }
 
@@ -143,6 +145,17 @@ func (s *Submission) WorkspaceID() string { return s.workspaceID }
 
 // FormID returns the form answered.
 func (s *Submission) FormID() string { return s.formID }
+
+// FormVersion returns the version of the form the submission answered (read-only: set at
+// capture from the form).
+func (s *Submission) FormVersion() int { return s.formVersion }
+
+// WithFormVersionFromDatabase gives a stored submission its stored form version (after
+// UnmarshalFromDatabase); a version below 1 is read as 1.
+func (s *Submission) WithFormVersionFromDatabase(version int) *Submission {
+	s.formVersion = max(version, 1)
+	return s
+}
 
 // Data returns a copy of the answers keyed by field ID.
 func (s *Submission) Data() map[string]Value {

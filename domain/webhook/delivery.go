@@ -41,17 +41,25 @@ type Delivery struct {
 	createdAt     time.Time
 	updatedAt     time.Time
 	traceParent   string
+	formVersion   int
 }
 
 // NewDelivery schedules the first attempt of e to w at once.
 func NewDelivery(id string, w *Webhook, e event.Event, body []byte, now time.Time) *Delivery {
 	now = now.UTC()
 	return &Delivery{id: id, workspaceID: w.workspaceID, webhookID: w.id, eventID: e.ID, eventType: e.Type, formID: e.FormID,
-		body: body, status: StatusPending, nextAttemptAt: &now, createdAt: now, updatedAt: now, traceParent: e.TraceParent}
+		body: body, status: StatusPending, nextAttemptAt: &now, createdAt: now, updatedAt: now, traceParent: e.TraceParent, formVersion: e.FormVersion}
 }
 
 // TraceParent is the W3C trace context of the event the delivery was made for ("" when not traced).
 func (d *Delivery) TraceParent() string { return d.traceParent }
+
+// FormVersion is the form version of the submission the delivery's event is about; 0 for
+// other events. It goes out as X-Service-Form-Version.
+func (d *Delivery) FormVersion() int { return d.formVersion }
+
+// RestoreFormVersion sets the stored form version on a delivery rebuilt from the database.
+func (d *Delivery) RestoreFormVersion(v int) { d.formVersion = v }
 
 // RestoreTraceParent sets the stored trace context on a delivery rebuilt from the database.
 func (d *Delivery) RestoreTraceParent(traceParent string) { d.traceParent = traceParent }

@@ -87,8 +87,8 @@ func TestDocumentIsOpenAPI31(t *testing.T) {
 func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 	d := parseDoc(t)
 	ops := operations(t, d)
-	if len(ops) != 47 {
-		t.Errorf("%d operations, want 47", len(ops))
+	if len(ops) != 50 {
+		t.Errorf("%d operations, want 50", len(ops))
 	}
 	for name, o := range ops {
 		if name == "GET /openapi.json" {
@@ -173,7 +173,9 @@ func TestOperations(t *testing.T) {
 		"GET /forms/{id}/submissions",
 		"GET /forms/{id}/submissions/export",
 		"GET /forms/{id}/submissions/{submission_id}",
-		"GET /forms/{id}/versions/{n}/schema",
+		"GET /forms/{id}/versions",
+		"GET /forms/{id}/versions/{version}",
+		"GET /forms/{id}/versions/{version}/schema",
 		"GET /integrations",
 		"GET /integrations/{id}",
 		"GET /invitations",
@@ -195,6 +197,7 @@ func TestOperations(t *testing.T) {
 		"POST /api-keys",
 		"POST /forms",
 		"POST /forms/{id}/submissions",
+		"POST /forms/{id}/versions/{version}/restore",
 		"POST /integrations",
 		"POST /invitations",
 		"POST /privacy/erase",
@@ -239,6 +242,7 @@ const validForm = `{
   "name": "Contact",
   "description": null,
   "status": "draft",
+  "version": 1,
   "fields": [
     {"id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AF", "label": "Email", "type": "email", "required": true, "options": [], "placeholder": null, "help": null, "key": "email", "hidden": false, "page": 1, "show_if": null},
     {"id": "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AG", "label": "Topic", "type": "radio", "required": false, "options": ["a", "b"], "placeholder": "pick one", "help": "Either will do.\nWe read both.", "key": "topic", "hidden": false, "page": 2,
@@ -331,6 +335,7 @@ func TestValidateFormList(t *testing.T) {
 const validSubmission = `{
   "id": "sub_01JD8X3R9T6V2KQ4M7ZB5WN0AH",
   "form_id": "frm_01JD8X3R9T6V2KQ4M7ZB5WN0AE",
+  "form_version": 1,
   "data": {"fld_01JD8X3R9T6V2KQ4M7ZB5WN0AF": "a@example.com", "fld_01JD8X3R9T6V2KQ4M7ZB5WN0AG": ["a", "b"]},
   "metadata": {"ip": null, "user_agent": null, "referrer": null, "source": "api", "utm": {}},
   "submitted_at": "2026-11-22T19:48:41.123Z",
