@@ -37,6 +37,7 @@ type Commands struct {
 	RevokeAPIKey           accounts.RevokeAPIKeyHandler
 	CreateForm             forms.CreateFormHandler
 	UpdateForm             forms.UpdateFormHandler
+	ApplyFormDefinition    forms.ApplyDefinitionHandler
 	DeleteForm             forms.DeleteFormHandler
 	SetFormLogo            forms.SetFormLogoHandler
 	RemoveFormLogo         forms.RemoveFormLogoHandler
@@ -284,6 +285,7 @@ func New(d Deps, s Settings) *Application {
 			RevokeAPIKey:           accounts.NewRevokeAPIKeyHandler(d.Keys, d.IDs, d.Clock),
 			CreateForm:             forms.NewCreateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			UpdateForm:             forms.NewUpdateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
+			ApplyFormDefinition:    forms.NewApplyDefinitionHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			DeleteForm:             forms.NewDeleteFormHandler(d.Forms, d.Files, d.IDs, d.Clock),
 			SetFormLogo:            forms.NewSetFormLogoHandler(d.Forms, d.Files, d.IDs, d.Clock),
 			RemoveFormLogo:         forms.NewRemoveFormLogoHandler(d.Forms, d.Files, d.IDs, d.Clock),
