@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -29,7 +30,7 @@ type formsClient struct {
 func (c *cli) formsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "forms", Short: "Forms as code: export forms to YAML and apply YAML to a server (FORMWARD_API_URL, FORMWARD_API_KEY)",
 		// An API client needs none of the server's settings.
-		PersistentPreRunE: func(*cobra.Command, []string) error { return nil }}
+		PersistentPreRunE: func(*cobra.Command, []string) error { return errors.Join(c.errs...) }}
 	var dir string
 	var all bool
 	export := &cobra.Command{Use: "export [--all | REF...]", Short: "Write each form as <ref>.yaml", RunE: func(cmd *cobra.Command, refs []string) error {
@@ -40,7 +41,7 @@ func (c *cli) formsCommand() *cobra.Command {
 		return fc.export(cmd.Context(), c.stdout, dir, all, refs)
 	}}
 	export.Flags().StringVarP(&dir, "output", "o", ".", "folder to write the files to")
-	export.Flags().BoolVar(&all, "all", false, "also export forms without a ref, with a ref derived from their name")
+	c.flags(export.Flags(), "forms-").Bool(&all, "all", false, "also export forms without a ref, with a ref derived from their name")
 	var file string
 	var dry, allowType bool
 	apply := &cobra.Command{Use: "apply -f FILE|DIR", Short: "Print the plan and apply it (create / update by ref)", Args: cobra.NoArgs, RunE: func(cmd *cobra.Command, _ []string) error {
@@ -51,8 +52,9 @@ func (c *cli) formsCommand() *cobra.Command {
 		return fc.apply(cmd.Context(), c.stdout, file, dry, allowType)
 	}}
 	apply.Flags().StringVarP(&file, "file", "f", "", "a YAML file or a folder of them (*.yaml, *.yml)")
-	apply.Flags().BoolVar(&dry, "dry-run", false, "print the plan only")
-	apply.Flags().BoolVar(&allowType, "allow-type-change", false, "let fields of forms with submissions change type")
+	b := c.flags(apply.Flags(), "forms-")
+	b.Bool(&dry, "dry-run", false, "print the plan only")
+	b.Bool(&allowType, "allow-type-change", false, "let fields of forms with submissions change type")
 	cmd.AddCommand(export, apply)
 	return cmd
 }
