@@ -38,6 +38,7 @@ type Commands struct {
 	CreateForm             forms.CreateFormHandler
 	UpdateForm             forms.UpdateFormHandler
 	RestoreFormVersion     forms.RestoreFormVersionHandler
+	ApplyFormDefinition    forms.ApplyDefinitionHandler
 	DeleteForm             forms.DeleteFormHandler
 	SetFormLogo            forms.SetFormLogoHandler
 	RemoveFormLogo         forms.RemoveFormLogoHandler
@@ -290,6 +291,7 @@ func New(d Deps, s Settings) *Application {
 			CreateForm:             forms.NewCreateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			UpdateForm:             forms.NewUpdateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			RestoreFormVersion:     forms.NewRestoreFormVersionHandler(d.Forms, d.IDs, d.Clock),
+			ApplyFormDefinition:    forms.NewApplyDefinitionHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			DeleteForm:             forms.NewDeleteFormHandler(d.Forms, d.Files, d.IDs, d.Clock),
 			SetFormLogo:            forms.NewSetFormLogoHandler(d.Forms, d.Files, d.IDs, d.Clock),
 			RemoveFormLogo:         forms.NewRemoveFormLogoHandler(d.Forms, d.Files, d.IDs, d.Clock),

@@ -129,7 +129,7 @@ func permissionNeeded() map[string]access.Permission {
 		"ExportSubmissions", "GetFormStats", "CountFieldAnswers", "GetResponseColumns", "SaveResponseColumns"} {
 		needs[n] = access.Read
 	}
-	for _, n := range []string{"CreateForm", "UpdateForm", "RestoreFormVersion", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
+	for _, n := range []string{"CreateForm", "UpdateForm", "RestoreFormVersion", "ApplyFormDefinition", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
 		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
 		"CreateIntegration", "DeleteIntegration", "SetFormLogo", "RemoveFormLogo"} {
 		needs[n] = access.Write

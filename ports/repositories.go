@@ -103,6 +103,8 @@ type FormRepository interface {
 	// Create stores the form with its audit events in one transaction.
 	Create(ctx context.Context, f *form.Form, events ...audit.Event) error
 	Get(ctx context.Context, workspaceID, id string) (*form.Form, error)
+	// FindByRef returns the workspace's form with this ref, or domain.ErrNotFound.
+	FindByRef(ctx context.Context, workspaceID, ref string) (*form.Form, error)
 	// Find returns the form with this ID in any workspace (the public form URL names no workspace).
 	Find(ctx context.Context, id string) (*form.Form, error)
 	// List returns up to page.Limit forms, newest first, optionally of one status.

@@ -14,7 +14,7 @@ import (
 )
 
 var (
-	formProps          = []string{"name", "description", "fields", "settings", "status"}
+	formProps          = []string{"name", "description", "fields", "settings", "ref", "status"}
 	formReadOnly       = []string{"id", "version", "created_at", "updated_at", "submission_count", "closed_reason"}
 	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "help", "accept", "max_file_size", "key", "hidden", "page", "show_if"}
 	submissionProps    = []string{"data"}
@@ -63,7 +63,7 @@ func (a *api) listForms(c *gin.Context) {
 
 func (a *api) createForm(c *gin.Context) {
 	var vs domain.Violations
-	o, ok := a.readBody(c, &vs, formProps[:4], append(formReadOnly, "status"))
+	o, ok := a.readBody(c, &vs, formProps[:5], append(formReadOnly, "status"))
 	if !ok {
 		return
 	}
@@ -74,6 +74,7 @@ func (a *api) createForm(c *gin.Context) {
 	}
 	d.Name = name
 	d.Description, _ = o.nullableStr("description")
+	d.Ref, _ = o.nullableStr("ref")
 	d.Fields = fieldSpecs(o)
 	d.Settings = formSettings(o)
 	if err := vs.Err(); err != nil {
@@ -181,6 +182,9 @@ func (a *api) updateForm(c *gin.Context) {
 	}
 	if desc, present := o.nullableStr("description"); present {
 		p.Description = &desc
+	}
+	if ref, present := o.nullableStr("ref"); present {
+		p.Ref = &ref
 	}
 	if st, present := o.str("status"); present {
 		p.Status = &st

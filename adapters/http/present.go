@@ -64,6 +64,7 @@ func presentShowIf(r *form.ShowIf) *showIfView {
 
 type formJSON struct {
 	ID              string        `json:"id"`
+	Ref             *string       `json:"ref"`
 	Name            string        `json:"name"`
 	Description     *string       `json:"description"`
 	Status          string        `json:"status"`
@@ -81,7 +82,7 @@ type formJSON struct {
 func presentForm(v forms.FormView, withFields bool, now time.Time) formJSON {
 	f := v.Form
 	out := formJSON{
-		ID: f.ID(), Name: f.Name(), Description: f.Description(), Status: string(f.Status()), Version: f.Version(),
+		ID: f.ID(), Ref: f.Ref(), Name: f.Name(), Description: f.Description(), Status: string(f.Status()), Version: f.Version(),
 		SubmissionCount: v.SubmissionCount,
 		CreatedAt:       domain.FormatTime(f.CreatedAt()), UpdatedAt: domain.FormatTime(f.UpdatedAt()),
 	}

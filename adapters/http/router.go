@@ -107,6 +107,8 @@ func NewRouter(d Deps, o Options) *Router {
 	v1.GET("/forms/:id", a.getForm)
 	v1.PATCH("/forms/:id", a.updateForm)
 	v1.DELETE("/forms/:id", a.deleteForm)
+	v1.GET("/forms/:id/definition", a.getFormDefinition)
+	v1.PUT("/forms/by-ref/:ref", a.putFormByRef)
 	v1.GET("/forms/:id/submissions", a.listSubmissions)
 	v1.GET("/forms/:id/submissions/export", a.exportSubmissions)
 	v1.GET("/forms/:id/stats", a.getFormStats)

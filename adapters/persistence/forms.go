@@ -49,7 +49,16 @@ func (r *FormRepository) Create(ctx context.Context, f *form.Form, events ...aud
 	})
 }
 
-// Get returns the form of the workspace, or domain.ErrNotFound (also for another workspace's form).
+// FindByRef returns the workspace's form with this ref, or domain.ErrNotFound (also when only
+// another workspace has a form with it).
+func (r *FormRepository) FindByRef(ctx context.Context, workspaceID, ref string) (*form.Form, error) {
+	var row formRow
+	if err := r.db.read(ctx).Where("workspace_id = ? AND ref = ?", workspaceID, ref).Take(&row).Error; err != nil {
+		return nil, mapErr("find form by ref", err)
+	}
+	return r.formToDomain(ctx, row)
+}
+
 // List returns up to page.Limit forms of the workspace, newest first (created_at, id), strictly
 // after page.After, optionally of one status.
 func (r *FormRepository) List(ctx context.Context, workspaceID string, status *form.Status, page ports.Page) ([]*form.Form, error) {
@@ -92,8 +101,8 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 		if next.Settings, err = encodeSettings(ctx, r.cipher, f); err != nil {
 			return err
 		}
-		if err := tx.Exec("UPDATE forms SET name = ?, description = ?, status = ?, fields = ?, settings = ?, removed_fields = ?, version = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
-			next.Name, next.Description, next.Status, next.Fields, next.Settings, next.RemovedFields, next.Version, next.UpdatedAt, workspaceID, id).Error; err != nil {
+		if err := tx.Exec("UPDATE forms SET ref = ?, name = ?, description = ?, status = ?, fields = ?, settings = ?, removed_fields = ?, version = ?, updated_at = ? WHERE workspace_id = ? AND id = ?",
+			next.Ref, next.Name, next.Description, next.Status, next.Fields, next.Settings, next.RemovedFields, next.Version, next.UpdatedAt, workspaceID, id).Error; err != nil {
 			return mapErr("update form", err)
 		}
 		if next.Version == before {
@@ -310,6 +319,7 @@ func (r *FormRepository) LastSubmissionTimes(ctx context.Context, workspaceID st
 type formRow struct {
 	ID          string  `gorm:"column:id;primaryKey"`
 	WorkspaceID string  `gorm:"column:workspace_id"`
+	Ref         *string `gorm:"column:ref"`
 	Name        string  `gorm:"column:name"`
 	Description *string `gorm:"column:description"`
 	Status      string  `gorm:"column:status"`
@@ -391,7 +401,7 @@ func formFromDomain(f *form.Form) (formRow, error) {
 	if err != nil {
 		return formRow{}, err
 	}
-	return formRow{ID: f.ID(), WorkspaceID: f.WorkspaceID(), Name: f.Name(), Description: f.Description(),
+	return formRow{ID: f.ID(), WorkspaceID: f.WorkspaceID(), Ref: f.Ref(), Name: f.Name(), Description: f.Description(),
 		Status: string(f.Status()), Fields: string(b), RemovedFields: removed, Version: f.Version(), CreatedAt: toMillis(f.CreatedAt()), UpdatedAt: toMillis(f.UpdatedAt())}, nil
 }
 

@@ -154,5 +154,5 @@ func (r *FormRepository) formToDomain(ctx context.Context, row formRow) (*form.F
 		return nil, err
 	}
 	return form.UnmarshalWithSettingsFromDatabase(row.ID, row.WorkspaceID, row.Name, row.Description, form.Status(row.Status), fields,
-		settings, fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)).WithRemovedFieldsFromDatabase(removed).WithVersionFromDatabase(row.Version), nil
+		settings, fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)).WithRemovedFieldsFromDatabase(removed).WithVersionFromDatabase(row.Version).WithRefFromDatabase(row.Ref), nil
 }

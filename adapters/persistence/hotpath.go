@@ -21,9 +21,9 @@ const (
 	// hotKeyQuery reads the whole key: without last_used_at the key would always look unused and
 	// every request would write it (MarkUsed is meant for once a minute per key).
 	hotKeyQuery  = `SELECT id, workspace_id, name, scope, secret_hash, created_by_type, created_by_id, created_by_name, created_at, last_used_at, revoked_at FROM api_keys WHERE id = ?`
-	hotFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, removed_fields, version, created_at, updated_at FROM forms WHERE workspace_id = ? AND id = ?`
+	hotFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, removed_fields, version, ref, created_at, updated_at FROM forms WHERE workspace_id = ? AND id = ?`
 	// hotPublicFormQuery is the public form's lookup: the form ID alone, as the respondent's URL has it.
-	hotPublicFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, removed_fields, version, created_at, updated_at FROM forms WHERE id = ?`
+	hotPublicFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, removed_fields, version, ref, created_at, updated_at FROM forms WHERE id = ?`
 )
 
 // hotStatements are prepared on first use and kept once all three prepared. A failed prepare
@@ -128,7 +128,7 @@ func (r *FormRepository) Get(ctx context.Context, workspaceID, id string) (*form
 	}
 	var row formRow
 	err = h.form.QueryRowContext(ctx, workspaceID, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Description,
-		&row.Status, &row.Fields, &row.Settings, &row.RemovedFields, &row.Version, &row.CreatedAt, &row.UpdatedAt)
+		&row.Status, &row.Fields, &row.Settings, &row.RemovedFields, &row.Version, &row.Ref, &row.CreatedAt, &row.UpdatedAt)
 	if err != nil {
 		return nil, mapErr("get form", err)
 	}
@@ -143,7 +143,7 @@ func (r *FormRepository) Find(ctx context.Context, id string) (*form.Form, error
 	}
 	var row formRow
 	err = h.publicForm.QueryRowContext(ctx, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Description,
-		&row.Status, &row.Fields, &row.Settings, &row.RemovedFields, &row.Version, &row.CreatedAt, &row.UpdatedAt)
+		&row.Status, &row.Fields, &row.Settings, &row.RemovedFields, &row.Version, &row.Ref, &row.CreatedAt, &row.UpdatedAt)
 	if err != nil {
 		return nil, mapErr("find form", err)
 	}

@@ -219,6 +219,18 @@ func (r *Forms) Get(_ context.Context, workspaceID, id string) (*form.Form, erro
 	return r.copyOf(workspaceID, id)
 }
 
+func (r *Forms) FindByRef(_ context.Context, workspaceID, ref string) (*form.Form, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range r.Items {
+		if f.WorkspaceID() == workspaceID && f.Ref() != nil && *f.Ref() == ref {
+			c := *f
+			return &c, nil
+		}
+	}
+	return nil, domain.ErrNotFound
+}
+
 func (r *Forms) Find(_ context.Context, id string) (*form.Form, error) { return r.copyOf("", id) }
 
 func (r *Forms) copyOf(workspaceID, id string) (*form.Form, error) {

@@ -24,6 +24,9 @@ func formChange(before, after *form.Form) (audit.Action, map[string]any, bool) {
 	if !reflect.DeepEqual(before.Description(), after.Description()) {
 		changed = append(changed, "description")
 	}
+	if !reflect.DeepEqual(before.Ref(), after.Ref()) {
+		changed = append(changed, "ref")
+	}
 	if before.Status() != after.Status() {
 		changed = append(changed, "status")
 	}

@@ -2,10 +2,12 @@ package forms
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
@@ -41,6 +43,9 @@ func NewCreateFormHandler(forms ports.FormRepository, ids ports.IDs, clock ports
 func (h CreateFormHandler) Handle(ctx context.Context, cmd CreateForm) (FormView, error) {
 	p, err := auth.Require(ctx, access.Write)
 	if err != nil {
+		return FormView{}, err
+	}
+	if err := refFree(ctx, h.forms, p.WorkspaceID, "", cmd.Draft.Ref); err != nil {
 		return FormView{}, err
 	}
 	now := h.clock.Now()
@@ -85,6 +90,11 @@ func (h UpdateFormHandler) Handle(ctx context.Context, cmd UpdateForm) (FormView
 	p, err := auth.Require(ctx, access.Write)
 	if err != nil {
 		return FormView{}, err
+	}
+	if cmd.Patch.Ref != nil {
+		if err := refFree(ctx, h.forms, p.WorkspaceID, cmd.ID, *cmd.Patch.Ref); err != nil {
+			return FormView{}, err
+		}
 	}
 	f, err := h.forms.Update(ctx, p.WorkspaceID, cmd.ID, func(f *form.Form) (ports.Effects, error) {
 		now := h.clock.Now()
@@ -267,6 +277,24 @@ func deleteFormFiles(ctx context.Context, forms ports.FormRepository, files port
 	}
 	if err := files.DeletePrefix(ctx, ports.FormFilesPrefix(workspaceID, formID)); err != nil {
 		return fmt.Errorf("delete form files: %w", err)
+	}
+	return nil
+}
+
+// refFree returns a conflict naming the ref when another form of the workspace (not formID)
+// already has it; the unique index still refuses a ref taken in the meantime.
+func refFree(ctx context.Context, forms ports.FormRepository, workspaceID, formID string, ref *string) error {
+	if ref == nil || !form.ValidRef(*ref) {
+		return nil
+	}
+	other, err := forms.FindByRef(ctx, workspaceID, *ref)
+	switch {
+	case errors.Is(err, domain.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case other.ID() != formID:
+		return domain.Conflict("ref " + *ref + " is already used by another form of this workspace")
 	}
 	return nil
 }

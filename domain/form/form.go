@@ -41,6 +41,7 @@ const (
 type Form struct {
 	id          string
 	workspaceID string
+	ref         *string
 	name        string
 	description *string
 	status      Status
@@ -56,6 +57,8 @@ type Form struct {
 
 // Draft is what a client asks for when creating a form.
 type Draft struct {
+	// Ref is the form's stable name for forms as code; nil: none.
+	Ref         *string
 	Name        string
 	Description *string
 	Fields      []FieldSpec
@@ -67,6 +70,7 @@ type Draft struct {
 func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, now time.Time) (*Form, error) {
 	var vs domain.Violations
 	name := checkName(&vs, d.Name)
+	checkRef(&vs, d.Ref)
 	checkDescription(&vs, d.Description)
 	fields, err := buildFields(d.Fields, nil, newFieldID, lim)
 	if err != nil {
@@ -88,7 +92,7 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	}
 	now = now.UTC()
 	return &Form{
-		id: id, workspaceID: workspaceID, name: name, description: d.Description,
+		id: id, workspaceID: workspaceID, ref: d.Ref, name: name, description: d.Description,
 		status: StatusDraft, fields: fields, settings: settings, version: 1, createdAt: now, updatedAt: now,
 	}, nil
 }
@@ -136,6 +140,8 @@ func (f *Form) WithVersionFromDatabase(version int) *Form {
 
 // Patch holds the properties a PATCH included; nil means "leave as is".
 type Patch struct {
+	// Ref sets (or, pointing at nil, clears) the form's ref.
+	Ref         **string
 	Name        *string
 	Description **string
 	Status      *string
@@ -152,6 +158,10 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 	next := *f
 	if p.Name != nil {
 		next.name = checkName(&vs, *p.Name)
+	}
+	if p.Ref != nil {
+		checkRef(&vs, *p.Ref)
+		next.ref = *p.Ref
 	}
 	if p.Description != nil {
 		checkDescription(&vs, *p.Description)

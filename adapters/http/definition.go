@@ -1,0 +1,165 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/domain"
+	"github.com/formward/formward/domain/form"
+)
+
+// definitionProps are the properties of a form definition (forms as code).
+var definitionProps = []string{"ref", "name", "description", "fields"}
+
+// definitionJSON is a form as a portable document: fields by key, without IDs.
+type definitionJSON struct {
+	Ref         *string           `json:"ref"`
+	Name        string            `json:"name"`
+	Description *string           `json:"description"`
+	Fields      []definitionField `json:"fields"`
+}
+
+// definitionField is a field without its ID; show_if conditions name fields by key.
+type definitionField struct {
+	Key         string      `json:"key"`
+	Label       string      `json:"label"`
+	Type        string      `json:"type"`
+	Required    bool        `json:"required"`
+	Options     []string    `json:"options"`
+	Placeholder *string     `json:"placeholder"`
+	Help        *string     `json:"help"`
+	Accept      *[]string   `json:"accept,omitempty"`
+	MaxFileSize *int64      `json:"max_file_size,omitempty"`
+	Hidden      bool        `json:"hidden"`
+	Page        int         `json:"page"`
+	ShowIf      *showIfView `json:"show_if"`
+}
+
+func presentDefinition(f *form.Form) definitionJSON {
+	keys := map[string]string{}
+	for _, fl := range f.Fields() {
+		keys[fl.ID] = fl.Key
+	}
+	out := definitionJSON{Ref: f.Ref(), Name: f.Name(), Description: f.Description(), Fields: []definitionField{}}
+	for _, fl := range f.Fields() {
+		p := presentField(fl)
+		d := definitionField{Key: p.Key, Label: p.Label, Type: p.Type, Required: p.Required, Options: p.Options, Placeholder: p.Placeholder,
+			Help: p.Help, Accept: p.Accept, MaxFileSize: p.MaxFileSize, Hidden: p.Hidden, Page: p.Page, ShowIf: p.ShowIf}
+		if d.ShowIf != nil {
+			for i := range d.ShowIf.Conditions {
+				d.ShowIf.Conditions[i].FieldID = keys[d.ShowIf.Conditions[i].FieldID]
+			}
+		}
+		out.Fields = append(out.Fields, d)
+	}
+	return out
+}
+
+func (a *api) getFormDefinition(c *gin.Context) {
+	v, err := a.App.Queries.GetForm.Handle(c.Request.Context(), forms.GetForm{ID: c.Param("id")})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, presentDefinition(v.Form))
+}
+
+// planJSON is what applying a definition does (dry run) or did.
+type planJSON struct {
+	Action            string          `json:"action"`
+	DryRun            bool            `json:"dry_run"`
+	Ref               string          `json:"ref"`
+	FormID            *string         `json:"form_id"`
+	Name              bool            `json:"name_changed"`
+	Description       bool            `json:"description_changed"`
+	Added             []string        `json:"added"`
+	Removed           []string        `json:"removed"`
+	Relabelled        []string        `json:"relabelled"`
+	Changed           []string        `json:"changed"`
+	Unchanged         []string        `json:"unchanged"`
+	StoredSubmissions int64           `json:"stored_submissions"`
+	Definition        *definitionJSON `json:"definition,omitempty"`
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (a *api) putFormByRef(c *gin.Context) {
+	var vs domain.Violations
+	ref := c.Param("ref")
+	o, ok := a.readBody(c, &vs, definitionProps, nil)
+	if !ok {
+		return
+	}
+	if r, present := o.str("ref"); present && r != ref {
+		vs.Add("ref", "invalid_value", "ref must be the ref of the URL ("+ref+") or left out")
+	}
+	var d forms.Definition
+	name, present := o.str("name")
+	if !present {
+		vs.Add("name", "required", "name is required")
+	}
+	d.Name = name
+	d.Description, _ = o.nullableStr("description")
+	d.Fields = fieldSpecs(o)
+	for i, s := range d.Fields {
+		if s.ID != "" {
+			vs.Add(o.at("fields")+"["+itoa(i)+"].id", "not_allowed", "a definition names fields by key, without IDs")
+		}
+		if s.Key == nil {
+			vs.Add(o.at("fields")+"["+itoa(i)+"].key", "required", "key is required in a definition")
+		}
+	}
+	dry, err := boolQuery(c, "dry_run")
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	allow, err := boolQuery(c, "allow_type_change")
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	if err := vs.Err(); err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	plan, err := a.App.Commands.ApplyFormDefinition.Handle(c.Request.Context(), forms.ApplyDefinition{Ref: ref, Definition: d, DryRun: dry, AllowTypeChange: allow})
+	if err != nil {
+		fail(c, a.Logger, err)
+		return
+	}
+	out := planJSON{Action: plan.Action, DryRun: dry, Ref: ref, Name: plan.Name, Description: plan.Description,
+		Added: nonNil(plan.Added), Removed: nonNil(plan.Removed), Relabelled: nonNil(plan.Relabelled), Changed: nonNil(plan.Changed),
+		Unchanged: nonNil(plan.Unchanged), StoredSubmissions: plan.StoredSubmissions}
+	if plan.Form != nil {
+		id := plan.Form.ID()
+		out.FormID = &id
+		if !dry {
+			def := presentDefinition(plan.Form)
+			out.Definition = &def
+		}
+	}
+	status := http.StatusOK
+	if plan.Action == forms.PlanCreate && !dry {
+		status = http.StatusCreated
+	}
+	c.JSON(status, out)
+}
+
+func boolQuery(c *gin.Context, name string) (bool, error) {
+	s, ok := c.GetQuery(name)
+	switch {
+	case !ok || s == "false":
+		return false, nil
+	case s == "true":
+		return true, nil
+	}
+	return false, badRequest(name + " must be true or false")
+}
