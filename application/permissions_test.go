@@ -124,7 +124,7 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 // permissionNeeded names the permission of every use case that acts for a principal.
 func permissionNeeded() map[string]access.Permission {
 	needs := map[string]access.Permission{}
-	for _, n := range []string{"GetForm", "ListFormVersions", "GetFormVersion", "ListForms", "LastSubmissionTimes", "GetSubmission", "GetSubmissionFile", "DescribeFiles", "ListSubmissions", "GetWebhook", "ListWebhooks",
+	for _, n := range []string{"GetForm", "ListFormVersions", "GetFormVersion", "GetVersionSchema", "ListForms", "LastSubmissionTimes", "GetSubmission", "GetSubmissionFile", "DescribeFiles", "ListSubmissions", "GetWebhook", "ListWebhooks",
 		"ListDeliveries", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
 		"ExportSubmissions", "GetFormStats", "CountFieldAnswers", "GetResponseColumns", "SaveResponseColumns"} {
 		needs[n] = access.Read
