@@ -291,7 +291,7 @@ func New(d Deps, s Settings) *Application {
 			CreateForm:             forms.NewCreateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			UpdateForm:             forms.NewUpdateFormHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
 			RestoreFormVersion:     forms.NewRestoreFormVersionHandler(d.Forms, d.IDs, d.Clock),
-			ApplyFormDefinition:    forms.NewApplyDefinitionHandler(d.Forms, d.IDs, d.Clock, s.FormLimits),
+			ApplyFormDefinition:    forms.NewApplyDefinitionHandler(d.Forms, d.Scanner, d.IDs, d.Clock, s.FormLimits),
 			DeleteForm:             forms.NewDeleteFormHandler(d.Forms, d.Files, d.IDs, d.Clock),
 			SetFormLogo:            forms.NewSetFormLogoHandler(d.Forms, d.Files, d.IDs, d.Clock),
 			RemoveFormLogo:         forms.NewRemoveFormLogoHandler(d.Forms, d.Files, d.IDs, d.Clock),

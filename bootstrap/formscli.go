@@ -216,6 +216,33 @@ type formPlan struct {
 	Relabelled        []string `json:"relabelled"`
 	Changed           []string `json:"changed"`
 	StoredSubmissions int64    `json:"stored_submissions"`
+	FieldChanges      map[string]struct {
+		Aspects        []string `json:"aspects"`
+		OptionsAdded   []string `json:"options_added"`
+		OptionsRemoved []string `json:"options_removed"`
+	} `json:"field_changes"`
+	RemovedAnswers map[string]int64 `json:"removed_answers"`
+	Reordered      bool             `json:"reordered"`
+}
+
+// changeText reads what changes on a field for the plan: "type, options (+Team -Free)".
+func (p formPlan) changeText(key string) string {
+	ch := p.FieldChanges[key]
+	parts := make([]string, 0, len(ch.Aspects))
+	for _, a := range ch.Aspects {
+		if a == "options" && len(ch.OptionsAdded)+len(ch.OptionsRemoved) > 0 {
+			var opts []string
+			for _, o := range ch.OptionsAdded {
+				opts = append(opts, "+"+o)
+			}
+			for _, o := range ch.OptionsRemoved {
+				opts = append(opts, "-"+o)
+			}
+			a += " (" + strings.Join(opts, " ") + ")"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, ", ")
 }
 
 type formDoc struct {
@@ -301,10 +328,13 @@ func (fc *formsClient) apply(ctx context.Context, w io.Writer, path string, dry,
 				fmt.Fprintf(w, "    ~ %s (relabelled)\n", k)
 			}
 			for _, k := range p.Changed {
-				fmt.Fprintf(w, "    ~ %s\n", k)
+				fmt.Fprintf(w, "    ~ %s: %s\n", k, p.changeText(k))
 			}
 			for _, k := range p.Removed {
-				fmt.Fprintf(w, "    - %s (answers of %d submissions kept)\n", k, p.StoredSubmissions)
+				fmt.Fprintf(w, "    - %s (%d stored answers, kept)\n", k, p.RemovedAnswers[k])
+			}
+			if p.Reordered {
+				fmt.Fprintln(w, "    ~ field order")
 			}
 		default:
 			same++

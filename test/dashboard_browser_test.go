@@ -89,6 +89,17 @@ func TestAnalyticsBrowser(t *testing.T) {
 	newInstance(t, "", "").walkAsFirstOwner(t, 4*time.Minute, "analytics.spec.mjs", "analytics-*.png")
 }
 
+// TestHistoryBrowser reads and uses a form's history in headless Chromium
+// (test/browser/history.spec.mjs): three versions made through the API, the history list with
+// who and what changed, a comparison of two versions, the responses under the labels of the
+// version they answered, and a restore after its confirmation. axe-core on every page at
+// desktop width, 375 px and in dark mode, zero violations; screenshots in
+// test/artifacts/history-*.png.
+func TestHistoryBrowser(t *testing.T) {
+	t.Parallel()
+	newInstance(t, "", "").walkAsFirstOwner(t, 4*time.Minute, "history.spec.mjs", "history-*.png")
+}
+
 // TestPrivacyBrowser drives Settings › Privacy requests in headless Chromium
 // (test/browser/privacy.spec.mjs) against a real `formward serve`: the first owner seeds two
 // forms and two respondents through the API, then, from the keyboard, exports one

@@ -80,17 +80,19 @@ type builderItem struct {
 type builderData struct {
 	ID, Name, Status, StatusClass string
 	Submissions                   int64
-	CanWrite                      bool
-	Tab                           string
-	Tabs                          []tabLink
-	Items                         []builderItem
-	Hidden                        []fieldRow
-	Pages                         int
-	Types                         []struct{ Value, Label string }
-	FieldsError                   string
-	Settings                      settingsForm
-	SettingsErrors                map[string]string
-	PublicURL, IframeSnippet      string
+	// Version is the number of the form's current version of its questions.
+	Version                  int
+	CanWrite                 bool
+	Tab                      string
+	Tabs                     []tabLink
+	Items                    []builderItem
+	Hidden                   []fieldRow
+	Pages                    int
+	Types                    []struct{ Value, Label string }
+	FieldsError              string
+	Settings                 settingsForm
+	SettingsErrors           map[string]string
+	PublicURL, IframeSnippet string
 	// JSONSnippet is the recipe that posts JSON from the site's own HTML with a script.
 	JSONSnippet string
 	// FormSnippet is a plain HTML form that posts to the form (form-backend mode).
@@ -111,7 +113,7 @@ type builderData struct {
 func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState) {
 	f := fv.Form
 	p := principal(c)
-	d := builderData{ID: f.ID(), Name: f.Name(), Status: string(f.Status()), StatusClass: statusClass(f.Status()), Submissions: fv.SubmissionCount,
+	d := builderData{ID: f.ID(), Name: f.Name(), Status: string(f.Status()), StatusClass: statusClass(f.Status()), Submissions: fv.SubmissionCount, Version: f.Version(),
 		CanWrite: p.Allows(access.Write), Published: f.Status() == form.StatusPublished, Archived: f.Status() == form.StatusArchived,
 		FieldsError: st.rest, SettingsErrors: st.setErr, Add: st.add, AddErrors: st.addErr, Tab: st.tab, PreviewPhone: st.phone}
 	if d.Tab == "" {

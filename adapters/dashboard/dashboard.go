@@ -144,6 +144,7 @@ func (h *Handler) Mount(r *gin.Engine) {
 	w.POST("/workspaces/switch", h.switchWorkspace)
 	h.mountForms(w)
 	h.mountResponses(w)
+	h.mountHistory(w)
 	h.mountFiles(w)
 	// Settings: one file and one mount per page (settings_*.go).
 	h.mountKeys(w)

@@ -18,6 +18,7 @@ import (
 	"github.com/formward/formward/adapters/httperr"
 	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/form"
@@ -61,6 +62,9 @@ type cell struct {
 	Pieces [][]string
 	// Short is the beginning of a long answer, shown with a "Show all" that opens the rest.
 	Short string
+	// AskedAs is the question's label in the version the response answered, when it differs
+	// from the column's.
+	AskedAs string
 }
 
 type responseRow struct {
@@ -68,6 +72,9 @@ type responseRow struct {
 	Submitted time.Time
 	Href      string
 	Cells     []cell
+	// Version is the form version the response answered, shown when it is not the current one.
+	Version int
+	Earlier bool
 }
 
 type responsesData struct {
@@ -195,6 +202,7 @@ func formTabs(id, current string) []navItem {
 		{Label: "Build", Href: "/app/forms/" + id},
 		{Label: "Responses", Href: "/app/forms/" + id + "/responses", Current: current == "responses"},
 		{Label: "Analytics", Href: "/app/forms/" + id + "/analytics", Current: current == "analytics"},
+		{Label: "History", Href: "/app/forms/" + id + "/history", Current: current == "history"},
 	}
 }
 
@@ -274,11 +282,17 @@ func (h *Handler) responses(c *gin.Context) {
 	if v := filter.values(); len(v) > 0 {
 		detail = "?" + v.Encode()
 	}
+	labels := h.versionLabels(c, f)
 	for _, s := range page.Submissions {
-		row := responseRow{ID: s.ID(), Submitted: s.SubmittedAt(), Href: "/app/forms/" + f.ID() + "/responses/" + s.ID() + detail}
+		row := responseRow{ID: s.ID(), Submitted: s.SubmittedAt(), Href: "/app/forms/" + f.ID() + "/responses/" + s.ID() + detail,
+			Version: s.FormVersion(), Earlier: s.FormVersion() > 0 && s.FormVersion() != f.Version()}
+		asked := labels(s.FormVersion())
 		for _, fl := range shown {
 			cl := tableCell(fl, h.items(s, fl))
 			cl.Files = h.fileLinks(s, fl, files)
+			if l, ok := asked[fl.ID]; ok && row.Earlier && l != strings.TrimSuffix(fl.Label, capture.RemovedSuffix) {
+				cl.AskedAs = l
+			}
 			row.Cells = append(row.Cells, cl)
 		}
 		d.Rows = append(d.Rows, row)
@@ -468,6 +482,10 @@ type responseData struct {
 	UTM                  [][2]string
 	CanDelete            bool
 	Tabs                 []navItem
+	// Version is the form version the response answered; Earlier says it is not the current
+	// one, whose labels the page then does not use.
+	Version, CurrentVersion int
+	Earlier                 bool
 	// Newer and Older are the neighbouring responses in the table's order under the same
 	// filters (Previous and Next); Back is the table with those filters.
 	Newer, Older, Back string
@@ -490,11 +508,29 @@ func (h *Handler) response(c *gin.Context) {
 	d := responseData{FormID: f.ID(), FormName: f.Name(), ID: s.ID(), Submitted: s.SubmittedAt(), Updated: s.UpdatedAt(),
 		CanDelete: p.Allows(access.Write), Tabs: formTabs(f.ID(), "responses")}
 	files := h.describeFiles(ctx, f, []*submission.Submission{s})
-	for _, fl := range f.Fields() {
+	// The answers stand under the questions as the response saw them: the labels of the
+	// version it answered.
+	asked := f.Fields()
+	d.Version, d.CurrentVersion = s.FormVersion(), f.Version()
+	if s.FormVersion() > 0 && s.FormVersion() != f.Version() {
+		if v, err := h.app.Queries.GetFormVersion.Handle(ctx, forms.GetFormVersion{ID: f.ID(), Version: s.FormVersion()}); err == nil {
+			asked, d.Earlier = v.Fields, true
+		} else {
+			h.log.Warn("dashboard: a form version could not be read", zap.String("form_id", f.ID()), zap.Int("version", s.FormVersion()), zap.Error(err))
+		}
+	}
+	listed := map[string]bool{}
+	for _, fl := range asked {
+		listed[fl.ID] = true
+		if _, current := f.Field(fl.ID); d.Earlier && !current {
+			fl.Label += capture.RemovedSuffix // removed since, as the table names it
+		}
 		d.Answers = append(d.Answers, answer(fl, h.items(s, fl), h.fileLinks(s, fl, files)))
 	}
 	for _, fl := range answeredRemoved(f, []*submission.Submission{s}) {
-		d.Answers = append(d.Answers, answer(fl, h.items(s, fl), h.fileLinks(s, fl, files)))
+		if !listed[fl.ID] {
+			d.Answers = append(d.Answers, answer(fl, h.items(s, fl), h.fileLinks(s, fl, files)))
+		}
 	}
 	filter := readFilter(c.Request.URL.Query())
 	if d.Newer, d.Older, err = h.neighbours(c, f, filter, s); err != nil {

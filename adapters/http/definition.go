@@ -68,19 +68,32 @@ func (a *api) getFormDefinition(c *gin.Context) {
 
 // planJSON is what applying a definition does (dry run) or did.
 type planJSON struct {
-	Action            string          `json:"action"`
-	DryRun            bool            `json:"dry_run"`
-	Ref               string          `json:"ref"`
-	FormID            *string         `json:"form_id"`
-	Name              bool            `json:"name_changed"`
-	Description       bool            `json:"description_changed"`
-	Added             []string        `json:"added"`
-	Removed           []string        `json:"removed"`
-	Relabelled        []string        `json:"relabelled"`
-	Changed           []string        `json:"changed"`
-	Unchanged         []string        `json:"unchanged"`
-	StoredSubmissions int64           `json:"stored_submissions"`
-	Definition        *definitionJSON `json:"definition,omitempty"`
+	Action            string   `json:"action"`
+	DryRun            bool     `json:"dry_run"`
+	Ref               string   `json:"ref"`
+	FormID            *string  `json:"form_id"`
+	Name              bool     `json:"name_changed"`
+	Description       bool     `json:"description_changed"`
+	Added             []string `json:"added"`
+	Removed           []string `json:"removed"`
+	Relabelled        []string `json:"relabelled"`
+	Changed           []string `json:"changed"`
+	Unchanged         []string `json:"unchanged"`
+	StoredSubmissions int64    `json:"stored_submissions"`
+	// FieldChanges says what changes on each changed or relabelled field, by key.
+	FieldChanges map[string]fieldChangeJSON `json:"field_changes"`
+	// RemovedAnswers counts the stored answers of each removed field, by key.
+	RemovedAnswers map[string]int64 `json:"removed_answers"`
+	Reordered      bool             `json:"reordered"`
+	Definition     *definitionJSON  `json:"definition,omitempty"`
+}
+
+// fieldChangeJSON is what changes on one field: the aspects (label, type, options, logic...)
+// and the options it gains and loses.
+type fieldChangeJSON struct {
+	Aspects        []string `json:"aspects"`
+	OptionsAdded   []string `json:"options_added"`
+	OptionsRemoved []string `json:"options_removed"`
 }
 
 func nonNil(s []string) []string {
@@ -137,7 +150,14 @@ func (a *api) putFormByRef(c *gin.Context) {
 	}
 	out := planJSON{Action: plan.Action, DryRun: dry, Ref: ref, Name: plan.Name, Description: plan.Description,
 		Added: nonNil(plan.Added), Removed: nonNil(plan.Removed), Relabelled: nonNil(plan.Relabelled), Changed: nonNil(plan.Changed),
-		Unchanged: nonNil(plan.Unchanged), StoredSubmissions: plan.StoredSubmissions}
+		Unchanged: nonNil(plan.Unchanged), StoredSubmissions: plan.StoredSubmissions, Reordered: plan.Reordered,
+		FieldChanges: map[string]fieldChangeJSON{}, RemovedAnswers: map[string]int64{}}
+	for key, aspects := range plan.Aspects {
+		out.FieldChanges[key] = fieldChangeJSON{Aspects: aspects, OptionsAdded: nonNil(plan.OptionsAdded[key]), OptionsRemoved: nonNil(plan.OptionsRemoved[key])}
+	}
+	for _, key := range plan.Removed {
+		out.RemovedAnswers[key] = plan.RemovedAnswers[key]
+	}
 	if plan.Form != nil {
 		id := plan.Form.ID()
 		out.FormID = &id

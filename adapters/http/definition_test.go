@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -88,6 +89,13 @@ func TestFormDefinitionApplyByRef(t *testing.T) {
 		if r.json["action"] != "update" || !slices.Equal(strs(r.json["relabelled"]), []string{"name"}) || !slices.Equal(strs(r.json["removed"]), []string{"details"}) || r.json["stored_submissions"] != float64(1) {
 			t.Fatalf("plan: %v", r.json)
 		}
+		// The plan says what changes on each field and how many answers a removed field has.
+		if fc := r.json["field_changes"].(map[string]any); len(fc) != 1 || !slices.Equal(strs(fc["name"].(map[string]any)["aspects"]), []string{"label"}) {
+			t.Fatalf("field_changes: %v", r.json["field_changes"])
+		}
+		if ra := r.json["removed_answers"].(map[string]any); len(ra) != 1 || ra["details"] != float64(1) || r.json["reordered"] != false {
+			t.Fatalf("removed_answers: %v, reordered %v", ra, r.json["reordered"])
+		}
 		r = h.do("PUT", "/v1/forms/by-ref/contact", key, doc)
 		h.expect(r, 200, "")
 		if r.json["action"] != "update" || r.json["form_id"] != id {
@@ -111,14 +119,26 @@ func TestFormDefinitionApplyByRef(t *testing.T) {
 			t.Fatalf("removed field's answer lost: %v", d)
 		}
 
-		// A type change of a form with answers is refused, then allowed.
+		// A type change of a field with answers is refused, naming the count, then allowed; a
+		// field nobody answered changes its type freely.
 		retyped := definitionDoc("Your name")
 		retyped["fields"] = retyped["fields"].([]any)[:2]
+		unanswered := retyped["fields"].([]any)[1].(map[string]any)
+		unanswered["type"] = "dropdown"
+		r = h.do("PUT", "/v1/forms/by-ref/contact?dry_run=true", key, retyped)
+		h.expect(r, 200, "")
+		if fc := r.json["field_changes"].(map[string]any); !slices.Equal(strs(fc[unanswered["key"].(string)].(map[string]any)["aspects"]), []string{"type"}) {
+			t.Fatalf("retyping an unanswered field: %v", r.json)
+		}
 		retyped["fields"].([]any)[0] = map[string]any{"key": "name", "label": "Your name", "type": "number"}
-		h.expect(h.do("PUT", "/v1/forms/by-ref/contact", key, retyped), 422, "validation_failed")
+		r = h.do("PUT", "/v1/forms/by-ref/contact", key, retyped)
+		h.expect(r, 422, "validation_failed")
+		if !strings.Contains(r.Body.String(), "and 1 of the 1 stored answers to it are not valid number answers") {
+			t.Fatalf("type change refusal: %s", r.Body.String())
+		}
 		r = h.do("PUT", "/v1/forms/by-ref/contact?allow_type_change=true", key, retyped)
 		h.expect(r, 200, "")
-		if !slices.Equal(strs(r.json["changed"]), []string{"name"}) {
+		if !slices.Equal(strs(r.json["changed"]), []string{"name", "topic"}) {
 			t.Fatalf("type change plan: %v", r.json)
 		}
 	})

@@ -67,21 +67,8 @@ func formChange(before, after *form.Form) (audit.Action, map[string]any, bool) {
 // fieldChanges counts the questions of after that before lacks, those of before that after
 // lacks, and those in both that differ (by field ID).
 func fieldChanges(before, after []form.Field) (added, removed, edited int) {
-	old := make(map[string]form.Field, len(before))
-	for _, f := range before {
-		old[f.ID] = f
-	}
-	for _, f := range after {
-		prev, ok := old[f.ID]
-		switch {
-		case !ok:
-			added++
-		case !reflect.DeepEqual(prev, f):
-			edited++
-		}
-		delete(old, f.ID)
-	}
-	return added, len(old), edited
+	added, removed, relabelled, changed := form.DiffFields(before, after).Count()
+	return added, removed, relabelled + changed
 }
 
 // sameOrder reports whether both lists hold the same field IDs in the same order.

@@ -11,6 +11,7 @@ import (
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
 )
 
@@ -50,20 +51,37 @@ type Plan struct {
 	// answers, StoredSubmissions says how many submissions the form holds.
 	Added, Removed, Relabelled, Changed, Unchanged []string
 	StoredSubmissions                              int64
+	// Aspects name what changes on each changed or relabelled field, by key (form.Aspect*).
+	Aspects map[string][]string
+	// OptionsAdded and OptionsRemoved are, by key, the options a changed field gains and loses.
+	OptionsAdded, OptionsRemoved map[string][]string
+	// RemovedAnswers counts, by key, the stored submissions that answered each removed field
+	// (answers that stay stored, shown as removed).
+	RemovedAnswers map[string]int64
+	// Reordered says the fields the form keeps come in another order.
+	Reordered bool
+
+	// touched are the IDs of the fields removed or retyped, whose answers are counted;
+	// retyped are the retyped fields as the definition makes them.
+	touched []string
+	retyped []form.Field
 }
 
 // ApplyDefinitionHandler applies definitions in one transaction per form.
 type ApplyDefinitionHandler struct {
-	forms  ports.FormRepository
-	ids    ports.IDs
-	clock  ports.Clock
-	limits form.Limits
-	create CreateFormHandler
+	forms ports.FormRepository
+	// answers reads stored submissions to count the answers of fields that would be removed
+	// or change type.
+	answers ports.SubmissionScanner
+	ids     ports.IDs
+	clock   ports.Clock
+	limits  form.Limits
+	create  CreateFormHandler
 }
 
 // NewApplyDefinitionHandler makes the command.
-func NewApplyDefinitionHandler(forms ports.FormRepository, ids ports.IDs, clock ports.Clock, limits form.Limits) ApplyDefinitionHandler {
-	return ApplyDefinitionHandler{forms: forms, ids: ids, clock: clock, limits: limits, create: NewCreateFormHandler(forms, ids, clock, limits)}
+func NewApplyDefinitionHandler(forms ports.FormRepository, answers ports.SubmissionScanner, ids ports.IDs, clock ports.Clock, limits form.Limits) ApplyDefinitionHandler {
+	return ApplyDefinitionHandler{forms: forms, answers: answers, ids: ids, clock: clock, limits: limits, create: NewCreateFormHandler(forms, ids, clock, limits)}
 }
 
 // Handle creates the form when no form has the ref, else updates it; a definition equal to the
@@ -85,19 +103,31 @@ func (h ApplyDefinitionHandler) Handle(ctx context.Context, cmd ApplyDefinition)
 	if err != nil {
 		return Plan{}, err
 	}
-	counts, err := h.forms.SubmissionCounts(ctx, p.WorkspaceID, []string{existing.ID()})
+	totals, err := h.forms.SubmissionCounts(ctx, p.WorkspaceID, []string{existing.ID()})
 	if err != nil {
 		return Plan{}, err
 	}
-	stored := counts[existing.ID()]
+	stored := totals[existing.ID()]
+	// The answers of the fields the definition removes or retypes are counted before the
+	// transaction (they are sealed: counting reads them), once, and only when there are any.
+	var counts answerCounts
+	if stored > 0 {
+		pre, _, err := h.plan(existing, cmd, stored, answerCounts{})
+		if err != nil {
+			return Plan{}, err
+		}
+		if counts, err = h.countAnswers(ctx, p.WorkspaceID, existing.ID(), pre.touched, pre.retyped); err != nil {
+			return Plan{}, err
+		}
+	}
 	if cmd.DryRun {
-		plan, _, err := h.plan(existing, cmd, stored)
+		plan, _, err := h.plan(existing, cmd, stored, counts)
 		return plan, err
 	}
 	var plan Plan
 	f, err := h.forms.Update(ctx, p.WorkspaceID, existing.ID(), func(f *form.Form) (ports.Effects, error) {
 		var patch form.Patch
-		plan, patch, err = h.plan(f, cmd, stored)
+		plan, patch, err = h.plan(f, cmd, stored, counts)
 		if err != nil || plan.Action == PlanUnchanged {
 			return ports.Effects{}, err
 		}
@@ -147,31 +177,34 @@ func (h ApplyDefinitionHandler) createForm(ctx context.Context, cmd ApplyDefinit
 	return plan, nil
 }
 
+// answerCounts are the stored answers of the fields a definition removes or retypes, by field
+// ID: how many submissions answer each (answered), and how many of those answers the retyped
+// field would refuse (misfits); empty before they are counted.
+type answerCounts struct {
+	answered, misfits map[string]int64
+}
+
 // plan matches the definition's fields to the form's by key and says what changes; it applies
-// the patch to a copy only, so an unchanged form is never touched.
-func (h ApplyDefinitionHandler) plan(f *form.Form, cmd ApplyDefinition, stored int64) (Plan, form.Patch, error) {
+// the patch to a copy only, so an unchanged form is never touched. A type change that stored
+// answers do not fit is refused (unless allowed) once the answers are counted.
+func (h ApplyDefinitionHandler) plan(f *form.Form, cmd ApplyDefinition, stored int64, counts answerCounts) (Plan, form.Patch, error) {
 	plan := Plan{Action: PlanUpdate, Form: f, StoredSubmissions: stored}
 	byKey := map[string]form.Field{}
 	for _, fl := range f.Fields() {
 		byKey[fl.Key] = fl
 	}
-	var vs domain.Violations
 	specs := make([]form.FieldSpec, len(cmd.Definition.Fields))
-	inDoc := map[string]bool{}
+	at := map[string]int{} // index in the definition, by field ID
 	for i, s := range cmd.Definition.Fields {
 		if s.Key != nil {
-			if old, ok := byKey[*s.Key]; ok && !inDoc[*s.Key] {
-				s.ID = old.ID
-				if string(old.Type) != s.Type && stored > 0 && !cmd.AllowTypeChange {
-					vs.Add(fmt.Sprintf("fields[%d].type", i), "type_change", fmt.Sprintf("field %s would change from %s to %s while the form holds %d stored submissions; apply with allow_type_change=true to change it", *s.Key, old.Type, s.Type, stored))
+			if old, ok := byKey[*s.Key]; ok {
+				if _, dup := at[old.ID]; !dup {
+					s.ID = old.ID
+					at[old.ID] = i
 				}
 			}
-			inDoc[*s.Key] = true
 		}
 		specs[i] = s
-	}
-	if err := vs.Err(); err != nil {
-		return Plan{}, form.Patch{}, err
 	}
 	ref := cmd.Ref
 	refp := &ref
@@ -183,42 +216,108 @@ func (h ApplyDefinitionHandler) plan(f *form.Form, cmd ApplyDefinition, stored i
 	}
 	plan.Name = next.Name() != f.Name()
 	plan.Description = !reflect.DeepEqual(next.Description(), f.Description())
-	after := map[string]form.Field{}
+	// Fields matched by key carry the stored field's ID, so the diff by ID is the diff by key.
+	diff := form.DiffFields(f.Fields(), next.Fields())
+	changed := map[string]form.FieldChange{}
+	for _, ch := range diff.Changes {
+		changed[ch.Field().ID] = ch
+	}
 	for _, fl := range next.Fields() {
-		after[fl.Key] = fl
-		old, ok := byKey[fl.Key]
+		ch, ok := changed[fl.ID]
 		switch {
 		case !ok:
-			plan.Added = append(plan.Added, fl.Key)
-		case reflect.DeepEqual(old, fl):
 			plan.Unchanged = append(plan.Unchanged, fl.Key)
-		case old.Label != fl.Label && onlyLabelDiffers(old, fl):
+			continue
+		case ch.Added():
+			plan.Added = append(plan.Added, fl.Key)
+			continue
+		case ch.Relabelled():
 			plan.Relabelled = append(plan.Relabelled, fl.Key)
 		default:
 			plan.Changed = append(plan.Changed, fl.Key)
 		}
+		plan.note(fl.Key, ch)
 	}
 	for _, fl := range f.Fields() {
-		if _, ok := after[fl.Key]; !ok {
+		if ch, ok := changed[fl.ID]; ok && ch.Removed() {
 			plan.Removed = append(plan.Removed, fl.Key)
+			if plan.RemovedAnswers == nil {
+				plan.RemovedAnswers = map[string]int64{}
+			}
+			plan.RemovedAnswers[fl.Key] = counts.answered[fl.ID]
 		}
 	}
-	order := !reflect.DeepEqual(fieldIDs(f.Fields()), fieldIDs(next.Fields()))
-	if !plan.Name && !plan.Description && !order && len(plan.Added)+len(plan.Removed)+len(plan.Relabelled)+len(plan.Changed) == 0 {
+	plan.Reordered = diff.Reordered
+	var vs domain.Violations
+	for _, ch := range diff.Changes {
+		switch {
+		case ch.Removed():
+			plan.touched = append(plan.touched, ch.Before.ID)
+		case ch.Has(form.AspectType):
+			plan.touched = append(plan.touched, ch.Before.ID)
+			plan.retyped = append(plan.retyped, *ch.After)
+			if n := counts.misfits[ch.Before.ID]; n > 0 && !cmd.AllowTypeChange {
+				vs.Add(fmt.Sprintf("fields[%d].type", at[ch.Before.ID]), "type_change", fmt.Sprintf("field %s would change from %s to %s, and %d of the %d stored answers to it are not valid %s answers; apply with allow_type_change=true to change it anyway (the answers are kept as they are)",
+					ch.After.Key, ch.Before.Type, ch.After.Type, n, counts.answered[ch.Before.ID], ch.After.Type))
+			}
+		}
+	}
+	if err := vs.Err(); err != nil {
+		return Plan{}, form.Patch{}, err
+	}
+	if !plan.Name && !plan.Description && !plan.Reordered && len(plan.Added)+len(plan.Removed)+len(plan.Relabelled)+len(plan.Changed) == 0 {
 		plan.Action = PlanUnchanged
 	}
 	return plan, patch, nil
 }
 
-func onlyLabelDiffers(a, b form.Field) bool {
-	a.Label = b.Label
-	return reflect.DeepEqual(a, b)
+// note records what changes on the field with the key.
+func (p *Plan) note(key string, ch form.FieldChange) {
+	if p.Aspects == nil {
+		p.Aspects, p.OptionsAdded, p.OptionsRemoved = map[string][]string{}, map[string][]string{}, map[string][]string{}
+	}
+	p.Aspects[key] = ch.Aspects
+	if len(ch.OptionsAdded) > 0 {
+		p.OptionsAdded[key] = ch.OptionsAdded
+	}
+	if len(ch.OptionsRemoved) > 0 {
+		p.OptionsRemoved[key] = ch.OptionsRemoved
+	}
 }
 
-func fieldIDs(fields []form.Field) []string {
-	out := make([]string, len(fields))
-	for i, f := range fields {
-		out[i] = f.ID
+// countAnswers counts, in the form's stored submissions, the answers to each touched field
+// and, for the retyped ones, the answers the new field would refuse; it reads them oldest
+// first a batch at a time (as an export does).
+func (h ApplyDefinitionHandler) countAnswers(ctx context.Context, workspaceID, formID string, touched []string, retyped []form.Field) (answerCounts, error) {
+	counts := answerCounts{answered: map[string]int64{}, misfits: map[string]int64{}}
+	if len(touched) == 0 {
+		return counts, nil
 	}
-	return out
+	page := ports.OldestFirst{Limit: answerBatch}
+	for {
+		subs, err := h.answers.ListOldestFirst(ctx, workspaceID, formID, page)
+		if err != nil {
+			return answerCounts{}, err
+		}
+		for _, s := range subs {
+			for _, id := range touched {
+				if _, ok := s.Answer(id); ok {
+					counts.answered[id]++
+				}
+			}
+			for _, f := range retyped {
+				if v, ok := s.Answer(f.ID); ok && !submission.Fits(f, v) {
+					counts.misfits[f.ID]++
+				}
+			}
+		}
+		if len(subs) < page.Limit {
+			return counts, nil
+		}
+		last := subs[len(subs)-1]
+		page.After = &ports.Position{CreatedAt: last.SubmittedAt(), ID: last.ID()}
+	}
 }
+
+// answerBatch is how many submissions one read of countAnswers holds in memory.
+const answerBatch = 500

@@ -464,3 +464,26 @@ func OwnLinks(fields []form.Field, input map[string]Input, base string) domain.V
 	}
 	return vs
 }
+
+// Fits reports whether a stored answer is a valid answer to f as it is now: a change of a
+// field's type (or options) must not leave stored answers that the field would refuse. A list
+// fits only a field that takes lists; a file answer (references to stored files) fits only a
+// file field.
+func Fits(f form.Field, v Value) bool {
+	if f.Type == form.TypeFile {
+		return v.IsList()
+	}
+	var in Input = v.one
+	if v.IsList() {
+		if !f.Multiple() {
+			return false
+		}
+		items := make([]any, len(v.many))
+		for i, s := range v.many {
+			items[i] = s
+		}
+		in = items
+	}
+	_, _, ferr := parse(f, in, false)
+	return ferr == nil
+}

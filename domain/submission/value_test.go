@@ -469,3 +469,27 @@ func TestUploadsAreTrustedReferences(t *testing.T) {
 		t.Error("a client's plain-HTTP URL was accepted")
 	}
 }
+
+func TestFitsSaysWhetherAStoredAnswerSurvivesAFieldChange(t *testing.T) {
+	radio := form.Field{ID: "fld_a", Label: "Plan", Type: form.TypeRadio, Options: []string{"Free", "Pro"}}
+	for _, c := range []struct {
+		field form.Field
+		value submission.Value
+		fits  bool
+	}{
+		{form.Field{Type: form.TypeDropdown, Options: radio.Options}, submission.Single("Pro"), true},
+		{form.Field{Type: form.TypeDropdown, Options: []string{"Free"}}, submission.Single("Pro"), false},
+		{form.Field{Type: form.TypeText}, submission.Single("Pro"), true},
+		{form.Field{Type: form.TypeNumber}, submission.Single("Pro"), false},
+		{form.Field{Type: form.TypeNumber}, submission.Single("42.5"), true},
+		{form.Field{Type: form.TypeEmail}, submission.Single("ada@example.org"), true},
+		{form.Field{Type: form.TypeDate}, submission.Single("2026-02-30"), false},
+		{form.Field{Type: form.TypeCheckbox, Options: []string{"Free", "Pro"}}, submission.List([]string{"Free", "Pro"}), true},
+		{form.Field{Type: form.TypeText}, submission.List([]string{"Free", "Pro"}), false},
+		{form.Field{Type: form.TypeFile}, submission.Single("Pro"), false},
+	} {
+		if got := submission.Fits(c.field, c.value); got != c.fits {
+			t.Errorf("Fits(%s %v, %v) = %v, want %v", c.field.Type, c.field.Options, c.value.Strings(), got, c.fits)
+		}
+	}
+}
