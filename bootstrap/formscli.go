@@ -211,6 +211,7 @@ type formPlan struct {
 	Ref               string   `json:"ref"`
 	Name              bool     `json:"name_changed"`
 	Description       bool     `json:"description_changed"`
+	Settings          bool     `json:"settings_changed"`
 	Added             []string `json:"added"`
 	Removed           []string `json:"removed"`
 	Relabelled        []string `json:"relabelled"`
@@ -320,6 +321,9 @@ func (fc *formsClient) apply(ctx context.Context, w io.Writer, path string, dry,
 			}
 			if p.Description {
 				fmt.Fprintln(w, "    ~ description")
+			}
+			if p.Settings {
+				fmt.Fprintln(w, "    ~ settings")
 			}
 			for _, k := range p.Added {
 				fmt.Fprintf(w, "    + %s\n", k)

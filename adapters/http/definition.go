@@ -11,7 +11,7 @@ import (
 )
 
 // definitionProps are the properties of a form definition (forms as code).
-var definitionProps = []string{"ref", "name", "description", "fields"}
+var definitionProps = []string{"ref", "name", "description", "fields", "settings"}
 
 // definitionJSON is a form as a portable document: fields by key, without IDs.
 type definitionJSON struct {
@@ -19,6 +19,49 @@ type definitionJSON struct {
 	Name        string            `json:"name"`
 	Description *string           `json:"description"`
 	Fields      []definitionField `json:"fields"`
+	// Settings are the form's settings as a PUT takes them back: without the captcha's secret
+	// (a PUT without it keeps the stored one) and without the uploaded logo.
+	Settings *definitionSettings `json:"settings"`
+}
+
+// definitionSettings are settingsJSON in the shape FormSettingsInput takes.
+type definitionSettings struct {
+	RedirectURL     *string             `json:"redirect_url"`
+	ThankYouMessage *string             `json:"thank_you_message"`
+	Spam            definitionSpam      `json:"spam"`
+	Embed           embedJSON           `json:"embed"`
+	Closing         closingJSON         `json:"closing"`
+	AllowedOrigins  []string            `json:"allowed_origins"`
+	Notifications   notificationsJSON   `json:"notifications"`
+	Theme           definitionThemeJSON `json:"theme"`
+}
+
+type definitionSpam struct {
+	Honeypot       bool                   `json:"honeypot"`
+	MinFillSeconds int                    `json:"min_fill_seconds"`
+	ProofOfWork    bool                   `json:"proof_of_work"`
+	Captcha        *definitionCaptchaJSON `json:"captcha"`
+}
+
+type definitionCaptchaJSON struct {
+	Provider string `json:"provider"`
+	SiteKey  string `json:"site_key"`
+}
+
+type definitionThemeJSON struct {
+	Accent     *string `json:"accent"`
+	Appearance string  `json:"appearance"`
+}
+
+func presentDefinitionSettings(formID string, st form.Settings) *definitionSettings {
+	s := presentSettings(formID, st)
+	out := &definitionSettings{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage, Embed: s.Embed, Closing: s.Closing,
+		AllowedOrigins: s.AllowedOrigins, Notifications: s.Notifications, Theme: definitionThemeJSON{Accent: s.Theme.Accent, Appearance: s.Theme.Appearance},
+		Spam: definitionSpam{Honeypot: s.Spam.Honeypot, MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork}}
+	if c := s.Spam.Captcha; c != nil {
+		out.Spam.Captcha = &definitionCaptchaJSON{Provider: c.Provider, SiteKey: c.SiteKey}
+	}
+	return out
 }
 
 // definitionField is a field without its ID; show_if conditions name fields by key.
@@ -42,7 +85,8 @@ func presentDefinition(f *form.Form) definitionJSON {
 	for _, fl := range f.Fields() {
 		keys[fl.ID] = fl.Key
 	}
-	out := definitionJSON{Ref: f.Ref(), Name: f.Name(), Description: f.Description(), Fields: []definitionField{}}
+	out := definitionJSON{Ref: f.Ref(), Name: f.Name(), Description: f.Description(), Fields: []definitionField{},
+		Settings: presentDefinitionSettings(f.ID(), f.Settings())}
 	for _, fl := range f.Fields() {
 		p := presentField(fl)
 		d := definitionField{Key: p.Key, Label: p.Label, Type: p.Type, Required: p.Required, Options: p.Options, Placeholder: p.Placeholder,
@@ -74,6 +118,7 @@ type planJSON struct {
 	FormID            *string  `json:"form_id"`
 	Name              bool     `json:"name_changed"`
 	Description       bool     `json:"description_changed"`
+	Settings          bool     `json:"settings_changed"`
 	Added             []string `json:"added"`
 	Removed           []string `json:"removed"`
 	Relabelled        []string `json:"relabelled"`
@@ -121,6 +166,7 @@ func (a *api) putFormByRef(c *gin.Context) {
 	d.Name = name
 	d.Description, _ = o.nullableStr("description")
 	d.Fields = fieldSpecs(o)
+	d.Settings = formSettings(o)
 	for i, s := range d.Fields {
 		if s.ID != "" {
 			vs.Add(o.at("fields")+"["+itoa(i)+"].id", "not_allowed", "a definition names fields by key, without IDs")
@@ -148,7 +194,7 @@ func (a *api) putFormByRef(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	out := planJSON{Action: plan.Action, DryRun: dry, Ref: ref, Name: plan.Name, Description: plan.Description,
+	out := planJSON{Action: plan.Action, DryRun: dry, Ref: ref, Name: plan.Name, Description: plan.Description, Settings: plan.Settings,
 		Added: nonNil(plan.Added), Removed: nonNil(plan.Removed), Relabelled: nonNil(plan.Relabelled), Changed: nonNil(plan.Changed),
 		Unchanged: nonNil(plan.Unchanged), StoredSubmissions: plan.StoredSubmissions, Reordered: plan.Reordered,
 		FieldChanges: map[string]fieldChangeJSON{}, RemovedAnswers: map[string]int64{}}

@@ -184,3 +184,53 @@ func TestFormDefinitionBadInputAndIsolation(t *testing.T) {
 		h.expect(h.do("GET", "/v1/forms/"+r.json["form_id"].(string)+"/definition", h.keys["other"], nil), 404, "not_found")
 	})
 }
+
+// The definition carries the settings without secrets: a captcha's secret and the logo stay on
+// the server, the exported document applies back unchanged, and a changed setting shows in the
+// plan as settings_changed.
+func TestFormDefinitionSettings(t *testing.T) {
+	eachHarness(t, func(t *testing.T, h *harness) {
+		key := h.keys["admin"]
+		doc := definitionDoc("Name")
+		doc["settings"] = map[string]any{"thank_you_message": "Thanks!", "spam": map[string]any{"min_fill_seconds": 0,
+			"captcha": map[string]any{"provider": "turnstile", "site_key": "0x4AAAAAAA", "secret": "captcha-secret-value"}}}
+		r := h.do("PUT", "/v1/forms/by-ref/settings-demo", key, doc)
+		h.expect(r, 201, "")
+		id := r.json["form_id"].(string)
+		def := h.do("GET", "/v1/forms/"+id+"/definition", key, nil)
+		h.expect(def, 200, "")
+		if strings.Contains(def.Body.String(), "captcha-secret-value") || strings.Contains(def.Body.String(), "secret") {
+			t.Fatalf("the definition shows the captcha secret: %s", def.Body.String())
+		}
+		st := def.json["settings"].(map[string]any)
+		if st["thank_you_message"] != "Thanks!" || st["spam"].(map[string]any)["captcha"].(map[string]any)["site_key"] != "0x4AAAAAAA" {
+			t.Fatalf("definition settings: %v", st)
+		}
+		// Applied back as exported: unchanged, and the stored secret is kept.
+		r = h.do("PUT", "/v1/forms/by-ref/settings-demo", key, def.json)
+		h.expect(r, 200, "")
+		if r.json["action"] != "unchanged" || r.json["settings_changed"] != false {
+			t.Fatalf("exported definition applied back: %v", r.json)
+		}
+		form := h.do("GET", "/v1/forms/"+id, key, nil)
+		if form.json["settings"].(map[string]any)["spam"].(map[string]any)["captcha"].(map[string]any)["secret_set"] != true {
+			t.Fatalf("the captcha secret was lost: %v", form.json["settings"])
+		}
+		// Without settings, a PUT leaves them; with a change, the plan says so.
+		delete(def.json, "settings")
+		r = h.do("PUT", "/v1/forms/by-ref/settings-demo", key, def.json)
+		if h.expect(r, 200, ""); r.json["action"] != "unchanged" {
+			t.Fatalf("a definition without settings: %v", r.json)
+		}
+		st["thank_you_message"] = "Merci !"
+		def.json["settings"] = st
+		r = h.do("PUT", "/v1/forms/by-ref/settings-demo?dry_run=true", key, def.json)
+		h.expect(r, 200, "")
+		if r.json["action"] != "update" || r.json["settings_changed"] != true || len(strs(r.json["changed"])) != 0 {
+			t.Fatalf("a settings change: %v", r.json)
+		}
+		// A bad setting is refused naming it.
+		st["redirect_url"] = "javascript:alert(1)"
+		h.expect(h.do("PUT", "/v1/forms/by-ref/settings-demo", key, def.json), 422, "validation_failed")
+	})
+}

@@ -20,6 +20,9 @@ type Definition struct {
 	Name        string
 	Description *string
 	Fields      []form.FieldSpec
+	// Settings replace the form's settings; nil leaves them as they are (the default
+	// settings for a new form).
+	Settings *form.Settings
 }
 
 // ApplyDefinition creates or updates the workspace's form with Ref to match Definition.
@@ -45,8 +48,8 @@ type Plan struct {
 	// Form is the form after the apply (before it, for a dry run of an update; nil for a dry
 	// run of a create).
 	Form *form.Form
-	// Name and Description report whether they change.
-	Name, Description bool
+	// Name, Description and Settings report whether they change.
+	Name, Description, Settings bool
 	// Added, Relabelled, Changed and Unchanged are field keys; Removed fields keep their stored
 	// answers, StoredSubmissions says how many submissions the form holds.
 	Added, Removed, Relabelled, Changed, Unchanged []string
@@ -155,8 +158,8 @@ func (h ApplyDefinitionHandler) Handle(ctx context.Context, cmd ApplyDefinition)
 
 func (h ApplyDefinitionHandler) createForm(ctx context.Context, cmd ApplyDefinition) (Plan, error) {
 	ref := cmd.Ref
-	d := form.Draft{Ref: &ref, Name: cmd.Definition.Name, Description: cmd.Definition.Description, Fields: cmd.Definition.Fields}
-	plan := Plan{Action: PlanCreate, Name: true, Description: d.Description != nil}
+	d := form.Draft{Ref: &ref, Name: cmd.Definition.Name, Description: cmd.Definition.Description, Fields: cmd.Definition.Fields, Settings: cmd.Definition.Settings}
+	plan := Plan{Action: PlanCreate, Name: true, Description: d.Description != nil, Settings: d.Settings != nil}
 	for _, s := range d.Fields {
 		if s.Key != nil {
 			plan.Added = append(plan.Added, *s.Key)
@@ -209,13 +212,14 @@ func (h ApplyDefinitionHandler) plan(f *form.Form, cmd ApplyDefinition, stored i
 	ref := cmd.Ref
 	refp := &ref
 	desc := cmd.Definition.Description
-	patch := form.Patch{Ref: &refp, Name: &cmd.Definition.Name, Description: &desc, Fields: &specs}
+	patch := form.Patch{Ref: &refp, Name: &cmd.Definition.Name, Description: &desc, Fields: &specs, Settings: cmd.Definition.Settings}
 	next := *f
 	if _, err := next.Apply(patch, func() string { return h.ids.New(ports.PrefixField) }, h.limits, h.clock.Now()); err != nil {
 		return Plan{}, form.Patch{}, err
 	}
 	plan.Name = next.Name() != f.Name()
 	plan.Description = !reflect.DeepEqual(next.Description(), f.Description())
+	plan.Settings = !reflect.DeepEqual(next.Settings(), f.Settings())
 	// Fields matched by key carry the stored field's ID, so the diff by ID is the diff by key.
 	diff := form.DiffFields(f.Fields(), next.Fields())
 	changed := map[string]form.FieldChange{}
@@ -265,7 +269,7 @@ func (h ApplyDefinitionHandler) plan(f *form.Form, cmd ApplyDefinition, stored i
 	if err := vs.Err(); err != nil {
 		return Plan{}, form.Patch{}, err
 	}
-	if !plan.Name && !plan.Description && !plan.Reordered && len(plan.Added)+len(plan.Removed)+len(plan.Relabelled)+len(plan.Changed) == 0 {
+	if !plan.Name && !plan.Description && !plan.Settings && !plan.Reordered && len(plan.Added)+len(plan.Removed)+len(plan.Relabelled)+len(plan.Changed) == 0 {
 		plan.Action = PlanUnchanged
 	}
 	return plan, patch, nil
