@@ -89,9 +89,10 @@ type FormVersion struct {
 // FormVersionRepository reads the versions of a form's fields. The form repository writes a
 // version in the transaction that creates the form or changes its fields.
 type FormVersionRepository interface {
-	// ListVersions returns the versions of the workspace's form, newest first, or
-	// domain.ErrNotFound when the workspace has no such form.
-	ListVersions(ctx context.Context, workspaceID, formID string) ([]FormVersion, error)
+	// ListVersions returns at most limit versions of the workspace's form below the version
+	// before (0: from the newest), newest first, or domain.ErrNotFound when the workspace has
+	// no such form.
+	ListVersions(ctx context.Context, workspaceID, formID string, before, limit int) ([]FormVersion, error)
 	// GetVersion returns one version, or domain.ErrNotFound.
 	GetVersion(ctx context.Context, workspaceID, formID string, version int) (FormVersion, error)
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
@@ -57,7 +59,14 @@ type historyData struct {
 	Archived         bool
 	// From and To are the compare form's defaults: the version before the current, and the current.
 	From, To int
+	// All are the version numbers the compare form offers, newest first.
+	All []int
+	// Older links the next page of older versions; Newer the newest.
+	Older, Newer string
 }
+
+// historyPageSize is how many versions a page of the history shows.
+const historyPageSize = 20
 
 func (h *Handler) history(c *gin.Context) {
 	fv, ok := h.loadForm(c)
@@ -65,7 +74,9 @@ func (h *Handler) history(c *gin.Context) {
 		return
 	}
 	f := fv.Form
-	vs, err := h.app.Queries.ListFormVersions.Handle(c.Request.Context(), forms.ListFormVersions{ID: f.ID()})
+	// One version more than the page shows: the last one shown is compared with it.
+	before, _ := strconv.Atoi(c.Query("before"))
+	vs, more, err := h.app.Queries.ListFormVersions.Handle(c.Request.Context(), forms.ListFormVersions{ID: f.ID(), Before: max(before, 0), Limit: historyPageSize + 1})
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -76,13 +87,26 @@ func (h *Handler) history(c *gin.Context) {
 	if d.From < 1 {
 		d.From = 1
 	}
-	for i, v := range vs {
+	for n := f.Version(); n >= 1; n-- {
+		d.All = append(d.All, n)
+	}
+	shown := vs
+	if len(vs) > historyPageSize {
+		shown, more = vs[:historyPageSize], true
+	}
+	if more {
+		d.Older = fmt.Sprintf("/app/forms/%s/history?before=%d", f.ID(), shown[len(shown)-1].Version)
+	}
+	if before > 0 {
+		d.Newer = "/app/forms/" + f.ID() + "/history"
+	}
+	for i, v := range shown {
 		row := versionRow{Version: v.Version, Prev: v.Version - 1, Current: v.Version == f.Version(), By: versionAuthor(v), At: relativeTime{At: v.CreatedAt, Ago: ago(v.CreatedAt, now)}, Fields: len(v.Fields)}
 		// The list is newest first: the version before v is the next one.
 		if i+1 < len(vs) && vs[i+1].Version == v.Version-1 {
 			diff := form.DiffFields(vs[i+1].Fields, v.Fields)
 			row.Summary = diffSummary(diff)
-			lines := changeLines(diff, v.Fields, vs[i+1].Fields)
+			lines := changeLines(diff)
 			if len(lines) > historyChangesShown {
 				row.More = len(lines) - historyChangesShown
 				lines = lines[:historyChangesShown]
@@ -130,7 +154,7 @@ func diffSummary(d form.FieldsDiff) []string {
 }
 
 // changeLines reads each change of a diff as one sentence, for the history list.
-func changeLines(d form.FieldsDiff, after, before []form.Field) []string {
+func changeLines(d form.FieldsDiff) []string {
 	var out []string
 	for _, ch := range d.Changes {
 		f := ch.Field()
@@ -216,24 +240,18 @@ func (h *Handler) compareVersions(c *gin.Context) {
 	}
 	f := fv.Form
 	ctx := c.Request.Context()
-	vs, err := h.app.Queries.ListFormVersions.Handle(ctx, forms.ListFormVersions{ID: f.ID()})
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
 	from, to := versionParam(c.Query("from"), f.Version()-1), versionParam(c.Query("to"), f.Version())
-	var a, b *ports.FormVersion
 	d := compareData{FormID: f.ID(), FormName: f.Name(), Tabs: formTabs(f.ID(), "history"), From: from, To: to}
-	for i := range vs {
-		d.Versions = append(d.Versions, vs[i].Version)
-		if vs[i].Version == from {
-			a = &vs[i]
-		}
-		if vs[i].Version == to {
-			b = &vs[i]
-		}
+	for n := f.Version(); n >= 1; n-- {
+		d.Versions = append(d.Versions, n)
 	}
-	if a == nil || b == nil {
+	a, errA := h.app.Queries.GetFormVersion.Handle(ctx, forms.GetFormVersion{ID: f.ID(), Version: from})
+	b, errB := h.app.Queries.GetFormVersion.Handle(ctx, forms.GetFormVersion{ID: f.ID(), Version: to})
+	if err := errors.Join(errA, errB); err != nil {
+		if !errors.Is(err, domain.ErrNotFound) {
+			h.fail(c, err)
+			return
+		}
 		h.render(c, http.StatusNotFound, "message", &view{Title: "No such version", Data: message{Heading: "No such version",
 			Paragraphs: []string{fmt.Sprintf("This form has versions 1 to %d.", f.Version())},
 			Action:     &link{Href: "/app/forms/" + f.ID() + "/history", Label: "Back to the history"}}})

@@ -112,6 +112,21 @@ func TestFormHistory(t *testing.T) {
 			t.Fatalf("restored form: version %d, fields %+v", fv.Form.Version(), got)
 		}
 
+		// Twenty versions a page, newest first; "Older versions" leads to the rest, each still
+		// compared with the version before it.
+		for i := 5; i <= 22; i++ {
+			owner.post(base+"/fields/"+name.ID, url.Values{"label": {fmt.Sprintf("Name %d", i)}, "required": {"on"}}).redirectsTo(t, base)
+		}
+		first := html.UnescapeString(owner.get(base+"/history").expect(t, http.StatusOK).body)
+		if strings.Count(first, `<li class="version"`) != 20 || !strings.Contains(first, "Relabelled “Name 21” to “Name 22”") || !strings.Contains(first, "22 in all") {
+			t.Fatalf("first page of the history: %s", text(first))
+		}
+		older := html.UnescapeString(owner.get(base+"/history?before=3").expect(t, http.StatusOK).body)
+		if !strings.Contains(first, `href="`+base+`/history?before=3"`) || strings.Count(older, `<li class="version"`) != 2 ||
+			!strings.Contains(older, "Relabelled “Name” to “Full name”") || !strings.Contains(older, "The form as it was created.") {
+			t.Fatalf("older versions: %s", text(older))
+		}
+
 		// An archived form keeps its history but restores nothing.
 		owner.post(base+"/status", url.Values{"status": {"archived"}}).expect(t, http.StatusSeeOther)
 		arch := owner.get(base+"/history").expect(t, http.StatusOK).body

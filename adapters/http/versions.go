@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -36,22 +37,24 @@ func versionParam(c *gin.Context) (int, error) {
 	return n, nil
 }
 
+// listFormVersions pages like every list (limit, cursor); the cursor's position is the last
+// version shown (its number as the position's ID), signed for this form's list.
 func (a *api) listFormVersions(c *gin.Context) {
-	vs, err := a.App.Queries.ListFormVersions.Handle(c.Request.Context(), forms.ListFormVersions{ID: c.Param("id")})
-	if err != nil {
-		fail(c, a.Logger, err)
-		return
-	}
-	data := make([]any, len(vs))
-	for i, v := range vs {
+	id := c.Param("id")
+	listPage(a, c, "form_versions:"+id, func(ctx context.Context, page ports.Page) ([]ports.FormVersion, bool, error) {
+		q := forms.ListFormVersions{ID: id, Limit: page.Limit}
+		if page.After != nil {
+			q.Before, _ = strconv.Atoi(page.After.ID)
+		}
+		return a.App.Queries.ListFormVersions.Handle(ctx, q)
+	}, func(v ports.FormVersion) (any, ports.Position) {
 		s := formVersionSummaryJSON{Version: v.Version, CreatedAt: domain.FormatTime(v.CreatedAt), FieldsCount: len(v.Fields)}
 		if v.CreatedBy != nil {
 			by := presentActor(*v.CreatedBy)
 			s.CreatedBy = &by
 		}
-		data[i] = s
-	}
-	c.JSON(http.StatusOK, envelope{Data: data})
+		return s, ports.Position{CreatedAt: v.CreatedAt, ID: strconv.Itoa(v.Version)}
+	})
 }
 
 func (a *api) getFormVersion(c *gin.Context) {

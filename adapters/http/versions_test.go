@@ -1,6 +1,8 @@
 package httpapi_test
 
 import (
+	"fmt"
+	"net/url"
 	"testing"
 )
 
@@ -100,5 +102,25 @@ func TestFormVersionsAPI(t *testing.T) {
 		if n := len(list.json["data"].([]any)); n != 3 {
 			t.Fatalf("versions after the refused restore = %d, want 3", n)
 		}
+
+		// The list pages like every list: limit, then next_cursor until has_more is false.
+		var seen []float64
+		next := base + "/versions?limit=2"
+		for next != "" {
+			page := h.do("GET", next, h.keys["read-only"], nil)
+			h.expect(page, 200, "")
+			for _, v := range page.json["data"].([]any) {
+				seen = append(seen, v.(map[string]any)["version"].(float64))
+			}
+			next = ""
+			if page.json["has_more"] == true {
+				next = base + "/versions?limit=2&cursor=" + url.QueryEscape(page.json["next_cursor"].(string))
+			}
+		}
+		if fmt.Sprint(seen) != "[3 2 1]" {
+			t.Fatalf("versions page by page: %v", seen)
+		}
+		h.expect(h.do("GET", base+"/versions?limit=0", h.keys["read-only"], nil), 400, "")
+		h.expect(h.do("GET", base+"/versions?cursor=forged", h.keys["read-only"], nil), 400, "")
 	})
 }

@@ -115,14 +115,15 @@ func (r *FormRepository) Update(ctx context.Context, workspaceID, id string, cha
 var _ ports.FormVersionRepository = (*FormRepository)(nil)
 
 // ListVersions returns the versions of the workspace's form, newest first.
-func (r *FormRepository) ListVersions(ctx context.Context, workspaceID, formID string) ([]ports.FormVersion, error) {
+func (r *FormRepository) ListVersions(ctx context.Context, workspaceID, formID string, before, limit int) ([]ports.FormVersion, error) {
 	var rows []formVersionRow
 	err := r.db.read(ctx).Raw(`SELECT v.form_id, v.version, v.fields, v.created_by, v.created_at FROM form_versions v
-		JOIN forms f ON f.id = v.form_id WHERE f.workspace_id = ? AND v.form_id = ? ORDER BY v.version DESC`, workspaceID, formID).Scan(&rows).Error
+		JOIN forms f ON f.id = v.form_id WHERE f.workspace_id = ? AND v.form_id = ? AND (? = 0 OR v.version < ?)
+		ORDER BY v.version DESC LIMIT ?`, workspaceID, formID, before, before, limit).Scan(&rows).Error
 	if err != nil {
 		return nil, mapErr("list form versions", err)
 	}
-	if len(rows) == 0 {
+	if len(rows) == 0 && before == 0 {
 		return nil, domain.ErrNotFound
 	}
 	out := make([]ports.FormVersion, 0, len(rows))

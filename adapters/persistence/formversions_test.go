@@ -77,7 +77,7 @@ func TestFormVersionsStoredWithTheForm(t *testing.T) {
 		w := mustWorkspace(t, r, base)
 		f := mustForm(t, r, w.ID(), base)
 
-		vs, err := r.forms.ListVersions(ctx, w.ID(), f.ID())
+		vs, err := r.forms.ListVersions(ctx, w.ID(), f.ID(), 0, 100)
 		noErr(t, err)
 		if len(vs) != 1 || vs[0].Version != 1 || len(vs[0].Fields) != len(f.Fields()) || vs[0].CreatedBy != nil {
 			t.Fatalf("versions of a new form = %+v", vs)
@@ -144,7 +144,7 @@ func TestFormVersionsStoredWithTheForm(t *testing.T) {
 		if err == nil {
 			t.Fatal("an update with a duplicate audit event succeeded")
 		}
-		vs, err = r.forms.ListVersions(ctx, w.ID(), f.ID())
+		vs, err = r.forms.ListVersions(ctx, w.ID(), f.ID(), 0, 100)
 		noErr(t, err)
 		if len(vs) != 2 || vs[0].Version != 2 || vs[1].Version != 1 {
 			t.Fatalf("versions = %+v, want 2 then 1", vs)
@@ -157,7 +157,7 @@ func TestFormVersionsStoredWithTheForm(t *testing.T) {
 
 		// Another workspace sees none of them; a version that does not exist is not found.
 		other := mustWorkspace(t, r, base)
-		if _, err := r.forms.ListVersions(ctx, other.ID(), f.ID()); !errors.Is(err, domain.ErrNotFound) {
+		if _, err := r.forms.ListVersions(ctx, other.ID(), f.ID(), 0, 100); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("other workspace list: %v", err)
 		}
 		if _, err := r.forms.GetVersion(ctx, other.ID(), f.ID(), 1); !errors.Is(err, domain.ErrNotFound) {
@@ -169,7 +169,7 @@ func TestFormVersionsStoredWithTheForm(t *testing.T) {
 
 		// Deleting the form deletes its versions.
 		noErr(t, r.forms.Delete(ctx, w.ID(), f.ID()))
-		if _, err := r.forms.ListVersions(ctx, w.ID(), f.ID()); !errors.Is(err, domain.ErrNotFound) {
+		if _, err := r.forms.ListVersions(ctx, w.ID(), f.ID(), 0, 100); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("versions of a deleted form: %v", err)
 		}
 	})
@@ -217,7 +217,7 @@ func TestFormVersionsMigration(t *testing.T) {
 		if got.Version() != 1 {
 			t.Errorf("migrated form version = %d, want 1", got.Version())
 		}
-		vs, err := r.forms.ListVersions(ctx, w.ID(), f.ID())
+		vs, err := r.forms.ListVersions(ctx, w.ID(), f.ID(), 0, 100)
 		noErr(t, err)
 		if len(vs) != 1 || vs[0].Version != 1 || vs[0].CreatedBy != nil || vs[0].Fields[0].Label != "Your name" || !vs[0].CreatedAt.Equal(base.Add(time.Minute)) {
 			t.Fatalf("migrated versions = %+v", vs)

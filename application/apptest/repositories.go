@@ -271,17 +271,20 @@ func (r *Forms) Delete(ctx context.Context, workspaceID, id string, events ...au
 }
 
 // ListVersions knows the current version of the form only.
-func (r *Forms) ListVersions(ctx context.Context, workspaceID, id string) ([]ports.FormVersion, error) {
+func (r *Forms) ListVersions(ctx context.Context, workspaceID, id string, before, _ int) ([]ports.FormVersion, error) {
 	f, err := r.Get(ctx, workspaceID, id)
 	if err != nil {
 		return nil, err
+	}
+	if before > 0 && f.Version() >= before {
+		return nil, nil
 	}
 	return []ports.FormVersion{{Version: f.Version(), Fields: f.Fields(), CreatedAt: f.UpdatedAt()}}, nil
 }
 
 // GetVersion knows the current version of the form only.
 func (r *Forms) GetVersion(ctx context.Context, workspaceID, id string, version int) (ports.FormVersion, error) {
-	vs, err := r.ListVersions(ctx, workspaceID, id)
+	vs, err := r.ListVersions(ctx, workspaceID, id, 0, 1)
 	if err != nil {
 		return ports.FormVersion{}, err
 	}

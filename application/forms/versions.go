@@ -24,9 +24,11 @@ func versionEvent(p auth.Principal, ids ports.IDs, now time.Time, before, f *for
 	return p.AuditEvent(ids, now, audit.FormVersionCreated, formTarget(f), details)
 }
 
-// ListFormVersions reads the versions of a form, newest first.
+// ListFormVersions reads a page of the versions of a form, newest first: at most Limit
+// versions below Before (0: from the newest).
 type ListFormVersions struct {
-	ID string
+	ID            string
+	Before, Limit int
 }
 
 // ListFormVersionsHandler lists form versions.
@@ -37,14 +39,28 @@ func NewListFormVersionsHandler(forms ports.FormRepository) ListFormVersionsHand
 	return ListFormVersionsHandler{forms: forms}
 }
 
-// Handle returns the versions of the caller's workspace's form, or domain.ErrNotFound.
-func (h ListFormVersionsHandler) Handle(ctx context.Context, q ListFormVersions) ([]ports.FormVersion, error) {
-	p, err := auth.Require(ctx, access.Read)
+// Handle returns the page of versions of the caller's workspace's form and whether older
+// versions follow, or domain.ErrNotFound.
+func (h ListFormVersionsHandler) Handle(ctx context.Context, q ListFormVersions) ([]ports.FormVersion, bool, error) {
+	p, f, err := auth.Load(ctx, access.Read, h.forms, q.ID)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return h.forms.ListVersions(ctx, p.WorkspaceID, q.ID)
+	if q.Limit < 1 {
+		q.Limit = DefaultVersionsPage
+	}
+	vs, err := h.forms.ListVersions(ctx, p.WorkspaceID, f.ID(), q.Before, q.Limit+1)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(vs) > q.Limit {
+		return vs[:q.Limit], true, nil
+	}
+	return vs, false, nil
 }
+
+// DefaultVersionsPage is how many versions a page holds when the query names no limit.
+const DefaultVersionsPage = 20
 
 // GetFormVersion reads one version of a form.
 type GetFormVersion struct {
