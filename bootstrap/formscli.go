@@ -184,12 +184,11 @@ func (fc *formsClient) export(ctx context.Context, w io.Writer, dir string, all 
 			if len(want) > 0 && !want[ref] {
 				continue
 			}
-			var def map[string]any
+			var def json.RawMessage
 			if _, err := fc.call(ctx, "GET", "/forms/"+f.ID+"/definition", nil, &def); err != nil {
 				return err
 			}
-			def["ref"] = ref
-			b, err := yaml.Marshal(def)
+			b, err := definitionYAML(def, ref)
 			if err != nil {
 				return err
 			}
@@ -249,6 +248,39 @@ func (p formPlan) changeText(key string) string {
 type formDoc struct {
 	ref, file string
 	body      map[string]any
+}
+
+// definitionYAML writes a definition as the API returned it as block-style YAML, keeping the
+// API's order of properties (ref, name, description, fields; key, label, type... in each
+// field) so that a file reads like the document and diffs stay small; ref is set to ref.
+func definitionYAML(def json.RawMessage, ref string) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(def, &doc); err != nil { // JSON is YAML: the order is kept
+		return nil, err
+	}
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		n.Style = 0
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&doc)
+	if root := doc.Content; len(root) == 1 && root[0].Kind == yaml.MappingNode {
+		m := root[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == "ref" {
+				m.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: ref}
+			}
+		}
+	}
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), enc.Close()
 }
 
 // readFormDocs reads a YAML file or every *.yaml / *.yml file of a folder, in name order.
