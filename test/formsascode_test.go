@@ -22,7 +22,19 @@ func TestFormsAsCodeApplyFolder(t *testing.T) {
 	in.setEnv("FORMWARD_API_KEY", key)
 
 	dir := t.TempDir()
-	write := func(i int, label string) {
+	// edit says how a file departs from the first version: a relabelled name, the details
+	// question removed, or a third topic instead of Sales.
+	type edit struct {
+		label, topics string
+		noDetails     bool
+	}
+	write := func(i int, e edit) {
+		if e.label == "" {
+			e.label = "Name"
+		}
+		if e.topics == "" {
+			e.topics = "[Sales, Support]"
+		}
 		doc := fmt.Sprintf(`ref: form-%02d
 name: Form %02d
 description: Generated form %d
@@ -34,8 +46,10 @@ fields:
   - key: topic
     label: Topic
     type: radio
-    options: [Sales, Support]
-  - key: details
+    options: %s
+`, i, i, i, e.label, e.topics)
+		if !e.noDetails {
+			doc += `  - key: details
     label: Details
     type: textarea
     show_if:
@@ -44,13 +58,14 @@ fields:
         - field_id: topic
           operator: equals
           value: Support
-`, i, i, i, label)
+`
+		}
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("form-%02d.yaml", i)), []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := 1; i <= 50; i++ {
-		write(i, "Name")
+		write(i, edit{})
 	}
 	plan := in.cli("forms", "apply", "-f", dir)
 	t.Logf("first apply:\n%s", plan)
@@ -62,21 +77,44 @@ fields:
 	if !strings.Contains(plan, "Plan: 0 to create, 0 to update, 50 unchanged.") {
 		t.Fatalf("second plan:\n%s", plan)
 	}
-	for _, i := range []int{3, 17, 42} {
-		write(i, "Your name")
+
+	// Two responses to form 17 answer the details question.
+	forms := in.do("GET", "/v1/forms?limit=100", key, nil)
+	var form17 string
+	for _, f := range forms.obj["data"].([]any) {
+		if f := f.(map[string]any); f["ref"] == "form-17" {
+			form17 = f["id"].(string)
+		}
 	}
+	for _, who := range []string{"Ada", "Grace"} {
+		if r := in.do("POST", "/v1/forms/"+form17+"/submissions", key, map[string]any{"data": map[string]any{"name": who, "topic": "Support", "details": "Hello from " + who}}); r.status != 201 {
+			t.Fatalf("submission to form 17: %d %s", r.status, r.raw)
+		}
+	}
+
+	write(3, edit{label: "Your name"})
+	write(17, edit{noDetails: true})
+	write(42, edit{topics: "[Support, Partnerships]"})
 	plan = in.cli("forms", "apply", "-f", dir, "--dry-run")
 	t.Logf("dry run after editing 3 files:\n%s", plan)
-	if !strings.Contains(plan, "Plan: 0 to create, 3 to update, 47 unchanged.") || strings.Count(plan, "~ name (relabelled)") != 3 || strings.Contains(plan, "Applied") {
-		t.Fatalf("dry-run plan:\n%s", plan)
+	for _, want := range []string{"Plan: 0 to create, 3 to update, 47 unchanged.", "~ update form-03\n    ~ name (relabelled)\n",
+		"~ update form-17\n    - details (2 stored answers, kept)\n", "~ update form-42\n    ~ topic: options (+Partnerships -Sales)\n"} {
+		if !strings.Contains(plan, want) || strings.Contains(plan, "Applied") {
+			t.Fatalf("dry-run plan lacks %q:\n%s", want, plan)
+		}
 	}
 	plan = in.cli("forms", "apply", "-f", dir)
 	t.Logf("apply after editing 3 files:\n%s", plan)
-	if !strings.Contains(plan, "Plan: 0 to create, 3 to update, 47 unchanged.") || !strings.Contains(plan, "~ update form-17") {
+	if !strings.Contains(plan, "Plan: 0 to create, 3 to update, 47 unchanged.") || !strings.Contains(plan, "Applied: 0 created, 3 updated.") {
 		t.Fatalf("third plan:\n%s", plan)
 	}
 	if plan = in.cli("forms", "apply", "-f", dir); !strings.Contains(plan, "Plan: 0 to create, 0 to update, 50 unchanged.") {
 		t.Fatalf("after the update:\n%s", plan)
+	}
+	// The removed question's answers are kept.
+	subs := in.do("GET", "/v1/forms/"+form17+"/submissions?include_removed=true", key, nil)
+	if d := subs.obj["data"].([]any); len(d) != 2 || !strings.Contains(string(subs.raw), "Hello from Grace") {
+		t.Fatalf("form 17's answers after the removal: %s", subs.raw)
 	}
 
 	// Export writes each form back as <ref>.yaml, and applying the export changes nothing.
