@@ -31,6 +31,13 @@ func (c *cli) formsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "forms", Short: "Forms as code: export forms to YAML and apply YAML to a server (FORMWARD_API_URL, FORMWARD_API_KEY)",
 		// An API client needs none of the server's settings.
 		PersistentPreRunE: func(*cobra.Command, []string) error { return errors.Join(c.errs...) }}
+	// Where the API is: flags with their variables, so that a server started with the same
+	// environment knows the names and does not warn about them.
+	var apiURL, apiKey string
+	api := c.flags(cmd.PersistentFlags(), "")
+	api.String(&apiURL, "api-url", "", "the server's public URL, e.g. https://forms.example.com")
+	api.Secret(&apiKey, "api-key", "an API key of the workspace (read-write or admin to apply)")
+	newFormsClient := func() (*formsClient, error) { return newAPIClient(apiURL, apiKey) }
 	var dir string
 	var all bool
 	export := &cobra.Command{Use: "export [--all | REF...]", Short: "Write each form as <ref>.yaml", RunE: func(cmd *cobra.Command, refs []string) error {
@@ -59,10 +66,10 @@ func (c *cli) formsCommand() *cobra.Command {
 	return cmd
 }
 
-func newFormsClient() (*formsClient, error) {
-	base, key := strings.TrimRight(os.Getenv("FORMWARD_API_URL"), "/"), os.Getenv("FORMWARD_API_KEY")
+func newAPIClient(base, key string) (*formsClient, error) {
+	base = strings.TrimRight(base, "/")
 	if base == "" || key == "" {
-		return nil, fmt.Errorf("set FORMWARD_API_URL (e.g. https://forms.example.com) and FORMWARD_API_KEY")
+		return nil, fmt.Errorf("set FORMWARD_API_URL (e.g. https://forms.example.com) and FORMWARD_API_KEY, or --api-url and --api-key")
 	}
 	return &formsClient{base: base, key: key, http: &http.Client{}}, nil
 }
