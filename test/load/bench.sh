@@ -19,10 +19,18 @@
 # while the load runs: capture under the retention job; how many it deleted during each load
 # run, and at what rate, is printed; take enough that the pass outlasts the load, or the rate
 # printed is too low and the script warns: 400000 where it deletes 20,000/s),
-# BENCH_POSTGRES_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable).
+# BENCH_POSTGRES_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable),
+# BENCH_PLAIN (1: after each Formward figure, the same load against a plain net/http server that
+# answers the bytes Formward answered, test/load/plain; its figures go beside Formward's in the
+# line: plain_rps, plain_p99_ms, of_plain; 0 skips it), BENCH_BASE (a git ref: run this script
+# alternately on that ref and on the working tree, BENCH_PAIRS times (3), and print the pairs
+# and the median change per figure: test/load/ab.sh).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
+if [ -n "${BENCH_BASE:-}" ]; then
+  exec bash test/load/ab.sh
+fi
 GO=${GO:-go}
 DBS=${BENCH_DBS:-sqlite postgres}
 MODES=${BENCH_MODES:-api}
@@ -42,6 +50,7 @@ PG_ADMIN_URL=${BENCH_POSTGRES_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/post
 PG_DB=formward_bench
 FORM_SHAPE=${BENCH_FORM:-single}
 RETENTION=${BENCH_RETENTION:-0}
+PLAIN=${BENCH_PLAIN:-1}
 
 # form_fields prints the benchmark form's fields: the same ten either way; multipage spreads them
 # over three pages with display rules (evaluated by the server on every post and page view).
@@ -87,9 +96,10 @@ JSON
   esac
 }
 
-echo "== building bin/formward and bin/formward-load"
+echo "== building bin/formward, bin/formward-load and bin/formward-plain"
 make --no-print-directory build GO="$GO"
 "$GO" build -o bin/formward-load ./test/load
+"$GO" build -o bin/formward-plain ./test/load/plain
 if [ "$RETENTION" -gt 0 ]; then "$GO" build -o bin/formward-seedexpired ./test/load/seedexpired; fi
 
 WORK=$(mktemp -d -t formward-bench-XXXXXX)
@@ -117,6 +127,37 @@ free_port() { # a random unused loopback port, away from the usual 8080-style on
   done
   echo "no free loopback port found" >&2
   return 1
+}
+
+# plain_run REC LOAD-ARGS...: starts the plain server on the responses recorded in REC, runs
+# formward-load against it with LOAD-ARGS, stops it, and prints the load's JSON line.
+plain_run() {
+  local rec=$1 port pid out
+  shift
+  port=$(free_port)
+  ./bin/formward-plain -addr "127.0.0.1:$port" -dir "$rec" >"bin/bench-plain.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 50); do
+    if curl -s -o /dev/null "http://127.0.0.1:$port/"; then break; fi
+    sleep 0.1
+  done
+  out=$(./bin/formward-load "$@" -url "http://127.0.0.1:$port/v1" -key plain 2>>"bin/bench-plain.log") || {
+    kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+    echo "the load against the plain server failed:" >&2; tail -n 20 "bin/bench-plain.log" >&2; exit 1
+  }
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  echo "$out"
+}
+
+# with_plain FORMWARD-LINE PLAIN-LINE: Formward's JSON line with the plain server's figures
+# beside it: plain_rps, plain_p99_ms and of_plain (Formward's rps as a share of the plain one).
+with_plain() {
+  local fw=$1 pl=$2 prps pp99 share
+  prps=$(printf '%s' "$pl" | grep -o '"rps":[0-9.]*' | head -n 1 | cut -d: -f2)
+  pp99=$(printf '%s' "$pl" | grep -o '"p99_ms":[0-9.]*' | head -n 1 | cut -d: -f2)
+  share=$(printf '%s' "$fw" | grep -o '"rps":[0-9.]*' | head -n 1 | cut -d: -f2 | awk -v p="$prps" '{ if (p > 0) printf "%.3f", $1 / p; else print 0 }')
+  printf '%s,"plain_rps":%s,"plain_p99_ms":%s,"of_plain":%s}\n' "${fw%\}}" "${prps:-0}" "${pp99:-0}" "$share"
 }
 
 pg() { PGOPTIONS="-c client_min_messages=warning" psql "$@"; } # quiet: no NOTICE for "does not exist"
@@ -221,12 +262,20 @@ for db in $DBS; do
     args=(-mode "$mode")
     if [ "$mode" = capture-notoken ]; then args=(-mode capture -no-token); fi
     if [ "$RETENTION" -gt 0 ]; then left_before=$(./bin/formward-seedexpired -remaining); t_before=$(date +%s.%N); fi
-    if ! ./bin/formward-load "${args[@]}" -db "$db" -url "http://$FORMWARD_HTTP_ADDR/v1" -key "$key" -form "$form_id" \
-      -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | sed "s/^{\"mode\"/{\"form\":\"$FORM_SHAPE\",\"mode\"/" | tee -a "$RESULTS"; then
+    rec="$WORK/recorded-$db-$mode"
+    if ! line=$(./bin/formward-load "${args[@]}" -record "$rec" -db "$db" -url "http://$FORMWARD_HTTP_ADDR/v1" -key "$key" -form "$form_id" \
+      -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | sed "s/^{\"mode\"/{\"form\":\"$FORM_SHAPE\",\"mode\"/"); then
       echo "the load run failed; the end of the server's output:" >&2
       tail -n 50 "bin/bench-$db-serve.log" >&2
       exit 1
     fi
+    if [ "$PLAIN" = 1 ]; then
+      # The same load, right away, against a plain net/http server answering the bytes Formward
+      # answered (test/load/plain): what the machine does with the same I/O and nothing else.
+      plain_line=$(plain_run "$rec" "${args[@]}" -db "$db" -form "$form_id" -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP")
+      line=$(with_plain "$line" "$plain_line")
+    fi
+    echo "$line" | tee -a "$RESULTS"
     if [ "$RETENTION" -gt 0 ]; then
       left_after=$(./bin/formward-seedexpired -remaining); t_after=$(date +%s.%N)
       awk -v m="$mode" -v b="$left_before" -v a="$left_after" -v t0="$t_before" -v t1="$t_after" 'BEGIN {

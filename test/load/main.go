@@ -46,6 +46,7 @@ type config struct {
 	site        string
 	freshPage   string
 	noToken     bool
+	record      string
 }
 
 func main() {
@@ -63,8 +64,17 @@ func main() {
 	flag.StringVar(&cfg.site, "site", "", "public site root for page and capture modes (default: -url without its /v1)")
 	flag.BoolVar(&cfg.noToken, "no-token", false, "capture mode: leave the page's render token (_token) out of the post; the server accepts that only when the form's min_fill_seconds is 0 and proof_of_work is off")
 	flag.StringVar(&cfg.freshPage, "fresh-page", "auto", "capture mode: post each submission with a render token of its own, from a page fetched beforehand (always, never, or auto: when the server refuses a replayed token)")
+	flag.StringVar(&cfg.record, "record", "", "folder to keep the first response of each kind in (the form, a submission, a page, a page post), for test/load/plain to answer the same bytes")
+	ab := flag.String("ab", "", "summarize an A/B file of tagged result lines (test/load/ab.sh) and exit")
 	flag.Parse()
 
+	if *ab != "" {
+		if err := summarizeAB(*ab); err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
@@ -139,8 +149,18 @@ func run(cfg config) error {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}
+	var rt http.RoundTripper = transport
+	var rec *recorder
+	if cfg.record != "" {
+		if err := os.MkdirAll(cfg.record, 0o755); err != nil {
+			return err
+		}
+		rec = &recorder{next: transport, dir: cfg.record, seen: map[string]bool{}}
+		rec.on.Store(true)
+		rt = rec
+	}
 	// Redirects are answers here (a capture may redirect to the owner's URL), never followed.
-	client := &http.Client{Transport: transport, Timeout: cfg.timeout,
+	client := &http.Client{Transport: rt, Timeout: cfg.timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 	var tg *target
@@ -159,6 +179,9 @@ func run(cfg config) error {
 		return err
 	}
 
+	if rec != nil {
+		rec.on.Store(false) // recorded from the probes above; the load passes through untouched
+	}
 	start := time.Now()
 	measureFrom := start.Add(cfg.warmup)
 	measureTo := measureFrom.Add(cfg.duration)
