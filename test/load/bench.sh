@@ -132,16 +132,17 @@ free_port() { # a random unused loopback port, away from the usual 8080-style on
 # plain_run REC LOAD-ARGS...: starts the plain server on the responses recorded in REC, runs
 # formward-load against it with LOAD-ARGS, stops it, and prints the load's JSON line.
 plain_run() {
-  local rec=$1 port pid out
+  local rec=$1 addr="" pid out
   shift
-  port=$(free_port)
-  ./bin/formward-plain -addr "127.0.0.1:$port" -dir "$rec" >"bin/bench-plain.log" 2>&1 &
+  rm -f "$rec.addr"
+  ./bin/formward-plain -addr 127.0.0.1:0 -addr-file "$rec.addr" -dir "$rec" >"bin/bench-plain.log" 2>&1 &
   pid=$!
-  for _ in $(seq 1 50); do
-    if curl -s -o /dev/null "http://127.0.0.1:$port/"; then break; fi
-    sleep 0.1
+  for _ in $(seq 1 100); do
+    if [ -s "$rec.addr" ]; then addr=$(cat "$rec.addr"); break; fi
+    sleep 0.05
   done
-  out=$(./bin/formward-load "$@" -url "http://127.0.0.1:$port/v1" -key plain 2>>"bin/bench-plain.log") || {
+  if [ -z "$addr" ]; then echo "the plain server did not start:" >&2; cat "bin/bench-plain.log" >&2; exit 1; fi
+  out=$(./bin/formward-load "$@" -url "http://$addr/v1" -key plain 2>>"bin/bench-plain.log") || {
     kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
     echo "the load against the plain server failed:" >&2; tail -n 20 "bin/bench-plain.log" >&2; exit 1
   }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -36,6 +37,7 @@ var submissionCount = regexp.MustCompile(`"submission_count":\s*[0-9]+`)
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on")
 	dir := flag.String("dir", "", "folder of recorded responses (formward-load -record)")
+	addrFile := flag.String("addr-file", "", "file to write the address listened on to")
 	flag.Parse()
 	answers := map[string]*recorded{}
 	for _, kind := range []string{"form", "submit", "page", "capture"} {
@@ -105,6 +107,17 @@ func main() {
 			http.NotFound(w, req)
 		}
 	})
-	log.Printf("plain: answering recorded %d kinds on %s", len(answers), *addr)
-	log.Fatal(http.ListenAndServe(*addr, h))
+	// Port 0 takes any free port; -addr-file tells the caller which (no race for a port that
+	// a client connection holds as its own end).
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if *addrFile != "" {
+		if err := os.WriteFile(*addrFile, []byte(ln.Addr().String()), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	log.Printf("plain: answering recorded %d kinds on %s", len(answers), ln.Addr())
+	log.Fatal(http.Serve(ln, h))
 }
