@@ -12,7 +12,7 @@
 // API's GET /v1/forms/{id}/stats says the same. axe-core runs at desktop width and at 375 px
 // with the tables open: zero violations. Screenshots: <artifact dir>/analytics-<page>.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { api as callAPI, args, checker, desktop, expectNoAxeViolations, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
+import { api as callAPI, args, checker, createKey, desktop, expectNoAxeViolations, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('analytics.spec.mjs');
 const { check, checkDark } = checker(artifactDir, 'analytics');
@@ -35,11 +35,7 @@ function overlaps(page) {
 async function main({ browser, page, watch }) {
   await setUp(page, setupURL);
 
-  await page.goto(baseURL + '/app/settings/api-keys');
-  await page.getByLabel('Name').fill('Analytics test');
-  await page.getByLabel('Scope').selectOption('read-write');
-  await submit(page, page.getByRole('button', { name: 'Create key' }));
-  const key = (await page.locator('#new-key').innerText()).trim();
+  const key = await createKey(page, baseURL, 'Analytics test', 'read-write');
 
   const created = await api('POST', '/v1/forms', key, {
     name: 'Coffee survey',

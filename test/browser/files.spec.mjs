@@ -12,7 +12,7 @@
 // <artifact dir>/files-<page>.png, files-<page>-375.png, files-<page>-dark.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
 import fs from 'node:fs';
-import { api as callAPI, args, checker, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
+import { api as callAPI, args, checker, createKey, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('files.spec.mjs');
 const { check, checkDark, shots } = checker(artifactDir, 'files');
@@ -23,11 +23,7 @@ const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(12288 - 9, 'x
 
 async function main({ page }) {
   await setUp(page, setupURL);
-  await page.goto(baseURL + '/app/settings/api-keys');
-  await page.getByLabel('Name').fill('Files test');
-  await page.getByLabel('Scope').selectOption('read-write');
-  await submit(page, page.getByRole('button', { name: 'Create key' }));
-  const key = (await page.locator('#new-key').innerText()).trim();
+  const key = await createKey(page, baseURL, 'Files test', 'read-write');
 
   const created = await api('POST', '/v1/forms', key, {
     name: 'Job application',

@@ -11,7 +11,7 @@
 // makes version 4 with the first labels. axe-core at desktop width, 375 px and in dark mode on
 // every page: zero violations. Screenshots: <artifact dir>/history-<page>.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { api as callAPI, args, checker, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
+import { api as callAPI, args, checker, createKey, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('history.spec.mjs');
 const { check, checkDark } = checker(artifactDir, 'history');
@@ -19,11 +19,7 @@ const api = (method, url, key, body) => callAPI(baseURL, method, url, key, body)
 
 async function main({ page }) {
   await setUp(page, setupURL);
-  await page.goto(baseURL + '/app/settings/api-keys');
-  await page.getByLabel('Name').fill('History test');
-  await page.getByLabel('Scope').selectOption('read-write');
-  await submit(page, page.getByRole('button', { name: 'Create key' }));
-  const key = (await page.locator('#new-key').innerText()).trim();
+  const key = await createKey(page, baseURL, 'History test', 'read-write');
 
   const created = await api('POST', '/v1/forms', key, {
     name: 'Event sign-up',

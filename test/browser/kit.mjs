@@ -154,6 +154,16 @@ export async function setUp(page, setupURL, who = owner) {
   if (!page.url().endsWith('/app/forms')) fail(`after setup the browser is at ${page.url()}`);
 }
 
+// createKey creates an API key on the API keys page as a signed-in owner would, and returns
+// the full key the page shows once.
+export async function createKey(page, baseURL, name, scope = 'read-write') {
+  await page.goto(baseURL + '/app/settings/api-keys');
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Scope').selectOption(scope);
+  await submit(page, page.getByRole('button', { name: 'Create key' }));
+  return (await page.locator('#new-key').innerText()).trim();
+}
+
 // api calls the REST API with a key and returns the status and the decoded body.
 export async function api(baseURL, method, url, key, body) {
   const headers = { Authorization: `Bearer ${key}` };

@@ -13,7 +13,7 @@
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
 import fs from 'node:fs';
 import path from 'node:path';
-import { api as callAPI, args, checker, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
+import { api as callAPI, args, checker, createKey, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('privacy.spec.mjs');
 const { check, checkDark, shots } = checker(artifactDir, 'privacy');
@@ -50,11 +50,7 @@ async function main({ page }) {
   // Setup, then an admin key to seed data through the API.
   await setUp(page, setupURL);
   let resp;
-  await page.goto(baseURL + '/app/settings/api-keys');
-  await page.getByLabel('Name').fill('Privacy seed');
-  await page.getByLabel('Scope').selectOption('admin');
-  await submit(page, page.getByRole('button', { name: 'Create key' }));
-  const key = (await page.locator('#new-key').innerText()).trim();
+  const key = await createKey(page, baseURL, 'Privacy seed', 'admin');
   const ids = { jane: [], other: [] };
   const others = [];
   for (const name of ['Contact', 'Newsletter']) {

@@ -11,7 +11,7 @@
 // <artifact dir>/responses-<page>.png and responses-<page>-375.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
 import fs from 'node:fs';
-import { api as callAPI, args, checker, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
+import { api as callAPI, args, checker, createKey, fail, inBrowser, ok, run, setUp } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('responses.spec.mjs');
 const { check, checkDark, shots } = checker(artifactDir, 'responses');
@@ -38,11 +38,7 @@ function parseCSV(text) {
 async function main({ ctx, page }) {
   await setUp(page, setupURL);
 
-  await page.goto(baseURL + '/app/settings/api-keys');
-  await page.getByLabel('Name').fill('Responses test');
-  await page.getByLabel('Scope').selectOption('read-write');
-  await submit(page, page.getByRole('button', { name: 'Create key' }));
-  const key = (await page.locator('#new-key').innerText()).trim();
+  const key = await createKey(page, baseURL, 'Responses test', 'read-write');
 
   const created = await api('POST', '/v1/forms', key, {
     name: 'Event sign-up',

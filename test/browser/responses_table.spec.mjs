@@ -17,7 +17,7 @@
 // <artifact dir>/responses-table-<page>.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
 import path from 'node:path';
-import { api as callAPI, args, axe, checker, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
+import { api as callAPI, args, axe, checker, createKey, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('responses_table.spec.mjs');
 const { check, checkDark, shots } = checker(artifactDir, 'responses-table');
@@ -94,11 +94,7 @@ async function headers(page) {
 
 async function main({ browser, page, watch }) {
   await setUp(page, setupURL);
-  await page.goto(baseURL + '/app/settings/api-keys');
-  await page.getByLabel('Name').fill('Table test');
-  await page.getByLabel('Scope').selectOption('read-write');
-  await submit(page, page.getByRole('button', { name: 'Create key' }));
-  const key = (await page.locator('#new-key').innerText()).trim();
+  const key = await createKey(page, baseURL, 'Table test', 'read-write');
 
   const created = await api('POST', '/v1/forms', key, {
     name: 'Speaker applications',

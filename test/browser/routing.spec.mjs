@@ -12,7 +12,7 @@
 // runs on every page at desktop width and at 375 px: zero violations. Screenshots:
 // <artifact dir>/routing-<page>.png and routing-<page>-375.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { args, checker, fail, inBrowser, ok, owner, run, setUp, submit } from './kit.mjs';
+import { args, checker, createKey, fail, inBrowser, ok, owner, run, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir, receiverURL, controlURL] = args('routing.spec.mjs', 'receiver url', 'control url');
 const { check, checkDark, shots } = checker(artifactDir, 'routing');
@@ -124,11 +124,7 @@ async function main({ page }) {
   ok('Slack connected; credentials never shown back');
 
   // Workflows: a form made through the API with a key from the keys page, then the builder.
-  await page.goto(baseURL + '/app/settings/api-keys');
-  await page.getByLabel('Name').fill('routing test');
-  await page.getByLabel('Scope').selectOption('read-write');
-  await submit(page, page.getByRole('button', { name: 'Create key' }));
-  const key = (await page.locator('#new-key').innerText()).trim();
+  const key = await createKey(page, baseURL, 'routing test', 'read-write');
   const made = await fetch(baseURL + '/v1/forms', { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ name: 'Contact', fields: [{ label: 'Email', type: 'email', required: true }, { label: 'Plan', type: 'text' }] }) });
   if (made.status !== 201) fail(`POST /v1/forms: ${made.status}`);

@@ -10,7 +10,7 @@
 // from the keyboard. axe-core on every page at desktop width and 375 px: zero violations.
 // Screenshots: <artifact dir>/timezones-<page>.png and timezones-<page>-375.png.
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
-import { api as callAPI, args, checker, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
+import { api as callAPI, args, checker, createKey, fail, inBrowser, ok, run, setUp, submit } from './kit.mjs';
 
 const [baseURL, setupURL, artifactDir] = args('timezones.spec.mjs');
 const { check } = checker(artifactDir, 'timezones');
@@ -34,11 +34,7 @@ async function main({ page }) {
   ok(`the profile keeps ${zone}, preselected from the browser`);
 
   // A response, shown in New York time with UTC on hover.
-  await page.goto(baseURL + '/app/settings/api-keys');
-  await page.getByLabel('Name').fill('Zones test');
-  await page.getByLabel('Scope').selectOption('read-write');
-  await submit(page, page.getByRole('button', { name: 'Create key' }));
-  const key = (await page.locator('#new-key').innerText()).trim();
+  const key = await createKey(page, baseURL, 'Zones test', 'read-write');
   const created = await api('POST', '/v1/forms', key, { name: 'Zones', fields: [{ label: 'Name', type: 'text' }] });
   if (created.status !== 201) fail(`POST /v1/forms: ${created.status}`);
   const form = created.json;
