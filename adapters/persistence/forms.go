@@ -228,6 +228,9 @@ func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string, eve
 		if err := writeSubmissionTombstones(tx, workspaceID, id, now); err != nil {
 			return err
 		}
+		if err := forgetFormEvents(tx, workspaceID, id, now); err != nil {
+			return err
+		}
 		if err := changedRow("delete form", tx.Exec("DELETE FROM forms WHERE workspace_id = ? AND id = ?", workspaceID, id)); err != nil {
 			return err
 		}

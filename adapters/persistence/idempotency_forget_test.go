@@ -133,83 +133,96 @@ func retentionAt(r repos, now time.Time) workspaceapp.RunRetentionHandler {
 		persistence.NewAuditLog(r.db), nil, nil, r.idem, persistence.NewFlashRepository(r.db), system.NewIDs(), clockAt{now}, 0)
 }
 
+// deletionPath is one way a submission is deleted, acted out on a keyScene: the scene's gone
+// submission goes; wholeWorkspace says its workspace's kept submission goes too.
+type deletionPath struct {
+	name           string
+	wholeWorkspace bool
+	delete         func(t *testing.T, sc keyScene)
+}
+
+// deletionPaths are every way a submission is deleted: through the API or the dashboard, a
+// retention batch or pass, a privacy erasure, its form's deletion, its workspace's deletion or
+// purge, and a restore re-applying a tombstone.
+func deletionPaths(r repos) []deletionPath {
+	ctx := context.Background()
+	store := persistence.NewRetentionStore(r.db, r.cipher)
+	return []deletionPath{
+		{"API or dashboard deletion", false, func(t *testing.T, sc keyScene) {
+			noErr(t, r.submissions.Delete(ctx, sc.w.ID(), sc.f.ID(), sc.gone.sub.ID()))
+		}},
+		{"retention batch", false, func(t *testing.T, sc keyScene) {
+			res, err := store.DeleteSubmissions(ctx, sc.refs(), nil)
+			noErr(t, err)
+			if res.Deleted != 1 {
+				t.Fatalf("deleted %d", res.Deleted)
+			}
+		}},
+		{"retention pass", false, func(t *testing.T, sc keyScene) {
+			res, err := retentionAt(r, keyedAt).Handle(ctx, workspaceapp.RunRetention{})
+			noErr(t, err)
+			if res.SubmissionsDeleted != 1 {
+				t.Fatalf("retention deleted %d, want the old one", res.SubmissionsDeleted)
+			}
+		}},
+		{"privacy erasure", false, func(t *testing.T, sc keyScene) {
+			erase := workspaceapp.NewPrivacyEraseHandler(persistence.NewPrivacyIndex(r.db, r.cipher, persistencetest.BlindIndex()),
+				persistencetest.BlindIndex(), r.forms, store, nil, system.NewIDs(), clockAt{keyedAt})
+			res, err := erase.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(sc.w.ID())), workspaceapp.PrivacyErase{Email: "gone@example.com"})
+			noErr(t, err)
+			if res.SubmissionsDeleted != 1 {
+				t.Fatalf("erased %d", res.SubmissionsDeleted)
+			}
+		}},
+		{"form deletion", false, func(t *testing.T, sc keyScene) {
+			noErr(t, r.forms.Delete(ctx, sc.w.ID(), sc.f.ID()))
+		}},
+		{"workspace deletion", true, func(t *testing.T, sc keyScene) {
+			_, err := r.workspaces.Update(ctx, sc.w.ID(), func(w *workspace.Workspace) (ports.Effects, error) {
+				cancelled := string(workspace.StatusCancelled)
+				_, err := w.Change(workspace.Settings{Status: &cancelled}, keyedAt.Add(-91*24*time.Hour))
+				return ports.Effects{}, err
+			})
+			noErr(t, err)
+			res, err := retentionAt(r, keyedAt).Handle(ctx, workspaceapp.RunRetention{})
+			noErr(t, err)
+			if res.WorkspacesDeleted != 1 || res.SubmissionsDeleted != 2 {
+				t.Fatalf("retention %+v, want the workspace and its 2 submissions", res)
+			}
+		}},
+		{"workspace purge's last transaction", true, func(t *testing.T, sc keyScene) {
+			// Submissions captured while the purge ran go with their forms at its end.
+			_, err := store.PurgeWorkspaceData(ctx, sc.w.ID(), 10, nil)
+			noErr(t, err)
+		}},
+		{"restore re-applying a submission's tombstone", false, func(t *testing.T, sc keyScene) {
+			_, err := persistence.NewTombstoneRepository(r.db).Apply(ctx, []ports.Tombstone{
+				{Kind: ports.TombstoneSubmission, ID: sc.gone.sub.ID(), WorkspaceID: sc.w.ID()}})
+			noErr(t, err)
+		}},
+		{"restore re-applying a form's tombstone", false, func(t *testing.T, sc keyScene) {
+			_, err := persistence.NewTombstoneRepository(r.db).Apply(ctx, []ports.Tombstone{
+				{Kind: ports.TombstoneForm, ID: sc.f.ID(), WorkspaceID: sc.w.ID()}})
+			noErr(t, err)
+		}},
+	}
+}
+
 // Every way a submission is deleted deletes the stored response of the POST that created it,
 // in the same transaction, and keeps the key with its fingerprint: a replay is refused with
 // ports.ErrIdempotentSubmissionDeleted. Other submissions' responses stay.
 func TestDeletionForgetsIdempotentResponses(t *testing.T) {
 	each(t, func(t *testing.T, r repos) {
-		ctx := context.Background()
-		store := persistence.NewRetentionStore(r.db, r.cipher)
-		sameWorkspaceKept := func(t *testing.T, r repos, sc keyScene) { sc.kept.replays(t, r) }
-		wholeWorkspace := func(t *testing.T, r repos, sc keyScene) { sc.kept.forgotten(t, r) }
-		for _, c := range []struct {
-			name   string
-			delete func(t *testing.T, sc keyScene)
-			then   func(t *testing.T, r repos, sc keyScene)
-		}{
-			{"API or dashboard deletion", func(t *testing.T, sc keyScene) {
-				noErr(t, r.submissions.Delete(ctx, sc.w.ID(), sc.f.ID(), sc.gone.sub.ID()))
-			}, sameWorkspaceKept},
-			{"retention batch", func(t *testing.T, sc keyScene) {
-				res, err := store.DeleteSubmissions(ctx, sc.refs(), nil)
-				noErr(t, err)
-				if res.Deleted != 1 {
-					t.Fatalf("deleted %d", res.Deleted)
-				}
-			}, sameWorkspaceKept},
-			{"retention pass", func(t *testing.T, sc keyScene) {
-				res, err := retentionAt(r, keyedAt).Handle(ctx, workspaceapp.RunRetention{})
-				noErr(t, err)
-				if res.SubmissionsDeleted != 1 {
-					t.Fatalf("retention deleted %d, want the old one", res.SubmissionsDeleted)
-				}
-			}, sameWorkspaceKept},
-			{"privacy erasure", func(t *testing.T, sc keyScene) {
-				erase := workspaceapp.NewPrivacyEraseHandler(persistence.NewPrivacyIndex(r.db, r.cipher, persistencetest.BlindIndex()),
-					persistencetest.BlindIndex(), r.forms, store, nil, system.NewIDs(), clockAt{keyedAt})
-				res, err := erase.Handle(auth.WithPrincipal(ctx, auth.SystemPrincipal(sc.w.ID())), workspaceapp.PrivacyErase{Email: "gone@example.com"})
-				noErr(t, err)
-				if res.SubmissionsDeleted != 1 {
-					t.Fatalf("erased %d", res.SubmissionsDeleted)
-				}
-			}, sameWorkspaceKept},
-			{"form deletion", func(t *testing.T, sc keyScene) {
-				noErr(t, r.forms.Delete(ctx, sc.w.ID(), sc.f.ID()))
-			}, sameWorkspaceKept},
-			{"workspace deletion", func(t *testing.T, sc keyScene) {
-				_, err := r.workspaces.Update(ctx, sc.w.ID(), func(w *workspace.Workspace) (ports.Effects, error) {
-					cancelled := string(workspace.StatusCancelled)
-					_, err := w.Change(workspace.Settings{Status: &cancelled}, keyedAt.Add(-91*24*time.Hour))
-					return ports.Effects{}, err
-				})
-				noErr(t, err)
-				res, err := retentionAt(r, keyedAt).Handle(ctx, workspaceapp.RunRetention{})
-				noErr(t, err)
-				if res.WorkspacesDeleted != 1 || res.SubmissionsDeleted != 2 {
-					t.Fatalf("retention %+v, want the workspace and its 2 submissions", res)
-				}
-			}, wholeWorkspace},
-			{"workspace purge's last transaction", func(t *testing.T, sc keyScene) {
-				// Submissions captured while the purge ran go with their forms at its end.
-				_, err := store.PurgeWorkspaceData(ctx, sc.w.ID(), 10, nil)
-				noErr(t, err)
-			}, wholeWorkspace},
-			{"restore re-applying a submission's tombstone", func(t *testing.T, sc keyScene) {
-				_, err := persistence.NewTombstoneRepository(r.db).Apply(ctx, []ports.Tombstone{
-					{Kind: ports.TombstoneSubmission, ID: sc.gone.sub.ID(), WorkspaceID: sc.w.ID()}})
-				noErr(t, err)
-			}, sameWorkspaceKept},
-			{"restore re-applying a form's tombstone", func(t *testing.T, sc keyScene) {
-				_, err := persistence.NewTombstoneRepository(r.db).Apply(ctx, []ports.Tombstone{
-					{Kind: ports.TombstoneForm, ID: sc.f.ID(), WorkspaceID: sc.w.ID()}})
-				noErr(t, err)
-			}, sameWorkspaceKept},
-		} {
+		for _, c := range deletionPaths(r) {
 			t.Run(c.name, func(t *testing.T) {
 				sc := newKeyScene(t, r)
 				c.delete(t, sc)
 				sc.gone.forgotten(t, r)
-				c.then(t, r, sc)
+				if c.wholeWorkspace {
+					sc.kept.forgotten(t, r)
+				} else {
+					sc.kept.replays(t, r)
+				}
 				sc.elsewhere.replays(t, r)
 			})
 		}

@@ -55,7 +55,7 @@ func (o *Outbox) Pending(ctx context.Context, afterSeq int64, limit int) ([]port
 		out = append(out, ports.OutboxRecord{Seq: r.Seq, Event: event.Event{
 			ID: r.ID, Type: event.Type(r.Type), WorkspaceID: r.WorkspaceID, FormID: r.FormID,
 			OccurredAt: fromMillis(r.CreatedAt), Data: data, TraceParent: emptyIfNull(r.TraceParent),
-			FormVersion: zeroIfNull(r.FormVersion),
+			FormVersion: zeroIfNull(r.FormVersion), SubmissionID: emptyIfNull(r.SubmissionID),
 		}})
 	}
 	return out, nil
@@ -89,6 +89,7 @@ type sealedEvent struct {
 	createdAt                    int64
 	traceParent                  *string // the W3C trace context of the writing request, or NULL
 	formVersion                  *int    // the submission's form version, or NULL
+	submissionID                 *string // the submission the event is about, or NULL
 }
 
 func sealEvent(ctx context.Context, c ports.Cipher, e event.Event) (sealedEvent, error) {
@@ -101,7 +102,7 @@ func sealEvent(ctx context.Context, c ports.Cipher, e event.Event) (sealedEvent,
 		return sealedEvent{}, fmt.Errorf("seal event %s: %w", e.ID, err)
 	}
 	return sealedEvent{id: e.ID, typ: string(e.Type), workspaceID: e.WorkspaceID, formID: e.FormID,
-		payload: sealed, createdAt: toMillis(e.OccurredAt), traceParent: eventTraceParent(ctx, e), formVersion: nullIfZero(e.FormVersion)}, nil
+		payload: sealed, createdAt: toMillis(e.OccurredAt), traceParent: eventTraceParent(ctx, e), formVersion: nullIfZero(e.FormVersion), submissionID: nullIfEmpty(e.SubmissionID)}, nil
 }
 
 // insertEvents writes sealed events with one multi-row INSERT, in the order given.
@@ -110,14 +111,14 @@ func insertEvents(tx *gorm.DB, events []sealedEvent) error {
 		return nil
 	}
 	var sb strings.Builder
-	sb.WriteString("INSERT INTO outbox (id, type, workspace_id, form_id, payload, created_at, traceparent, form_version) VALUES ")
-	args := make([]any, 0, len(events)*8)
+	sb.WriteString("INSERT INTO outbox (id, type, workspace_id, form_id, payload, created_at, traceparent, form_version, submission_id) VALUES ")
+	args := make([]any, 0, len(events)*9)
 	for i, e := range events {
 		if i > 0 {
 			sb.WriteByte(',')
 		}
-		sb.WriteString("(?,?,?,?,?,?,?,?)")
-		args = append(args, e.id, e.typ, e.workspaceID, e.formID, e.payload, e.createdAt, e.traceParent, e.formVersion)
+		sb.WriteString("(?,?,?,?,?,?,?,?,?)")
+		args = append(args, e.id, e.typ, e.workspaceID, e.formID, e.payload, e.createdAt, e.traceParent, e.formVersion, e.submissionID)
 	}
 	return tx.Exec(sb.String(), args...).Error
 }
@@ -134,8 +135,9 @@ type outboxRow struct {
 	CreatedAt   int64  `gorm:"column:created_at"`
 	PublishedAt *int64 `gorm:"column:published_at"`
 
-	TraceParent *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
-	FormVersion *int    `gorm:"column:form_version"`
+	TraceParent  *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
+	FormVersion  *int    `gorm:"column:form_version"`
+	SubmissionID *string `gorm:"column:submission_id"`
 }
 
 func (outboxRow) TableName() string { return "outbox" }
@@ -153,4 +155,32 @@ func zeroIfNull(v *int) int {
 		return 0
 	}
 	return *v
+}
+
+// forgetEvents empties, in the caller's transaction, the payload of the workspace's outbox
+// events about the submissions named (ids; list is their jsonIDs, see idList), and marks the
+// unpublished ones published: a deleted submission's answers leave the outbox with it, and its
+// events are never sent, nor kept for a replay. On SQLite a probe of the index skips the update
+// when no event names a submission in the range (the retention job's old submissions).
+func forgetEvents(tx *gorm.DB, workspaceID string, ids []string, list string, now time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if tx.Dialector.Name() == DialectSQLite {
+		var found []int
+		if err := tx.Raw("SELECT 1 FROM outbox WHERE submission_id BETWEEN ? AND ? LIMIT 1", slices.Min(ids), slices.Max(ids)).Scan(&found).Error; err != nil {
+			return mapErr("find events of submissions", err)
+		}
+		if len(found) == 0 {
+			return nil
+		}
+	}
+	return mapErr("forget events of submissions", tx.Exec("UPDATE outbox SET payload = ?, published_at = COALESCE(published_at, ?) WHERE workspace_id = ? AND submission_id IN ("+idList(tx)+")",
+		[]byte{}, toMillis(now), workspaceID, list).Error)
+}
+
+// forgetFormEvents is forgetEvents for every submission of a form (a form's deletion).
+func forgetFormEvents(tx *gorm.DB, workspaceID, formID string, now time.Time) error {
+	return mapErr("forget events of form submissions", tx.Exec("UPDATE outbox SET payload = ?, published_at = COALESCE(published_at, ?) WHERE workspace_id = ? AND form_id = ? AND submission_id IS NOT NULL",
+		[]byte{}, toMillis(now), workspaceID, formID).Error)
 }

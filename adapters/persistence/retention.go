@@ -189,6 +189,9 @@ func (s *RetentionStore) DeleteSubmissions(ctx context.Context, refs []ports.Sub
 			if err := forgetResponses(tx, g.workspaceID, gone, goneList); err != nil {
 				return err
 			}
+			if err := forgetEvents(tx, g.workspaceID, gone, goneList, time.Now()); err != nil {
+				return err
+			}
 			if err := writeTombstoneList(tx, ports.TombstoneSubmission, g.workspaceID, gone); err != nil {
 				return err
 			}

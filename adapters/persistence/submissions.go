@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -282,6 +283,9 @@ func (r *SubmissionRepository) Delete(ctx context.Context, workspaceID, formID, 
 			return mapErr("count deleted submission", err)
 		}
 		if err := forgetResponses(tx, workspaceID, []string{id}, jsonIDs([]string{id})); err != nil {
+			return err
+		}
+		if err := forgetEvents(tx, workspaceID, []string{id}, jsonIDs([]string{id}), time.Now()); err != nil {
 			return err
 		}
 		if err := writeTombstones(tx, []ports.Tombstone{{Kind: ports.TombstoneSubmission, ID: id, WorkspaceID: workspaceID}}); err != nil {

@@ -230,6 +230,9 @@ func applyTombstone(tx *gorm.DB, t ports.Tombstone) (int64, error) {
 		if err := forgetResponses(tx, t.WorkspaceID, []string{t.ID}, jsonIDs([]string{t.ID})); err != nil {
 			return 0, err
 		}
+		if err := forgetEvents(tx, t.WorkspaceID, []string{t.ID}, jsonIDs([]string{t.ID}), time.Now()); err != nil {
+			return 0, err
+		}
 		return 1, nil
 	case ports.TombstoneForm:
 		res := tx.Exec("DELETE FROM forms WHERE workspace_id = ? AND id = ?", t.WorkspaceID, t.ID)

@@ -43,6 +43,9 @@ type Event struct {
 	TraceParent string
 	// FormVersion is the version of the form a submission's event is about; 0 for other events.
 	FormVersion int
+	// SubmissionID is the submission a submission's event is about; "" for other events. The
+	// outbox keeps it beside the sealed payload, so a deletion can empty the payload.
+	SubmissionID string
 }
 
 // ForSubmission builds submission.created or submission.updated for s.
@@ -57,7 +60,7 @@ func ForSubmission(id string, t Type, s *submission.Submission, at time.Time) Ev
 	}
 	return Event{
 		ID: id, Type: t, WorkspaceID: s.WorkspaceID(), FormID: s.FormID(), OccurredAt: at.UTC(),
-		Data: map[string]any{"submission_id": s.ID(), "fields": fields}, FormVersion: s.FormVersion(),
+		Data: map[string]any{"submission_id": s.ID(), "fields": fields}, FormVersion: s.FormVersion(), SubmissionID: s.ID(),
 	}
 }
 
