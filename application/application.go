@@ -5,6 +5,8 @@
 package application
 
 import (
+	"time"
+
 	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
@@ -52,11 +54,13 @@ type Commands struct {
 	RetryDelivery          webhooks.RetryDeliveryHandler
 	RetryRun               workflows.RetryRunHandler
 	SendTestEvent          webhooks.SendTestEventHandler
-	CreateWorkflow         workflows.CreateWorkflowHandler
-	UpdateWorkflow         workflows.UpdateWorkflowHandler
-	DeleteWorkflow         workflows.DeleteWorkflowHandler
-	CreateIntegration      workflows.CreateIntegrationHandler
-	DeleteIntegration      workflows.DeleteIntegrationHandler
+	// StartReplay re-delivers a time range's retained events to a webhook.
+	StartReplay       webhooks.StartReplayHandler
+	CreateWorkflow    workflows.CreateWorkflowHandler
+	UpdateWorkflow    workflows.UpdateWorkflowHandler
+	DeleteWorkflow    workflows.DeleteWorkflowHandler
+	CreateIntegration workflows.CreateIntegrationHandler
+	DeleteIntegration workflows.DeleteIntegrationHandler
 	// RecordFormView and RecordFormStart count the public page's views and starts.
 	RecordFormView  capture.RecordFormViewHandler
 	RecordFormStart capture.RecordFormStartHandler
@@ -114,6 +118,8 @@ type Queries struct {
 	GetWebhook       webhooks.GetWebhookHandler
 	ListWebhooks     webhooks.ListWebhooksHandler
 	ListDeliveries   webhooks.ListDeliveriesHandler
+	GetReplay        webhooks.GetReplayHandler
+	ListReplays      webhooks.ListReplaysHandler
 	GetWorkflow      workflows.GetWorkflowHandler
 	ListWorkflows    workflows.ListWorkflowsHandler
 	GetIntegration   workflows.GetIntegrationHandler
@@ -177,20 +183,25 @@ type Settings struct {
 	// MailRetry is the wait after each failed send of account mail (the zero value is
 	// retry.Default).
 	MailRetry retry.Schedule
+	// OutboxRetention is how long published events are kept: the oldest a replay may start
+	// (default 168h).
+	OutboxRetention time.Duration
 }
 
 // Deps are the ports of every use case, for the composition root: New hands each handler's
 // constructor the ports that handler needs, and no handler keeps Deps.
 type Deps struct {
-	Workspaces   ports.WorkspaceRepository
-	Keys         ports.APIKeyRepository
-	Forms        ports.FormRepository
-	Submissions  ports.SubmissionRepository
-	IDs          ports.IDs
-	Clock        ports.Clock
-	IPHasher     ports.IPHasher
-	Webhooks     ports.WebhookRepository
-	Deliveries   ports.DeliveryRepository
+	Workspaces  ports.WorkspaceRepository
+	Keys        ports.APIKeyRepository
+	Forms       ports.FormRepository
+	Submissions ports.SubmissionRepository
+	IDs         ports.IDs
+	Clock       ports.Clock
+	IPHasher    ports.IPHasher
+	Webhooks    ports.WebhookRepository
+	Deliveries  ports.DeliveryRepository
+	// Replays are the webhook replay jobs.
+	Replays      ports.ReplayRepository
 	URLs         ports.URLChecker
 	Workflows    ports.WorkflowRepository
 	Integrations ports.IntegrationRepository
@@ -253,6 +264,9 @@ func New(d Deps, s Settings) *Application {
 	if s.FormLimits == (form.Limits{}) {
 		s.FormLimits = form.DefaultLimits
 	}
+	if s.OutboxRetention <= 0 {
+		s.OutboxRetention = 168 * time.Hour
+	}
 	if s.MaxWebhooks <= 0 {
 		s.MaxWebhooks = webhooks.DefaultMaxWebhooks
 	}
@@ -306,6 +320,7 @@ func New(d Deps, s Settings) *Application {
 			RetryDelivery:    webhooks.NewRetryDeliveryHandler(d.Deliveries, d.Clock),
 			RetryRun:         workflows.NewRetryRunHandler(d.Workflows, d.Runs, d.Clock),
 			SendTestEvent:    webhooks.NewSendTestEventHandler(d.Webhooks, d.Deliveries, d.IDs, d.Clock),
+			StartReplay:      webhooks.NewStartReplayHandler(d.Webhooks, d.Replays, d.IDs, d.Clock, s.OutboxRetention),
 			CreateWorkflow: workflows.NewCreateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
 				s.WorkflowLimits, s.MaxWorkflowsPerForm),
 			UpdateWorkflow: workflows.NewUpdateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
@@ -368,6 +383,8 @@ func New(d Deps, s Settings) *Application {
 			GetWebhook:       webhooks.NewGetWebhookHandler(d.Webhooks),
 			ListWebhooks:     webhooks.NewListWebhooksHandler(d.Webhooks),
 			ListDeliveries:   webhooks.NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
+			GetReplay:        webhooks.NewGetReplayHandler(d.Replays),
+			ListReplays:      webhooks.NewListReplaysHandler(d.Webhooks, d.Replays),
 			GetWorkflow:      workflows.NewGetWorkflowHandler(d.Workflows),
 			ListWorkflows:    workflows.NewListWorkflowsHandler(d.Workflows),
 			GetIntegration:   workflows.NewGetIntegrationHandler(d.Integrations),

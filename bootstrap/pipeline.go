@@ -60,6 +60,20 @@ func provideDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.W
 	}, m.DeliveryObserver(deliveryLog{log: log.Named("deliveries")})), nil
 }
 
+// provideReplayRunner queues the deliveries of webhook replays in the process that sends
+// deliveries, and wakes its engine after each batch.
+func provideReplayRunner(replays ports.ReplayRepository, webhooks ports.WebhookRepository, ids ports.IDs, clock ports.Clock, cfg Config,
+	engine *webhooksapp.DeliveryEngine) *webhooksapp.ReplayRunner {
+	return webhooksapp.NewReplayRunner(replays, webhooks, ids, clock, webhooksapp.ReplayRunnerConfig{
+		InFlight: engine.ClaimLease(), Retention: cfg.OutboxRetention,
+	}, engine.Notify)
+}
+
+// runReplays runs the replay runner until ctx ends, logging a failed step (it is retried).
+func runReplays(ctx context.Context, r *webhooksapp.ReplayRunner, log *zap.Logger) {
+	r.Run(ctx, func(err error) { log.Warn("webhook replay step failed, will retry", zap.Error(err)) })
+}
+
 // checkFairShares refuses concurrency settings that would let no attempt start.
 func checkFairShares(cfg Config) error {
 	for _, s := range []struct {
@@ -124,9 +138,11 @@ func (l deliveryLog) Failed(step string, err error) {
 // EmbeddedPipeline is serve's event pipeline without Kafka: relay → in-process bus (the
 // fan-out and the run starter, run synchronously) → delivery engine and run engine.
 type EmbeddedPipeline struct {
-	Relay  *relay.Relay
-	Engine *webhooksapp.DeliveryEngine
-	Runs   *workflows.RunEngine
+	Relay   *relay.Relay
+	Engine  *webhooksapp.DeliveryEngine
+	Runs    *workflows.RunEngine
+	Replays *webhooksapp.ReplayRunner
+	Log     *zap.Logger
 }
 
 // ServeProcess is the wired serve role: the API, plus the pipeline it runs in embedded mode.
@@ -143,6 +159,7 @@ func (p *EmbeddedPipeline) Start() (stop func()) {
 	wg.Go(func() { _ = p.Relay.Run(ctx) })
 	wg.Go(func() { _ = p.Engine.Run(ctx) })
 	wg.Go(func() { _ = p.Runs.Run(ctx) })
+	wg.Go(func() { runReplays(ctx, p.Replays, p.Log) })
 	return func() {
 		cancel()
 		wg.Wait()
@@ -156,6 +173,7 @@ type WorkerProcess struct {
 	Handlers workflows.EventHandlers
 	Engine   *webhooksapp.DeliveryEngine
 	Runs     *workflows.RunEngine
+	Replays  *webhooksapp.ReplayRunner
 	Metrics  *metrics.Metrics
 	// DB is checked by /readyz.
 	DB *persistence.DB
@@ -195,6 +213,7 @@ func (c *cli) worker(ctx context.Context) error {
 	})
 	wg.Go(func() { _ = p.Engine.Run(runCtx) })
 	wg.Go(func() { _ = p.Runs.Run(runCtx) })
+	wg.Go(func() { runReplays(runCtx, p.Replays, log) })
 	probes.run(wg.Wait)
 	log.Info("worker stopped")
 	select {

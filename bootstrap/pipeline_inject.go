@@ -18,7 +18,7 @@ import (
 // run starter and run engine of workflows next to them.
 var deliverySet = wire.NewSet(
 	actionSet,
-	provideDeliveryEngine, provideFanOut,
+	provideDeliveryEngine, provideFanOut, provideReplayRunner,
 	provideRunEngine, provideRunStarter, provideEventHandlers,
 )
 

@@ -214,7 +214,7 @@ func provideSettings(cfg Config) (application.Settings, error) {
 		MaxWebhooks: cfg.MaxWebhooks, MaxWorkflowsPerForm: cfg.MaxWorkflows,
 		WorkflowLimits: workflow.Limits{MaxActions: cfg.MaxActions, MaxConditions: cfg.MaxConditions},
 		FileLimits:     submission.FileLimits{PerField: cfg.MaxFilesPerField, PerPost: cfg.MaxFilesPerPost},
-		PublicURL:      publicURL(cfg), MailRetry: cfg.Retry}, nil
+		PublicURL:      publicURL(cfg), MailRetry: cfg.Retry, OutboxRetention: cfg.OutboxRetention}, nil
 }
 
 // provideURLChecker checks webhook URLs at registration; FORMWARD_ALLOW_PRIVATE_DESTINATIONS

@@ -23,6 +23,10 @@ import (
 	"go.uber.org/zap"
 )
 
+import (
+	_ "time/tzdata"
+)
+
 // Injectors from pipeline_inject.go:
 
 // newServeProcess wires the serve role: the API and, for embedded mode, the event pipeline.
@@ -49,6 +53,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	ipHasher := provideIPHasher(cfg, keyring)
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
 	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
+	replayRepository := persistence.NewReplayRepository(db, cipher)
 	urlChecker := provideURLChecker(cfg)
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
@@ -120,6 +125,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		IPHasher:     ipHasher,
 		Webhooks:     webhookRepository,
 		Deliveries:   deliveryRepository,
+		Replays:      replayRepository,
 		URLs:         urlChecker,
 		Workflows:    workflowRepository,
 		Integrations: integrationRepository,
@@ -195,10 +201,13 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	relayConfig := provideRelayConfig(cfg)
 	relayObserver := provideRelayObserver(log, metrics, clock)
 	relayRelay := relay.NewRelay(outbox, direct, lease, clock, relayConfig, relayObserver)
+	replayRunner := provideReplayRunner(replayRepository, webhookRepository, iDs, clock, cfg, deliveryEngine)
 	embeddedPipeline := &EmbeddedPipeline{
-		Relay:  relayRelay,
-		Engine: deliveryEngine,
-		Runs:   runEngine,
+		Relay:   relayRelay,
+		Engine:  deliveryEngine,
+		Runs:    runEngine,
+		Replays: replayRunner,
+		Log:     log,
 	}
 	serveProcess := &ServeProcess{
 		Runtime:  runtime,
@@ -280,11 +289,14 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 	}
 	runStarter := provideRunStarter(workflowRepository, formRepository, runRepository, iDs, clock, runEngine)
 	eventHandlers := provideEventHandlers(fanOut, runStarter)
+	replayRepository := persistence.NewReplayRepository(db, cipher)
+	replayRunner := provideReplayRunner(replayRepository, webhookRepository, iDs, clock, cfg, deliveryEngine)
 	workerProcess := &WorkerProcess{
 		Subscriber: subscriber,
 		Handlers:   eventHandlers,
 		Engine:     deliveryEngine,
 		Runs:       runEngine,
+		Replays:    replayRunner,
 		Metrics:    metrics,
 		DB:         db,
 	}
@@ -365,6 +377,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	ipHasher := provideIPHasher(cfg, keyring)
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
 	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
+	replayRepository := persistence.NewReplayRepository(db, cipher)
 	urlChecker := provideURLChecker(cfg)
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
@@ -436,6 +449,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		IPHasher:     ipHasher,
 		Webhooks:     webhookRepository,
 		Deliveries:   deliveryRepository,
+		Replays:      replayRepository,
 		URLs:         urlChecker,
 		Workflows:    workflowRepository,
 		Integrations: integrationRepository,
@@ -500,7 +514,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 // run starter and run engine of workflows next to them.
 var deliverySet = wire.NewSet(
 	actionSet,
-	provideDeliveryEngine, provideFanOut,
+	provideDeliveryEngine, provideFanOut, provideReplayRunner,
 	provideRunEngine, provideRunStarter, provideEventHandlers,
 )
 

@@ -71,6 +71,9 @@ type OutboundRequest struct {
 	TraceParent string
 	// FormVersion, when above 0, goes out as X-Service-Form-Version.
 	FormVersion int
+	// ReplayOf, when set, is the ID of the event a replay sends again (X-Service-Replay: true,
+	// X-Service-Event-Id).
+	ReplayOf string
 }
 
 // OutboundResult is what the endpoint did. BreakerOpen means no request was made; retry at RetryAt.
@@ -85,4 +88,43 @@ type OutboundResult struct {
 // Sender posts signed requests to endpoints (SSRF-safe, behind per-endpoint circuit breakers).
 type Sender interface {
 	Send(ctx context.Context, r OutboundRequest) OutboundResult
+}
+
+// ReplayJob is a replay with the state of its walk through the outbox.
+type ReplayJob struct {
+	Replay *webhook.Replay
+	// SeqTo is the last outbox seq of the range; Cursor the last one already walked.
+	SeqTo, Cursor int64
+	// FormID is the webhook's form filter ("" for every form).
+	FormID string
+}
+
+// ReplayRepository stores webhook replay jobs and queues their deliveries. Jobs are bounded to
+// a workspace for clients; the worker's methods (Claim, Events, Queue, Settle) take any.
+type ReplayRepository interface {
+	// Create stores a queued job with its audit events in one transaction; another job of the
+	// same webhook still queued or running gives a *domain.ConflictError.
+	Create(ctx context.Context, r *webhook.Replay, events ...audit.Event) error
+	// Get returns the job as it stands, its counts up to date while it runs.
+	Get(ctx context.Context, workspaceID, webhookID, id string) (*webhook.Replay, error)
+	// List returns up to page.Limit jobs of the webhook, newest first.
+	List(ctx context.Context, workspaceID, webhookID string, page Page) ([]*webhook.Replay, error)
+	// Claim takes a job with events left to queue (queued, or running with an expired claim)
+	// and hides it from other workers for lease; nil when there is none. A job taken for the
+	// first time gets its range of outbox rows and its total; a job whose range starts before
+	// retainedFrom (it waited past the outbox retention) fails instead.
+	Claim(ctx context.Context, now time.Time, lease time.Duration, retainedFrom time.Time) (*ReplayJob, error)
+	// Events returns, in seq order, up to limit events after the job's cursor that the job
+	// re-delivers (its workspace, form filter, types and time range; never an event whose
+	// submission was deleted), and the last seq walked (the next cursor).
+	Events(ctx context.Context, job *ReplayJob, limit int) ([]OutboxRecord, int64, error)
+	// Queue stores, in one transaction, the job's deliveries and its new cursor. An event of
+	// which the webhook already has a delivery queues that delivery again (same ID, so
+	// receivers dedupe), unless it is due or being attempted now (inFlight: the delivery
+	// engine's claim lease), when it is only counted; an event whose submission was deleted
+	// meanwhile is dropped. It extends the job's claim by lease.
+	Queue(ctx context.Context, job *ReplayJob, ds []*webhook.Delivery, cursor int64, now time.Time, lease, inFlight time.Duration) error
+	// Settle brings the counts of the running jobs whose events are all queued up to date, and
+	// ends those of which no delivery is pending any more.
+	Settle(ctx context.Context, now time.Time) error
 }

@@ -64,6 +64,7 @@ var auditWords = map[audit.Action]actionWords{
 	audit.WebhookCreated:          {"Webhook added", "added a webhook"},
 	audit.WebhookUpdated:          {"Webhook changed", "changed the webhook"},
 	audit.WebhookDeleted:          {"Webhook deleted", "deleted the webhook"},
+	audit.WebhookReplayStarted:    {"Events replayed", "replayed events to the webhook"},
 	audit.WorkflowCreated:         {"Workflow created", "created the workflow"},
 	audit.WorkflowUpdated:         {"Workflow changed", "changed the workflow"},
 	audit.WorkflowDeleted:         {"Workflow deleted", "deleted the workflow"},
@@ -123,9 +124,12 @@ func auditSummary(e audit.Event) string {
 		if e.Action == audit.SubmissionsExported && str("file_links") == "signed" {
 			s += ", with signed file links (open to anyone for an hour)"
 		}
-	case audit.WebhookCreated, audit.WebhookUpdated, audit.WebhookDeleted:
+	case audit.WebhookCreated, audit.WebhookUpdated, audit.WebhookDeleted, audit.WebhookReplayStarted:
 		if host := str("host"); host != "" {
 			s += " to " + host
+		}
+		if since := str("since"); since != "" && e.Action == audit.WebhookReplayStarted {
+			s += ", since " + since
 		}
 	case audit.IntegrationConnected, audit.IntegrationDisconnected:
 		s += " the " + integrationName(str("type")) + " integration"

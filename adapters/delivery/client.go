@@ -104,6 +104,9 @@ type Request struct {
 	// FormVersion, when above 0, is sent as X-Service-Form-Version: the version of the form
 	// the submission of the event answered.
 	FormVersion int
+	// ReplayOf, when set, is the event a replay sends again: X-Service-Replay: true and
+	// X-Service-Event-Id go with it.
+	ReplayOf string
 }
 
 // Result is the outcome of one attempt.
@@ -318,6 +321,10 @@ func (c *Client) send(ctx context.Context, r Request) Result {
 	h.Set("X-Service-Attempt", strconv.Itoa(r.Attempt))
 	if r.FormVersion > 0 {
 		h.Set("X-Service-Form-Version", strconv.Itoa(r.FormVersion))
+	}
+	if r.ReplayOf != "" {
+		h.Set("X-Service-Replay", "true")
+		h.Set("X-Service-Event-Id", r.ReplayOf)
 	}
 	if r.Secret != "" {
 		ts := c.clock.Now().Unix()

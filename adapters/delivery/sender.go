@@ -17,7 +17,7 @@ func (s Sender) Send(ctx context.Context, r ports.OutboundRequest) ports.Outboun
 	res := s.Deliver(ctx, Request{
 		EndpointID: r.EndpointID, URL: r.URL, Body: r.Body, Event: r.Event,
 		DeliveryID: r.DeliveryID, Attempt: r.Attempt, Secret: r.Secret, Headers: r.Headers,
-		FormVersion: r.FormVersion,
+		FormVersion: r.FormVersion, ReplayOf: r.ReplayOf,
 	})
 	endSend(span, res)
 	return ports.OutboundResult{StatusCode: res.StatusCode, Duration: res.Duration, Err: res.Err, BreakerOpen: res.BreakerOpen, RetryAt: res.RetryAt}

@@ -71,6 +71,7 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options, adjust .
 		IPHasher:     crypto.NewIPHasher([]byte("test ip secret")),
 		Webhooks:     persistence.NewWebhookRepository(db, cipher),
 		Deliveries:   deliveries,
+		Replays:      persistence.NewReplayRepository(db, cipher),
 		Workflows:    persistence.NewWorkflowRepository(db, cipher),
 		Integrations: persistence.NewIntegrationRepository(db, cipher),
 		Retention:    persistence.NewRetentionStore(db, cipher),

@@ -40,7 +40,7 @@ func (r *DeliveryRepository) toRow(ctx context.Context, d *webhook.Delivery) (de
 	return deliveryRow{ID: d.ID(), WorkspaceID: d.WorkspaceID(), WebhookID: d.WebhookID(), EventID: d.EventID(),
 		EventType: string(d.EventType()), FormID: d.FormID(), Body: body, Status: string(d.Status()), Cycle: d.Cycle(),
 		Attempts: attempts, NextAttemptAt: toMillisPtr(d.NextAttemptAt()), CreatedAt: toMillis(d.CreatedAt()), UpdatedAt: toMillis(d.UpdatedAt()),
-		TraceParent: nullIfEmpty(d.TraceParent()), FormVersion: nullIfZero(d.FormVersion())}, nil
+		TraceParent: nullIfEmpty(d.TraceParent()), FormVersion: nullIfZero(d.FormVersion()), ReplayID: nullIfEmpty(d.ReplayID())}, nil
 }
 
 func (r *DeliveryRepository) toDomain(ctx context.Context, row deliveryRow) (*webhook.Delivery, error) {
@@ -57,6 +57,7 @@ func (r *DeliveryRepository) toDomain(ctx context.Context, row deliveryRow) (*we
 		fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt))
 	d.RestoreTraceParent(emptyIfNull(row.TraceParent))
 	d.RestoreFormVersion(zeroIfNull(row.FormVersion))
+	d.RestoreReplayID(emptyIfNull(row.ReplayID))
 	return d, nil
 }
 
@@ -154,6 +155,7 @@ type deliveryRow struct {
 
 	TraceParent *string `gorm:"column:traceparent"` // W3C trace context, NULL when not traced
 	FormVersion *int    `gorm:"column:form_version"`
+	ReplayID    *string `gorm:"column:replay_id"` // the replay that last queued it again
 }
 
 func (deliveryRow) TableName() string { return "deliveries" }

@@ -42,6 +42,11 @@ func (o *Outbox) Pending(ctx context.Context, afterSeq int64, limit int) ([]port
 	if err != nil {
 		return nil, mapErr("read outbox", err)
 	}
+	return o.records(ctx, rows)
+}
+
+// records opens and decodes outbox rows.
+func (o *Outbox) records(ctx context.Context, rows []outboxRow) ([]ports.OutboxRecord, error) {
 	out := make([]ports.OutboxRecord, 0, len(rows))
 	for _, r := range rows {
 		plain, err := o.cipher.Open(ctx, r.WorkspaceID, r.Payload, outboxAAD(r.ID))

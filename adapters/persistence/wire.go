@@ -23,6 +23,7 @@ var ProviderSet = wire.NewSet(
 	NewIdempotencyStore, wire.Bind(new(ports.IdempotencyStore), new(*IdempotencyStore)),
 	NewWebhookRepository, wire.Bind(new(ports.WebhookRepository), new(*WebhookRepository)),
 	NewDeliveryRepository, wire.Bind(new(ports.DeliveryRepository), new(*DeliveryRepository)),
+	NewReplayRepository, wire.Bind(new(ports.ReplayRepository), new(*ReplayRepository)),
 	NewWorkflowRepository, wire.Bind(new(ports.WorkflowRepository), new(*WorkflowRepository)),
 	NewIntegrationRepository, wire.Bind(new(ports.IntegrationRepository), new(*IntegrationRepository)),
 	NewRunRepository, wire.Bind(new(ports.RunRepository), new(*RunRepository)),

@@ -93,6 +93,7 @@ type DeliveryEngine struct {
 	retry      retry.Schedule
 	observer   DeliveryObserver
 	loop       *dispatch.Dispatcher[*webhook.Delivery]
+	lease      time.Duration
 }
 
 // NewDeliveryEngine makes an engine; observer may be nil.
@@ -102,7 +103,7 @@ func NewDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.Webho
 		observer = NopDeliveryObserver{}
 	}
 	cfg = cfg.withDefaults()
-	e := &DeliveryEngine{deliveries: deliveries, webhooks: webhooks, sender: sender, clock: clock, retry: cfg.Retry, observer: observer}
+	e := &DeliveryEngine{deliveries: deliveries, webhooks: webhooks, sender: sender, clock: clock, retry: cfg.Retry, observer: observer, lease: cfg.ClaimLease}
 	e.loop = dispatch.NewDispatcher(dispatch.DispatchConfig{Concurrency: cfg.Concurrency, PerWorkspace: cfg.PerWorkspace, PerEndpoint: cfg.PerEndpoint,
 		ClaimBatch: cfg.ClaimBatch, Lease: cfg.ClaimLease, PollInterval: cfg.PollInterval}, clock,
 		deliveries.ClaimDue,
@@ -111,6 +112,10 @@ func NewDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.Webho
 		func(err error) { observer.Failed(DeliveryStepClaim, err) })
 	return e
 }
+
+// ClaimLease is how long a claimed delivery stays hidden from other engines: a delivery due
+// within it may be being attempted.
+func (e *DeliveryEngine) ClaimLease() time.Duration { return e.lease }
 
 // Notify wakes an idle engine at once, e.g. after the fan-out stored deliveries. It never blocks.
 func (e *DeliveryEngine) Notify() { e.loop.Notify() }
@@ -144,7 +149,7 @@ func (e *DeliveryEngine) attempt(ctx context.Context, d *webhook.Delivery) {
 	res := e.sender.Send(ctx, ports.OutboundRequest{
 		EndpointID: w.ID(), URL: w.URL(), Body: d.Body(), Event: string(d.EventType()),
 		DeliveryID: d.ID(), Attempt: d.NextAttemptNumber(), Secret: w.Secret(), TraceParent: d.TraceParent(),
-		FormVersion: d.FormVersion(),
+		FormVersion: d.FormVersion(), ReplayOf: replayOf(d),
 	})
 	if res.Err != nil && ctx.Err() != nil {
 		return // stopped mid-attempt: not the endpoint's fault; the lease runs out and it is sent again
@@ -171,4 +176,14 @@ func (e *DeliveryEngine) save(ctx context.Context, d *webhook.Delivery) bool {
 		return false
 	}
 	return true
+}
+
+// replayOf is the event of a delivery a replay queued again, "" for any other: its attempts
+// tell the receiver it is a replay, and which event it is, beside the delivery's usual identity
+// (X-Service-Delivery, the same as when it was first sent), so the receiver dedupes as usual.
+func replayOf(d *webhook.Delivery) string {
+	if d.ReplayID() == "" {
+		return ""
+	}
+	return d.EventID()
 }

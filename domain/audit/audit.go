@@ -47,13 +47,16 @@ const (
 	PrivacyErased           Action = "privacy.erased"
 )
 
+// WebhookReplayStarted records a replay of a time range's events to a webhook.
+const WebhookReplayStarted Action = "webhook.replay_started"
+
 // FormVersionCreated records a new version of a form's fields (a change or a restore).
 const FormVersionCreated Action = "form.version_created"
 
 // Actions are every recorded action, in the order the audit log's filter lists them.
 var Actions = []Action{
 	FormCreated, FormUpdated, FormPublished, FormArchived, FormDeleted, FormVersionCreated,
-	WebhookCreated, WebhookUpdated, WebhookDeleted,
+	WebhookCreated, WebhookUpdated, WebhookDeleted, WebhookReplayStarted,
 	WorkflowCreated, WorkflowUpdated, WorkflowDeleted,
 	IntegrationConnected, IntegrationDisconnected,
 	SubmissionDeleted, SubmissionsExported, RetentionDeleted, PrivacyExported, PrivacyErased,

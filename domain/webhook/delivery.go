@@ -42,6 +42,7 @@ type Delivery struct {
 	updatedAt     time.Time
 	traceParent   string
 	formVersion   int
+	replayID      string // the replay that queued the delivery again, "" when never replayed
 }
 
 // NewDelivery schedules the first attempt of e to w at once.
@@ -60,6 +61,13 @@ func (d *Delivery) FormVersion() int { return d.formVersion }
 
 // RestoreFormVersion sets the stored form version on a delivery rebuilt from the database.
 func (d *Delivery) RestoreFormVersion(v int) { d.formVersion = v }
+
+// ReplayID is the replay job that last queued the delivery again ("" when none did): its
+// attempts carry X-Service-Replay.
+func (d *Delivery) ReplayID() string { return d.replayID }
+
+// RestoreReplayID sets the stored replay job on a delivery rebuilt from the database.
+func (d *Delivery) RestoreReplayID(id string) { d.replayID = id }
 
 // RestoreTraceParent sets the stored trace context on a delivery rebuilt from the database.
 func (d *Delivery) RestoreTraceParent(traceParent string) { d.traceParent = traceParent }

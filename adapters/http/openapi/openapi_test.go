@@ -87,8 +87,8 @@ func TestDocumentIsOpenAPI31(t *testing.T) {
 func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 	d := parseDoc(t)
 	ops := operations(t, d)
-	if len(ops) != 52 {
-		t.Errorf("%d operations, want 52", len(ops))
+	if len(ops) != 55 {
+		t.Errorf("%d operations, want 55", len(ops))
 	}
 	for name, o := range ops {
 		if name == "GET /openapi.json" {
@@ -120,7 +120,8 @@ func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 			}
 			// A retry creates nothing: it answers 200 with the delivery; privacy requests answer
 			// 200 with what they found or deleted.
-			creates := !strings.HasSuffix(name, "/retry") && !strings.HasPrefix(name, "POST /privacy/")
+			// A replay answers 202 with its job.
+			creates := !strings.HasSuffix(name, "/retry") && !strings.HasPrefix(name, "POST /privacy/") && !strings.HasSuffix(name, "/replay")
 			if _, ok := o.Responses["201"]; !ok && creates {
 				t.Errorf("%s: no 201", name)
 			}
@@ -185,6 +186,8 @@ func TestOperations(t *testing.T) {
 		"GET /webhooks",
 		"GET /webhooks/{id}",
 		"GET /webhooks/{id}/deliveries",
+		"GET /webhooks/{id}/replays",
+		"GET /webhooks/{id}/replays/{job_id}",
 		"GET /workflows",
 		"GET /workflows/{id}",
 		"GET /workflows/{id}/runs",
@@ -205,6 +208,7 @@ func TestOperations(t *testing.T) {
 		"POST /privacy/export",
 		"POST /webhooks",
 		"POST /webhooks/{id}/deliveries/{delivery_id}/retry",
+		"POST /webhooks/{id}/replay",
 		"POST /workflows",
 		"POST /workflows/{id}/runs/{run_id}/retry",
 		"PUT /forms/by-ref/{ref}",
@@ -499,8 +503,8 @@ func TestRequestBodiesTakeAnyMediaType(t *testing.T) {
 			}
 		}
 	}
-	if bodies != 16 {
-		t.Errorf("%d request bodies, want 16", bodies)
+	if bodies != 17 {
+		t.Errorf("%d request bodies, want 17", bodies)
 	}
 }
 
