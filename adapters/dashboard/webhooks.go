@@ -30,6 +30,7 @@ func (h *Handler) mountRouting(w *gin.RouterGroup) {
 	w.POST("/webhooks/:id/test", h.testWebhook)
 	w.POST("/webhooks/:id/enabled", h.toggleWebhook)
 	w.POST("/webhooks/:id/deliveries/:delivery/retry", h.retryDelivery)
+	w.POST("/webhooks/:id/replay", h.startReplay)
 }
 
 // subscribable are the events a webhook may subscribe to, as the form shows them.
@@ -101,6 +102,9 @@ type webhookData struct {
 	Webhook    *webhookRow
 	Deliveries []deliveryRow
 	Pager      pager
+	// Replays are the latest replays of the webhook's events; Replay is the form to start one.
+	Replays []replayRow
+	Replay  replayForm
 }
 
 func formNames(views []formsapp.FormView) map[string]string {
@@ -311,8 +315,13 @@ func (h *Handler) getWebhook(c *gin.Context) (*webhook.Webhook, error) {
 	return h.app.Queries.GetWebhook.Handle(c.Request.Context(), webhooks.GetWebhook{ID: c.Param("id")})
 }
 
-// webhookData is the webhook's summary and a page of its delivery log.
+// webhookData is the webhook's summary, its replays and a page of its delivery log.
 func (h *Handler) webhookData(c *gin.Context, w *webhook.Webhook) (webhookData, error) {
+	return h.webhookDataWith(c, w, "", "")
+}
+
+// webhookDataWith is webhookData with the replay form's since and until as posted.
+func (h *Handler) webhookDataWith(c *gin.Context, w *webhook.Webhook, since, until string) (webhookData, error) {
 	views, err := h.workspaceForms(c)
 	if err != nil {
 		return webhookData{}, err
@@ -327,6 +336,9 @@ func (h *Handler) webhookData(c *gin.Context, w *webhook.Webhook) (webhookData, 
 		return webhookData{}, err
 	}
 	d := webhookData{Webhook: &r}
+	if d.Replays, d.Replay, err = h.replaysOf(c, w, ds, since, until); err != nil {
+		return webhookData{}, err
+	}
 	for _, x := range ds {
 		row := deliveryRow{ID: x.ID(), Event: string(x.EventType()), Created: x.CreatedAt(), Next: x.NextAttemptAt()}
 		var failed bool

@@ -35,6 +35,7 @@ func routingHarness(t *testing.T, db *persistence.DB) (*harness, *persistence.De
 	h := newHarnessWith(t, db, "http://127.0.0.1:8080", httptest.NewUnstartedServer(nil), func(d *application.Deps, _ *dashboard.Options) {
 		d.Webhooks = persistence.NewWebhookRepository(db, cipher)
 		d.Deliveries = deliveries
+		d.Replays = persistence.NewReplayRepository(db, cipher)
 		d.URLs = delivery.URLChecker{AllowPrivate: true}
 		d.Integrations = persistence.NewIntegrationRepository(db, cipher)
 		d.Workflows = persistence.NewWorkflowRepository(db, cipher)
@@ -185,4 +186,44 @@ func TestWebhookViewer(t *testing.T) {
 	}
 	viewer.post("/app/webhooks/"+id+"/deliveries/"+ds[0].ID()+"/retry", nil).expect(t, http.StatusForbidden)
 	owner.get("/app/webhooks/"+id).expect(t, http.StatusOK)
+}
+
+// TestWebhookReplayForm: the owner replays since a time read in their zone, sees the job's
+// progress, cannot start a second while it is queued, and is told what is wrong with a range;
+// a viewer sees the progress and no form.
+func TestWebhookReplayForm(t *testing.T) {
+	db := persistencetest.SQLite(t, nil)
+	h, _ := routingHarness(t, db)
+	owner := h.owner()
+	created := owner.post("/app/webhooks", url.Values{"url": {"https://127.0.0.1:9/in"}, "events": {"submission.created"}}).redirectsTo(t, "/app/webhooks/whk_")
+	id := webhookLink.FindStringSubmatch(created.Header.Get("Location"))[1]
+	page := owner.get("/app/webhooks/"+id).expect(t, http.StatusOK)
+	if !strings.Contains(page.body, `action="/app/webhooks/`+id+`/replay"`) || !strings.Contains(page.body, `name="since" type="datetime-local" value="`) {
+		t.Fatalf("no replay form: %s", text(page.body))
+	}
+
+	bad := owner.post("/app/webhooks/"+id+"/replay", url.Values{"since": {time.Now().UTC().Add(-10 * 24 * time.Hour).Format("2006-01-02T15:04")}}).expect(t, http.StatusUnprocessableEntity)
+	if !strings.Contains(text(bad.body), "before the oldest retained event") || !strings.Contains(bad.body, `id="f-since" name="since" type="datetime-local" value="`+time.Now().UTC().Add(-10*24*time.Hour).Format("2006-01-02T15:04")+`"`) {
+		t.Fatalf("a range before the retention: %s", text(bad.body))
+	}
+	owner.post("/app/webhooks/"+id+"/replay", url.Values{"since": {"tomorrow"}}).expect(t, http.StatusUnprocessableEntity)
+
+	since := time.Now().UTC().Add(-2 * time.Hour).Format("2006-01-02T15:04")
+	owner.post("/app/webhooks/"+id+"/replay", url.Values{"since": {since}}).redirectsTo(t, "/app/webhooks/"+id)
+	page = owner.get("/app/webhooks/"+id).expect(t, http.StatusOK)
+	if !strings.Contains(page.body, "Replay started") || !strings.Contains(page.body, ">Queued<") || !strings.Contains(page.body, "0 of 0 events sent") ||
+		!strings.Contains(page.body, "A replay is under way") {
+		t.Fatalf("after starting a replay: %s", text(page.body))
+	}
+	owner.post("/app/webhooks/"+id+"/replay", url.Values{"since": {since}}).redirectsTo(t, "/app/webhooks/"+id)
+	if p := owner.get("/app/webhooks/"+id).expect(t, http.StatusOK); !strings.Contains(p.body, "already queued or running") {
+		t.Fatalf("a second replay: %s", text(p.body))
+	}
+
+	viewer := h.member(owner, "viewer@example.org", "viewer")
+	vp := viewer.get("/app/webhooks/"+id).expect(t, http.StatusOK)
+	if strings.Contains(vp.body, "/replay\"") || !strings.Contains(vp.body, ">Queued<") {
+		t.Fatalf("viewer page: %s", text(vp.body))
+	}
+	viewer.post("/app/webhooks/"+id+"/replay", url.Values{"since": {since}}).expect(t, http.StatusForbidden)
 }
