@@ -161,4 +161,3 @@ func countDeliveries(t *testing.T, in *instance, key, hook string) map[string]in
 		cursor = next
 	}
 }
-
