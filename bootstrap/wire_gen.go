@@ -23,6 +23,10 @@ import (
 	"go.uber.org/zap"
 )
 
+import (
+	_ "time/tzdata"
+)
+
 // Injectors from pipeline_inject.go:
 
 // newServeProcess wires the serve role: the API and, for embedded mode, the event pipeline.
@@ -65,13 +69,13 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := provideActionRunners(cfg, sender, metrics)
+	v, err := provideActionRunners(cfg, sender, metrics, log)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	storeConfig := fileStoreConfig(cfg)
+	storeConfig := fileStoreConfig(cfg, log)
 	encrypted, err := objectstore.ProvideEncrypted(ctx, storeConfig, cipher)
 	if err != nil {
 		cleanup2()
@@ -264,7 +268,7 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 	blindIndex := crypto.NewKeyringBlindIndex(keyring)
 	submissionRepository := persistence.NewSubmissionRepository(db, cipher, blindIndex)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
-	v, err := provideActionRunners(cfg, sender, metrics)
+	v, err := provideActionRunners(cfg, sender, metrics, log)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -381,13 +385,13 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := provideActionRunners(cfg, sender, metrics)
+	v, err := provideActionRunners(cfg, sender, metrics, log)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	storeConfig := fileStoreConfig(cfg)
+	storeConfig := fileStoreConfig(cfg, log)
 	encrypted, err := objectstore.ProvideEncrypted(ctx, storeConfig, cipher)
 	if err != nil {
 		cleanup2()
