@@ -29,6 +29,9 @@ type Application struct {
 	// links) after their requests were answered; serve runs it. Nil when no mail can be sent
 	// (Deps.Mailer or Deps.AccountMail is nil).
 	AccountMail *accounts.AccountMailSender
+	// FormLimits are the limits forms are checked against; adapters that pre-check settings
+	// (to report every problem of a request at once) check them under the same ones.
+	FormLimits form.Limits
 }
 
 // Commands change state.
@@ -261,8 +264,8 @@ type Deps struct {
 // New is the composition root of the use cases: it fills the settings' defaults and builds
 // every handler through its constructor, with the ports and settings that handler needs.
 func New(d Deps, s Settings) *Application {
-	if s.FormLimits == (form.Limits{}) {
-		s.FormLimits = form.DefaultLimits
+	if s.FormLimits.MaxFields == 0 && s.FormLimits.MaxOptions == 0 {
+		s.FormLimits.MaxFields, s.FormLimits.MaxOptions = form.DefaultLimits.MaxFields, form.DefaultLimits.MaxOptions
 	}
 	if s.OutboxRetention <= 0 {
 		s.OutboxRetention = 168 * time.Hour
@@ -297,6 +300,7 @@ func New(d Deps, s Settings) *Application {
 	}
 	return &Application{
 		AccountMail: mailSender,
+		FormLimits:  s.FormLimits,
 		Commands: Commands{
 			CreateWorkspace:        workspaceapp.NewCreateWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, s.DefaultPlan),
 			EnsureDefaultWorkspace: workspaceapp.NewEnsureDefaultWorkspaceHandler(d.Workspaces, d.IDs, d.Clock, s.DefaultPlan),

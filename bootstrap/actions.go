@@ -2,51 +2,53 @@ package bootstrap
 
 import (
 	"fmt"
-	"github.com/formward/formward/adapters/tracing"
+	"sort"
+
+	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/actionkit"
-	"github.com/formward/formward/adapters/automation"
-	"github.com/formward/formward/adapters/chat"
-	"github.com/formward/formward/adapters/email"
 	"github.com/formward/formward/adapters/metrics"
-	"github.com/formward/formward/adapters/sheets"
+	"github.com/formward/formward/adapters/tracing"
 	"github.com/formward/formward/ports"
+	"github.com/formward/formward/ports/extend"
 )
 
-// provideActionRunners builds one runner per workflow action type, keyed by type. Adding an
-// action type is one line in the list below (see docs/adapters.md).
-func provideActionRunners(cfg Config, sender ports.Sender, m *metrics.Metrics) (map[string]ports.ActionRunner, error) {
-	breaker := actionkit.BreakerOptions{Cooldown: cfg.BreakerCooldown, Created: watchActionBreakers(m)}
+// provideActionRunners builds one runner per registered workflow action type, keyed by type:
+// Formward's own (builtins.go) and those of the extensions compiled in (docs/extending.md).
+func provideActionRunners(cfg Config, sender ports.Sender, m *metrics.Metrics, log *zap.Logger) (map[string]ports.ActionRunner, error) {
+	breaker := extend.BreakerOptions{Cooldown: cfg.BreakerCooldown}
+	if watch := watchActionBreakers(m); watch != nil {
+		breaker.Created = func(b any) {
+			if set, ok := b.(*actionkit.Breakers); ok {
+				watch(set)
+			}
+		}
+	}
 	if cfg.BreakerFailures > 0 {
 		breaker.Failures = uint32(cfg.BreakerFailures)
 	}
-	mailer, err := email.New(email.Config{
-		URL: cfg.SMTPURL, From: cfg.SMTPFrom, CAFile: cfg.WebhookCAFile, Timeout: cfg.DeliveryTimeout, Breaker: breaker,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("send_email: %w", err)
+	if log == nil {
+		log = zap.NewNop()
 	}
-	slack, err := chat.New(chat.Config{BaseURL: cfg.SlackAPIURL, CAFile: cfg.WebhookCAFile, Timeout: cfg.DeliveryTimeout, Breaker: breaker})
-	if err != nil {
-		return nil, fmt.Errorf("chat_message: %w", err)
+	factories := extend.Actions()
+	names := make([]string, 0, len(factories))
+	for name := range factories {
+		names = append(names, name)
 	}
-	sheet, err := sheets.New(sheets.Config{
-		BaseURL: cfg.GoogleSheetsURL, TokenURL: cfg.GoogleTokenURL, CAFile: cfg.WebhookCAFile,
-		Timeout: cfg.DeliveryTimeout, Breaker: breaker,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("spreadsheet_append: %w", err)
-	}
-
+	sort.Strings(names) // the first error reported is the same at every start
 	runners := map[string]ports.ActionRunner{}
-	for _, r := range []ports.ActionRunner{
-		mailer,
-		automation.NewWebhook(sender),
-		slack,
-		sheet,
-		automation.NewTrigger(sender),
-	} {
-		runners[r.Type()] = r
+	for _, name := range names {
+		r, err := factories[name](extend.ActionDeps{
+			Sender: sender, CAFile: cfg.WebhookCAFile, Timeout: cfg.DeliveryTimeout, Breaker: breaker,
+			Getenv: cfg.Getenv, Logger: log.Named("action").With(zap.String("action_type", name)),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if r.Type() != name {
+			return nil, fmt.Errorf("action type %s: its runner says it is %q", name, r.Type())
+		}
+		runners[name] = r
 	}
 	return tracing.Runners(runners), nil
 }

@@ -30,7 +30,7 @@ func TestActionRunnersFromConfig(t *testing.T) {
 		c.GoogleSheetsURL != "https://sheets.googleapis.com" || c.GoogleTokenURL != "https://oauth2.googleapis.com/token" {
 		t.Fatalf("config %+v", c)
 	}
-	runners, err := provideActionRunners(c, nopSender{}, nil)
+	runners, err := provideActionRunners(c, nopSender{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestActionRunnersFromConfig(t *testing.T) {
 	}
 
 	c.SMTPURL = "ftp://nope"
-	if _, err := provideActionRunners(c, nopSender{}, nil); err == nil {
+	if _, err := provideActionRunners(c, nopSender{}, nil, nil); err == nil {
 		t.Fatal("a bad SMTP URL was accepted")
 	}
 }

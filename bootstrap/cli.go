@@ -29,6 +29,7 @@ import (
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
+	"github.com/formward/formward/ports/extend"
 )
 
 // Main runs the CLI and returns the process exit code.
@@ -74,6 +75,10 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 // newCLI builds the command tree and the configuration its flags fill in.
 func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 	c := &cli{stdout: stdout, stderr: stderr, known: map[string]bool{}}
+	c.cfg.settings = map[string]func() string{}
+	for _, name := range extend.Variables() {
+		c.known[name] = true // an extension's own settings, read with Config.Getenv
+	}
 	root := &cobra.Command{
 		Use:           "formward",
 		Short:         "Formward: self-hostable form collection with encrypted capture and signed events",
@@ -119,7 +124,7 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 
 // flags binds a command's flags to FORMWARD_<prefix><flag> variables.
 func (c *cli) flags(fs *pflag.FlagSet, prefix string) *binder {
-	return &binder{fs: fs, prefix: prefix, errs: &c.errs, known: c.known}
+	return &binder{fs: fs, prefix: prefix, errs: &c.errs, known: c.known, settings: c.cfg.settings}
 }
 
 // withRuntime opens the database (migrating it) and makes sure the default workspace exists.

@@ -35,6 +35,66 @@ type Config struct {
 	FilesConfig
 	BackupConfig
 	AccountsConfig
+
+	// settings reads each bound setting by its variable name (Getenv); the binder fills it.
+	settings map[string]func() string
+}
+
+// Getenv reads a FORMWARD_ setting by its variable name as this command resolved it (flag,
+// environment or default), or straight from the environment when no flag binds it (an
+// extension's own variables); "" outside FORMWARD_. It is what extensions read settings with.
+func (c Config) Getenv(name string) string {
+	if !strings.HasPrefix(name, "FORMWARD_") {
+		return ""
+	}
+	if v, ok := c.adapterSetting(name); ok {
+		return v
+	}
+	if get, ok := c.settings[name]; ok {
+		return get()
+	}
+	return os.Getenv(name)
+}
+
+// adapterSetting reads the settings the built-in actions, object stores and captcha providers
+// are built from straight from c, so a Config changed after it was read (tests do) builds
+// them as it says.
+func (c Config) adapterSetting(name string) (string, bool) {
+	switch name {
+	case "FORMWARD_DATA_DIR":
+		return c.DataDir, true
+	case "FORMWARD_SMTP_URL":
+		return c.SMTPURL, true
+	case "FORMWARD_SMTP_FROM":
+		return c.SMTPFrom, true
+	case "FORMWARD_SLACK_API_URL":
+		return c.SlackAPIURL, true
+	case "FORMWARD_GOOGLE_SHEETS_URL":
+		return c.GoogleSheetsURL, true
+	case "FORMWARD_GOOGLE_TOKEN_URL":
+		return c.GoogleTokenURL, true
+	case "FORMWARD_S3_ENDPOINT":
+		return c.S3Endpoint, true
+	case "FORMWARD_S3_BUCKET":
+		return c.S3Bucket, true
+	case "FORMWARD_S3_ACCESS_KEY":
+		return c.S3AccessKey, true
+	case "FORMWARD_S3_SECRET_KEY":
+		return c.S3SecretKey, true
+	case "FORMWARD_S3_REGION":
+		return c.S3Region, true
+	case "FORMWARD_S3_USE_SSL":
+		return strconv.FormatBool(c.S3UseSSL), true
+	case "FORMWARD_S3_CA_FILE":
+		return c.S3CAFile, true
+	case "FORMWARD_TURNSTILE_VERIFY_URL":
+		return c.TurnstileVerifyURL, true
+	case "FORMWARD_HCAPTCHA_VERIFY_URL":
+		return c.HCaptchaVerifyURL, true
+	case "FORMWARD_RECAPTCHA_VERIFY_URL":
+		return c.RecaptchaVerifyURL, true
+	}
+	return "", false
 }
 
 // StorageConfig is the database (adapters/persistence).
@@ -135,6 +195,9 @@ type ActionsConfig struct {
 // the data dir, or an S3-compatible store when S3Endpoint is set. PublicURL is the origin of
 // the signed download links.
 type FilesConfig struct {
+	// ObjectStore names the registered object store of uploaded files; empty: "s3" when
+	// S3Endpoint is set, else "local".
+	ObjectStore string
 	S3Endpoint  string
 	S3Bucket    string
 	S3AccessKey string
@@ -188,6 +251,15 @@ type binder struct {
 	prefix string
 	errs   *[]error
 	known  map[string]bool
+	// settings, when set, records how to read each bound setting (Config.Getenv).
+	settings map[string]func() string
+}
+
+// record makes the setting name readable by Config.Getenv.
+func (b *binder) record(name string, get func() string) {
+	if b.settings != nil {
+		b.settings[envName(b.prefix+name)] = get
+	}
 }
 
 func (b *binder) fail(err error) { *b.errs = append(*b.errs, err) }
@@ -210,6 +282,7 @@ func (b *binder) Secret(p *string, name, usage string) {
 	if v, ok := b.env(name); ok {
 		*p = v
 	}
+	b.record(name, func() string { return *p })
 }
 
 func (b *binder) Bool(p *bool, name string, def bool, usage string) {
@@ -221,6 +294,7 @@ func (b *binder) Bool(p *bool, name string, def bool, usage string) {
 		def = parsed
 	}
 	b.fs.BoolVar(p, name, def, b.usage(name, usage))
+	b.record(name, func() string { return strconv.FormatBool(*p) })
 }
 
 func (b *binder) String(p *string, name, def, usage string) {
@@ -228,6 +302,7 @@ func (b *binder) String(p *string, name, def, usage string) {
 		def = v
 	}
 	b.fs.StringVar(p, name, def, b.usage(name, usage))
+	b.record(name, func() string { return *p })
 }
 
 func (b *binder) Int(p *int, name string, def int, usage string) {
@@ -239,6 +314,7 @@ func (b *binder) Int(p *int, name string, def int, usage string) {
 		def = n
 	}
 	b.fs.IntVar(p, name, def, b.usage(name, usage))
+	b.record(name, func() string { return strconv.Itoa(*p) })
 }
 
 func (b *binder) Float(p *float64, name string, def float64, usage string) {
@@ -250,6 +326,7 @@ func (b *binder) Float(p *float64, name string, def float64, usage string) {
 		def = n
 	}
 	b.fs.Float64Var(p, name, def, b.usage(name, usage))
+	b.record(name, func() string { return strconv.FormatFloat(*p, 'g', -1, 64) })
 }
 
 func (b *binder) Duration(p *time.Duration, name string, def time.Duration, usage string) {
@@ -261,6 +338,7 @@ func (b *binder) Duration(p *time.Duration, name string, def time.Duration, usag
 		def = d
 	}
 	b.fs.DurationVar(p, name, def, b.usage(name, usage))
+	b.record(name, func() string { return p.String() })
 }
 
 // bindCommon registers the settings every command uses.
@@ -287,6 +365,7 @@ func bindCommon(b *binder, c *Config) {
 
 // bindFiles registers where uploaded files are kept (every role may delete forms and their files).
 func bindFiles(b *binder, c *Config) {
+	b.String(&c.ObjectStore, "object-store", "", "object store of uploaded files, by registered name: local, s3, or one a custom build adds; default s3 when --s3-endpoint is set, else local")
 	b.String(&c.S3Endpoint, "s3-endpoint", "", "host:port of an S3-compatible store for uploaded files; empty keeps them under the data dir")
 	b.String(&c.S3Bucket, "s3-bucket", "formward", "bucket of the uploaded files, created at start when missing")
 	b.Secret(&c.S3AccessKey, "s3-access-key", "access key of the S3-compatible store")

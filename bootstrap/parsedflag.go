@@ -59,4 +59,5 @@ func bindParsed[T any](b *binder, p *T, name, def, kind, usage string, parse fun
 		}
 	}
 	b.fs.Var(reportingFlag[T]{parsedFlag: f, b: b, name: name}, name, b.usage(name, usage))
+	b.record(name, f.String)
 }

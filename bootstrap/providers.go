@@ -25,6 +25,7 @@ import (
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
+	"github.com/formward/formward/ports/extend"
 )
 
 // Runtime is one process's wired adapters and use cases.
@@ -104,13 +105,34 @@ func persistenceConfig(cfg Config) persistence.Config {
 	}
 }
 
-// fileStoreConfig keeps uploaded files under <data dir>/files, or in an S3-compatible bucket
-// when FORMWARD_S3_ENDPOINT is set.
-func fileStoreConfig(cfg Config) objectstore.StoreConfig {
-	return objectstore.StoreConfig{DataDir: cfg.DataDir, S3: objectstore.S3Config{
-		Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
-		Region: cfg.S3Region, UseSSL: cfg.S3UseSSL, CAFile: cfg.S3CAFile,
+// fileStoreConfig opens the registered object store FORMWARD_OBJECT_STORE names; by default
+// the bucket when FORMWARD_S3_ENDPOINT is set, else <data dir>/files. Whichever it is, the
+// caller encrypts it and reports its failures as unavailability.
+func fileStoreConfig(cfg Config, log *zap.Logger) objectstore.StoreConfig {
+	return objectstore.StoreConfig{Open: func(ctx context.Context) (ports.ObjectStore, error) {
+		name := objectStoreName(cfg)
+		open, err := extend.ObjectStore(name)
+		if err != nil {
+			return nil, fmt.Errorf("FORMWARD_OBJECT_STORE: %w", err)
+		}
+		store, err := open(ctx, extend.ObjectStoreDeps{DataDir: cfg.DataDir, Getenv: cfg.Getenv, Logger: log.Named("objectstore").With(zap.String("object_store", name))})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return store, nil
 	}}
+}
+
+// objectStoreName is the object store the configuration asks for.
+func objectStoreName(cfg Config) string {
+	switch {
+	case cfg.ObjectStore != "":
+		return cfg.ObjectStore
+	case cfg.S3Endpoint != "":
+		return objectStoreS3
+	default:
+		return objectStoreLocal
+	}
 }
 
 // provideKeyring loads the master keys and proves them on the data keys already stored, so a
@@ -210,7 +232,7 @@ func provideSettings(cfg Config) (application.Settings, error) {
 	if cfg.MaxFilesPerField < 0 || cfg.MaxFilesPerPost < 0 {
 		return application.Settings{}, fmt.Errorf("max files per field and per post must not be negative")
 	}
-	return application.Settings{FormLimits: form.Limits{MaxFields: cfg.MaxFields, MaxOptions: cfg.MaxOptions}, DefaultPlan: plan,
+	return application.Settings{FormLimits: form.Limits{MaxFields: cfg.MaxFields, MaxOptions: cfg.MaxOptions, CaptchaProviders: captchaProviders()}, DefaultPlan: plan,
 		MaxWebhooks: cfg.MaxWebhooks, MaxWorkflowsPerForm: cfg.MaxWorkflows,
 		WorkflowLimits: workflow.Limits{MaxActions: cfg.MaxActions, MaxConditions: cfg.MaxConditions},
 		FileLimits:     submission.FileLimits{PerField: cfg.MaxFilesPerField, PerPost: cfg.MaxFilesPerPost},

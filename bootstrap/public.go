@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/crypto"
 	httpapi "github.com/formward/formward/adapters/http"
@@ -14,6 +16,7 @@ import (
 	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
+	"github.com/formward/formward/ports/extend"
 )
 
 // Key derivation labels of the public form; a new use takes a new label.
@@ -40,15 +43,17 @@ func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.
 	if err != nil {
 		return nil, err
 	}
+	captchas, err := provideCaptchas(cfg, rt.Log)
+	if err != nil {
+		return nil, err
+	}
 	h, err := web.New(web.Deps{
 		App: rt.App, Clock: rt.Clock, Logger: rt.Log.Named("web"), Metrics: metrics,
 	}, web.Options{
 		TokenKey: crypto.DeriveKey(master, labelFormToken), PoWKey: crypto.DeriveKey(master, labelFormPoW),
 		TokenTTL: cfg.FormTokenTTL, PoWMaxNumber: cfg.PoWMaxNumber, RateLimit: rate, TrustedProxies: cfg.TrustedProxies,
-		CaptchaVerifyURLs: map[form.CaptchaProvider]string{
-			form.CaptchaTurnstile: cfg.TurnstileVerifyURL, form.CaptchaHCaptcha: cfg.HCaptchaVerifyURL, form.CaptchaReCAPTCHA: cfg.RecaptchaVerifyURL,
-		},
-		TempDir: tempDir, MaxFilesPerPost: cfg.MaxFilesPerPost,
+		Captchas: captchas,
+		TempDir:  tempDir, MaxFilesPerPost: cfg.MaxFilesPerPost,
 	})
 	if err != nil {
 		return nil, err
@@ -89,4 +94,30 @@ func uploadTempDir(cfg Config) (string, error) {
 	_ = f.Close()
 	_ = os.Remove(f.Name())
 	return dir, nil
+}
+
+// captchaProviders are the names of the registered captcha providers: the ones forms accept.
+func captchaProviders() []form.CaptchaProvider {
+	var out []form.CaptchaProvider
+	for name := range extend.Captchas() {
+		out = append(out, form.CaptchaProvider(name))
+	}
+	slices.Sort(out) // the order the validation message lists them in
+	return out
+}
+
+// provideCaptchas builds the public form's captcha providers from the registered ones.
+func provideCaptchas(cfg Config, log *zap.Logger) (map[form.CaptchaProvider]web.Captcha, error) {
+	out := map[form.CaptchaProvider]web.Captcha{}
+	for name, c := range extend.Captchas() {
+		v, err := c.Verifier(extend.CaptchaDeps{Getenv: cfg.Getenv, Logger: log.Named("captcha").With(zap.String("captcha_provider", name))})
+		if err != nil {
+			return nil, fmt.Errorf("captcha provider %s: %w", name, err)
+		}
+		out[form.CaptchaProvider(name)] = web.Captcha{
+			CaptchaWidget: web.CaptchaWidget{Script: c.Script, Origins: c.Origins, Class: c.Class, Response: c.Response},
+			Verifier:      v,
+		}
+	}
+	return out, nil
 }

@@ -70,13 +70,13 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := provideActionRunners(cfg, sender, metrics)
+	v, err := provideActionRunners(cfg, sender, metrics, log)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	storeConfig := fileStoreConfig(cfg)
+	storeConfig := fileStoreConfig(cfg, log)
 	encrypted, err := objectstore.ProvideEncrypted(ctx, storeConfig, cipher)
 	if err != nil {
 		cleanup2()
@@ -273,7 +273,7 @@ func newWorkerProcess(ctx context.Context, cfg Config, log *zap.Logger) (*Worker
 	blindIndex := crypto.NewKeyringBlindIndex(keyring)
 	submissionRepository := persistence.NewSubmissionRepository(db, cipher, blindIndex)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
-	v, err := provideActionRunners(cfg, sender, metrics)
+	v, err := provideActionRunners(cfg, sender, metrics, log)
 	if err != nil {
 		cleanup3()
 		cleanup2()
@@ -394,13 +394,13 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		cleanup()
 		return nil, nil, err
 	}
-	v, err := provideActionRunners(cfg, sender, metrics)
+	v, err := provideActionRunners(cfg, sender, metrics, log)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
-	storeConfig := fileStoreConfig(cfg)
+	storeConfig := fileStoreConfig(cfg, log)
 	encrypted, err := objectstore.ProvideEncrypted(ctx, storeConfig, cipher)
 	if err != nil {
 		cleanup2()

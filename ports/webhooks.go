@@ -83,6 +83,11 @@ type OutboundResult struct {
 	Err         error
 	BreakerOpen bool
 	RetryAt     time.Time
+	// RetryAfter is the endpoint's Retry-After on a 429 or 503 answer (0 when it sent none), for
+	// a caller that honours it (a workflow action).
+	RetryAfter time.Duration
+	// Answer is the start of the endpoint's answer body (at most 1 KiB), for error messages.
+	Answer []byte
 }
 
 // Sender posts signed requests to endpoints (SSRF-safe, behind per-endpoint circuit breakers).

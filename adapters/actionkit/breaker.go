@@ -9,6 +9,7 @@ import (
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/formward/formward/ports"
+	"github.com/formward/formward/ports/extend"
 )
 
 // Defaults of BreakerOptions left zero (the delivery engine's).
@@ -129,4 +130,14 @@ func (ab *actionBreaker) remaining(cooldown time.Duration) time.Duration {
 		return d
 	}
 	return cooldown
+}
+
+// FromExtend converts the breaker options an extension's action factory is given
+// (extend.ActionDeps.Breaker), keeping the metrics hook, so its breakers count with Formward's.
+func FromExtend(o extend.BreakerOptions) BreakerOptions {
+	out := BreakerOptions{Failures: o.Failures, Cooldown: o.Cooldown}
+	if o.Created != nil {
+		out.Created = func(b *Breakers) { o.Created(b) }
+	}
+	return out
 }

@@ -16,6 +16,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/formward/formward/adapters/delivery"
+	"github.com/formward/formward/ports"
 )
 
 // TestCA is a throwaway certificate authority and a server certificate it issued for
@@ -89,4 +92,18 @@ func (ca *TestCA) HTTPSServer(t testing.TB, h http.Handler) *httptest.Server {
 	s.StartTLS()
 	t.Cleanup(s.Close)
 	return s
+}
+
+// Sender is the SSRF-safe sender Formward gives actions (adapters/delivery, as
+// extend.ActionDeps.Sender), set up for a test: it trusts the CA, and lets loopback
+// addresses through so that it reaches an HTTPSServer on 127.0.0.1. Everything else (HTTPS
+// only, no redirects, the per-endpoint breaker, the headers) is as in production.
+func (ca *TestCA) Sender(t testing.TB) ports.Sender {
+	t.Helper()
+	c, err := delivery.NewClient(delivery.Options{AllowPrivate: true, ExtraCAFile: ca.File})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return delivery.Sender{Client: c}
 }

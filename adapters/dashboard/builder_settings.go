@@ -169,7 +169,7 @@ func (h *Handler) saveFormSettings(c *gin.Context) {
 	s = sf.apply(s, &vs)
 	name := sf.Name
 	var ve *domain.ValidationError
-	if len(vs) > 0 && errors.As(form.CheckSettings(s), &ve) {
+	if len(vs) > 0 && errors.As(form.CheckSettings(s, h.app.FormLimits), &ve) {
 		vs = append(vs, ve.Violations...) // the other settings' problems, shown in the same answer
 	}
 	err := vs.Err()

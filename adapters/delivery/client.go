@@ -109,11 +109,19 @@ type Request struct {
 	ReplayOf string
 }
 
+// maxAnswer is how much of an answer's body a Result keeps.
+const maxAnswer = 1 << 10
+
 // Result is the outcome of one attempt.
 type Result struct {
 	// StatusCode is the endpoint's answer, 0 when there was none.
 	StatusCode int
-	Duration   time.Duration
+	// RetryAfter is the answer's Retry-After on a 429 or 503 (seconds or an HTTP date), 0 when
+	// there was none.
+	RetryAfter time.Duration
+	// Answer is the start of the answer's body (at most 1 KiB).
+	Answer   []byte
+	Duration time.Duration
 	// Err is nil exactly when the endpoint answered 2xx within the timeout.
 	Err error
 	// BreakerOpen means no request was made because the endpoint's breaker is open; the attempt
@@ -345,9 +353,13 @@ func (c *Client) send(ctx context.Context, r Request) Result {
 	if err != nil {
 		return Result{Duration: time.Since(start), Err: c.describe(ctx, attemptCtx, err)}
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBody))
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxResponseBody-maxAnswer))
 	_ = resp.Body.Close()
-	res := Result{StatusCode: resp.StatusCode, Duration: time.Since(start)}
+	res := Result{StatusCode: resp.StatusCode, Duration: time.Since(start), Answer: answer}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), c.clock.Now())
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		res.Err = &StatusError{StatusCode: resp.StatusCode}
 	}
@@ -520,4 +532,20 @@ func (b *endpointBreaker) remaining(cooldown, timeout time.Duration) time.Durati
 		return d
 	}
 	return timeout
+}
+
+// retryAfter reads a Retry-After header: delay seconds or an HTTP date; 0 when absent, odd or
+// past.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return max(time.Duration(n)*time.Second, 0)
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
 }

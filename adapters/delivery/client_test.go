@@ -555,3 +555,41 @@ func TestDeliverRequiresEndpointID(t *testing.T) {
 		t.Fatalf("err = %v, want ErrInvalidRequest", res.Err)
 	}
 }
+
+// An answer's Retry-After (on 429 and 503) and the start of its body come back with the
+// result, for workflow actions that honour the one and report the other.
+func TestDeliverKeepsRetryAfterAndAnswer(t *testing.T) {
+	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	var status atomic.Int64
+	var retry atomic.Value
+	srv, ca := tlsServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if v, _ := retry.Load().(string); v != "" {
+			w.Header().Set("Retry-After", v)
+		}
+		w.WriteHeader(int(status.Load()))
+		_, _ = io.WriteString(w, "Summary or Text is required."+strings.Repeat("x", 4096))
+	}))
+	c := newClient(t, Options{AllowPrivate: true, ExtraCAFile: ca, Clock: fixedClock{now}, BreakerFailures: 100})
+	for _, tc := range []struct {
+		status int
+		header string
+		want   time.Duration
+	}{
+		{http.StatusTooManyRequests, "7", 7 * time.Second},
+		{http.StatusServiceUnavailable, now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
+		{http.StatusTooManyRequests, "soon", 0},
+		{http.StatusTooManyRequests, "", 0},
+		{http.StatusInternalServerError, "7", 0}, // only 429 and 503 ask to wait
+		{http.StatusBadRequest, "", 0},
+	} {
+		status.Store(int64(tc.status))
+		retry.Store(tc.header)
+		res := c.Deliver(context.Background(), request(srv.URL))
+		if res.StatusCode != tc.status || res.RetryAfter != tc.want || res.Err == nil {
+			t.Errorf("%d with Retry-After %q: %+v, want Retry-After %v", tc.status, tc.header, res, tc.want)
+		}
+		if len(res.Answer) != 1024 || !strings.HasPrefix(string(res.Answer), "Summary or Text is required.") {
+			t.Errorf("answer %q", res.Answer)
+		}
+	}
+}

@@ -20,5 +20,6 @@ func (s Sender) Send(ctx context.Context, r ports.OutboundRequest) ports.Outboun
 		FormVersion: r.FormVersion, ReplayOf: r.ReplayOf,
 	})
 	endSend(span, res)
-	return ports.OutboundResult{StatusCode: res.StatusCode, Duration: res.Duration, Err: res.Err, BreakerOpen: res.BreakerOpen, RetryAt: res.RetryAt}
+	return ports.OutboundResult{StatusCode: res.StatusCode, Duration: res.Duration, Err: res.Err, BreakerOpen: res.BreakerOpen, RetryAt: res.RetryAt,
+		RetryAfter: res.RetryAfter, Answer: res.Answer}
 }

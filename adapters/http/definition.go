@@ -166,7 +166,7 @@ func (a *api) putFormByRef(c *gin.Context) {
 	d.Name = name
 	d.Description, _ = o.nullableStr("description")
 	d.Fields = fieldSpecs(o)
-	d.Settings = formSettings(o)
+	d.Settings = formSettings(o, a.App.FormLimits)
 	for i, s := range d.Fields {
 		if s.ID != "" {
 			vs.Add(o.at("fields")+"["+itoa(i)+"].id", "not_allowed", "a definition names fields by key, without IDs")

@@ -76,7 +76,7 @@ func (a *api) createForm(c *gin.Context) {
 	d.Description, _ = o.nullableStr("description")
 	d.Ref, _ = o.nullableStr("ref")
 	d.Fields = fieldSpecs(o)
-	d.Settings = formSettings(o)
+	d.Settings = formSettings(o, a.App.FormLimits)
 	if err := vs.Err(); err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -196,7 +196,7 @@ func (a *api) updateForm(c *gin.Context) {
 		}
 		p.Fields = &specs
 	}
-	p.Settings = formSettings(o)
+	p.Settings = formSettings(o, a.App.FormLimits)
 	if err := vs.Err(); err != nil {
 		fail(c, a.Logger, err)
 		return

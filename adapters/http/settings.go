@@ -46,7 +46,7 @@ func (o object) integer(name string) (int, bool) {
 
 // formSettings reads the settings object: it replaces the settings as a whole and omitted
 // properties take their defaults. A captcha without secret keeps the stored secret.
-func formSettings(o object) *form.Settings {
+func formSettings(o object, lim form.Limits) *form.Settings {
 	so, ok := o.child("settings")
 	if !ok {
 		return nil
@@ -110,7 +110,7 @@ func formSettings(o object) *form.Settings {
 			chk.Spam.Captcha = &kept
 		}
 		var ve *domain.ValidationError
-		if errors.As(form.CheckSettings(chk), &ve) {
+		if errors.As(form.CheckSettings(chk, lim), &ve) {
 			*so.vs = append(*so.vs, ve.Violations...)
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/objectstore/miniotest"
+	"github.com/formward/formward/adapters/objectstore/storetest"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/adapters/system"
@@ -91,7 +92,7 @@ func newS3Env(t testing.TB) s3Env {
 
 func TestEncryptedLocalContract(t *testing.T) {
 	enc, _, _ := newEncryptedLocal(t)
-	runContract(t, enc, true)
+	storetest.Run(t, enc, storetest.Contract{Encrypted: true})
 }
 
 // TestEncryptedS3 runs every encrypted-store test against one real MinIO server.
@@ -102,7 +103,7 @@ func TestEncryptedS3(t *testing.T) {
 	dump := func(t *testing.T) []rawItem {
 		return append(dumpTree(t, env.dataDir), dumpBucket(t, env)...)
 	}
-	t.Run("contract", func(t *testing.T) { runContract(t, enc, true) })
+	t.Run("contract", func(t *testing.T) { storetest.Run(t, enc, storetest.Contract{Encrypted: true}) })
 	t.Run("raw dump", func(t *testing.T) { testRawDump(t, enc, dump) })
 	t.Run("plaintext is visible without encryption", func(t *testing.T) { testRawDumpControl(t, env.store, dump) })
 	t.Run("ranges", func(t *testing.T) { testServeRanges(t, enc) })

@@ -21,12 +21,12 @@ func ValidateKey(key string) error {
 	if key == "" || strings.HasSuffix(key, "/") {
 		return fmt.Errorf("%w: %q", ErrInvalidKey, key)
 	}
-	return validatePrefix(key)
+	return ValidatePrefix(key)
 }
 
-// validatePrefix is ValidateKey that also accepts a trailing slash; an empty prefix is refused
+// ValidatePrefix is ValidateKey that also accepts a trailing slash; an empty prefix is refused
 // so no caller deletes or measures the whole store by accident.
-func validatePrefix(p string) error {
+func ValidatePrefix(p string) error {
 	if p == "" || len(p) > maxKeyLen || strings.HasPrefix(p, "/") {
 		return fmt.Errorf("%w: %q", ErrInvalidKey, p)
 	}

@@ -229,7 +229,7 @@ func (l *Local) pruneEmpty(dir string) {
 
 // DeletePrefix removes every object whose key starts with prefix.
 func (l *Local) DeletePrefix(ctx context.Context, prefix string) error {
-	if err := validatePrefix(prefix); err != nil {
+	if err := ValidatePrefix(prefix); err != nil {
 		return err
 	}
 	if strings.HasSuffix(prefix, "/") {
@@ -245,7 +245,7 @@ func (l *Local) DeletePrefix(ctx context.Context, prefix string) error {
 
 // Usage sums the sizes of the objects under prefix.
 func (l *Local) Usage(ctx context.Context, prefix string) (int64, error) {
-	if err := validatePrefix(prefix); err != nil {
+	if err := ValidatePrefix(prefix); err != nil {
 		return 0, err
 	}
 	var total int64
@@ -312,7 +312,7 @@ func walkFiles(ctx context.Context, start string, fn func(p string, d fs.DirEntr
 
 // List calls fn with the key of every object under prefix, sidecars and temporary files aside.
 func (l *Local) List(ctx context.Context, prefix string, fn func(key string) error) error {
-	if err := validatePrefix(prefix); err != nil {
+	if err := ValidatePrefix(prefix); err != nil {
 		return err
 	}
 	return l.walk(ctx, prefix, func(key, _ string, _ fs.FileInfo) error { return fn(key) })
@@ -322,7 +322,7 @@ func (l *Local) List(ctx context.Context, prefix string, fn func(key string) err
 // process that died in the middle of a write left behind (live writes rename theirs within
 // seconds). It returns how many it removed.
 func (l *Local) RemoveStaleTemp(ctx context.Context, prefix string, cutoff time.Time) (int, error) {
-	if err := validatePrefix(prefix); err != nil {
+	if err := ValidatePrefix(prefix); err != nil {
 		return 0, err
 	}
 	start := filepath.Join(l.root, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))

@@ -39,7 +39,9 @@ func (e *Encrypted) EncryptPlaintext(ctx context.Context, now time.Time) (Migrat
 	var m Migration
 	lister, ok := e.next.(Lister)
 	if !ok {
-		return m, errors.New("objectstore: the file store cannot list its files")
+		// A store that cannot list came after encryption (an extension's): it holds no
+		// plaintext of an older version.
+		return m, nil
 	}
 	if l, ok := e.next.(*Local); ok {
 		n, err := l.RemoveStaleTemp(ctx, filesRoot, now.Add(-staleTemp))

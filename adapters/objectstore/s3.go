@@ -139,7 +139,7 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 
 // DeletePrefix lists the objects under prefix and removes them in batches.
 func (s *S3) DeletePrefix(ctx context.Context, prefix string) error {
-	if err := validatePrefix(prefix); err != nil {
+	if err := ValidatePrefix(prefix); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -178,7 +178,7 @@ func (s *S3) DeletePrefix(ctx context.Context, prefix string) error {
 
 // Usage sums the sizes of the objects under prefix.
 func (s *S3) Usage(ctx context.Context, prefix string) (int64, error) {
-	if err := validatePrefix(prefix); err != nil {
+	if err := ValidatePrefix(prefix); err != nil {
 		return 0, err
 	}
 	var total int64
@@ -193,7 +193,7 @@ func (s *S3) Usage(ctx context.Context, prefix string) (int64, error) {
 
 // List calls fn with the key of every object under prefix.
 func (s *S3) List(ctx context.Context, prefix string, fn func(key string) error) error {
-	if err := validatePrefix(prefix); err != nil {
+	if err := ValidatePrefix(prefix); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -100,7 +100,7 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 	readBackendFields(pf, p)
 	p.page, _ = strconv.Atoi(pf.Get("_page"))
 	if cp := f.Settings().Spam.Captcha; cp != nil {
-		cmd.Captcha = pf.Get(captchaProviders[cp.Provider].Response)
+		cmd.Captcha = pf.Get(h.opts.Captchas[cp.Provider].Response)
 	}
 	for _, k := range submission.UTMKeys {
 		if v := pf.Get("_" + k); v != "" {
@@ -372,7 +372,7 @@ func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id string) {
 	}
 	s := f.Settings()
 	if target, ok := redirectTarget(s); ok {
-		securityHeaders(c, &s)
+		h.securityHeaders(c, &s)
 		c.Redirect(http.StatusSeeOther, target)
 		return
 	}

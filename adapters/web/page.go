@@ -273,14 +273,14 @@ func prefill(f *form.Form, q url.Values) map[string][]string {
 // securityHeaders sets the CSP and framing rules of one form's pages. Owner settings reach
 // the header only as origin.Origin values written out in canonical form (scheme://host[:port]),
 // so no owner text can add a directive.
-func securityHeaders(c *gin.Context, s *form.Settings) {
+func (h *Handler) securityHeaders(c *gin.Context, s *form.Settings) {
 	scripts := []string{"'self'"}
 	frames := []string{}
 	actions := []string{"'self'"}
 	var ancestors []string
 	if s != nil {
 		if cp := s.Spam.Captcha; cp != nil {
-			if info, ok := captchaProviders[cp.Provider]; ok {
+			if info, ok := h.opts.Captchas[cp.Provider]; ok {
 				scripts = append(scripts, info.Origins...)
 				frames = append(frames, info.Origins...)
 			}
@@ -345,7 +345,7 @@ type messagePage struct {
 }
 
 func (h *Handler) themedMessage(c *gin.Context, status int, s *form.Settings, theme themeView, title, heading, msg string) {
-	securityHeaders(c, s)
+	h.securityHeaders(c, s)
 	h.render(c, status, "message.html", messagePage{messageData{Title: title, Heading: heading, Message: msg}, theme})
 }
 
@@ -395,7 +395,7 @@ func (h *Handler) page(c *gin.Context) {
 // showCleanForm serves the form as a first view shows it (no values, no errors) from the page
 // cache: rendered once per form version, the render token, challenge and UTM inputs spliced in.
 func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]string, issued time.Time) {
-	data := formData(f, nil, nil, "", 0)
+	data := formData(f, h.opts.Captchas, nil, nil, "", 0)
 	key := pageKey(f, &data)
 	p := h.pages.get(key)
 	if p == nil {
@@ -415,7 +415,7 @@ func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]str
 	var buf bytes.Buffer
 	p.write(&buf, tok, challenge, utmValues(utm))
 	s := f.Settings()
-	securityHeaders(c, &s)
+	h.securityHeaders(c, &s)
 	c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
 }
 
@@ -471,7 +471,7 @@ func errorStep(f *form.Form, errs map[string]string, formError string) int {
 
 // showPage draws v.page of the form.
 func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, v view) {
-	data := formData(f, v.values, v.errs, v.formError, v.page)
+	data := formData(f, h.opts.Captchas, v.values, v.errs, v.formError, v.page)
 	tok, challenge, err := h.issue(f, v.issued, v.nonce)
 	if err != nil {
 		h.lookupFailed(c, err)
@@ -482,7 +482,7 @@ func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, v view) {
 	data.Notice = v.notice
 	data.Wait = waitSeconds(f.Settings().Spam.MinFillSeconds, v.issued, h.d.Clock.Now())
 	s := f.Settings()
-	securityHeaders(c, &s)
+	h.securityHeaders(c, &s)
 	h.render(c, status, "form.html", data)
 }
 
@@ -501,7 +501,8 @@ func waitSeconds(minFill int, issued, now time.Time) int {
 // pageData field must be added there too.
 // page is the page to draw on a form with several pages (0: the first step); a single-page
 // form ignores it.
-func formData(f *form.Form, values map[string][]string, errs map[string]string, formError string, page int) pageData {
+// captchas are the providers this build has; a form's provider missing there draws no widget.
+func formData(f *form.Form, captchas map[form.CaptchaProvider]Captcha, values map[string][]string, errs map[string]string, formError string, page int) pageData {
 	s := f.Settings()
 	var steps *stepView
 	all := f.Fields()
@@ -519,7 +520,7 @@ func formData(f *form.Form, values map[string][]string, errs map[string]string, 
 		data.Description = *f.Description()
 	}
 	if cp := s.Spam.Captcha; cp != nil {
-		if info, ok := captchaProviders[cp.Provider]; ok {
+		if info, ok := captchas[cp.Provider]; ok {
 			data.Captcha = &captchaView{Script: info.Script, Class: info.Class, SiteKey: cp.SiteKey}
 		}
 	}

@@ -67,7 +67,7 @@ func TestCachedPageEqualsFullRender(t *testing.T) {
 		if i == 3 {
 			f = cacheTestPagedForm(s)
 		}
-		data := formData(f, nil, nil, "", 0)
+		data := formData(f, h.opts.Captchas, nil, nil, "", 0)
 		p, err := h.buildPage(data)
 		if err != nil {
 			t.Fatal(err)
@@ -108,7 +108,10 @@ func TestPageKeyCoversPageData(t *testing.T) {
 		t.Fatalf("themeView has %d fields; add the new ones to pageKey and update this count", n)
 	}
 	base := cacheTestForm("Contact", form.DefaultSettings())
-	key := func(f *form.Form) string { d := formData(f, nil, nil, "", 0); return pageKey(f, &d) }
+	key := func(f *form.Form) string {
+		d := formData(f, BuiltinCaptchas(nil, nil), nil, nil, "", 0)
+		return pageKey(f, &d)
+	}
 	other := form.DefaultSettings()
 	other.Spam.ProofOfWork = true
 	renamed := cacheTestForm("Contact!", form.DefaultSettings())

@@ -43,7 +43,7 @@ func Preview(w io.Writer, f *form.Form, action string, post *http.Request) (int,
 		return 0, err
 	}
 	page := func(status int, values map[string][]string, errs map[string]string, formError string, step int) (int, error) {
-		d := formData(f, values, errs, formError, step)
+		d := formData(f, nil, values, errs, formError, step) // no captchas: the preview draws none
 		d.Action = action
 		if d.Steps != nil {
 			d.Steps.Action = action

@@ -14,6 +14,7 @@ import (
 
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/spam"
+	"github.com/formward/formward/ports"
 )
 
 // Spam reasons, the reason label of formward_spam_total.
@@ -127,38 +128,81 @@ var DefaultCaptchaVerifyURLs = map[form.CaptchaProvider]string{
 	form.CaptchaReCAPTCHA: "https://www.google.com/recaptcha/api/siteverify",
 }
 
-// captchaInfo is what the page needs per provider: the widget script, its CSP origins, the
-// element class and the form field the widget fills in.
-type captchaInfo struct {
+// CaptchaWidget is what the page needs of a captcha provider: the widget's script, the origins
+// its scripts and frames come from (the CSP allows them), the class of the element it turns
+// into the widget, and the form field it posts its response in.
+type CaptchaWidget struct {
 	Script   string
 	Origins  []string
 	Class    string
 	Response string
 }
 
-var captchaProviders = map[form.CaptchaProvider]captchaInfo{
+// Captcha is a captcha provider of the public form: its widget and the server-side check.
+type Captcha struct {
+	CaptchaWidget
+	Verifier ports.Captcha
+}
+
+// CaptchaWidgets are the widgets of the providers Formward ships.
+var CaptchaWidgets = map[form.CaptchaProvider]CaptchaWidget{
 	form.CaptchaTurnstile: {"https://challenges.cloudflare.com/turnstile/v0/api.js", []string{"https://challenges.cloudflare.com"}, "cf-turnstile", "cf-turnstile-response"},
 	form.CaptchaHCaptcha:  {"https://js.hcaptcha.com/1/api.js", []string{"https://hcaptcha.com", "https://*.hcaptcha.com"}, "h-captcha", "h-captcha-response"},
 	form.CaptchaReCAPTCHA: {"https://www.google.com/recaptcha/api.js", []string{"https://www.google.com", "https://www.gstatic.com"}, "g-recaptcha", "g-recaptcha-response"},
 }
 
+// BuiltinCaptchas are the providers Formward ships, checked with SiteVerify at verifyURLs
+// (a provider missing there, or "", uses its DefaultCaptchaVerifyURLs) through client (nil: a
+// client with a 10 s timeout).
+func BuiltinCaptchas(verifyURLs map[form.CaptchaProvider]string, client *http.Client) map[form.CaptchaProvider]Captcha {
+	out := make(map[form.CaptchaProvider]Captcha, len(CaptchaWidgets))
+	for p, w := range CaptchaWidgets {
+		out[p] = Captcha{CaptchaWidget: w, Verifier: SiteVerify{URL: verifyURLs[p], Default: DefaultCaptchaVerifyURLs[p], Client: client}}
+	}
+	return out
+}
+
 var errCaptcha = errors.New("captcha verification failed")
 
-// captchaVerifier asks the form's captcha provider whether a response is good (ports.Captcha).
+var defaultCaptchaClient = &http.Client{Timeout: 10 * time.Second}
+
+// captchaVerifier hands a response to the form's provider (ports.Captcha); a provider this
+// build does not have, or an empty response, fails the check.
 type captchaVerifier struct {
-	urls   map[form.CaptchaProvider]string
-	client *http.Client
+	providers map[form.CaptchaProvider]Captcha
+}
+
+func (v captchaVerifier) Verify(ctx context.Context, c *form.Captcha, response, ip string) error {
+	p, ok := v.providers[c.Provider]
+	if !ok || strings.TrimSpace(response) == "" {
+		return errCaptcha
+	}
+	return p.Verifier.Verify(ctx, c, response, ip)
+}
+
+// SiteVerify is the server-side check Turnstile, hCaptcha and reCAPTCHA share: a form post of
+// secret, response and remoteip answered by {"success": true|false}.
+type SiteVerify struct {
+	// URL is the verification endpoint; "" uses Default.
+	URL     string
+	Default string
+	// Client reaches it; nil: a client with a 10 s timeout.
+	Client *http.Client
 }
 
 // Verify asks the provider whether the response token is good; any failure to reach the
 // provider counts as a failed check (closed, not open).
-func (v captchaVerifier) Verify(ctx context.Context, c *form.Captcha, response, ip string) error {
+func (v SiteVerify) Verify(ctx context.Context, c *form.Captcha, response, ip string) error {
 	if strings.TrimSpace(response) == "" {
 		return errCaptcha
 	}
-	endpoint := v.urls[c.Provider]
+	endpoint := v.URL
 	if endpoint == "" {
-		endpoint = DefaultCaptchaVerifyURLs[c.Provider]
+		endpoint = v.Default
+	}
+	client := v.Client
+	if client == nil {
+		client = defaultCaptchaClient
 	}
 	body := url.Values{"secret": {c.Secret}, "response": {response}}
 	if ip != "" {
@@ -171,7 +215,7 @@ func (v captchaVerifier) Verify(ctx context.Context, c *form.Captcha, response, 
 		return errCaptcha
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	res, err := v.client.Do(req)
+	res, err := client.Do(req)
 	if err != nil {
 		return errCaptcha
 	}

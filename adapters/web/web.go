@@ -53,9 +53,13 @@ type Options struct {
 	RateLimit int
 	// TrustedProxies may set X-Forwarded-For; the peer address counts otherwise.
 	TrustedProxies []netip.Prefix
-	// CaptchaVerifyURLs override the providers' verification endpoints (tests, proxies).
+	// Captchas are the captcha providers forms may use (bootstrap passes the registered ones,
+	// ports/extend); nil: BuiltinCaptchas(CaptchaVerifyURLs, HTTPClient).
+	Captchas map[form.CaptchaProvider]Captcha
+	// CaptchaVerifyURLs override the built-in providers' verification endpoints when Captchas
+	// is nil (tests).
 	CaptchaVerifyURLs map[form.CaptchaProvider]string
-	// HTTPClient reaches the captcha providers (default: 10 s timeout).
+	// HTTPClient reaches the built-in captcha providers when Captchas is nil (default: 10 s timeout).
 	HTTPClient *http.Client
 	// TempDir is where uploads larger than MemoryUploadBytes are spooled while the post is
 	// read (default: the system's temp dir).
@@ -95,8 +99,8 @@ func New(d Deps, o Options) (*Handler, error) {
 	if o.RateLimit == 0 {
 		o.RateLimit = DefaultRateLimit
 	}
-	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	if o.Captchas == nil {
+		o.Captchas = BuiltinCaptchas(o.CaptchaVerifyURLs, o.HTTPClient)
 	}
 	if d.Metrics == nil {
 		m, err := NewMetrics(nil)
@@ -117,17 +121,8 @@ func New(d Deps, o Options) (*Handler, error) {
 		return nil, err
 	}
 	tokens := renderTokens{key: o.TokenKey, ttl: o.TokenTTL}
-	urls := map[form.CaptchaProvider]string{}
-	for p, u := range DefaultCaptchaVerifyURLs {
-		urls[p] = u
-	}
-	for p, u := range o.CaptchaVerifyURLs {
-		if u != "" {
-			urls[p] = u
-		}
-	}
 	checks := capture.SpamChecks{Tokens: tokens, ProofOfWork: proofOfWork{key: o.PoWKey},
-		Captcha: captchaVerifier{urls: urls, client: o.HTTPClient}, Limiter: &rateLimiter{limit: o.RateLimit}}
+		Captcha: captchaVerifier{providers: o.Captchas}, Limiter: &rateLimiter{limit: o.RateLimit}}
 	h := &Handler{d: d, opts: o, tmpl: t, pages: pages, tokens: tokens}
 	if d.App != nil {
 		h.submit = d.App.Commands.SubmitPublicForm.WithSpamChecks(checks)

@@ -98,6 +98,11 @@ type FieldSpec struct {
 type Limits struct {
 	MaxFields  int
 	MaxOptions int
+	// CaptchaProviders are the captcha providers settings may name: which ones exist is a fact
+	// of the build (extensions add providers), not a rule of the domain, so it comes in with
+	// the other limits set at startup and the domain stays free of any registry. Nil: the
+	// providers Formward ships.
+	CaptchaProviders []CaptchaProvider
 }
 
 // DefaultLimits are the documented limits (docs/api.md, "Counts").

@@ -80,7 +80,7 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	if d.Settings != nil {
 		ds := *d.Settings
 		ds.Theme.Logo = nil // a new form has no logo yet: SetLogo adds one
-		settings, err = checkSettings(ds)
+		settings, err = checkSettings(ds, lim)
 		if err != nil {
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}
@@ -195,7 +195,7 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 			ns.Spam.Captcha = &kept
 		}
 		ns.Theme.Logo = f.settings.Theme.Logo
-		ns, err := checkSettings(ns)
+		ns, err := checkSettings(ns, lim)
 		if err != nil {
 			vs = append(vs, err.(*domain.ValidationError).Violations...)
 		}

@@ -3,6 +3,7 @@ package form
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -22,6 +23,17 @@ const (
 	CaptchaHCaptcha  CaptchaProvider = "hcaptcha"
 	CaptchaReCAPTCHA CaptchaProvider = "recaptcha"
 )
+
+// BuiltinCaptchaProviders are the captcha providers Formward ships.
+var BuiltinCaptchaProviders = []CaptchaProvider{CaptchaTurnstile, CaptchaHCaptcha, CaptchaReCAPTCHA}
+
+// captchaProviders are the providers lim accepts.
+func (lim Limits) captchaProviders() []CaptchaProvider {
+	if lim.CaptchaProviders == nil {
+		return BuiltinCaptchaProviders
+	}
+	return lim.CaptchaProviders
+}
 
 // Captcha is the owner's captcha account; Secret is write-only outside the domain and storage.
 type Captcha struct {
@@ -78,7 +90,7 @@ const (
 // checkSettings validates settings and returns them with the redirect URL in canonical form
 // (origins are origin.Origin values, canonical already); violation fields are JSON paths
 // under "settings".
-func checkSettings(s Settings) (Settings, error) {
+func checkSettings(s Settings, lim Limits) (Settings, error) {
 	var vs domain.Violations
 	if s.RedirectURL != nil {
 		if u, err := ParseRedirectURL(*s.RedirectURL); err != nil {
@@ -97,10 +109,12 @@ func checkSettings(s Settings) (Settings, error) {
 		vs.Add("settings.spam.min_fill_seconds", "out_of_range", fmt.Sprintf("min_fill_seconds must be 0 to %d", maxMinFill))
 	}
 	if c := s.Spam.Captcha; c != nil {
-		switch c.Provider {
-		case CaptchaTurnstile, CaptchaHCaptcha, CaptchaReCAPTCHA:
-		default:
-			vs.Add("settings.spam.captcha.provider", "invalid_value", "provider must be one of turnstile, hcaptcha, recaptcha")
+		if known := lim.captchaProviders(); !slices.Contains(known, c.Provider) {
+			names := make([]string, len(known))
+			for i, p := range known {
+				names[i] = string(p)
+			}
+			vs.Add("settings.spam.captcha.provider", "invalid_value", "provider must be one of "+strings.Join(names, ", "))
 		}
 		if strings.TrimSpace(c.SiteKey) == "" || len(c.SiteKey) > maxCaptchaKey {
 			vs.Add("settings.spam.captcha.site_key", "required", "site_key is required")
@@ -122,9 +136,9 @@ func checkSettings(s Settings) (Settings, error) {
 	return s, vs.Err()
 }
 
-// CheckSettings validates settings; violation fields are JSON paths under "settings".
-func CheckSettings(s Settings) error {
-	_, err := checkSettings(s)
+// CheckSettings validates settings under lim; violation fields are JSON paths under "settings".
+func CheckSettings(s Settings, lim Limits) error {
+	_, err := checkSettings(s, lim)
 	return err
 }
 
