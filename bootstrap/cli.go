@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -114,12 +116,23 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 	bindMetrics(c.flags(worker.Flags(), ""), &c.cfg)
 	worker.RunE = func(cmd *cobra.Command, _ []string) error { return c.worker(cmd.Context()) }
 	root.AddCommand(serve, relay, worker, c.migrateCommand(), c.keysCommand(), c.workspacesCommand(), c.usersCommand(),
-		c.retentionCommand(), c.privacyCommand(), c.backupCommand(), c.filesCommand(), c.formsCommand(),
+		c.retentionCommand(), c.privacyCommand(), c.backupCommand(), c.filesCommand(), c.formsCommand(), c.extensionsCommand(),
 		&cobra.Command{Use: "version", Short: "Print the version", Args: cobra.NoArgs, RunE: func(*cobra.Command, []string) error {
 			fmt.Fprintln(c.stdout, Version)
 			return nil
 		}})
 	return c, root
+}
+
+// extensionsCommand is `formward extensions`: what this build has registered (ports/extend),
+// Formward's own and a custom build's, so an operator can tell which binary is running.
+func (c *cli) extensionsCommand() *cobra.Command {
+	return &cobra.Command{Use: "extensions", Short: "List the workflow action types, object stores and captcha providers of this build", Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			actions := slices.Sorted(maps.Keys(extend.Actions()))
+			captchas := slices.Sorted(maps.Keys(extend.Captchas()))
+			return c.printJSON(map[string][]string{"action_types": actions, "object_stores": extend.ObjectStores(), "captcha_providers": captchas})
+		}}
 }
 
 // flags binds a command's flags to FORMWARD_<prefix><flag> variables.
