@@ -54,7 +54,7 @@ func replayAfterOutage(t *testing.T, in *instance, rc *receiver, key string, n i
 		})
 	}
 	wg.Wait()
-	eventually(t, 3*time.Minute, "every delivery given up while the receiver is down", func() bool {
+	eventually(t, 10*time.Minute, "every delivery given up while the receiver is down", func() bool {
 		return len(rc.requests("/down")) >= 2*n && countDeliveries(t, in, key, hook)["undeliverable"] == n
 	})
 	failed := map[string]string{} // submission → the delivery ID it was tried under
@@ -127,7 +127,7 @@ func startReplay(t *testing.T, in *instance, key, hook string, since time.Time) 
 func waitReplay(t *testing.T, in *instance, key, hook, job string) map[string]any {
 	t.Helper()
 	var last map[string]any
-	eventually(t, 3*time.Minute, "the replay is done", func() bool {
+	eventually(t, 10*time.Minute, "the replay is done", func() bool {
 		r := in.do("GET", "/v1/webhooks/"+hook+"/replays/"+job, key, nil)
 		r.expect(t, http.StatusOK)
 		last = r.obj
