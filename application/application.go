@@ -10,6 +10,7 @@ import (
 	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/application/relay"
 	"github.com/formward/formward/application/webhooks"
 	"github.com/formward/formward/application/workflows"
 	workspaceapp "github.com/formward/formward/application/workspace"
@@ -58,7 +59,11 @@ type Commands struct {
 	RetryRun               workflows.RetryRunHandler
 	SendTestEvent          webhooks.SendTestEventHandler
 	// StartReplay re-delivers a time range's retained events to a webhook.
-	StartReplay       webhooks.StartReplayHandler
+	StartReplay webhooks.StartReplayHandler
+	// ReplayEvents and BackfillEvents publish retained events again, and snapshots of stored
+	// submissions, to a transport (`formward events`).
+	ReplayEvents      relay.ReplayEventsHandler
+	BackfillEvents    relay.BackfillEventsHandler
 	CreateWorkflow    workflows.CreateWorkflowHandler
 	UpdateWorkflow    workflows.UpdateWorkflowHandler
 	DeleteWorkflow    workflows.DeleteWorkflowHandler
@@ -204,7 +209,10 @@ type Deps struct {
 	Webhooks    ports.WebhookRepository
 	Deliveries  ports.DeliveryRepository
 	// Replays are the webhook replay jobs.
-	Replays      ports.ReplayRepository
+	Replays ports.ReplayRepository
+	// EventLog reads the retained outbox events; Backfills keep the progress of backfills.
+	EventLog     ports.EventLog
+	Backfills    ports.BackfillStore
 	URLs         ports.URLChecker
 	Workflows    ports.WorkflowRepository
 	Integrations ports.IntegrationRepository
@@ -325,6 +333,8 @@ func New(d Deps, s Settings) *Application {
 			RetryRun:         workflows.NewRetryRunHandler(d.Workflows, d.Runs, d.Clock),
 			SendTestEvent:    webhooks.NewSendTestEventHandler(d.Webhooks, d.Deliveries, d.IDs, d.Clock),
 			StartReplay:      webhooks.NewStartReplayHandler(d.Webhooks, d.Replays, d.IDs, d.Clock, s.OutboxRetention),
+			ReplayEvents:     relay.NewReplayEventsHandler(d.EventLog, d.Clock, s.OutboxRetention),
+			BackfillEvents:   relay.NewBackfillEventsHandler(d.Workspaces, d.Forms, d.Scanner, d.Backfills, d.IDs, d.Clock),
 			CreateWorkflow: workflows.NewCreateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,
 				s.WorkflowLimits, s.MaxWorkflowsPerForm),
 			UpdateWorkflow: workflows.NewUpdateWorkflowHandler(d.Workflows, d.Forms, d.Integrations, d.URLs, d.Actions, d.IDs, d.Clock,

@@ -54,6 +54,8 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
 	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
 	replayRepository := persistence.NewReplayRepository(db, cipher)
+	outbox := persistence.NewOutbox(db, cipher)
+	backfillStore := persistence.NewBackfillStore(db)
 	urlChecker := provideURLChecker(cfg)
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
@@ -126,6 +128,8 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Webhooks:     webhookRepository,
 		Deliveries:   deliveryRepository,
 		Replays:      replayRepository,
+		EventLog:     outbox,
+		Backfills:    backfillStore,
 		URLs:         urlChecker,
 		Workflows:    workflowRepository,
 		Integrations: integrationRepository,
@@ -177,7 +181,6 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Metrics:        metrics,
 		Members:        membershipRepository,
 	}
-	outbox := persistence.NewOutbox(db, cipher)
 	deliveryEngine, err := provideDeliveryEngine(deliveryRepository, webhookRepository, sender, clock, cfg, log, metrics)
 	if err != nil {
 		cleanup3()
@@ -378,6 +381,8 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	webhookRepository := persistence.NewWebhookRepository(db, cipher)
 	deliveryRepository := persistence.NewDeliveryRepository(db, cipher)
 	replayRepository := persistence.NewReplayRepository(db, cipher)
+	outbox := persistence.NewOutbox(db, cipher)
+	backfillStore := persistence.NewBackfillStore(db)
 	urlChecker := provideURLChecker(cfg)
 	workflowRepository := persistence.NewWorkflowRepository(db, cipher)
 	integrationRepository := persistence.NewIntegrationRepository(db, cipher)
@@ -450,6 +455,8 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		Webhooks:     webhookRepository,
 		Deliveries:   deliveryRepository,
 		Replays:      replayRepository,
+		EventLog:     outbox,
+		Backfills:    backfillStore,
 		URLs:         urlChecker,
 		Workflows:    workflowRepository,
 		Integrations: integrationRepository,

@@ -2,6 +2,8 @@ package ports
 
 import (
 	"context"
+	"slices"
+	"time"
 
 	"github.com/formward/formward/domain/event"
 )
@@ -27,3 +29,57 @@ type EventSubscriber interface {
 // EventBatchHandler reacts to several events at once, in order per form; a non-nil error asks
 // for all of them again (so a handler must tolerate events it already handled).
 type EventBatchHandler func(ctx context.Context, events []event.Event) error
+
+// EventFilter selects retained events: each field left zero selects all.
+type EventFilter struct {
+	WorkspaceID string
+	FormID      string
+	Types       []event.Type
+	// Since (inclusive) and Until (exclusive) bound when the events happened.
+	Since, Until time.Time
+}
+
+// Matches reports whether e passes the filter.
+func (f EventFilter) Matches(e event.Event) bool {
+	return (f.WorkspaceID == "" || f.WorkspaceID == e.WorkspaceID) && (f.FormID == "" || f.FormID == e.FormID) &&
+		(len(f.Types) == 0 || slices.Contains(f.Types, e.Type)) &&
+		(f.Since.IsZero() || !e.OccurredAt.Before(f.Since)) && (f.Until.IsZero() || e.OccurredAt.Before(f.Until))
+}
+
+// EventLog reads the retained events of the outbox (published ones are kept for
+// FORMWARD_OUTBOX_RETENTION), for replays: by seq, the order they were written in.
+type EventLog interface {
+	// Range returns the bounds (inclusive) of the seqs that may hold events of [since, until).
+	Range(ctx context.Context, since, until time.Time) (from, to int64, err error)
+	// Read returns, in seq order, up to limit events after afterSeq and up to toSeq that pass
+	// f, never one of a deleted submission (its payload left with it), and the last seq walked:
+	// pass it as afterSeq to go on; it is toSeq at the end.
+	Read(ctx context.Context, afterSeq, toSeq int64, limit int, f EventFilter) ([]OutboxRecord, int64, error)
+}
+
+// Backfill is the progress of one backfill of snapshot events to a topic.
+type Backfill struct {
+	ID    string
+	Topic string
+	// Scope is the form backfilled, or "all".
+	Scope string
+	// FormID is the form being published ("" before the first); After the last of its
+	// submissions the broker acknowledged (nil before the first).
+	FormID    string
+	After     *Position
+	Published int64
+	StartedAt time.Time
+}
+
+// BackfillStore keeps the progress of backfills, so an interrupted one resumes.
+type BackfillStore interface {
+	// Running returns the unfinished backfill of topic and scope, or nil.
+	Running(ctx context.Context, topic, scope string) (*Backfill, error)
+	// Start records a new backfill; one of the same topic and scope still running gives a
+	// *domain.ConflictError.
+	Start(ctx context.Context, b *Backfill) error
+	// Save records its progress.
+	Save(ctx context.Context, b *Backfill, now time.Time) error
+	// Finish marks it done (done) or abandoned for a new one (not done).
+	Finish(ctx context.Context, id string, done bool, now time.Time) error
+}

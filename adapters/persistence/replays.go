@@ -33,11 +33,6 @@ func NewReplayRepository(db *DB, cipher ports.Cipher) *ReplayRepository {
 	return &ReplayRepository{db: db, outbox: NewOutbox(db, cipher), deliveries: NewDeliveryRepository(db, cipher)}
 }
 
-// outboxClockSkew is how far an outbox row's created_at may run behind a row of a lower seq:
-// on PostgreSQL seq is taken at insert and rows of concurrent transactions interleave. A
-// range's seq bounds are looked up this much wider, and its rows filtered by time.
-const outboxClockSkew = time.Minute
-
 type replayRow struct {
 	ID           string  `gorm:"column:id;primaryKey"`
 	WorkspaceID  string  `gorm:"column:workspace_id"`
@@ -171,15 +166,10 @@ func (r *ReplayRepository) start(tx *gorm.DB, row *replayRow, formID string, now
 		return true, mapErr("fail replay", tx.Exec("UPDATE webhook_replays SET status = 'failed', error = ?, finished_at = ?, updated_at = ? WHERE id = ?",
 			msg, toMillis(now), toMillis(now), row.ID).Error)
 	}
-	from, err := seqAt(tx, row.Since-outboxClockSkew.Milliseconds())
+	from, to, err := outboxRange(tx, fromMillis(row.Since), fromMillis(row.Until))
 	if err != nil {
 		return false, err
 	}
-	to, err := seqAt(tx, row.Until+outboxClockSkew.Milliseconds())
-	if err != nil {
-		return false, err
-	}
-	to-- // seqAt is the first row at or after the time: the range ends before it
 	var types []string
 	if err := json.Unmarshal([]byte(row.Types), &types); err != nil {
 		return false, fmt.Errorf("decode types of replay %s: %w", row.ID, err)
@@ -198,71 +188,11 @@ func (r *ReplayRepository) start(tx *gorm.DB, row *replayRow, formID string, now
 		from, to, from-1, total, row.ID).Error)
 }
 
-// seqAt is the seq of the first outbox row created at or after ms, found by bisecting seq
-// (rows are close to time order); one past the last row when none is that recent. It costs a
-// few dozen primary-key lookups instead of an index on created_at, which every capture would
-// pay for.
-func seqAt(tx *gorm.DB, ms int64) (int64, error) {
-	var bounds struct{ Lo, Hi *int64 }
-	if err := tx.Raw("SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM outbox").Scan(&bounds).Error; err != nil {
-		return 0, mapErr("find outbox range", err)
-	}
-	if bounds.Lo == nil {
-		return 1, nil
-	}
-	lo, hi := *bounds.Lo, *bounds.Hi+1 // the answer is in [lo, hi]
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		var at []int64
-		if err := tx.Raw("SELECT created_at FROM outbox WHERE seq >= ? ORDER BY seq LIMIT 1", mid).Scan(&at).Error; err != nil {
-			return 0, mapErr("find outbox range", err)
-		}
-		if len(at) == 0 || at[0] >= ms {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo, nil
-}
-
 // Events returns the job's next events after its cursor and the last seq walked.
 func (r *ReplayRepository) Events(ctx context.Context, job *ports.ReplayJob, limit int) ([]ports.OutboxRecord, int64, error) {
 	rp := job.Replay
-	var heads []struct {
-		Seq         int64
-		WorkspaceID string
-		Type        string
-		FormID      string
-		CreatedAt   int64
-	}
-	// The walk reads no payload but of the rows the job wants: the outbox holds every
-	// workspace's events.
-	err := r.db.read(ctx).Table("outbox").Select("seq, workspace_id, type, form_id, created_at").
-		Where("seq > ? AND seq <= ?", job.Cursor, job.SeqTo).Order("seq").Limit(limit).Scan(&heads).Error
-	if err != nil {
-		return nil, 0, mapErr("walk outbox", err)
-	}
-	cursor := job.SeqTo
-	if len(heads) == limit {
-		cursor = heads[len(heads)-1].Seq
-	}
-	var seqs []int64
-	for _, h := range heads {
-		e := event.Event{Type: event.Type(h.Type), OccurredAt: fromMillis(h.CreatedAt)}
-		if h.WorkspaceID == rp.WorkspaceID() && (job.FormID == "" || job.FormID == h.FormID) && rp.Wants(e) {
-			seqs = append(seqs, h.Seq)
-		}
-	}
-	if len(seqs) == 0 {
-		return nil, cursor, nil
-	}
-	var rows []outboxRow
-	if err := r.db.read(ctx).Where("seq IN ? AND length(payload) > 0", seqs).Order("seq").Find(&rows).Error; err != nil {
-		return nil, 0, mapErr("read outbox", err)
-	}
-	out, err := r.outbox.records(ctx, rows)
-	return out, cursor, err
+	return r.outbox.Read(ctx, job.Cursor, job.SeqTo, limit, ports.EventFilter{WorkspaceID: rp.WorkspaceID(), FormID: job.FormID,
+		Types: rp.Types(), Since: rp.Since(), Until: rp.Until()})
 }
 
 // Queue stores the job's deliveries and its cursor in one transaction.

@@ -40,7 +40,8 @@ var ProviderSet = wire.NewSet(
 	NewAccountMailOutbox, wire.Bind(new(ports.AccountMailOutbox), new(*AccountMailOutbox)),
 	NewInvitationRepository, wire.Bind(new(ports.InvitationRepository), new(*InvitationRepository)),
 	NewUsageReader, wire.Bind(new(ports.UsageReader), new(*UsageReader)),
-	NewOutbox, wire.Bind(new(ports.Outbox), new(*Outbox)),
+	NewOutbox, wire.Bind(new(ports.Outbox), new(*Outbox)), wire.Bind(new(ports.EventLog), new(*Outbox)),
+	NewBackfillStore, wire.Bind(new(ports.BackfillStore), new(*BackfillStore)),
 	NewLease, wire.Bind(new(ports.Lease), new(*Lease)),
 )
 

@@ -19,6 +19,11 @@ const (
 	FormPublished     Type = "form.published"
 )
 
+// SubmissionSnapshot is a stored submission as it is now, published by a backfill for
+// consumers that join late (docs/events.md); its data is that of submission.created. Webhooks
+// cannot subscribe to it.
+const SubmissionSnapshot Type = "submission.snapshot"
+
 // ParseType accepts one of the three event type names.
 func ParseType(s string) (Type, bool) {
 	switch t := Type(s); t {
