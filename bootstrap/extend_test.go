@@ -244,10 +244,8 @@ func TestRegisteredCaptchaProviders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []form.CaptchaProvider{"test_captcha", form.CaptchaTurnstile, form.CaptchaHCaptcha, form.CaptchaReCAPTCHA} {
-		if !slices.Contains(s.FormLimits.CaptchaProviders, p) {
-			t.Errorf("forms may not name %s: %v", p, s.FormLimits.CaptchaProviders)
-		}
+	if want := []form.CaptchaProvider{form.CaptchaTurnstile, form.CaptchaHCaptcha, form.CaptchaReCAPTCHA, "test_captcha"}; !slices.Equal(s.FormLimits.CaptchaProviders, want) {
+		t.Errorf("forms may name %v, want %v", s.FormLimits.CaptchaProviders, want)
 	}
 	captchas, err := provideCaptchas(cfg, zap.NewNop())
 	if err != nil {
