@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/formward/formward/adapters/actiontest"
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/objectstore/storetest"
 	"github.com/formward/formward/adapters/web"
@@ -52,6 +53,37 @@ func init() {
 		},
 	})
 	extend.DeclareVariables("FORMWARD_ACME_TOKEN")
+	extend.RegisterAction("test_noop", func(d extend.ActionDeps) (ports.ActionRunner, error) {
+		switch d.Getenv("FORMWARD_ACME_TOKEN") {
+		case "refuse":
+			return nil, errors.New("FORMWARD_ACME_TOKEN refused")
+		case "misnamed":
+			return noopAction{typ: "other_type", deps: d}, nil
+		}
+		testActions.Lock()
+		testActions.deps = d
+		testActions.Unlock()
+		return noopAction{typ: "test_noop", deps: d}, nil
+	})
+}
+
+// testActions keeps the deps test_noop was last built with.
+var testActions = struct {
+	sync.Mutex
+	deps extend.ActionDeps
+}{}
+
+// noopAction is an extension's action type; it keeps the deps it was built with.
+type noopAction struct {
+	typ  string
+	deps extend.ActionDeps
+}
+
+func (a noopAction) Type() string                                  { return a.typ }
+func (noopAction) Validate(map[string]any) []ports.ConfigViolation { return nil }
+func (noopAction) Integration() string                             { return "" }
+func (noopAction) Run(context.Context, ports.ActionInput) ports.ActionOutcome {
+	return ports.ActionOutcome{}
 }
 
 type testCaptcha struct{}
@@ -244,10 +276,8 @@ func TestRegisteredCaptchaProviders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []form.CaptchaProvider{"test_captcha", form.CaptchaTurnstile, form.CaptchaHCaptcha, form.CaptchaReCAPTCHA} {
-		if !slices.Contains(s.FormLimits.CaptchaProviders, p) {
-			t.Errorf("forms may not name %s: %v", p, s.FormLimits.CaptchaProviders)
-		}
+	if want := []form.CaptchaProvider{form.CaptchaTurnstile, form.CaptchaHCaptcha, form.CaptchaReCAPTCHA, "test_captcha"}; !slices.Equal(s.FormLimits.CaptchaProviders, want) {
+		t.Errorf("forms may name %v, want %v", s.FormLimits.CaptchaProviders, want)
 	}
 	captchas, err := provideCaptchas(cfg, zap.NewNop())
 	if err != nil {
@@ -297,5 +327,36 @@ func TestDeclaredVariablesAreKnown(t *testing.T) {
 	got := unknownVariables([]string{"FORMWARD_ACME_TOKEN=x", "FORMWARD_ACME_TOKN=y"}, knownVariables(t))
 	if len(got) != 1 || got[0].name != "FORMWARD_ACME_TOKN" || got[0].closest != "FORMWARD_ACME_TOKEN" {
 		t.Fatalf("unknown %+v", got)
+	}
+}
+
+// A registered action type is built with what Formward's own are built from, and a factory
+// that fails, or builds a runner of another type, stops the start naming the type.
+func TestRegisteredActionIsBuiltLikeTheOthers(t *testing.T) {
+	caFile := actiontest.NewCA(t).File
+	cfg := testConfig(t, "--breaker-failures", "7", "--breaker-cooldown", "45s", "--delivery-timeout", "3s", "--webhook-ca-file", caFile)
+	runners, err := provideActionRunners(cfg, nopSender{}, nil, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := runners["test_noop"]
+	if !ok || r.Type() != "test_noop" {
+		t.Fatalf("runners %v", runners)
+	}
+	if _, traced := r.(noopAction); traced {
+		t.Error("the extension's runner is not wrapped for tracing like the others")
+	}
+	testActions.Lock()
+	got := testActions.deps
+	testActions.Unlock()
+	if got.Sender == nil || got.Timeout != 3*time.Second || got.CAFile != caFile ||
+		got.Breaker.Failures != 7 || got.Breaker.Cooldown != 45*time.Second || got.Logger == nil || got.Getenv == nil {
+		t.Errorf("deps %+v", got)
+	}
+	for token, want := range map[string]string{"refuse": "test_noop: FORMWARD_ACME_TOKEN refused", "misnamed": `action type test_noop: its runner says it is "other_type"`} {
+		t.Setenv("FORMWARD_ACME_TOKEN", token)
+		if _, err := provideActionRunners(cfg, nopSender{}, nil, zap.NewNop()); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", token, err, want)
+		}
 	}
 }

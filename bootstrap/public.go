@@ -96,14 +96,23 @@ func uploadTempDir(cfg Config) (string, error) {
 	return dir, nil
 }
 
-// captchaProviders are the names of the registered captcha providers: the ones forms accept.
+// captchaProviders are the names of the registered captcha providers: the ones forms accept,
+// listed (in the validation message) as ever, the built-in ones first, then the others sorted.
 func captchaProviders() []form.CaptchaProvider {
-	var out []form.CaptchaProvider
-	for name := range extend.Captchas() {
-		out = append(out, form.CaptchaProvider(name))
+	registered := extend.Captchas()
+	var out, others []form.CaptchaProvider
+	for _, p := range form.BuiltinCaptchaProviders {
+		if _, ok := registered[string(p)]; ok {
+			out = append(out, p)
+		}
 	}
-	slices.Sort(out) // the order the validation message lists them in
-	return out
+	for name := range registered {
+		if p := form.CaptchaProvider(name); !slices.Contains(form.BuiltinCaptchaProviders, p) {
+			others = append(others, p)
+		}
+	}
+	slices.Sort(others)
+	return append(out, others...)
 }
 
 // provideCaptchas builds the public form's captcha providers from the registered ones.

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,17 +82,19 @@ type builderData struct {
 	ID, Name, Status, StatusClass string
 	Submissions                   int64
 	// Version is the number of the form's current version of its questions.
-	Version                  int
-	CanWrite                 bool
-	Tab                      string
-	Tabs                     []tabLink
-	Items                    []builderItem
-	Hidden                   []fieldRow
-	Pages                    int
-	Types                    []struct{ Value, Label string }
-	FieldsError              string
-	Settings                 settingsForm
-	SettingsErrors           map[string]string
+	Version        int
+	CanWrite       bool
+	Tab            string
+	Tabs           []tabLink
+	Items          []builderItem
+	Hidden         []fieldRow
+	Pages          int
+	Types          []struct{ Value, Label string }
+	FieldsError    string
+	Settings       settingsForm
+	SettingsErrors map[string]string
+	// Captchas are the captcha providers of this build, the selected one marked.
+	Captchas                 []selectOption
 	PublicURL, IframeSnippet string
 	// JSONSnippet is the recipe that posts JSON from the site's own HTML with a script.
 	JSONSnippet string
@@ -180,6 +183,7 @@ func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState
 	for i, o := range d.EmailFields {
 		d.EmailFields[i].Selected = o.Value == d.Settings.OnePerEmail
 	}
+	d.Captchas = captchaOptions(h.app.FormLimits, d.Settings.Captcha)
 	// The two recipes of docs/embedding.md, filled in for this form.
 	d.IframeSnippet = recipes.iframeSnippet(d.PublicURL, f.Name())
 	d.JSONSnippet = recipes.jsonSnippet(d.PublicURL, f.Fields())
@@ -225,4 +229,31 @@ func builderRow(i int, s form.FieldSpec, specs []form.FieldSpec, errs map[string
 		r.Sentence = logicSentence(s.ShowIf, specs)
 	}
 	return r
+}
+
+// captchaLabels name the built-in captcha providers; a provider a custom build adds shows
+// its registered name.
+var captchaLabels = map[form.CaptchaProvider]string{
+	form.CaptchaTurnstile: "Cloudflare Turnstile", form.CaptchaHCaptcha: "hCaptcha", form.CaptchaReCAPTCHA: "reCAPTCHA",
+}
+
+// captchaOptions are the providers forms may name under lim, built-in ones first in their
+// usual order, with selected marked.
+func captchaOptions(lim form.Limits, selected string) []selectOption {
+	known := lim.CaptchaProviders
+	if known == nil {
+		known = form.BuiltinCaptchaProviders
+	}
+	var out []selectOption
+	for _, p := range form.BuiltinCaptchaProviders {
+		if slices.Contains(known, p) {
+			out = append(out, selectOption{Value: string(p), Label: captchaLabels[p], Selected: string(p) == selected})
+		}
+	}
+	for _, p := range known {
+		if _, builtin := captchaLabels[p]; !builtin {
+			out = append(out, selectOption{Value: string(p), Label: string(p), Selected: string(p) == selected})
+		}
+	}
+	return out
 }

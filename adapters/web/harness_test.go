@@ -79,6 +79,14 @@ func newHarnessOn(t *testing.T, db *persistence.DB, files ports.ObjectStore, lim
 	cipher := persistencetest.Cipher()
 	hasher := crypto.NewIPHasher([]byte("test ip secret"))
 	clk := &clock{now: time.Now()}
+	opts := web.Options{TokenKey: []byte("token key"), PoWKey: []byte("pow key"), PoWMaxNumber: 2000}
+	for _, m := range mod {
+		m(&opts)
+	}
+	var formLimits form.Limits // forms may name the captcha providers the page is given, as in bootstrap
+	for p := range opts.Captchas {
+		formLimits.CaptchaProviders = append(formLimits.CaptchaProviders, p)
+	}
 	app := application.New(application.Deps{
 		Workspaces:  persistence.NewWorkspaceRepository(db),
 		Keys:        persistence.NewAPIKeyRepository(db),
@@ -88,7 +96,7 @@ func newHarnessOn(t *testing.T, db *persistence.DB, files ports.ObjectStore, lim
 		Clock:       clk,
 		IPHasher:    hasher,
 		Files:       files,
-	}, application.Settings{FileLimits: limits})
+	}, application.Settings{FileLimits: limits, FormLimits: formLimits})
 	ws, err := app.Commands.CreateWorkspace.Handle(context.Background(), workspace.CreateWorkspace{Name: "A"})
 	if err != nil {
 		t.Fatal(err)
@@ -96,10 +104,6 @@ func newHarnessOn(t *testing.T, db *persistence.DB, files ports.ObjectStore, lim
 	metrics, err := web.NewMetrics(prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
-	}
-	opts := web.Options{TokenKey: []byte("token key"), PoWKey: []byte("pow key"), PoWMaxNumber: 2000}
-	for _, m := range mod {
-		m(&opts)
 	}
 	h, err := web.New(web.Deps{App: app, Clock: clk,
 		Logger: log, Metrics: metrics}, opts)

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -625,5 +628,61 @@ func TestHelpTextDescribesTheControl(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("failed post lacks %s", want)
 		}
+	}
+}
+
+// recordingCaptcha is a registered provider's verifier: it accepts "good" and records what it
+// was asked.
+type recordingCaptcha struct {
+	mu        sync.Mutex
+	responses []string
+	secrets   []string
+}
+
+func (r *recordingCaptcha) Verify(_ context.Context, c *form.Captcha, response, _ string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.responses = append(r.responses, response)
+	r.secrets = append(r.secrets, c.Secret)
+	if response != "good" {
+		return errors.New("bad response")
+	}
+	return nil
+}
+
+// A provider a custom build registers gets its widget on the page (script, element class,
+// CSP origins) and its verifier the response posted in its own field.
+func TestRegisteredCaptchaProvider(t *testing.T) {
+	verifier := &recordingCaptcha{}
+	h := newHarness(t, func(o *web.Options) {
+		o.Captchas = web.BuiltinCaptchas(nil, nil)
+		o.Captchas["friendly"] = web.Captcha{CaptchaWidget: web.CaptchaWidget{
+			Script: "https://cdn.friendly.example/widget.js", Origins: []string{"https://cdn.friendly.example"},
+			Class: "frc-captcha", Response: "frc-captcha-solution",
+		}, Verifier: verifier}
+	})
+	s := lenient()
+	s.Spam.Captcha = &form.Captcha{Provider: "friendly", SiteKey: "fr-site", Secret: "fr-secret"}
+	f := h.form(form.StatusPublished, s, form.FieldSpec{Label: "Name", Type: "text"})
+	rec := h.get("/f/" + f.ID())
+	if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self' https://cdn.friendly.example") {
+		t.Errorf("CSP %q lacks the widget's origin", csp)
+	}
+	page := body(rec)
+	if !strings.Contains(page, `class="frc-captcha" data-sitekey="fr-site"`) || !strings.Contains(page, `src="https://cdn.friendly.example/widget.js"`) {
+		t.Errorf("widget missing:\n%s", page)
+	}
+	token, _ := h.page(f, "")
+	if rec := h.postForm("/f/"+f.ID(), url.Values{"_token": {token}, "frc-captcha-solution": {"bad"}}); rec.Code != 403 || h.spam(f, web.ReasonCaptcha) != 1 {
+		t.Errorf("failed captcha: %d", rec.Code)
+	}
+	token, _ = h.page(f, "")
+	if rec := h.postForm("/f/"+f.ID(), url.Values{"_token": {token}, "frc-captcha-solution": {"good"}}); rec.Code != 200 {
+		t.Errorf("good captcha: %d %s", rec.Code, body(rec))
+	}
+	verifier.mu.Lock()
+	defer verifier.mu.Unlock()
+	if !slices.Equal(verifier.responses, []string{"bad", "good"}) || verifier.secrets[0] != "fr-secret" {
+		t.Errorf("verifier saw %v with secrets %v", verifier.responses, verifier.secrets)
 	}
 }
