@@ -397,7 +397,7 @@ func New(d Deps, s Settings) *Application {
 			GetWebhook:       webhooks.NewGetWebhookHandler(d.Webhooks),
 			ListWebhooks:     webhooks.NewListWebhooksHandler(d.Webhooks),
 			ListDeliveries:   webhooks.NewListDeliveriesHandler(d.Webhooks, d.Deliveries),
-			GetReplay:        webhooks.NewGetReplayHandler(d.Replays),
+			GetReplay:        webhooks.NewGetReplayHandler(d.Webhooks, d.Replays),
 			ListReplays:      webhooks.NewListReplaysHandler(d.Webhooks, d.Replays),
 			GetWorkflow:      workflows.NewGetWorkflowHandler(d.Workflows),
 			ListWorkflows:    workflows.NewListWorkflowsHandler(d.Workflows),

@@ -57,7 +57,9 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 		// A flash belongs to the signed-in session that kept it, whatever its role.
 		"KeepFlash": true, "TakeFlash": true,
 		// Jobs of the server itself (serve's schedule, the CLI), never reachable from a request.
-		"RunRetention": true, "ReindexPrivacy": true}
+		"RunRetention": true, "ReindexPrivacy": true,
+		// The operator's `formward events`: every workspace's events, to the operator's brokers.
+		"ReplayEvents": true, "BackfillEvents": true}
 
 	key := func(s apikey.Scope) auth.Principal {
 		return auth.Principal{WorkspaceID: "wsp_a", KeyID: "key_1", Scope: s, Actor: audit.Actor{Type: audit.ActorAPIKey, ID: "key_1"}}
@@ -125,12 +127,12 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 func permissionNeeded() map[string]access.Permission {
 	needs := map[string]access.Permission{}
 	for _, n := range []string{"GetForm", "ListFormVersions", "GetFormVersion", "GetVersionSchema", "ListForms", "LastSubmissionTimes", "GetSubmission", "GetSubmissionFile", "DescribeFiles", "ListSubmissions", "GetWebhook", "ListWebhooks",
-		"ListDeliveries", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
+		"ListDeliveries", "GetReplay", "ListReplays", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
 		"ExportSubmissions", "GetFormStats", "CountFieldAnswers", "GetResponseColumns", "SaveResponseColumns"} {
 		needs[n] = access.Read
 	}
 	for _, n := range []string{"CreateForm", "UpdateForm", "RestoreFormVersion", "ApplyFormDefinition", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",
-		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
+		"CreateWebhook", "UpdateWebhook", "DeleteWebhook", "RetryDelivery", "StartReplay", "RetryRun", "SendTestEvent", "CreateWorkflow", "UpdateWorkflow", "DeleteWorkflow",
 		"CreateIntegration", "DeleteIntegration", "SetFormLogo", "RemoveFormLogo"} {
 		needs[n] = access.Write
 	}

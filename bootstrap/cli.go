@@ -116,7 +116,7 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 	bindMetrics(c.flags(worker.Flags(), ""), &c.cfg)
 	worker.RunE = func(cmd *cobra.Command, _ []string) error { return c.worker(cmd.Context()) }
 	root.AddCommand(serve, relay, worker, c.migrateCommand(), c.keysCommand(), c.workspacesCommand(), c.usersCommand(),
-		c.retentionCommand(), c.privacyCommand(), c.backupCommand(), c.filesCommand(), c.formsCommand(), c.extensionsCommand(),
+		c.retentionCommand(), c.privacyCommand(), c.backupCommand(), c.filesCommand(), c.formsCommand(), c.extensionsCommand(), c.eventsCommand(),
 		&cobra.Command{Use: "version", Short: "Print the version", Args: cobra.NoArgs, RunE: func(*cobra.Command, []string) error {
 			fmt.Fprintln(c.stdout, Version)
 			return nil

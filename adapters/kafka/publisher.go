@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
@@ -33,6 +35,8 @@ type PublisherConfig struct {
 	BatchSize int
 	// PublicURL is the service's public origin: submission events carry ce_dataschema under it.
 	PublicURL string
+	// Headers are added to every message (a replay's ce_replay).
+	Headers map[string]string
 }
 
 func (c PublisherConfig) withDefaults() PublisherConfig {
@@ -52,6 +56,7 @@ func (c PublisherConfig) withDefaults() PublisherConfig {
 type Publisher struct {
 	w         *kafkago.Writer
 	publicURL string
+	headers   []kafkago.Header
 }
 
 var _ ports.EventPublisher = (*Publisher)(nil)
@@ -71,7 +76,16 @@ func NewPublisher(cfg PublisherConfig) *Publisher {
 		// by accident with the broker's default count would be hard to change without breaking
 		// per-form order.
 		AllowAutoTopicCreation: false,
-	}, publicURL: cfg.PublicURL}
+	}, publicURL: cfg.PublicURL, headers: extraHeaders(cfg.Headers)}
+}
+
+// extraHeaders are the configured headers in a stable order.
+func extraHeaders(m map[string]string) []kafkago.Header {
+	var hs []kafkago.Header
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		hs = append(hs, kafkago.Header{Key: k, Value: []byte(m[k])})
+	}
+	return hs
 }
 
 // Publish writes events in one synchronous call: nil means the broker acknowledged all of them.
@@ -93,6 +107,7 @@ func (p *Publisher) Publish(ctx context.Context, events []event.Event) error {
 			return fmt.Errorf("publish: %w", err)
 		}
 		m.Time = now
+		m.Headers = append(m.Headers, p.headers...)
 		msgs[i] = m
 		spans[i] = startPublish(ctx, p.w.Topic, e, &msgs[i])
 	}

@@ -73,16 +73,20 @@ type GetReplay struct {
 }
 
 // GetReplayHandler reads replay jobs.
-type GetReplayHandler struct{ replays ports.ReplayRepository }
-
-// NewGetReplayHandler makes the query.
-func NewGetReplayHandler(replays ports.ReplayRepository) GetReplayHandler {
-	return GetReplayHandler{replays: replays}
+type GetReplayHandler struct {
+	webhooks ports.WebhookRepository
+	replays  ports.ReplayRepository
 }
 
-// Handle returns the job with its progress.
+// NewGetReplayHandler makes the query.
+func NewGetReplayHandler(webhooks ports.WebhookRepository, replays ports.ReplayRepository) GetReplayHandler {
+	return GetReplayHandler{webhooks: webhooks, replays: replays}
+}
+
+// Handle returns the job with its progress; domain.ErrNotFound for a webhook not in the
+// workspace.
 func (h GetReplayHandler) Handle(ctx context.Context, q GetReplay) (*webhook.Replay, error) {
-	p, err := auth.Require(ctx, access.Read)
+	p, _, err := auth.Load(ctx, access.Read, h.webhooks, q.WebhookID)
 	if err != nil {
 		return nil, err
 	}
