@@ -30,7 +30,7 @@ type ReplayEvents struct {
 // ReplayProgress is how far a replay got: events published and the last seq walked (pass it
 // as AfterSeq to resume), out of the range's last seq.
 type ReplayProgress struct {
-	Published int
+	Published  int
 	Seq, ToSeq int64
 }
 
