@@ -24,7 +24,7 @@ func (c *cli) eventsCommand() *cobra.Command {
 	events := &cobra.Command{Use: "events", Short: "Replay retained events, or backfill snapshots of stored submissions, to Kafka"}
 
 	var since, until, formID string
-	var afterSeq int64
+	var afterSeq int
 	replay := &cobra.Command{Use: "replay", Short: "Publish again the retained events of a time range (same event IDs, header ce_replay: true)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			from, err := parseFlagTime("--since", since, true)
@@ -36,7 +36,7 @@ func (c *cli) eventsCommand() *cobra.Command {
 				return err
 			}
 			return c.withEventsTopic(cmd.Context(), map[string]string{"ce_replay": "true"}, func(rt *Runtime, pub *kafka.Publisher) error {
-				p, err := rt.App.Commands.ReplayEvents.Handle(cmd.Context(), relay.ReplayEvents{Since: from, Until: to, FormID: formID, AfterSeq: afterSeq, To: pub,
+				p, err := rt.App.Commands.ReplayEvents.Handle(cmd.Context(), relay.ReplayEvents{Since: from, Until: to, FormID: formID, AfterSeq: int64(afterSeq), To: pub,
 					Progress: func(p relay.ReplayProgress) {
 						fmt.Fprintf(c.stderr, "published %d events (up to seq %d of %d)\n", p.Published, p.Seq, p.ToSeq)
 					}})
@@ -49,10 +49,11 @@ func (c *cli) eventsCommand() *cobra.Command {
 				return c.printJSON(map[string]any{"events_published": p.Published, "last_seq": p.Seq, "topic": c.cfg.KafkaTopic})
 			})
 		}}
-	replay.Flags().StringVar(&since, "since", "", "start of the range, RFC 3339 (required; no earlier than now minus --outbox-retention)")
-	replay.Flags().StringVar(&until, "until", "", "end of the range, RFC 3339 (default: now)")
-	replay.Flags().StringVar(&formID, "form", "", "only the events of this form")
-	replay.Flags().Int64Var(&afterSeq, "after-seq", 0, "resume an interrupted replay after the seq it reported")
+	rf := c.flags(replay.Flags(), "events-")
+	rf.String(&since, "since", "", "start of the range, RFC 3339 (required; no earlier than now minus --outbox-retention)")
+	rf.String(&until, "until", "", "end of the range, RFC 3339 (default: now)")
+	rf.String(&formID, "form", "", "only the events of this form")
+	rf.Int(&afterSeq, "after-seq", 0, "resume an interrupted replay after the seq it reported")
 	bindKafka(c.flags(replay.Flags(), ""), &c.cfg)
 
 	var all, restart bool
@@ -93,10 +94,11 @@ func (c *cli) eventsCommand() *cobra.Command {
 				return c.printJSON(map[string]any{"backfill_id": p.ID, "snapshots_published": p.Published, "resumed": p.Resumed, "topic": c.cfg.KafkaTopic})
 			})
 		}}
-	backfill.Flags().StringVar(&formID, "form", "", "the form whose submissions to publish")
-	backfill.Flags().BoolVar(&all, "all", false, "every form of every workspace")
-	backfill.Flags().BoolVar(&restart, "restart", false, "start over instead of resuming an interrupted backfill of the same topic and scope")
-	backfill.Flags().IntVar(&perSecond, "rate", defaultBackfillRate, "most snapshots published per second (0: no limit), so capture keeps its speed")
+	bf := c.flags(backfill.Flags(), "events-")
+	bf.String(&formID, "form", "", "the form whose submissions to publish")
+	bf.Bool(&all, "all", false, "every form of every workspace")
+	bf.Bool(&restart, "restart", false, "start over instead of resuming an interrupted backfill of the same topic and scope")
+	bf.Int(&perSecond, "rate", defaultBackfillRate, "most snapshots published per second (0: no limit), so capture keeps its speed")
 	bindKafka(c.flags(backfill.Flags(), ""), &c.cfg)
 
 	events.AddCommand(replay, backfill)

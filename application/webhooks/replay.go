@@ -117,16 +117,9 @@ func (h ListReplaysHandler) Handle(ctx context.Context, q ListReplays) ([]*webho
 	if err != nil {
 		return nil, false, err
 	}
-	page := q.Page
-	page.Limit++
-	rs, err := h.replays.List(ctx, p.WorkspaceID, q.WebhookID, page)
-	if err != nil {
-		return nil, false, err
-	}
-	if len(rs) > q.Page.Limit {
-		return rs[:q.Page.Limit], true, nil
-	}
-	return rs, false, nil
+	return ports.ReadPage(q.Page, func(page ports.Page) ([]*webhook.Replay, error) {
+		return h.replays.List(ctx, p.WorkspaceID, q.WebhookID, page)
+	})
 }
 
 // ReplayRunnerConfig tunes the replay runner.

@@ -19,6 +19,11 @@
 # while the load runs: capture under the retention job; how many it deleted during each load
 # run, and at what rate, is printed; take enough that the pass outlasts the load, or the rate
 # printed is too low and the script warns: 400000 where it deletes 20,000/s),
+# BENCH_BACKFILL (0; N > 0 stores N submissions of the last hour in a form of their own before
+# serve starts, and runs `formward events backfill` of that form to a Kafka-protocol broker in a
+# process of its own, test/load/broker, during each load run: capture during a backfill; how many
+# snapshots it published meanwhile is printed; take enough that it outlasts the load),
+# BENCH_BACKFILL_RATE (the backfill's --rate: 1000, its default; 0 for no limit),
 # BENCH_POSTGRES_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable),
 # BENCH_PLAIN (1: after each Formward figure, the same load against a plain net/http server that
 # answers the bytes Formward answered, test/load/plain; its figures go beside Formward's in the
@@ -50,6 +55,8 @@ PG_ADMIN_URL=${BENCH_POSTGRES_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/post
 PG_DB=formward_bench
 FORM_SHAPE=${BENCH_FORM:-single}
 RETENTION=${BENCH_RETENTION:-0}
+BACKFILL=${BENCH_BACKFILL:-0}
+BACKFILL_RATE=${BENCH_BACKFILL_RATE:-1000}
 PLAIN=${BENCH_PLAIN:-1}
 
 # form_fields prints the benchmark form's fields: the same ten either way; multipage spreads them
@@ -100,14 +107,17 @@ echo "== building bin/formward, bin/formward-load and bin/formward-plain"
 make --no-print-directory build GO="$GO"
 "$GO" build -o bin/formward-load ./test/load
 "$GO" build -o bin/formward-plain ./test/load/plain
-if [ "$RETENTION" -gt 0 ]; then "$GO" build -o bin/formward-seedexpired ./test/load/seedexpired; fi
+if [ "$RETENTION" -gt 0 ] || [ "$BACKFILL" -gt 0 ]; then "$GO" build -o bin/formward-seedexpired ./test/load/seedexpired; fi
+if [ "$BACKFILL" -gt 0 ]; then "$GO" build -o bin/formward-broker ./test/load/broker; fi
 
 WORK=$(mktemp -d -t formward-bench-XXXXXX)
 RESULTS="$WORK/results.jsonl"
 : >"$RESULTS"
 SERVE_PID=""
+BROKER_PID=""
 
 cleanup() {
+  if [ -n "$BROKER_PID" ]; then kill -TERM "$BROKER_PID" 2>/dev/null || true; fi
   if [ -n "$SERVE_PID" ] && kill -0 "$SERVE_PID" 2>/dev/null; then
     kill -TERM "$SERVE_PID" 2>/dev/null || true
     wait "$SERVE_PID" 2>/dev/null || true
@@ -225,6 +235,16 @@ for db in $DBS; do
     export FORMWARD_BACKUP_INTERVAL=0
   fi
 
+  if [ "$BACKFILL" -gt 0 ]; then
+    backfill_form=$(./bin/formward-seedexpired -recent -n "$BACKFILL" | tee /dev/stderr | awk '/^form / {print $2}')
+    ./bin/formward-broker >"$WORK/broker.out" 2>&1 &
+    BROKER_PID=$!
+    for _ in $(seq 1 50); do grep -q '^listening' "$WORK/broker.out" && break; sleep 0.1; done
+    broker=$(awk '/^listening/ {print $2}' "$WORK/broker.out")
+    if [ -z "$broker" ]; then echo "the broker did not start:" >&2; cat "$WORK/broker.out" >&2; exit 1; fi
+    export FORMWARD_BACKUP_INTERVAL=0 # as with BENCH_RETENTION: no first backup of the seeded rows during the load
+  fi
+
   ./bin/formward serve >"bin/bench-$db-serve.log" 2>&1 &
   SERVE_PID=$!
   ready=""
@@ -264,11 +284,27 @@ for db in $DBS; do
     if [ "$mode" = capture-notoken ]; then args=(-mode capture -no-token); fi
     if [ "$RETENTION" -gt 0 ]; then left_before=$(./bin/formward-seedexpired -remaining); t_before=$(date +%s.%N); fi
     rec="$WORK/recorded-$db-$mode"
+    if [ "$BACKFILL" -gt 0 ]; then
+      ./bin/formward events backfill --restart --form "$backfill_form" --kafka-brokers "$broker" --kafka-topic bench.backfill \
+        --kafka-partitions 1 --rate "$BACKFILL_RATE" >"$WORK/backfill.out" 2>"$WORK/backfill.err" &
+      BACKFILL_PID=$!
+    fi
     if ! line=$(./bin/formward-load "${args[@]}" -record "$rec" -db "$db" -url "http://$FORMWARD_HTTP_ADDR/v1" -key "$key" -form "$form_id" \
       -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP" | sed "s/^{\"mode\"/{\"form\":\"$FORM_SHAPE\",\"mode\"/"); then
       echo "the load run failed; the end of the server's output:" >&2
       tail -n 50 "bin/bench-$db-serve.log" >&2
       exit 1
+    fi
+    if [ "$BACKFILL" -gt 0 ]; then
+      if kill -0 "$BACKFILL_PID" 2>/dev/null; then
+        kill -TERM "$BACKFILL_PID" 2>/dev/null || true
+      else
+        echo "WARNING: the backfill ended before the load did (raise BENCH_BACKFILL):" >&2
+        cat "$WORK/backfill.out" "$WORK/backfill.err" >&2
+      fi
+      wait "$BACKFILL_PID" 2>/dev/null || true
+      published=$(grep -o 'published [0-9]* snapshots' "$WORK/backfill.err" | tail -n 1 | awk '{print $2}')
+      echo "backfill during the load ($mode, --rate $BACKFILL_RATE): ${published:-0} snapshots published"
     fi
     if [ "$PLAIN" = 1 ]; then
       # The same load, right away, against a plain net/http server answering the bytes Formward
@@ -276,6 +312,7 @@ for db in $DBS; do
       plain_line=$(plain_run "$rec" "${args[@]}" -db "$db" -form "$form_id" -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP")
       line=$(with_plain "$line" "$plain_line")
     fi
+    if [ "$BACKFILL" -gt 0 ]; then line="${line%\}},\"backfill_rate\":$BACKFILL_RATE,\"backfill_published\":${published:-0}}"; fi
     echo "$line" | tee -a "$RESULTS"
     if [ "$RETENTION" -gt 0 ]; then
       left_after=$(./bin/formward-seedexpired -remaining); t_after=$(date +%s.%N)
@@ -293,6 +330,7 @@ for db in $DBS; do
     fi
   fi
 
+  if [ -n "$BROKER_PID" ]; then kill -TERM "$BROKER_PID" 2>/dev/null || true; wait "$BROKER_PID" 2>/dev/null || true; BROKER_PID=""; fi
   kill -TERM "$SERVE_PID"
   if ! wait "$SERVE_PID"; then
     echo "formward serve did not exit cleanly; its output:" >&2

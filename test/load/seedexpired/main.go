@@ -5,7 +5,9 @@
 // environment as serve (FORMWARD_DATA_DIR or FORMWARD_DATABASE_URL, FORMWARD_MASTER_KEY), and
 // finishes the privacy index backfill itself so that serve's pass starts at once. With
 // -remaining it stores nothing and prints how many of those submissions are left (the script
-// reads it before and after the load: what the retention job deleted meanwhile).
+// reads it before and after the load: what the retention job deleted meanwhile). With -recent
+// the N submissions are received now, in a workspace of their own, for the backfill part of
+// the benchmark (BENCH_BACKFILL=N): the last line printed is "form <id>", the form to backfill.
 package main
 
 import (
@@ -35,6 +37,7 @@ func main() {
 	n := flag.Int("n", 100000, "submissions to store")
 	workers := flag.Int("c", 64, "concurrent writers")
 	remaining := flag.Bool("remaining", false, "print how many expired benchmark submissions are left, and store nothing")
+	recent := flag.Bool("recent", false, "store submissions received now (the backfill benchmark) instead of 13 months ago")
 	flag.Parse()
 	if *remaining {
 		if err := count(context.Background()); err != nil {
@@ -42,7 +45,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(context.Background(), *n, *workers); err != nil {
+	if err := run(context.Background(), *n, *workers, *recent); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -67,7 +70,7 @@ func count(ctx context.Context) error {
 	return nil
 }
 
-func run(ctx context.Context, n, workers int) error {
+func run(ctx context.Context, n, workers int, recent bool) error {
 	master, err := crypto.ParseMasterKey(os.Getenv("FORMWARD_MASTER_KEY"))
 	if err != nil {
 		return fmt.Errorf("FORMWARD_MASTER_KEY: %w", err)
@@ -81,12 +84,15 @@ func run(ctx context.Context, n, workers int) error {
 		return err
 	}
 	ids := system.NewIDs()
-	then := time.Now().Add(-395 * 24 * time.Hour)
+	then, name := time.Now().Add(-395*24*time.Hour), benchWorkspace
+	if recent {
+		then, name = time.Now().Add(-time.Hour), "Stored (backfill benchmark)"
+	}
 	ring := crypto.NewKeyring(master)
 	cipher := crypto.NewCipher(ring, persistence.NewDataKeyRepository(db), ids, clockAt{then})
 	index := crypto.NewBlindIndex(ring.Primary())
 
-	w, err := workspace.New(ids.New("wsp"), benchWorkspace, workspace.PlanStarter, then)
+	w, err := workspace.New(ids.New("wsp"), name, workspace.PlanStarter, then)
 	if err != nil {
 		return err
 	}
@@ -152,6 +158,10 @@ func run(ctx context.Context, n, workers int) error {
 		if done {
 			break
 		}
+	}
+	if recent {
+		fmt.Printf("seeded %d submissions of the last hour in workspace %s in %s\nform %s\n", n, w.ID(), time.Since(start).Round(time.Millisecond), f.ID())
+		return nil
 	}
 	fmt.Printf("seeded %d expired submissions in workspace %s (starter plan) in %s\n", n, w.ID(), time.Since(start).Round(time.Millisecond))
 	return nil
