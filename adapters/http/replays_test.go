@@ -209,3 +209,74 @@ func (h *harness) listDeliveries(webhookID string) []*webhook.Delivery {
 	}
 	return ds
 }
+
+// TestReplayResumesAfterARestart: a worker that dies between two batches leaves the job's
+// cursor where its last transaction put it; once the claim runs out another worker takes the
+// job up there, and no event is queued twice.
+func TestReplayResumesAfterARestart(t *testing.T) {
+	eachHarness(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		f := h.createForm(map[string]any{"label": "Message", "type": "text"})
+		formID, field := f["id"].(string), fieldIDs(f)[0]
+		hook := h.createWebhook(map[string]any{"url": hookURL, "events": []string{"submission.created"}})["id"].(string)
+		since := time.Now().UTC().Add(-time.Second)
+		for i := range 5 {
+			h.expect(h.do("POST", "/v1/forms/"+formID+"/submissions", h.keys["admin"], map[string]any{"data": map[string]any{field: fmt.Sprintf("a %d", i)}}), 201, "")
+		}
+		h.expect(h.do("POST", "/v1/webhooks/"+hook+"/replay", h.keys["admin"], map[string]any{"since": since.Format(time.RFC3339Nano)}), 202, "")
+
+		replays := persistence.NewReplayRepository(h.db, persistencetest.Cipher())
+		now := time.Now()
+		job, err := replays.Claim(ctx, now, time.Minute, now.Add(-time.Hour))
+		if err != nil || job == nil {
+			t.Fatalf("claim: %v %v", job, err)
+		}
+		// The first worker queues one batch of two events, then dies.
+		recs, cursor, err := replays.Events(ctx, job, 2)
+		if err != nil || len(recs) != 2 {
+			t.Fatalf("first batch: %d events, %v", len(recs), err)
+		}
+		w, err := persistence.NewWebhookRepository(h.db, persistencetest.Cipher()).Get(ctx, h.wsA, hook)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ds []*webhook.Delivery
+		for _, r := range recs {
+			d := webhook.NewDelivery(system.NewIDs().New("dlv"), w, r.Event, []byte("{}"), now)
+			d.RestoreReplayID(job.Replay.ID())
+			ds = append(ds, d)
+		}
+		if err := replays.Queue(ctx, job, ds, cursor, now, time.Minute, 25*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		// While its claim holds, nobody else takes the job.
+		if again, err := replays.Claim(ctx, now.Add(30*time.Second), time.Minute, now.Add(-time.Hour)); err != nil || again != nil {
+			t.Fatalf("claimed while held: %v %v", again, err)
+		}
+		// After it, a second worker resumes at the cursor and queues the three others.
+		runner := webhooks.NewReplayRunner(replays, persistence.NewWebhookRepository(h.db, persistencetest.Cipher()), system.NewIDs(),
+			fixedClock{now.Add(2 * time.Minute)}, webhooks.ReplayRunnerConfig{Batch: 2, InFlight: 25 * time.Second, Retention: 7 * 24 * time.Hour}, nil)
+		if err := runner.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, d := range h.listDeliveries(hook) {
+			seen[d.EventID()]++
+			if d.ReplayID() != job.Replay.ID() {
+				t.Fatalf("delivery %s not of the replay", d.ID())
+			}
+		}
+		if len(seen) != 5 {
+			t.Fatalf("%d events queued, want 5", len(seen))
+		}
+		for e, n := range seen {
+			if n != 1 {
+				t.Fatalf("event %s queued %d times", e, n)
+			}
+		}
+	})
+}
+
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }

@@ -119,6 +119,16 @@ func (r *ReplayRepository) List(ctx context.Context, workspaceID, webhookID stri
 
 // Claim takes the oldest job with events left to queue whose claim has run out.
 func (r *ReplayRepository) Claim(ctx context.Context, now time.Time, lease time.Duration, retainedFrom time.Time) (*ports.ReplayJob, error) {
+	// A read first: the runner asks every second, and on SQLite a transaction that may write
+	// takes the one writer's slot, which captures wait for.
+	var open []int
+	if err := r.db.read(ctx).Raw("SELECT 1 FROM webhook_replays WHERE status IN ('queued', 'running') AND (seq_to IS NULL OR cursor < seq_to) LIMIT 1").
+		Scan(&open).Error; err != nil {
+		return nil, mapErr("claim replay", err)
+	}
+	if len(open) == 0 {
+		return nil, nil
+	}
 	var job *ports.ReplayJob
 	err := r.db.tx(ctx, func(tx *gorm.DB) error {
 		q := tx.Where("status IN ('queued', 'running') AND (seq_to IS NULL OR cursor < seq_to) AND (claimed_until IS NULL OR claimed_until < ?)", toMillis(now)).
