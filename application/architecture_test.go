@@ -68,9 +68,6 @@ func refused(pkg, imp string) string {
 	if !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
 		return "" // the standard library
 	}
-	if pkg == "ports/extend" && imp == "go.uber.org/zap" {
-		return "" // the registry of extensions hands them Formward's logger
-	}
 	own, ok := strings.CutPrefix(imp, module+"/")
 	if !ok {
 		return "the core uses no outside module"
@@ -89,10 +86,10 @@ func refused(pkg, imp string) string {
 	case strings.HasPrefix(pkg, "domain"):
 		return "domain imports only the standard library and the domain"
 	case strings.HasPrefix(pkg, "ports"):
-		if inside("domain") || (pkg == "ports/porttest" || pkg == "ports/extend") && own == "ports" {
+		if inside("domain") || pkg == "ports/porttest" && own == "ports" {
 			return ""
 		}
-		return "ports import only the domain (their contracts, ports/porttest, and the registry of extensions, ports/extend, the ports too)"
+		return "ports import only the domain (their contracts, ports/porttest, the ports too)"
 	case inside("domain", "ports") || own == "application/auth":
 		return ""
 	case (pkg == "application" || pkg == "application/apptest") && inside("application"):

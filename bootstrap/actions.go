@@ -7,10 +7,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/actionkit"
+	"github.com/formward/formward/adapters/extend"
 	"github.com/formward/formward/adapters/metrics"
 	"github.com/formward/formward/adapters/tracing"
 	"github.com/formward/formward/ports"
-	"github.com/formward/formward/ports/extend"
 )
 
 // provideActionRunners builds one runner per registered workflow action type, keyed by type:

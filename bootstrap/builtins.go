@@ -9,16 +9,16 @@ import (
 	"github.com/formward/formward/adapters/automation"
 	"github.com/formward/formward/adapters/chat"
 	"github.com/formward/formward/adapters/email"
+	"github.com/formward/formward/adapters/extend"
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/sheets"
 	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
-	"github.com/formward/formward/ports/extend"
 )
 
 // Formward's own action types, object stores and captcha providers register here, through
-// the same functions as an extension's (ports/extend): the runner map, the file store and the
+// the same functions as an extension's (adapters/extend): the runner map, the file store and the
 // captcha providers are built from the registry alone, so a built-in and a registered one are
 // configured, wrapped and observed alike.
 func init() {

@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/extend"
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/application/auth"
@@ -31,7 +32,6 @@ import (
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
-	"github.com/formward/formward/ports/extend"
 )
 
 // Main runs the CLI and returns the process exit code.
@@ -124,7 +124,7 @@ func newCLI(stdout, stderr io.Writer) (*cli, *cobra.Command) {
 	return c, root
 }
 
-// extensionsCommand is `formward extensions`: what this build has registered (ports/extend),
+// extensionsCommand is `formward extensions`: what this build has registered (adapters/extend),
 // Formward's own and a custom build's, so an operator can tell which binary is running.
 func (c *cli) extensionsCommand() *cobra.Command {
 	return &cobra.Command{Use: "extensions", Short: "List the workflow action types, object stores and captcha providers of this build", Args: cobra.NoArgs,

@@ -16,13 +16,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/actiontest"
+	"github.com/formward/formward/adapters/extend"
 	"github.com/formward/formward/adapters/objectstore"
 	"github.com/formward/formward/adapters/objectstore/storetest"
 	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
-	"github.com/formward/formward/ports/extend"
 )
 
 // What an extension registers in these tests, as a custom build's package would.

@@ -14,6 +14,7 @@ import (
 	"github.com/formward/formward/adapters/analytics"
 	"github.com/formward/formward/adapters/crypto"
 	"github.com/formward/formward/adapters/delivery"
+	"github.com/formward/formward/adapters/extend"
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/adapters/metrics"
@@ -25,7 +26,6 @@ import (
 	"github.com/formward/formward/domain/workflow"
 	"github.com/formward/formward/domain/workspace"
 	"github.com/formward/formward/ports"
-	"github.com/formward/formward/ports/extend"
 )
 
 // Runtime is one process's wired adapters and use cases.

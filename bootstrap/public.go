@@ -11,12 +11,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/formward/formward/adapters/crypto"
+	"github.com/formward/formward/adapters/extend"
 	httpapi "github.com/formward/formward/adapters/http"
 	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/adapters/web"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
-	"github.com/formward/formward/ports/extend"
 )
 
 // Key derivation labels of the public form; a new use takes a new label.

@@ -70,7 +70,7 @@ type ActionOutcome struct {
 }
 
 // ActionRunner executes one action type. Adding an action type means one adapter implementing
-// this, registered with ports/extend (RegisterAction), and one contract test (actiontest.Run).
+// this, registered with adapters/extend (RegisterAction), and one contract test (actiontest.Run).
 type ActionRunner interface {
 	// Type is the action type identifier, e.g. "send_email".
 	Type() string

@@ -8,8 +8,8 @@ import (
 
 	"github.com/sony/gobreaker/v2"
 
+	"github.com/formward/formward/adapters/extend"
 	"github.com/formward/formward/ports"
-	"github.com/formward/formward/ports/extend"
 )
 
 // Defaults of BreakerOptions left zero (the delivery engine's).

@@ -54,7 +54,7 @@ type Options struct {
 	// TrustedProxies may set X-Forwarded-For; the peer address counts otherwise.
 	TrustedProxies []netip.Prefix
 	// Captchas are the captcha providers forms may use (bootstrap passes the registered ones,
-	// ports/extend); nil: BuiltinCaptchas(CaptchaVerifyURLs, HTTPClient).
+	// adapters/extend); nil: BuiltinCaptchas(CaptchaVerifyURLs, HTTPClient).
 	Captchas map[form.CaptchaProvider]Captcha
 	// CaptchaVerifyURLs override the built-in providers' verification endpoints when Captchas
 	// is nil (tests).

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/formward/formward/ports/extend"
+	"github.com/formward/formward/adapters/extend"
 )
 
 // The binary has the extension's action type beside Formward's own.

@@ -1,5 +1,5 @@
 // Package storetest is the contract every ports.ObjectStore must pass: Formward's local and
-// S3 stores, the encrypting wrapper over them, and an extension's store (ports/extend) run it
+// S3 stores, the encrypting wrapper over them, and an extension's store (adapters/extend) run it
 // in their tests.
 package storetest
 

@@ -18,8 +18,8 @@ import (
 
 	"github.com/formward/formward/adapters/actionkit"
 	"github.com/formward/formward/adapters/delivery"
+	"github.com/formward/formward/adapters/extend"
 	"github.com/formward/formward/ports"
-	"github.com/formward/formward/ports/extend"
 )
 
 // Type is the action type.

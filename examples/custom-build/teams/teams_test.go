@@ -14,8 +14,8 @@ import (
 	"github.com/formward/formward/adapters/actionkit"
 	"github.com/formward/formward/adapters/actiontest"
 	"github.com/formward/formward/adapters/delivery"
+	"github.com/formward/formward/adapters/extend"
 	"github.com/formward/formward/ports"
-	"github.com/formward/formward/ports/extend"
 )
 
 var valid = map[string]any{"webhook_url": "https://contoso.webhook.office.com/webhookb2/abc@def/IncomingWebhook/123/456", "text": "New lead {{fld_name}} ({{fld_tags}})"}

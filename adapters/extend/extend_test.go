@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/formward/formward/adapters/extend"
 	"github.com/formward/formward/ports"
-	"github.com/formward/formward/ports/extend"
 )
 
 func mustPanic(t *testing.T, want string, f func()) {
