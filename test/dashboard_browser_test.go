@@ -116,7 +116,8 @@ func TestPrivacyBrowser(t *testing.T) {
 // (test/browser/routing.spec.mjs): a webhook created (after an invalid URL is refused next to
 // its control) to an HTTPS receiver with a test CA, a test event sent from the page, the
 // receiver answering 500 so the delivery log shows the failing attempt, the receiver fixed,
-// Retry pressed and the delivery shown delivered; then deletion after confirmation. Then the
+// Retry pressed and the delivery shown delivered; Replay events pressed and the replay shown done;
+// then deletion after confirmation. Then the
 // integrations page (an invalid Google key refused inline, Slack connected, no secret shown
 // back) and a workflow built with a condition and two actions, saved and disabled. axe-core
 // runs on every page at desktop width and at 375 px with zero violations; screenshots go to

@@ -90,6 +90,23 @@ async function main({ page }) {
   ok('after the receiver was fixed, Retry delivered the event (204)');
   await check(page, 'webhook-delivered');
 
+  // Replay events: the start defaults to when the endpoint went down; the job's progress shows.
+  const since = await page.getByLabel('Since').inputValue();
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(since)) fail(`the replay form's start: "${since}"`);
+  await submit(page, page.getByRole('button', { name: 'Replay events' }));
+  const started = (await page.locator('[role=status]').first().innerText()).trim();
+  if (!/Replay started/.test(started)) fail(`after Replay events the notice says "${started}"`);
+  let replay = '';
+  for (let i = 0; i < 100 && !/Done/.test(replay); i++) {
+    await page.reload({ waitUntil: 'load' });
+    replay = await page.locator('#replays .route-log-item').first().innerText().catch(() => '');
+    if (!/Done/.test(replay)) await page.waitForTimeout(200);
+  }
+  if (!/Done/.test(replay) || !/events sent/.test(replay)) fail(`the replay: "${replay}"`);
+  if (!(await page.getByRole('button', { name: 'Replay events' }).isVisible())) fail('no Replay events button once the replay is done');
+  ok('Replay events from the webhook page: started, then done, its progress shown');
+  await check(page, 'webhook-replayed');
+
   await page.getByRole('link', { name: '← All webhooks' }).click();
   await page.waitForURL('**/app/webhooks');
   const row = await page.locator('tbody tr').first().innerText();
