@@ -106,15 +106,7 @@ func (r *ReplayRepository) List(ctx context.Context, workspaceID, webhookID stri
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*webhook.Replay, 0, len(rows))
-	for _, row := range rows {
-		rp, err := row.toDomain()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rp)
-	}
-	return out, nil
+	return allToDomain(ctx, rows, func(_ context.Context, row replayRow) (*webhook.Replay, error) { return row.toDomain() })
 }
 
 // Claim takes the oldest job with events left to queue whose claim has run out.

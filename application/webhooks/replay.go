@@ -219,11 +219,8 @@ func (r *ReplayRunner) queue(ctx context.Context, job *ports.ReplayJob) error {
 		}
 		now := r.clock.Now()
 		ds := make([]*webhook.Delivery, 0, len(records))
-		for _, rec := range records {
+		for _, rec := range records { // Events returns only what the job re-delivers
 			e := rec.Event
-			if !rp.Wants(e) {
-				continue
-			}
 			body, err := DeliveryBody(e)
 			if err != nil {
 				continue // never encodable (see HandleBatch)

@@ -109,11 +109,6 @@ func UnmarshalReplayFromDatabase(id, workspaceID, webhookID string, since, until
 		status: status, total: total, sent: sent, failed: failed, createdAt: createdAt.UTC(), finishedAt: finishedAt, err: errMsg}
 }
 
-// Wants reports whether the replay re-delivers e: one of its types, and within [since, until).
-func (r *Replay) Wants(e event.Event) bool {
-	return slices.Contains(r.types, e.Type) && !e.OccurredAt.Before(r.since) && e.OccurredAt.Before(r.until)
-}
-
 // ID is the job's ID (rpl_…).
 func (r *Replay) ID() string { return r.id }
 
