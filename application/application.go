@@ -74,6 +74,11 @@ type Commands struct {
 	RecordFormStart capture.RecordFormStartHandler
 	// SaveResponseColumns keeps a person's columns of a form's responses table.
 	SaveResponseColumns capture.SaveResponseColumnsHandler
+	// SaveDraft, EndDraft and EmailResumeLink keep a respondent's progress on a form with
+	// settings.partial (public: the page's visit and its resume token are the caller).
+	SaveDraft       capture.SaveDraftHandler
+	EndDraft        capture.EndDraftHandler
+	EmailResumeLink capture.EmailResumeLinkHandler
 
 	// People and sessions.
 	IssueSetupToken      accounts.IssueSetupTokenHandler
@@ -152,6 +157,11 @@ type Queries struct {
 
 	// GetResponseColumns is a person's columns of a form's responses table.
 	GetResponseColumns capture.GetResponseColumnsHandler
+
+	// ResumeDraft reads a draft back by its resume token (public); ListDrafts lists a form's
+	// drafts without their answers.
+	ResumeDraft capture.ResumeDraftHandler
+	ListDrafts  capture.ListDraftsHandler
 
 	// ListNotificationRuns reads a form's notification run log.
 	ListNotificationRuns workflows.ListNotificationRunsHandler
@@ -267,6 +277,8 @@ type Deps struct {
 	Stats    ports.FormStatsRepository
 	// Columns keep each person's columns of each form's responses table.
 	Columns ports.ResponseColumnsRepository
+	// Drafts keep respondents' saved progress (settings.partial).
+	Drafts ports.DraftRepository
 }
 
 // New is the composition root of the use cases: it fills the settings' defaults and builds
@@ -300,11 +312,13 @@ func New(d Deps, s Settings) *Application {
 		mailOutbox ports.AccountMailOutbox
 		mailSender *accounts.AccountMailSender
 		mailWake   func()
+		mailQueue  ports.MailQueue
 	)
 	if d.Mailer != nil && d.AccountMail != nil {
 		mailOutbox = d.AccountMail
 		mailSender = accounts.NewAccountMailSender(d.AccountMail, d.Users, d.Tokens, d.Mailer, d.Cipher, d.Clock, s.MailRetry, s.PublicURL, s.AppName)
 		mailWake = mailSender.Notify
+		mailQueue = accounts.NewMailQueue(d.AccountMail, d.Cipher, d.IDs, d.Clock, mailWake)
 	}
 	return &Application{
 		AccountMail: mailSender,
@@ -346,6 +360,9 @@ func New(d Deps, s Settings) *Application {
 			RecordFormStart:   capture.NewRecordFormStartHandler(d.Activity, d.Clock, d.IPHasher),
 
 			SaveResponseColumns: capture.NewSaveResponseColumnsHandler(d.Forms, d.Columns, d.Clock),
+			SaveDraft:           capture.NewSaveDraftHandler(d.Forms, d.Drafts, d.IDs, d.Clock),
+			EndDraft:            capture.NewEndDraftHandler(d.Drafts, d.Clock),
+			EmailResumeLink:     capture.NewEmailResumeLinkHandler(d.Forms, d.Drafts, mailQueue, d.Clock, s.PublicURL, s.AppName),
 
 			IssueSetupToken: accounts.NewIssueSetupTokenHandler(d.Users, d.Tokens, d.Clock),
 			SetupFirstOwner: accounts.NewSetupFirstOwnerHandler(d.Users, d.Memberships, d.Workspaces, d.Sessions, d.Tokens, d.Audit,
@@ -379,8 +396,9 @@ func New(d Deps, s Settings) *Application {
 			AcceptInvitation: accounts.NewAcceptInvitationHandler(d.Invitations, d.Users, d.Memberships, d.Sessions, d.Audit, d.Passwords,
 				d.IDs, d.Clock, d.IPHasher),
 			RunRetention: workspaceapp.NewRunRetentionHandler(d.Workspaces, d.Forms, d.Retention, d.Files, d.Audit, d.Sessions, d.Throttle,
-				d.Idempotency, d.Flashes, d.IDs, d.Clock, workspaceapp.DefaultRetentionBatch),
-			PrivacyErase:   workspaceapp.NewPrivacyEraseHandler(d.Privacy, d.BlindIndex, d.Forms, d.Retention, d.Files, d.IDs, d.Clock),
+				d.Idempotency, d.Flashes, d.IDs, d.Clock, workspaceapp.DefaultRetentionBatch).WithDrafts(d.Drafts),
+			PrivacyErase: workspaceapp.NewPrivacyEraseHandler(d.Privacy, d.BlindIndex, d.Forms, d.Retention, d.Files, d.IDs, d.Clock).
+				WithDrafts(d.Drafts),
 			ReindexPrivacy: workspaceapp.NewReindexPrivacyHandler(d.Privacy),
 		},
 		Queries: Queries{
@@ -417,6 +435,8 @@ func New(d Deps, s Settings) *Application {
 			DescribeFiles:     capture.NewDescribeFilesHandler(d.Files),
 
 			GetResponseColumns: capture.NewGetResponseColumnsHandler(d.Forms, d.Columns),
+			ResumeDraft:        capture.NewResumeDraftHandler(d.Drafts, d.Clock),
+			ListDrafts:         capture.NewListDraftsHandler(d.Forms, d.Drafts),
 
 			ListNotificationRuns: workflows.NewListNotificationRunsHandler(d.Forms, d.Runs),
 

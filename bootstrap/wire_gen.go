@@ -117,6 +117,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 	window := formActivityWindow(cfg)
 	counter, cleanup3 := analytics.ProvideCounter(formStatsRepository, log, window)
 	responseColumnsRepository := persistence.NewResponseColumnsRepository(db)
+	draftRepository := persistence.NewDraftRepository(db, cipher, blindIndex)
 	deps := application.Deps{
 		Workspaces:   workspaceRepository,
 		Keys:         apiKeyRepository,
@@ -159,6 +160,7 @@ func newServeProcess(ctx context.Context, cfg Config, log *zap.Logger) (*ServePr
 		Activity:     counter,
 		Stats:        formStatsRepository,
 		Columns:      responseColumnsRepository,
+		Drafts:       draftRepository,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {
@@ -444,6 +446,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 	window := formActivityWindow(cfg)
 	counter, cleanup3 := analytics.ProvideCounter(formStatsRepository, log, window)
 	responseColumnsRepository := persistence.NewResponseColumnsRepository(db)
+	draftRepository := persistence.NewDraftRepository(db, cipher, blindIndex)
 	deps := application.Deps{
 		Workspaces:   workspaceRepository,
 		Keys:         apiKeyRepository,
@@ -486,6 +489,7 @@ func newRuntime(ctx context.Context, cfg Config, log *zap.Logger) (*Runtime, fun
 		Activity:     counter,
 		Stats:        formStatsRepository,
 		Columns:      responseColumnsRepository,
+		Drafts:       draftRepository,
 	}
 	settings, err := provideSettings(cfg)
 	if err != nil {

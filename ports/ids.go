@@ -19,4 +19,5 @@ const (
 	PrefixSession     = "ses"
 	PrefixAudit       = "aud"
 	PrefixFlash       = "fls"
+	PrefixDraft       = "drf"
 )

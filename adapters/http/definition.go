@@ -34,6 +34,7 @@ type definitionSettings struct {
 	AllowedOrigins  []string            `json:"allowed_origins"`
 	Notifications   notificationsJSON   `json:"notifications"`
 	Theme           definitionThemeJSON `json:"theme"`
+	Partial         partialJSON         `json:"partial"`
 }
 
 type definitionSpam struct {
@@ -57,7 +58,7 @@ func presentDefinitionSettings(formID string, st form.Settings) *definitionSetti
 	s := presentSettings(formID, st)
 	out := &definitionSettings{RedirectURL: s.RedirectURL, ThankYouMessage: s.ThankYouMessage, Embed: s.Embed, Closing: s.Closing,
 		AllowedOrigins: s.AllowedOrigins, Notifications: s.Notifications, Theme: definitionThemeJSON{Accent: s.Theme.Accent, Appearance: s.Theme.Appearance},
-		Spam: definitionSpam{Honeypot: s.Spam.Honeypot, MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork}}
+		Spam: definitionSpam{Honeypot: s.Spam.Honeypot, MinFillSeconds: s.Spam.MinFillSeconds, ProofOfWork: s.Spam.ProofOfWork}, Partial: s.Partial}
 	if c := s.Spam.Captcha; c != nil {
 		out.Spam.Captcha = &definitionCaptchaJSON{Provider: c.Provider, SiteKey: c.SiteKey}
 	}

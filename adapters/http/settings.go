@@ -11,7 +11,8 @@ import (
 )
 
 var (
-	settingsProps = []string{"redirect_url", "thank_you_message", "spam", "embed", "notifications", "closing", "allowed_origins", "theme"}
+	settingsProps = []string{"redirect_url", "thank_you_message", "spam", "embed", "notifications", "closing", "allowed_origins", "theme", "partial"}
+	partialProps  = []string{"enabled", "ttl_days"}
 	themeProps    = []string{"accent", "appearance"}
 	spamProps     = []string{"honeypot", "min_fill_seconds", "proof_of_work", "captcha"}
 	captchaProps  = []string{"provider", "site_key", "secret"}
@@ -99,6 +100,15 @@ func formSettings(o object, lim form.Limits) *form.Settings {
 			s.Theme.Appearance = ap
 		}
 	}
+	if pa, ok := so.child("partial"); ok {
+		pa.allow(partialProps, nil)
+		if v, present := pa.boolean("enabled"); present {
+			s.Partial.Enabled = v
+		}
+		if v, present := pa.integer("ttl_days"); present {
+			s.Partial.TTLDays = v
+		}
+	}
 	if len(bad) > 0 {
 		// The use case will not see these settings: the answer names the other settings'
 		// problems too, as the domain's check of the whole would.
@@ -152,6 +162,12 @@ type settingsJSON struct {
 
 	Notifications notificationsJSON `json:"notifications"`
 	Theme         themeJSON         `json:"theme"`
+	Partial       partialJSON       `json:"partial"`
+}
+
+type partialJSON struct {
+	Enabled bool `json:"enabled"`
+	TTLDays int  `json:"ttl_days"`
 }
 
 type themeJSON struct {
@@ -187,6 +203,7 @@ func presentSettings(formID string, s form.Settings) *settingsJSON {
 		Embed: embedJSON{FrameAncestors: form.OriginStrings(s.Embed.FrameAncestors), CORSOrigins: form.OriginStrings(s.Embed.CORSOrigins)}}
 	out.Notifications = presentNotifications(s.Notifications)
 	out.Theme = presentTheme(formID, s.Theme)
+	out.Partial = partialJSON{Enabled: s.Partial.Enabled, TTLDays: s.Partial.TTLDays}
 	if out.Embed.FrameAncestors == nil {
 		out.Embed.FrameAncestors = []string{}
 	}

@@ -247,6 +247,9 @@ func (r *FormRepository) Delete(ctx context.Context, workspaceID, id string, eve
 		if err := tx.Exec("DELETE FROM form_versions WHERE form_id = ?", id).Error; err != nil {
 			return mapErr("delete form versions", err)
 		}
+		if err := tx.Exec("DELETE FROM drafts WHERE workspace_id = ? AND form_id = ?", workspaceID, id).Error; err != nil {
+			return mapErr("delete form's drafts", err)
+		}
 		if err := tx.Exec("DELETE FROM form_counters WHERE form_id = ?", id).Error; err != nil {
 			return mapErr("delete form counters", err)
 		}

@@ -27,6 +27,27 @@ type settingsJSON struct {
 
 	Notifications *notificationsJSON `json:"notifications,omitempty"`
 	Theme         *storedTheme       `json:"theme,omitempty"`
+	Partial       *storedPartial     `json:"partial,omitempty"`
+}
+
+// storedPartial is settings.partial; forms stored without it keep no drafts.
+type storedPartial struct {
+	Enabled bool `json:"enabled"`
+	TTLDays int  `json:"ttl_days"`
+}
+
+func encodePartial(p form.Partial) *storedPartial {
+	if !p.Enabled && p.TTLDays == form.DefaultDraftTTLDays {
+		return nil
+	}
+	return &storedPartial{Enabled: p.Enabled, TTLDays: p.TTLDays}
+}
+
+func (p *storedPartial) decode() form.Partial {
+	if p == nil {
+		return form.Partial{TTLDays: form.DefaultDraftTTLDays}
+	}
+	return form.Partial{Enabled: p.Enabled, TTLDays: p.TTLDays}
 }
 
 // storedTheme is the public page's theme; forms stored without one have the light default.
@@ -87,6 +108,7 @@ func encodeSettings(ctx context.Context, cipher ports.Cipher, f *form.Form) (str
 		Closing: encodeClosing(s.Closing), AllowedOrigins: form.OriginStrings(s.AllowedOrigins)}
 	out.Notifications = encodeNotifications(s.Notifications)
 	out.Theme = encodeTheme(s.Theme)
+	out.Partial = encodePartial(s.Partial)
 	if c := s.Spam.Captcha; c != nil {
 		sealed, err := cipher.Seal(ctx, f.WorkspaceID(), []byte(c.Secret), settingsAAD(f.ID()))
 		if err != nil {
@@ -125,6 +147,7 @@ func decodeSettings(ctx context.Context, cipher ports.Cipher, workspaceID, formI
 	}
 	s.Notifications = decodeNotifications(in.Notifications)
 	s.Theme = in.Theme.decode()
+	s.Partial = in.Partial.decode()
 	if c := in.Captcha; c != nil {
 		sealed, err := base64.StdEncoding.DecodeString(c.SealedSecret)
 		if err != nil {

@@ -444,6 +444,7 @@ func (s *RetentionStore) PurgeWorkspaceData(ctx context.Context, workspaceID str
 				"DELETE FROM submissions WHERE workspace_id = ? AND form_id IN ?",
 				"DELETE FROM webhooks WHERE workspace_id = ? AND form_id IN ?",
 				"DELETE FROM workflows WHERE workspace_id = ? AND form_id IN ?",
+				"DELETE FROM drafts WHERE workspace_id = ? AND form_id IN ?",
 			} {
 				if err := tx.Exec(q, workspaceID, forms).Error; err != nil {
 					return mapErr("delete workspace forms", err)

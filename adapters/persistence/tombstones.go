@@ -239,7 +239,7 @@ func applyTombstone(tx *gorm.DB, t ports.Tombstone) (int64, error) {
 		if res.Error != nil {
 			return 0, mapErr("delete tombstoned form", res.Error)
 		}
-		for _, table := range []string{"submissions", "webhooks", "workflows", "runs", "outbox"} {
+		for _, table := range []string{"submissions", "webhooks", "workflows", "runs", "outbox", "drafts"} {
 			if err := tx.Exec("DELETE FROM "+table+" WHERE workspace_id = ? AND form_id = ?", t.WorkspaceID, t.ID).Error; err != nil {
 				return 0, mapErr("delete tombstoned form's "+table, err)
 			}

@@ -35,6 +35,7 @@ var ProviderSet = wire.NewSet(
 	NewUserTokenRepository, wire.Bind(new(ports.UserTokenRepository), new(*UserTokenRepository)),
 	NewFlashRepository, wire.Bind(new(ports.FlashRepository), new(*FlashRepository)),
 	NewResponseColumnsRepository, wire.Bind(new(ports.ResponseColumnsRepository), new(*ResponseColumnsRepository)),
+	NewDraftRepository, wire.Bind(new(ports.DraftRepository), new(*DraftRepository)),
 	NewAuditLog, wire.Bind(new(ports.AuditLog), new(*AuditLog)),
 	NewSignInThrottle, wire.Bind(new(ports.SignInThrottle), new(*SignInThrottle)),
 	NewAccountMailOutbox, wire.Bind(new(ports.AccountMailOutbox), new(*AccountMailOutbox)),

@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -22,6 +23,9 @@ import (
 const (
 	// accountMailPasswordLink is a "forgot password" request; its payload is the address typed.
 	accountMailPasswordLink = "password_link"
+	// accountMailMessage is a message written by the use case that queued it (a respondent's
+	// resume link); its payload is the sealed ports.Mail.
+	accountMailMessage = "message"
 )
 
 // PrefixAccountMail is the prefix of the account mail outbox's item IDs.
@@ -117,6 +121,8 @@ func (s *AccountMailSender) handle(ctx context.Context, m ports.QueuedAccountMai
 	switch m.Kind {
 	case accountMailPasswordLink:
 		err = s.sendPasswordLink(ctx, m)
+	case accountMailMessage:
+		err = s.sendMessage(ctx, m)
 	default:
 		err = fmt.Errorf("unknown account mail kind %q", m.Kind)
 	}
@@ -179,5 +185,58 @@ func (s *AccountMailSender) sendPasswordLink(ctx context.Context, m ports.Queued
 		}
 		return fmt.Errorf("send password link: %w", err)
 	}
+	return nil
+}
+
+// sendMessage sends a queued message as it was written.
+func (s *AccountMailSender) sendMessage(ctx context.Context, m ports.QueuedAccountMail) error {
+	plain, err := s.cipher.Open(ctx, accountsKeyScope, m.Payload, accountMailAAD(m.ID))
+	if err != nil {
+		return fmt.Errorf("open queued message: %w", err)
+	}
+	var mail ports.Mail
+	if err := json.Unmarshal(plain, &mail); err != nil {
+		return fmt.Errorf("decode queued message: %w", err)
+	}
+	if err := s.mailer.Send(ctx, mail); err != nil {
+		return fmt.Errorf("send queued message: %w", err)
+	}
+	return nil
+}
+
+// MailQueue queues messages in the account mail outbox, sealed, for the sender.
+type MailQueue struct {
+	outbox ports.AccountMailOutbox
+	cipher ports.Cipher
+	ids    ports.IDs
+	clock  ports.Clock
+	wake   func()
+}
+
+var _ ports.MailQueue = (*MailQueue)(nil)
+
+// NewMailQueue makes the queue; wake tells the sender that mail was queued.
+func NewMailQueue(outbox ports.AccountMailOutbox, cipher ports.Cipher, ids ports.IDs, clock ports.Clock, wake func()) *MailQueue {
+	return &MailQueue{outbox: outbox, cipher: cipher, ids: ids, clock: clock, wake: wake}
+}
+
+// Queue seals the message into the outbox and wakes the sender.
+func (q *MailQueue) Queue(ctx context.Context, m ports.Mail) error {
+	plain, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	id := q.ids.New(PrefixAccountMail)
+	if err := q.cipher.EnsureKey(ctx, accountsKeyScope); err != nil {
+		return err
+	}
+	sealed, err := q.cipher.Seal(ctx, accountsKeyScope, plain, accountMailAAD(id))
+	if err != nil {
+		return fmt.Errorf("seal message: %w", err)
+	}
+	if err := q.outbox.Add(ctx, ports.QueuedAccountMail{ID: id, Kind: accountMailMessage, Payload: sealed, CreatedAt: q.clock.Now()}); err != nil {
+		return err
+	}
+	q.wake()
 	return nil
 }

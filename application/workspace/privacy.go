@@ -33,9 +33,10 @@ type PrivacyErase struct {
 	Email string
 }
 
-// PrivacyEraseResult counts the deleted submissions.
+// PrivacyEraseResult counts the deleted submissions and drafts.
 type PrivacyEraseResult struct {
 	SubmissionsDeleted int64
+	DraftsDeleted      int64
 }
 
 func privacyEmail(raw string) (string, error) {
@@ -94,6 +95,14 @@ type PrivacyEraseHandler struct {
 	files ports.ObjectStore
 	ids   ports.IDs
 	clock ports.Clock
+	// drafts are respondents' saved progress; nil leaves them.
+	drafts ports.DraftRepository
+}
+
+// WithDrafts returns the handler erasing the drafts that hold the address too.
+func (h PrivacyEraseHandler) WithDrafts(drafts ports.DraftRepository) PrivacyEraseHandler {
+	h.drafts = drafts
+	return h
 }
 
 // NewPrivacyEraseHandler makes the command; files may be nil when no object store is configured.
@@ -114,9 +123,18 @@ func (h PrivacyEraseHandler) Handle(ctx context.Context, cmd PrivacyErase) (Priv
 	if err != nil {
 		return PrivacyEraseResult{}, err
 	}
-	subs, err := h.index.FindByEmail(ctx, p.WorkspaceID, h.blind.Email(p.WorkspaceID, email))
+	hash := h.blind.Email(p.WorkspaceID, email)
+	var drafts int64
+	if h.drafts != nil {
+		// Drafts that hold the address (an email answer, or the address their resume link was
+		// sent to) go first, whole.
+		if drafts, err = h.drafts.DeleteByEmail(ctx, p.WorkspaceID, hash); err != nil {
+			return PrivacyEraseResult{}, err
+		}
+	}
+	subs, err := h.index.FindByEmail(ctx, p.WorkspaceID, hash)
 	if err != nil {
-		return PrivacyEraseResult{}, err
+		return PrivacyEraseResult{DraftsDeleted: drafts}, err
 	}
 	forms := map[string]*form.Form{}
 	refs := make([]ports.SubmissionRef, 0, len(subs))
@@ -162,18 +180,18 @@ func (h PrivacyEraseHandler) Handle(ctx context.Context, cmd PrivacyErase) (Priv
 		if last {
 			record = func(d int64) ([]audit.Event, error) {
 				e, err := audit.New(h.ids.New(ports.PrefixAudit), p.WorkspaceID, audit.PrivacyErased, p.Actor, nil, p.IPHash,
-					map[string]any{"submissions_deleted": deleted + d, "files_deleted": files, "deliveries_deleted": deliveries}, h.clock.Now())
+					map[string]any{"submissions_deleted": deleted + d, "files_deleted": files, "deliveries_deleted": deliveries, "drafts_deleted": drafts}, h.clock.Now())
 				return []audit.Event{e}, err
 			}
 		}
 		r, err := h.store.DeleteSubmissions(ctx, batch, record)
 		if err != nil {
-			return PrivacyEraseResult{SubmissionsDeleted: deleted}, err
+			return PrivacyEraseResult{SubmissionsDeleted: deleted, DraftsDeleted: drafts}, err
 		}
 		deleted += r.Deleted
 		refs = refs[n:]
 		if last {
-			return PrivacyEraseResult{SubmissionsDeleted: deleted}, nil
+			return PrivacyEraseResult{SubmissionsDeleted: deleted, DraftsDeleted: drafts}, nil
 		}
 	}
 }

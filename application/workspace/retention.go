@@ -37,6 +37,7 @@ type RetentionResult struct {
 	SubmissionsDeleted int64 `json:"submissions_deleted"`
 	FilesDeleted       int64 `json:"files_deleted"`
 	WorkspacesDeleted  int64 `json:"workspaces_deleted"`
+	DraftsDeleted      int64 `json:"drafts_deleted"`
 }
 
 // RunRetentionHandler applies each workspace's plan (Free: the 100 most recent submissions of
@@ -59,9 +60,17 @@ type RunRetentionHandler struct {
 	idempotency ports.IdempotencyStore
 	// flashes are the dashboard's one-time flashes; nil leaves them.
 	flashes ports.FlashRepository
-	ids     ports.IDs
-	clock   ports.Clock
-	batch   int
+	// drafts are respondents' saved progress; nil leaves them.
+	drafts ports.DraftRepository
+	ids    ports.IDs
+	clock  ports.Clock
+	batch  int
+}
+
+// WithDrafts returns the handler deleting expired drafts too.
+func (h RunRetentionHandler) WithDrafts(drafts ports.DraftRepository) RunRetentionHandler {
+	h.drafts = drafts
+	return h
 }
 
 // NewRunRetentionHandler makes the command; files may be nil when no object store is
@@ -127,6 +136,15 @@ func (h RunRetentionHandler) Handle(ctx context.Context, cmd RunRetention) (Rete
 	if h.flashes != nil {
 		if _, err := h.flashes.Purge(ctx, now); err != nil {
 			errs = append(errs, fmt.Errorf("purge flashes: %w", err))
+		}
+	}
+	if h.drafts != nil {
+		// A draft lives its form's ttl_days after its last save; a submitted one keeps only
+		// its row (no answers), so that its link can say it was used, until then.
+		n, err := capture.SweepDrafts(ctx, h.drafts, now)
+		total.DraftsDeleted = n
+		if err != nil {
+			errs = append(errs, fmt.Errorf("delete expired drafts: %w", err))
 		}
 	}
 	return total, errors.Join(errs...)

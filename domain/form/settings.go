@@ -70,13 +70,16 @@ type Settings struct {
 	AllowedOrigins []origin.Origin
 	// Theme is the public page's accent colour, appearance and logo.
 	Theme Theme
+	// Partial lets respondents save their progress and resume it later (drafts).
+	Partial Partial
 }
 
 // DefaultSettings turn on every spam rule a respondent without JavaScript can pass (honeypot,
 // render token with a minimum fill time; the rate limit always applies) and allow no framing.
 // Proof of work needs the page's script, so an owner turns it on deliberately.
 func DefaultSettings() Settings {
-	return Settings{Spam: Spam{Honeypot: true, MinFillSeconds: 3}, Theme: Theme{Appearance: AppearanceLight}}
+	return Settings{Spam: Spam{Honeypot: true, MinFillSeconds: 3}, Theme: Theme{Appearance: AppearanceLight},
+		Partial: Partial{TTLDays: DefaultDraftTTLDays}}
 }
 
 const (
@@ -133,6 +136,7 @@ func checkSettings(s Settings, lim Limits) (Settings, error) {
 	s.Closing = checkClosing(&vs, s.Closing)
 	checkOrigins(&vs, "settings.allowed_origins", s.AllowedOrigins)
 	s.Theme = checkTheme(&vs, s.Theme)
+	checkPartial(&vs, s.Partial)
 	return s, vs.Err()
 }
 

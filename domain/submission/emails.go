@@ -42,3 +42,6 @@ func (s *Submission) Emails() []string { return append([]string(nil), s.emails..
 // HasEmails reports whether Emails was computed against a form (built or updated in this
 // process) rather than left empty by rehydration.
 func (s *Submission) HasEmails() bool { return s.emailsKnown }
+
+// ValidEmail reports whether s is an email address an email field would accept.
+func ValidEmail(s string) bool { return validEmail(s) }
