@@ -56,6 +56,8 @@ func TestEveryUseCaseRequiresItsPermission(t *testing.T) {
 		"DisableTwoFactor": true, "StartOIDC": true, "FinishOIDC": true,
 		// A flash belongs to the signed-in session that kept it, whatever its role.
 		"KeepFlash": true, "TakeFlash": true,
+		// A respondent's drafts: the page's visit saves them, the resume link's token is the proof.
+		"SaveDraft": true, "EndDraft": true, "EmailResumeLink": true, "ResumeDraft": true,
 		// Jobs of the server itself (serve's schedule, the CLI), never reachable from a request.
 		"RunRetention": true, "ReindexPrivacy": true,
 		// The operator's `formward events`: every workspace's events, to the operator's brokers.
@@ -128,7 +130,7 @@ func permissionNeeded() map[string]access.Permission {
 	needs := map[string]access.Permission{}
 	for _, n := range []string{"GetForm", "ListFormVersions", "GetFormVersion", "GetVersionSchema", "ListForms", "LastSubmissionTimes", "GetSubmission", "GetSubmissionFile", "DescribeFiles", "ListSubmissions", "GetWebhook", "ListWebhooks",
 		"ListDeliveries", "GetReplay", "ListReplays", "GetWorkflow", "ListWorkflows", "GetIntegration", "ListIntegrations", "ListRuns", "ListNotificationRuns",
-		"ExportSubmissions", "GetFormStats", "CountFieldAnswers", "GetResponseColumns", "SaveResponseColumns"} {
+		"ExportSubmissions", "GetFormStats", "CountFieldAnswers", "GetResponseColumns", "SaveResponseColumns", "ListDrafts"} {
 		needs[n] = access.Read
 	}
 	for _, n := range []string{"CreateForm", "UpdateForm", "RestoreFormVersion", "ApplyFormDefinition", "DeleteForm", "CaptureSubmission", "UpdateSubmission", "DeleteSubmission",

@@ -53,7 +53,7 @@ func (rt *Runtime) MountPublicForms(cfg Config, r *httpapi.Router) (*prometheus.
 		TokenKey: crypto.DeriveKey(master, labelFormToken), PoWKey: crypto.DeriveKey(master, labelFormPoW),
 		TokenTTL: cfg.FormTokenTTL, PoWMaxNumber: cfg.PoWMaxNumber, RateLimit: rate, TrustedProxies: cfg.TrustedProxies,
 		Captchas: captchas,
-		TempDir:  tempDir, MaxFilesPerPost: cfg.MaxFilesPerPost,
+		TempDir:  tempDir, MaxFilesPerPost: cfg.MaxFilesPerPost, PublicURL: cfg.PublicURL,
 	})
 	if err != nil {
 		return nil, err

@@ -156,5 +156,12 @@ func (h *Handler) privacyErase(c *gin.Context) {
 	if res.SubmissionsDeleted == 1 {
 		notice = "Erased: 1 submission deleted."
 	}
+	switch res.DraftsDeleted {
+	case 0:
+	case 1:
+		notice += " 1 saved draft deleted."
+	default:
+		notice += " " + strconv.FormatInt(res.DraftsDeleted, 10) + " saved drafts deleted."
+	}
 	h.redirect(c, "/app/settings/privacy", notice)
 }

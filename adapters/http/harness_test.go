@@ -77,6 +77,7 @@ func newHarness(t *testing.T, db *persistence.DB, opts httpapi.Options, adjust .
 		Retention:    persistence.NewRetentionStore(db, cipher),
 		Privacy:      persistence.NewPrivacyIndex(db, cipher, persistencetest.BlindIndex()),
 		BlindIndex:   persistencetest.BlindIndex(),
+		Drafts:       persistence.NewDraftRepository(db, cipher, persistencetest.BlindIndex()),
 		// The real action adapters are tested in their own packages; these check configs only.
 		Actions: fakeRunners(),
 		// No network here: hostnames resolve through a fixed table.

@@ -66,5 +66,5 @@ func (a *api) privacyErase(c *gin.Context) {
 		fail(c, a.Logger, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"submissions_deleted": res.SubmissionsDeleted})
+	c.JSON(http.StatusOK, gin.H{"submissions_deleted": res.SubmissionsDeleted, "drafts_deleted": res.DraftsDeleted})
 }

@@ -144,8 +144,8 @@ func TestPrivacyExportAndErase(t *testing.T) {
 			}
 			got = append(got, action+" "+details)
 		}
-		want := []string{`privacy.exported {"submissions":2}`, `privacy.erased {"deliveries_deleted":0,"files_deleted":1,"submissions_deleted":2}`,
-			`privacy.exported {"submissions":0}`, `privacy.erased {"deliveries_deleted":0,"files_deleted":0,"submissions_deleted":0}`}
+		want := []string{`privacy.exported {"submissions":2}`, `privacy.erased {"deliveries_deleted":0,"drafts_deleted":0,"files_deleted":1,"submissions_deleted":2}`,
+			`privacy.exported {"submissions":0}`, `privacy.erased {"deliveries_deleted":0,"drafts_deleted":0,"files_deleted":0,"submissions_deleted":0}`}
 		slices.Sort(got)
 		slices.Sort(want)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -112,6 +112,7 @@ func NewRouter(d Deps, o Options) *Router {
 	v1.GET("/forms/:id/submissions", a.listSubmissions)
 	v1.GET("/forms/:id/submissions/export", a.exportSubmissions)
 	v1.GET("/forms/:id/stats", a.getFormStats)
+	v1.GET("/forms/:id/drafts", a.listDrafts)
 	v1.GET("/forms/:id/versions", a.listFormVersions)
 	v1.GET("/forms/:id/versions/:version", a.getFormVersion)
 	v1.POST("/forms/:id/versions/:version/restore", a.restoreFormVersion)

@@ -107,6 +107,10 @@ func formSettings(o object, lim form.Limits) *form.Settings {
 		}
 		if v, present := pa.integer("ttl_days"); present {
 			s.Partial.TTLDays = v
+			if v < form.MinDraftTTLDays || v > form.MaxDraftTTLDays {
+				// 0 is the domain's "not set"; here it was sent, and is out of range.
+				pa.vs.Add(pa.at("ttl_days"), "out_of_range", form.TTLDaysMessage)
+			}
 		}
 	}
 	if len(bad) > 0 {

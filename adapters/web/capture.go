@@ -31,6 +31,7 @@ type post struct {
 	values  map[string][]string // as typed, to draw the page again
 	page    int                 // the page of a multi-page form it was sent from (_page)
 	next    string              // a form-backend post's _next, as sent
+	resume  string              // the visit's resume token (_resume), when it has a draft
 	cleanup func()
 }
 
@@ -99,6 +100,7 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 	}
 	readBackendFields(pf, p)
 	p.page, _ = strconv.Atoi(pf.Get("_page"))
+	p.resume = pf.Get("_resume")
 	if cp := f.Settings().Spam.Captcha; cp != nil {
 		cmd.Captcha = pf.Get(h.opts.Captchas[cp.Provider].Response)
 	}
@@ -239,6 +241,7 @@ func (h *Handler) capture(c *gin.Context) {
 		h.refuse(c, f, p, err)
 		return
 	}
+	h.endDraft(c, f, p.resume)
 	if next, ok := f.Settings().NextURL(p.next); ok && !p.json && !cmd.Origin.IsZero() {
 		// A form-backend post goes back to the owner's site, where _next says.
 		c.Redirect(http.StatusSeeOther, next)
@@ -303,7 +306,8 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 			issued, nonce = tok.Issued, tok.Nonce
 		}
 		httperr.SetRetryAfter(c, b)
-		h.showForm(c, b.Status, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, nonce: nonce})
+		h.showForm(c, b.Status, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, nonce: nonce,
+			resume: p.resume})
 		return
 	}
 	h.errorPage(c, s, b)
@@ -339,7 +343,8 @@ func (h *Handler) again(c *gin.Context, f *form.Form, p *post, notice string) {
 	}
 	// A new nonce (a new proof-of-work challenge with it): a start reported for the page
 	// drawn again may count once more, on this rare path only.
-	h.showPage(c, http.StatusForbidden, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, notice: notice, page: p.page})
+	h.showPage(c, http.StatusForbidden, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, notice: notice, page: p.page,
+		resume: p.resume})
 }
 
 // fieldErrors are the messages of a 422 by field ID (the first per field) and the message of

@@ -96,6 +96,7 @@ func newHarnessOn(t *testing.T, db *persistence.DB, files ports.ObjectStore, lim
 		Clock:       clk,
 		IPHasher:    hasher,
 		Files:       files,
+		Drafts:      persistence.NewDraftRepository(db, cipher, persistencetest.BlindIndex()),
 	}, application.Settings{FileLimits: limits, FormLimits: formLimits})
 	ws, err := app.Commands.CreateWorkspace.Handle(context.Background(), workspace.CreateWorkspace{Name: "A"})
 	if err != nil {

@@ -89,6 +89,10 @@ type pageData struct {
 	Wait int
 	// Theme is the form's appearance class, accent stylesheet and logo.
 	Theme themeView
+	// Partial is set when the form saves drafts: the page has "Save and continue later" and
+	// carries the visit's resume token (Resume, empty until a draft exists).
+	Partial bool
+	Resume  string
 }
 
 // stepView is the position of a multi-page form's page.
@@ -385,6 +389,10 @@ func (h *Handler) page(c *gin.Context) {
 			utm[k] = v
 		}
 	}
+	if token := c.Query("resume"); token != "" {
+		h.resumePage(c, f, token, utm)
+		return
+	}
 	if values := prefill(f, c.Request.URL.Query()); values != nil {
 		h.showForm(c, http.StatusOK, f, view{values: values, utm: utm, issued: h.d.Clock.Now()})
 		return
@@ -443,6 +451,8 @@ type view struct {
 	// nonce is the render token's nonce of the visit, kept across its drawings (empty: a new
 	// one).
 	nonce string
+	// resume is the visit's resume token, once it has a draft.
+	resume string
 }
 
 // showForm draws the form. On a form with several pages it shows the page of the first error
@@ -480,6 +490,7 @@ func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, v view) {
 	data.Token, data.Challenge = tok, challenge
 	data.UTM = utmValues(v.utm)
 	data.Notice = v.notice
+	data.Resume = v.resume
 	data.Wait = waitSeconds(f.Settings().Spam.MinFillSeconds, v.issued, h.d.Clock.Now())
 	s := f.Settings()
 	h.securityHeaders(c, &s)
@@ -515,7 +526,7 @@ func formData(f *form.Form, captchas map[form.CaptchaProvider]Captcha, values ma
 	fields, links, carry := views(f, all, values, errs, page)
 	data := pageData{Title: f.Name(), Action: "/f/" + f.ID(), Multipart: f.HasFileFields(), Fields: fields, Errors: links,
 		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError, Carry: carry, Steps: steps, Wait: s.Spam.MinFillSeconds,
-		Theme: themeOf(f.ID(), s.Theme)}
+		Theme: themeOf(f.ID(), s.Theme), Partial: s.Partial.Enabled}
 	if f.Description() != nil {
 		data.Description = *f.Description()
 	}
@@ -569,10 +580,15 @@ func (h *Handler) step(c *gin.Context) {
 		return
 	}
 	issued, nonce := h.d.Clock.Now(), ""
-	if tok, err := h.tokens.Verify(f.ID(), p.cmd.Token, issued); err == nil {
+	tok, terr := h.tokens.Verify(f.ID(), p.cmd.Token, issued)
+	if terr == nil {
 		issued, nonce = tok.Issued, tok.Nonce
 	}
 	page, _ := strconv.Atoi(c.Request.PostFormValue("_page"))
+	if c.Request.PostFormValue("_nav") == "save" {
+		h.saveForLater(c, f, p, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: page, nonce: nonce, resume: p.resume})
+		return
+	}
 	fields := f.Fields()
 	var skipped map[string]bool
 	if form.HasLogic(fields) {
@@ -585,13 +601,16 @@ func (h *Handler) step(c *gin.Context) {
 	} else if err := submission.CheckPage(f, p.cmd.Data, page); err != nil {
 		errs, formError := fieldErrors(httperr.Problem(err))
 		h.countStep(c, f, p.cmd.Token, page, page)
-		h.showPage(c, http.StatusUnprocessableEntity, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, page: page, nonce: nonce})
+		resume, _ := h.saveDraft(c, f, p, page, terr == nil)
+		h.showPage(c, http.StatusUnprocessableEntity, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, page: page, nonce: nonce,
+			resume: resume})
 		return
 	} else {
 		to = nextStep(steps, page)
 	}
 	h.countStep(c, f, p.cmd.Token, page, to)
-	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: to, nonce: nonce})
+	resume, _ := h.saveDraft(c, f, p, to, terr == nil)
+	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: to, nonce: nonce, resume: resume})
 }
 
 // countStep counts a page move of a visit without JavaScript as its start (the first post of

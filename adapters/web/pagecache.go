@@ -103,7 +103,8 @@ func pageKey(f *form.Form, d *pageData) string {
 	for _, e := range d.Errors {
 		fp.str(e.Target, e.Label, e.Message)
 	}
-	fp.str(d.Notice)
+	fp.str(d.Notice, d.Resume)
+	fp.flag(d.Partial)
 	fp.num(d.Wait)
 	fp.str(d.Theme.Class, d.Theme.CSS, d.Theme.Logo)
 	fp.num(d.Theme.LogoWidth, d.Theme.LogoHeight)

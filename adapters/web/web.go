@@ -67,6 +67,8 @@ type Options struct {
 	// MaxFilesPerPost stops reading a multipart post at its next file (the use case applies
 	// the per-field limit); default submission.DefaultMaxFilesPerPost.
 	MaxFilesPerPost int
+	// PublicURL is the base of resume links (default: the request's own origin).
+	PublicURL string
 }
 
 // Deps are what the public form needs.
@@ -84,6 +86,8 @@ type Handler struct {
 	tmpl   *template.Template
 	pages  *pageCache
 	tokens renderTokens
+	// drafts limits the drafts one address starts per form and minute.
+	drafts *rateLimiter
 	submit capture.SubmitPublicFormHandler
 	starts capture.RecordFormStartHandler
 }
@@ -123,7 +127,7 @@ func New(d Deps, o Options) (*Handler, error) {
 	tokens := renderTokens{key: o.TokenKey, ttl: o.TokenTTL}
 	checks := capture.SpamChecks{Tokens: tokens, ProofOfWork: proofOfWork{key: o.PoWKey},
 		Captcha: captchaVerifier{providers: o.Captchas}, Limiter: &rateLimiter{limit: o.RateLimit}}
-	h := &Handler{d: d, opts: o, tmpl: t, pages: pages, tokens: tokens}
+	h := &Handler{d: d, opts: o, tmpl: t, pages: pages, tokens: tokens, drafts: &rateLimiter{limit: draftLimit(o.RateLimit)}}
 	if d.App != nil {
 		h.submit = d.App.Commands.SubmitPublicForm.WithSpamChecks(checks)
 		h.starts = d.App.Commands.RecordFormStart.WithSpamChecks(checks)
@@ -140,10 +144,21 @@ func (h *Handler) Mount(r gin.IRoutes) {
 	r.GET("/f/:form_id", h.page)
 	r.POST("/f/:form_id", h.capture)
 	r.POST("/f/:form_id/page", h.step)
+	r.POST("/f/:form_id/draft", h.draft)
+	r.POST("/f/:form_id/resume-email", h.resumeEmail)
 	r.POST("/f/:form_id/start", h.start)
 	r.OPTIONS("/f/:form_id", h.preflight)
 	r.GET("/f/:form_id/challenge", h.challenge)
 	r.GET("/f/:form_id/theme.css", h.themeStylesheet)
 	r.GET("/f/:form_id/logo/:version", h.logo)
 	r.OPTIONS("/f/:form_id/challenge", h.preflight)
+}
+
+// draftLimit is how many drafts one address may start on one form per minute: a visit starts
+// one, so a few times the post limit leaves room for people behind one address.
+func draftLimit(rate int) int {
+	if rate < 0 {
+		return -1
+	}
+	return 3 * rate
 }

@@ -24,12 +24,19 @@ const (
 // TTL is how long a draft lives after its last save.
 func (p Partial) TTL() time.Duration { return time.Duration(p.TTLDays) * 24 * time.Hour }
 
-func checkPartial(vs *domain.Violations, p Partial) {
-	if p.TTLDays < MinDraftTTLDays || p.TTLDays > MaxDraftTTLDays {
-		vs.Add("settings.partial.ttl_days", "out_of_range",
-			fmt.Sprintf("ttl_days must be %d to %d (days a saved response can be resumed)", MinDraftTTLDays, MaxDraftTTLDays))
+// checkPartial bounds ttl_days; 0 (settings made without it) is the default.
+func checkPartial(vs *domain.Violations, p Partial) Partial {
+	if p.TTLDays == 0 {
+		p.TTLDays = DefaultDraftTTLDays
 	}
+	if p.TTLDays < MinDraftTTLDays || p.TTLDays > MaxDraftTTLDays {
+		vs.Add("settings.partial.ttl_days", "out_of_range", TTLDaysMessage)
+	}
+	return p
 }
+
+// TTLDaysMessage explains the bounds of ttl_days.
+var TTLDaysMessage = fmt.Sprintf("ttl_days must be %d to %d (days a saved response can be resumed)", MinDraftTTLDays, MaxDraftTTLDays)
 
 // SavesDrafts reports whether the form keeps respondents' progress in drafts.
 func (f *Form) SavesDrafts() bool { return f.settings.Partial.Enabled }

@@ -136,7 +136,7 @@ func checkSettings(s Settings, lim Limits) (Settings, error) {
 	s.Closing = checkClosing(&vs, s.Closing)
 	checkOrigins(&vs, "settings.allowed_origins", s.AllowedOrigins)
 	s.Theme = checkTheme(&vs, s.Theme)
-	checkPartial(&vs, s.Partial)
+	s.Partial = checkPartial(&vs, s.Partial)
 	return s, vs.Err()
 }
 

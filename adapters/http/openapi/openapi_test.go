@@ -87,8 +87,8 @@ func TestDocumentIsOpenAPI31(t *testing.T) {
 func TestEveryOperationDocumentsAuthErrors(t *testing.T) {
 	d := parseDoc(t)
 	ops := operations(t, d)
-	if len(ops) != 55 {
-		t.Errorf("%d operations, want 55", len(ops))
+	if len(ops) != 56 {
+		t.Errorf("%d operations, want 56", len(ops))
 	}
 	for name, o := range ops {
 		if name == "GET /openapi.json" {
@@ -170,6 +170,7 @@ func TestOperations(t *testing.T) {
 		"GET /forms",
 		"GET /forms/{id}",
 		"GET /forms/{id}/definition",
+		"GET /forms/{id}/drafts",
 		"GET /forms/{id}/notification-runs",
 		"GET /forms/{id}/stats",
 		"GET /forms/{id}/submissions",
@@ -263,7 +264,8 @@ const validForm = `{
       "respondent": {"enabled": false, "email_field_id": null, "subject": "", "body": ""}},
     "closing": {"closes_at": null, "max_submissions": null, "one_per_email_field": null, "message": null},
     "allowed_origins": [],
-    "theme": {"accent": null, "appearance": "light", "logo": null}},
+    "theme": {"accent": null, "appearance": "light", "logo": null},
+    "partial": {"enabled": false, "ttl_days": 30}},
   "created_at": "2026-11-22T19:48:41.123Z",
   "updated_at": "2026-11-22T19:48:41.123Z"
 }`

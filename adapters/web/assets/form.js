@@ -8,6 +8,8 @@
 // render token, no cookie, nothing awaited.
 (function () {
   "use strict";
+  var copy = document.querySelector("[data-copy]");
+  if (copy) copy.addEventListener("focus", function () { copy.select(); });
   var form = document.getElementById("fw-form");
   if (!form) return;
   var shown = Date.now();
@@ -117,11 +119,44 @@
     form.addEventListener("change", applyRules);
   }
 
+  // Save and resume (data-draft): a few seconds after the last change, the page's answers go
+  // to the visit's draft in the background; the answer's resume token then travels with every
+  // post, so page moves and the final post keep to the same draft. Files are not saved.
+  var draftURL = form.getAttribute("data-draft");
+  if (draftURL && window.fetch && window.URLSearchParams) {
+    var timer = null, saving = false, again = false;
+    var saveDraft = function () {
+      timer = null;
+      if (saving) { again = true; return; }
+      var body = new URLSearchParams();
+      Array.prototype.forEach.call(form.elements, function (el) {
+        if (!el.name || el.disabled || el.type === "file" || el.type === "submit" || el.name === "website") return;
+        if ((el.type === "checkbox" || el.type === "radio") && !el.checked) return;
+        body.append(el.name, el.value);
+      });
+      saving = true;
+      fetch(draftURL, {method: "POST", body: body, credentials: "omit"}).then(function (r) {
+        return r.ok ? r.json() : null;
+      }).then(function (out) {
+        if (out && out.resume && form.elements["_resume"]) form.elements["_resume"].value = out.resume;
+      }).catch(function () { /* the next page move saves too */ }).then(function () {
+        saving = false;
+        if (again) { again = false; saveDraft(); }
+      });
+    };
+    var changed = function () {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(saveDraft, 3000);
+    };
+    form.addEventListener("input", changed);
+    form.addEventListener("change", changed);
+  }
+
   var ready = false;
   form.addEventListener("submit", function (ev) {
     if (ready) return;
     var nav = ev.submitter && ev.submitter.name === "_nav" ? ev.submitter.value : "";
-    if (nav === "back") return;
+    if (nav === "back" || nav === "save") return;
     var invalid = Array.prototype.filter.call(form.elements, function (el) {
       return el.willValidate && !el.checkValidity();
     });
