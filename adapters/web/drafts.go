@@ -149,8 +149,8 @@ func (h *Handler) resumeURL(c *gin.Context, formID, token string) string {
 // savedData is the page that shows a saved draft's resume link.
 type savedData struct {
 	Title, Link, Token, Expires, EmailAction, Email, EmailError, Sent string
-	Mail, Files                                                    bool
-	Theme                                                          themeView
+	Mail, Files                                                       bool
+	Theme                                                             themeView
 }
 
 // showSaved draws the resume link of the draft token names, with the form to email it.

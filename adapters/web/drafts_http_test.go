@@ -2,9 +2,9 @@ package web_test
 
 import (
 	"bytes"
-	stdhtml "html"
 	"context"
 	"encoding/json"
+	stdhtml "html"
 	"net/url"
 	"regexp"
 	"strings"
