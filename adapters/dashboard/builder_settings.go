@@ -34,6 +34,9 @@ type settingsForm struct {
 	// Logo is the URL of the current logo ("" without one), with its size in pixels.
 	Logo                  string
 	LogoWidth, LogoHeight int
+	// Save and resume: on, and the days a draft lives after its last save, as typed.
+	PartialOn   bool
+	PartialDays string
 	// Notifications.
 	OwnerOn, RespondentOn                                       bool
 	OwnerTo, RespondentField, RespondentSubject, RespondentBody string
@@ -51,7 +54,8 @@ func settingsFormOf(f *form.Form) settingsForm {
 		OwnerOn: s.Notifications.Owner.Enabled, OwnerTo: strings.Join(s.Notifications.Owner.To, "\n"),
 		RespondentOn: s.Notifications.Respondent.Enabled, RespondentField: s.Notifications.Respondent.EmailFieldID,
 		RespondentSubject: s.Notifications.Respondent.Subject, RespondentBody: s.Notifications.Respondent.Body,
-		Accent: deref(s.Theme.Accent), Appearance: string(s.Theme.Appearance)}
+		Accent: deref(s.Theme.Accent), Appearance: string(s.Theme.Appearance),
+		PartialOn: s.Partial.Enabled, PartialDays: strconv.Itoa(s.Partial.TTLDays)}
 	sf = sf.withLogo(f)
 	if s.Spam.Captcha != nil {
 		sf.Captcha, sf.SiteKey, sf.HasSecret = string(s.Spam.Captcha.Provider), s.Spam.Captcha.SiteKey, s.Spam.Captcha.Secret != ""
@@ -76,7 +80,8 @@ func postedSettings(c *gin.Context) settingsForm {
 		OwnerOn: c.PostForm("owner_enabled") != "", OwnerTo: c.PostForm("owner_to"),
 		RespondentOn: c.PostForm("respondent_enabled") != "", RespondentField: c.PostForm("respondent_email_field"),
 		RespondentSubject: c.PostForm("respondent_subject"), RespondentBody: c.PostForm("respondent_body"),
-		Accent: strings.TrimSpace(c.PostForm("accent")), Appearance: c.PostForm("appearance")}
+		Accent: strings.TrimSpace(c.PostForm("accent")), Appearance: c.PostForm("appearance"),
+		PartialOn: c.PostForm("partial_enabled") != "", PartialDays: strings.TrimSpace(c.PostForm("partial_ttl_days"))}
 }
 
 // apply writes what the tab holds onto the stored settings; what does not parse is a violation
@@ -133,6 +138,14 @@ func (sf settingsForm) apply(s form.Settings, vs *domain.Violations) form.Settin
 	}
 	if strings.TrimSpace(sf.ClosedMessage) != "" {
 		s.Closing.Message = &sf.ClosedMessage
+	}
+	s.Partial = form.Partial{Enabled: sf.PartialOn, TTLDays: form.DefaultDraftTTLDays}
+	if sf.PartialDays != "" {
+		if n, err := strconv.Atoi(sf.PartialDays); err != nil || n < form.MinDraftTTLDays || n > form.MaxDraftTTLDays {
+			vs.Add("settings.partial.ttl_days", "out_of_range", "enter a number of days from 1 to 365")
+		} else {
+			s.Partial.TTLDays = n
+		}
 	}
 	s.Notifications.Owner = form.OwnerNotification{Enabled: sf.OwnerOn, To: splitList(sf.OwnerTo)}
 	s.Notifications.Respondent = form.RespondentNotification{Enabled: sf.RespondentOn, EmailFieldID: sf.RespondentField,
@@ -212,6 +225,7 @@ func settingsControl(path string) string {
 		{"settings.notifications.owner", "owner_to"}, {"settings.notifications.respondent.email_field_id", "respondent_email_field"},
 		{"settings.notifications.respondent.subject", "respondent_subject"}, {"settings.notifications.respondent.body", "respondent_body"},
 		{"settings.notifications.respondent", "respondent_email_field"},
+		{"settings.partial.ttl_days", "partial_ttl_days"}, {"settings.partial", "partial_ttl_days"},
 		{"settings.theme.accent", "accent"}, {"settings.theme.appearance", "appearance"}, {"settings.theme.logo", "logo"},
 	} {
 		if path == m.prefix || strings.HasPrefix(path, m.prefix+"[") || strings.HasPrefix(path, m.prefix+".") {

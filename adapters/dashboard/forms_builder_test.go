@@ -134,6 +134,21 @@ func TestFormsBuilderBuildsAndPublishes(t *testing.T) {
 			t.Fatalf("allowed origins not kept in canonical form: %s", body)
 		}
 
+		// Save and resume: a lifetime out of range is refused next to its input, typed value kept.
+		p = b.post("/app/forms/"+id+"/settings", url.Values{"name": {"Event registration 2026"}, "thank_you_message": {"See you there!"},
+			"frame_ancestors": {"https://www.example.com"}, "min_fill_seconds": {"3"}, "honeypot": {"1"},
+			"partial_enabled": {"1"}, "partial_ttl_days": {"400"}}).expect(t, http.StatusUnprocessableEntity)
+		if !regexp.MustCompile(`id="s-partial-days-error">[^<]+</span>`).MatchString(p.body) || !strings.Contains(p.body, `name="partial_ttl_days" type="text" inputmode="numeric" value="400"`) {
+			t.Fatalf("no error next to the draft lifetime: %s", text(p.body))
+		}
+		b.post("/app/forms/"+id+"/settings", url.Values{"name": {"Event registration 2026"}, "thank_you_message": {"See you there!"},
+			"frame_ancestors": {"https://www.example.com"}, "allowed_origins": {"HTTP://[0:0::1]:8080\r\nhttps://www.example.com:443"},
+			"min_fill_seconds": {"3"}, "honeypot": {"1"}, "partial_enabled": {"1"}, "partial_ttl_days": {"14"}}).redirectsTo(t, "/app/forms/"+id+"?tab=settings")
+		if body := b.get("/app/forms/"+id+"?tab=settings").expect(t, http.StatusOK).body; !strings.Contains(body, `name="partial_enabled" type="checkbox" value="1" checked`) ||
+			!strings.Contains(body, `value="14"`) {
+			t.Fatalf("save and resume not kept: %s", text(body))
+		}
+
 		// Remove a field.
 		b.post("/app/forms/"+id+"/fields/"+ids[0]+"/remove", nil).redirectsTo(t, "/app/forms/"+id)
 		if got, _ = fieldsOf(t, b, id); len(got) != 8 {
