@@ -424,7 +424,7 @@ func New(d Deps, s Settings) *Application {
 			ListRuns:         workflows.NewListRunsHandler(d.Workflows, d.Runs),
 
 			ExportSubmissions: capture.NewExportSubmissionsHandler(d.Forms, d.Scanner, d.Audit, d.IDs, d.Clock),
-			GetFormStats:      capture.NewGetFormStatsHandler(d.Forms, d.Stats, d.Activity, d.Clock),
+			GetFormStats:      capture.NewGetFormStatsHandler(d.Forms, d.Stats, d.Activity, d.Clock).WithDrafts(d.Drafts),
 			CountFieldAnswers: capture.NewCountFieldAnswersHandler(d.Forms, d.Scanner),
 
 			LastSubmissionTimes: forms.NewLastSubmissionTimesHandler(d.Forms),

@@ -36,6 +36,8 @@ type chartRow struct {
 	// DropOff is a page's loss to the next step, as shown ("25%"); "—" when nothing reached it.
 	DropOff string
 	Left    int64
+	// Saved is how many open drafts wait at a page (save and resume).
+	Saved int64
 }
 
 // questionView is one question's summary on the analytics page.
@@ -61,6 +63,8 @@ type analyticsDetail struct {
 	Questions                       []questionView
 	Pages                           []chartRow
 	PagesHeight                     int
+	// Saving: the form keeps drafts, so the page table shows how many wait at each page.
+	Saving bool
 	// Funnel is views, starts and form submissions, each as a share of the views.
 	Funnel       []chartRow
 	FunnelHeight int
@@ -113,6 +117,7 @@ func detailOf(r formstats.Report, fields []form.Field) analyticsDetail {
 				next = r.Pages[i+1].Reached
 			}
 			pr.Left = max(0, p.Reached-next)
+			pr.Saved = p.Saved
 			pr.DropOff = "—"
 			if p.Reached > 0 {
 				pr.DropOff = percent(pr.Left, p.Reached)

@@ -805,6 +805,7 @@ func (h *Handler) analytics(c *gin.Context) {
 	}
 	d.Bars, d.Max = chartBars(r.Daily)
 	d.analyticsDetail = detailOf(r, fv.Form.Fields())
+	d.Saving = fv.Form.SavesDrafts()
 	d.ChartW, d.ChartH, d.BaseY = chartWidth, chartHeight, chartHeight-chartFoot
 	h.render(c, http.StatusOK, "analytics", &view{Title: "Analytics · " + fv.Form.Name(), Data: d})
 }

@@ -30,6 +30,14 @@ type GetFormStatsHandler struct {
 	stats    ports.FormStatsRepository
 	activity ports.FormActivity
 	clock    ports.Clock
+	// drafts, when set, adds the open drafts waiting at each page to a multi-page report.
+	drafts ports.DraftRepository
+}
+
+// WithDrafts returns the query reporting open drafts per page too.
+func (h GetFormStatsHandler) WithDrafts(drafts ports.DraftRepository) GetFormStatsHandler {
+	h.drafts = drafts
+	return h
 }
 
 // NewGetFormStatsHandler makes the query; activity may be nil (nothing counted in memory).
@@ -68,7 +76,17 @@ func (h GetFormStatsHandler) Handle(ctx context.Context, q GetFormStats) (formst
 			Completions: d.Completions, FormSubmissions: d.FormSubmissions, APISubmissions: d.APISubmissions,
 			FillTimes: d.FillTimes, Fields: d.Fields, Pages: d.Pages}
 	}
-	return formstats.NewReport(first, last, counts, f.Fields()), nil
+	r := formstats.NewReport(first, last, counts, f.Fields())
+	if h.drafts != nil && len(r.Pages) > 0 && f.SavesDrafts() {
+		saved, err := h.drafts.CountByPage(ctx, p.WorkspaceID, f.ID(), h.clock.Now())
+		if err != nil {
+			return formstats.Report{}, err
+		}
+		for i := range r.Pages {
+			r.Pages[i].Saved = int64(saved[r.Pages[i].Page])
+		}
+	}
+	return r, nil
 }
 
 // RecordFormView counts one rendered public page of a form.

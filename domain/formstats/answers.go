@@ -127,6 +127,9 @@ type FieldSummary struct {
 type PageReach struct {
 	Page    int
 	Reached int64
+	// Saved is how many open drafts (settings.partial) wait at this page now, whatever the
+	// report's period: respondents who saved to finish later.
+	Saved int64
 }
 
 // Summaries are the per-question summaries of the form's current fields, in its order.
