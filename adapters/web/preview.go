@@ -49,6 +49,7 @@ func Preview(w io.Writer, f *form.Form, action string, post *http.Request) (int,
 			d.Steps.Action = action
 		}
 		d.PoW, d.Challenge, d.Captcha, d.Wait = false, "", nil, 0
+		d.Partial = false // the preview keeps no drafts
 		return status, t.ExecuteTemplate(w, "form.html", d)
 	}
 	if post == nil {
