@@ -8,7 +8,9 @@
 #   make bench-public                            # SQLite: api, then page, then capture
 #
 # Knobs: BENCH_FORM (single, the default: one page of 10 fields; multipage: the same 10 fields
-# on 3 pages with two show_if rules, one of which skips page 3 for "Student" tickets),
+# on 3 pages with two show_if rules, one of which skips page 3 for "Student" tickets;
+# respondent: multipage with scores, a recalled answer, a German translation and save and
+# resume),
 # BENCH_DBS (default "sqlite postgres"), BENCH_MODES (default "api"; any of api, page,
 # capture (urlencoded, with the page's render token as a browser posts it), capture-notoken
 # (the same without the token, which these relaxed settings allow), run in the order given
@@ -99,7 +101,54 @@ JSON
 ]
 JSON
       ;;
-    *) echo "unknown BENCH_FORM $FORM_SHAPE (want single or multipage)" >&2; exit 2 ;;
+    respondent)
+      # multipage, with what respondents ask for on top: scores on the ticket (a quiz-style
+      # sum), the name recalled in page 2's label and the thank-you message, a German
+      # translation of every label, and save and resume (form_settings below).
+      cat <<'JSON'
+[
+  {"label": "Full name", "type": "text", "required": true, "page": 1, "translations": {"de": {"label": "Vollständiger Name"}}},
+  {"label": "Email", "type": "email", "required": true, "page": 1, "translations": {"de": {"label": "E-Mail"}}},
+  {"label": "Age", "type": "number", "page": 1, "translations": {"de": {"label": "Alter"}}},
+  {"label": "Ticket", "type": "dropdown", "required": true, "options": ["Standard", "Student", "VIP"], "scores": [1, 0, 3], "page": 1,
+   "translations": {"de": {"label": "Ticket", "options": ["Standard", "Studierende", "VIP"]}}},
+  {"label": "Sessions for {{full_name}}", "key": "sessions", "type": "checkbox", "options": ["Keynote", "Workshops", "Dinner"], "scores": [1, 2, 1], "page": 2,
+   "translations": {"de": {"label": "Sitzungen für {{full_name}}", "options": ["Keynote", "Workshops", "Abendessen"]}}},
+  {"label": "Diet", "type": "radio", "options": ["None", "Vegetarian", "Vegan"], "page": 2,
+   "show_if": {"match": "all", "conditions": [{"field_id": "sessions", "operator": "contains", "value": "Dinner"}]},
+   "translations": {"de": {"label": "Ernährung", "options": ["Keine", "Vegetarisch", "Vegan"]}}},
+  {"label": "Comments", "type": "textarea", "page": 2, "translations": {"de": {"label": "Anmerkungen"}}},
+  {"label": "Arrival date", "type": "date", "page": 3,
+   "show_if": {"match": "any", "conditions": [{"field_id": "ticket", "operator": "not_equals", "value": "Student"}]},
+   "translations": {"de": {"label": "Anreisedatum"}}},
+  {"label": "Company", "type": "text", "page": 3,
+   "show_if": {"match": "any", "conditions": [{"field_id": "ticket", "operator": "not_equals", "value": "Student"}]},
+   "translations": {"de": {"label": "Firma"}}},
+  {"label": "Team size", "type": "number", "page": 3,
+   "show_if": {"match": "any", "conditions": [{"field_id": "ticket", "operator": "not_equals", "value": "Student"}]},
+   "translations": {"de": {"label": "Teamgröße"}}}
+]
+JSON
+      ;;
+    *) echo "unknown BENCH_FORM $FORM_SHAPE (want single, multipage or respondent)" >&2; exit 2 ;;
+  esac
+}
+
+# partial_setting keeps save and resume (and the thank-you message) on when the public modes
+# relax the spam settings (a PATCH replaces the settings whole).
+partial_setting() {
+  case "$FORM_SHAPE" in
+    respondent) printf '%s' ', "thank_you_message": "Thanks {{full_name}}, your score is {{score}}.", "partial": {"enabled": true, "ttl_days": 30}' ;;
+    *) ;;
+  esac
+}
+
+# form_settings prints what the form's shape adds to its settings (respondent: languages, save
+# and resume, a thank-you message with the score and a recalled answer).
+form_settings() {
+  case "$FORM_SHAPE" in
+    respondent) printf '%s' ', "languages": ["en", "de"], "settings": {"thank_you_message": "Thanks {{full_name}}, your score is {{score}}.", "partial": {"enabled": true, "ttl_days": 30}}' ;;
+    *) ;;
   esac
 }
 
@@ -263,7 +312,7 @@ for db in $DBS; do
     -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
     -d '{
       "name": "Benchmark: event registration",
-      "fields": '"$(form_fields)"'
+      "fields": '"$(form_fields)"''"$(form_settings)"'
     }')
   form_id=$(printf '%s' "$form" | grep -o 'frm_[A-Za-z0-9_-]*' | head -n 1)
   if [ -z "$form_id" ]; then
@@ -273,7 +322,7 @@ for db in $DBS; do
   if [ -n "$PUBLIC" ]; then
     curl -fsS -X PATCH "http://$FORMWARD_HTTP_ADDR/v1/forms/$form_id" \
       -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
-      -d '{"status": "published", "settings": {"spam": {"honeypot": true, "min_fill_seconds": 0, "proof_of_work": false}}}' >/dev/null
+      -d '{"status": "published", "settings": {"spam": {"honeypot": true, "min_fill_seconds": 0, "proof_of_work": false}'"$(partial_setting)"'}}' >/dev/null
     echo "form $form_id published; settings.spam: honeypot on, min_fill_seconds 0, proof_of_work off"
   fi
   echo "form $form_id (10 fields, $FORM_SHAPE); load: $CONNECTIONS connections, $DURATION after $WARMUP warm-up"
