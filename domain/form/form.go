@@ -52,12 +52,12 @@ type Form struct {
 	removed []RemovedField
 	// version is 1 at creation and one more at every change to fields.
 	version   int
+	createdAt time.Time
+	updatedAt time.Time
 	// languages are the form's language tags, the default first (nil: one language);
 	// translations its own text in the others (languages.go).
 	languages    []string
 	translations map[string]FormTranslation
-	createdAt time.Time
-	updatedAt time.Time
 }
 
 // Draft is what a client asks for when creating a form.
