@@ -27,6 +27,10 @@ type settingsJSON struct {
 
 	Notifications *notificationsJSON `json:"notifications,omitempty"`
 	Theme         *storedTheme       `json:"theme,omitempty"`
+
+	// Languages and Translations are the form's (formlanguages.go), stored with its settings.
+	Languages    []string                       `json:"languages,omitempty"`
+	Translations map[string]formTranslationJSON `json:"translations,omitempty"`
 }
 
 // storedTheme is the public page's theme; forms stored without one have the light default.
@@ -87,6 +91,7 @@ func encodeSettings(ctx context.Context, cipher ports.Cipher, f *form.Form) (str
 		Closing: encodeClosing(s.Closing), AllowedOrigins: form.OriginStrings(s.AllowedOrigins)}
 	out.Notifications = encodeNotifications(s.Notifications)
 	out.Theme = encodeTheme(s.Theme)
+	out.Languages, out.Translations = f.Languages(), formTranslationsToJSON(f.Translations())
 	if c := s.Spam.Captcha; c != nil {
 		sealed, err := cipher.Seal(ctx, f.WorkspaceID(), []byte(c.Secret), settingsAAD(f.ID()))
 		if err != nil {
@@ -153,6 +158,8 @@ func (r *FormRepository) formToDomain(ctx context.Context, row formRow) (*form.F
 	if err != nil {
 		return nil, err
 	}
-	return form.UnmarshalWithSettingsFromDatabase(row.ID, row.WorkspaceID, row.Name, row.Description, form.Status(row.Status), fields,
-		settings, fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)).WithRemovedFieldsFromDatabase(removed).WithVersionFromDatabase(row.Version).WithRefFromDatabase(row.Ref), nil
+	f := form.UnmarshalWithSettingsFromDatabase(row.ID, row.WorkspaceID, row.Name, row.Description, form.Status(row.Status), fields,
+		settings, fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)).WithRemovedFieldsFromDatabase(removed).WithVersionFromDatabase(row.Version).WithRefFromDatabase(row.Ref)
+	return withStoredLanguages(f, row.Settings)
+
 }
