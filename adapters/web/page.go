@@ -29,6 +29,9 @@ const honeypotName = "website"
 type option struct {
 	ID, Value string
 	Checked   bool
+	// Label is the option's text in the page's language when it differs from Value (the
+	// default language's option, which is what is posted and stored); empty: Value.
+	Label string
 }
 
 // fieldView is one question as the template draws it.
@@ -89,6 +92,10 @@ type pageData struct {
 	Wait int
 	// Theme is the form's appearance class, accent stylesheet and logo.
 	Theme themeView
+	// W are the page's own words; Lang the page's language and switcher, nil on a form
+	// without languages (i18n.go).
+	W    *words
+	Lang *langView
 }
 
 // stepView is the position of a multi-page form's page.
@@ -107,6 +114,8 @@ type utmValue struct{ Name, Value string }
 
 type messageData struct {
 	Title, Heading, Message string
+	// Lang is the page's language on a form with languages (i18n.go); nil: English.
+	Lang *langView
 	// Note and Again are the builder's preview's: what it did not do, and a link to fill it
 	// in again.
 	Note, Again string
@@ -396,6 +405,10 @@ func (h *Handler) page(c *gin.Context) {
 // cache: rendered once per form version, the render token, challenge and UTM inputs spliced in.
 func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]string, issued time.Time) {
 	data := formData(f, h.opts.Captchas, nil, nil, "", 0)
+	if lang, notice := pickLanguage(f, c.Request, ""); lang != "" {
+		localize(&data, f, lang, nil, false)
+		data.Notice = notice
+	}
 	key := pageKey(f, &data)
 	p := h.pages.get(key)
 	if p == nil {
@@ -443,6 +456,10 @@ type view struct {
 	// nonce is the render token's nonce of the visit, kept across its drawings (empty: a new
 	// one).
 	nonce string
+	// lang is the page's language as posted (_lang), codes the violation codes of errs by
+	// field ID (i18n.go).
+	lang  string
+	codes map[string]string
 }
 
 // showForm draws the form. On a form with several pages it shows the page of the first error
@@ -481,6 +498,12 @@ func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, v view) {
 	data.UTM = utmValues(v.utm)
 	data.Notice = v.notice
 	data.Wait = waitSeconds(f.Settings().Spam.MinFillSeconds, v.issued, h.d.Clock.Now())
+	if lang, notice := pickLanguage(f, c.Request, v.lang); lang != "" {
+		localize(&data, f, lang, v.codes, c.Request.Method == http.MethodPost)
+		if data.Notice == "" {
+			data.Notice = notice
+		}
+	}
 	s := f.Settings()
 	h.securityHeaders(c, &s)
 	h.render(c, status, "form.html", data)
@@ -515,7 +538,7 @@ func formData(f *form.Form, captchas map[form.CaptchaProvider]Captcha, values ma
 	fields, links, carry := views(f, all, values, errs, page)
 	data := pageData{Title: f.Name(), Action: "/f/" + f.ID(), Multipart: f.HasFileFields(), Fields: fields, Errors: links,
 		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError, Carry: carry, Steps: steps, Wait: s.Spam.MinFillSeconds,
-		Theme: themeOf(f.ID(), s.Theme)}
+		Theme: themeOf(f.ID(), s.Theme), W: english}
 	if f.Description() != nil {
 		data.Description = *f.Description()
 	}
@@ -573,6 +596,11 @@ func (h *Handler) step(c *gin.Context) {
 		issued, nonce = tok.Issued, tok.Nonce
 	}
 	page, _ := strconv.Atoi(c.Request.PostFormValue("_page"))
+	if to := c.Request.PostFormValue("_switch"); to != "" {
+		// The language switcher: the same page, answers kept, in the chosen language.
+		h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: page, nonce: nonce, lang: to})
+		return
+	}
 	fields := f.Fields()
 	var skipped map[string]bool
 	if form.HasLogic(fields) {
@@ -585,13 +613,14 @@ func (h *Handler) step(c *gin.Context) {
 	} else if err := submission.CheckPage(f, p.cmd.Data, page); err != nil {
 		errs, formError := fieldErrors(httperr.Problem(err))
 		h.countStep(c, f, p.cmd.Token, page, page)
-		h.showPage(c, http.StatusUnprocessableEntity, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, page: page, nonce: nonce})
+		h.showPage(c, http.StatusUnprocessableEntity, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, page: page, nonce: nonce,
+			lang: p.lang, codes: fieldCodes(httperr.Problem(err))})
 		return
 	} else {
 		to = nextStep(steps, page)
 	}
 	h.countStep(c, f, p.cmd.Token, page, to)
-	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: to, nonce: nonce})
+	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: to, nonce: nonce, lang: p.lang})
 }
 
 // countStep counts a page move of a visit without JavaScript as its start (the first post of
