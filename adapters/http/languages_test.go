@@ -1,7 +1,10 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -63,6 +66,32 @@ func TestFormLanguagesRoundTripAndViolations(t *testing.T) {
 		h.expect(r, 200, "")
 		if tr, _ := json.Marshal(r.json["translations"]); string(tr) != `{}` {
 			t.Fatalf("translations after dropping de: %s", tr)
+		}
+	})
+}
+
+func TestExportHasALanguageColumnOnlyWithLanguages(t *testing.T) {
+	eachHarness(t, func(t *testing.T, h *harness) {
+		key := h.keys["admin"]
+		header := func(body map[string]any) []string {
+			t.Helper()
+			r := h.do("POST", "/v1/forms", key, body)
+			h.expect(r, 201, "")
+			id := r.json["id"].(string)
+			h.expect(h.do("POST", "/v1/forms/"+id+"/submissions", key, map[string]any{"data": map[string]any{"colour": "Red"}}), 201, "")
+			res := h.do("GET", "/v1/forms/"+id+"/submissions/export", key, nil)
+			h.expect(res, 200, "")
+			rows, err := csv.NewReader(bytes.NewReader(res.Body.Bytes())).ReadAll()
+			if err != nil || len(rows) != 2 || len(rows[0]) != len(rows[1]) {
+				t.Fatalf("export %q: %v", res.Body.String(), err)
+			}
+			return rows[0]
+		}
+		field := map[string]any{"label": "Colour", "type": "radio", "options": []string{"Red", "Blue"}}
+		plain := header(map[string]any{"name": "Plain", "fields": []any{field}})
+		multi := header(map[string]any{"name": "Multi", "languages": []string{"en", "de"}, "fields": []any{field}})
+		if slices.Contains(plain, "language") || multi[len(multi)-1] != "language" || len(multi) != len(plain)+1 {
+			t.Fatalf("plain %v, with languages %v", plain, multi)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain/form"
 )
@@ -195,6 +197,10 @@ func TestGermanPagesKeepTheLanguageAndStoreDefaultValues(t *testing.T) {
 	}
 	if l := s.Metadata().Language; l == nil || *l != "de" {
 		t.Fatalf("metadata.language %v", l)
+	}
+	// The API shows it as metadata.language.
+	if j, _ := json.Marshal(httpkit.PresentSubmission(s, httpkit.KeepValue)); !strings.Contains(string(j), `"language":"de"`) {
+		t.Fatalf("API submission %s", j)
 	}
 }
 
