@@ -432,3 +432,16 @@ func (h *Handler) localMessage(c *gin.Context, status int, s *form.Settings, the
 	l := &langView{Tag: lang, Dir: dirOf(lang)}
 	h.render(c, status, "message.html", messagePage{messageData{Title: title, Heading: heading, Message: msg, Lang: l}, theme})
 }
+
+// closedInLanguage draws the closed page of a form with languages in the page's language
+// (?lang=, Accept-Language, the default); it reports false for a form without languages.
+func (h *Handler) closedInLanguage(c *gin.Context, status int, f *form.Form, ownerMessage string) bool {
+	lang, _ := pickLanguage(f, c.Request, "")
+	if lang == "" {
+		return false
+	}
+	s := f.Settings()
+	title, heading, msg := closedIn(f, lang, ownerMessage)
+	h.localMessage(c, status, &s, themeOf(f.ID(), s.Theme), lang, title, heading, msg)
+	return true
+}

@@ -217,3 +217,26 @@ func TestClosedAndPlainFormsHaveNoLanguage(t *testing.T) {
 	}
 	mustContain(t, rec.Body.String(), `<html lang="en">`, "Thank you!")
 }
+
+func TestClosedPageInTheRespondentsLanguage(t *testing.T) {
+	h := newHarness(t)
+	f, _ := multilingualForm(h)
+	ctx := h.owner(context.Background())
+	msg := "We are closed."
+	s := f.Settings()
+	s.Closing.Message = &msg
+	tr := f.Translations()
+	de := tr["de"]
+	de.ClosedMessage = "Wir haben geschlossen."
+	tr["de"] = de
+	st := string(form.StatusArchived)
+	if _, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Settings: &s, Translations: &tr}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.app.Commands.UpdateForm.Handle(ctx, forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Status: &st}}); err != nil {
+		t.Fatal(err)
+	}
+	page := h.getWith("/f/"+f.ID(), "Accept-Language", "de")
+	mustContain(t, page, `<html lang="de" dir="ltr"`, "Dieses Formular ist geschlossen")
+	mustContain(t, h.getWith("/f/"+f.ID()+"?lang=fr"), `<html lang="fr"`, "Ce formulaire est fermé")
+}
