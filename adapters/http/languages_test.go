@@ -95,3 +95,31 @@ func TestExportHasALanguageColumnOnlyWithLanguages(t *testing.T) {
 		}
 	})
 }
+
+// Forms as code: a definition carries the languages and every translation, and applying it
+// back changes nothing.
+func TestDefinitionKeepsLanguages(t *testing.T) {
+	eachHarness(t, func(t *testing.T, h *harness) {
+		key := h.keys["admin"]
+		doc := map[string]any{
+			"name": "Feedback", "languages": []string{"en", "de"},
+			"translations": map[string]any{"de": map[string]any{"name": "Rückmeldung"}},
+			"fields": []map[string]any{{"key": "colour", "label": "Colour", "type": "radio", "options": []string{"Red", "Blue"},
+				"translations": map[string]any{"de": map[string]any{"label": "Farbe", "options": []string{"Rot", "Blau"}}}}},
+		}
+		r := h.do("PUT", "/v1/forms/by-ref/feedback", key, doc)
+		h.expect(r, 201, "")
+		id := r.json["form_id"].(string)
+		def := h.do("GET", "/v1/forms/"+id+"/definition", key, nil)
+		h.expect(def, 200, "")
+		tr, _ := json.Marshal(def.json["fields"].([]any)[0].(map[string]any)["translations"])
+		if l, _ := json.Marshal(def.json["languages"]); string(l) != `["en","de"]` || string(tr) != `{"de":{"label":"Farbe","options":["Rot","Blau"]}}` {
+			t.Fatalf("definition %s", def.Body.String())
+		}
+		back := h.do("PUT", "/v1/forms/by-ref/feedback", key, def.json)
+		h.expect(back, 200, "")
+		if back.json["action"] != "unchanged" {
+			t.Fatalf("applying the definition back: %s", back.Body.String())
+		}
+	})
+}
