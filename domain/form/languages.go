@@ -313,8 +313,8 @@ func (f *Form) MissingTranslations() map[string]int {
 			miss(true, t.Label)
 			miss(fl.Placeholder != nil && *fl.Placeholder != "", t.Placeholder)
 			miss(fl.Help != nil && *fl.Help != "", t.Help)
-			if len(fl.Options) > 0 && len(t.Options) == 0 {
-				n++
+			if len(t.Options) == 0 {
+				n += len(fl.Options) // each option is a text to translate
 			}
 		}
 		out[lang] = n

@@ -47,8 +47,8 @@ func TestLanguagesAreCanonicalAndTranslationsKept(t *testing.T) {
 		t.Fatalf("de %+v", got)
 	}
 	missing := f.MissingTranslations()
-	// de: the Colour label and options are missing; fr: the name, the Name label.
-	if missing["de"] != 2 || missing["fr"] != 2 {
+	// de: the Colour label and its two options are missing; fr: the name, the Name label.
+	if missing["de"] != 3 || missing["fr"] != 2 {
 		t.Fatalf("missing %v", missing)
 	}
 }
