@@ -44,6 +44,8 @@ func (h *Handler) mountForms(w *gin.RouterGroup) {
 	w.POST("/forms/:id/fields/:fid/remove", h.removeField)
 	w.POST("/forms/:id/order", h.reorderFields)
 	w.POST("/forms/:id/settings", h.saveFormSettings)
+	w.GET("/forms/:id/translations", h.translations)
+	w.POST("/forms/:id/translations", h.saveTranslations)
 	w.POST("/forms/:id/logo", h.uploadLogo)
 	w.POST("/forms/:id/logo/remove", h.removeLogo)
 	w.GET("/forms/:id/status", h.changeFormStatusConfirm)
@@ -350,7 +352,8 @@ func specsOf(fields []form.Field) []form.FieldSpec {
 	for i, f := range fields {
 		key, page := f.Key, f.Page
 		s := form.FieldSpec{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: append([]string(nil), f.Options...),
-			Placeholder: f.Placeholder, Help: f.Help, Accept: append([]string(nil), f.Accept...), Key: &key, Hidden: f.Hidden}
+			Placeholder: f.Placeholder, Help: f.Help, Accept: append([]string(nil), f.Accept...), Key: &key, Hidden: f.Hidden,
+			Translations: f.Translations}
 		if page > 1 {
 			s.Page = &page
 		}

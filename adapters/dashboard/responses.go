@@ -75,6 +75,8 @@ type responseRow struct {
 	// Version is the form version the response answered, shown when it is not the current one.
 	Version int
 	Earlier bool
+	// Language is the page's language of the response, on a form with languages.
+	Language string
 }
 
 type responsesData struct {
@@ -100,6 +102,8 @@ type responsesData struct {
 	Tabs             []navItem
 	// Back is the filters as a query: the Columns panel's form goes back to them.
 	Back string
+	// Languages: the form has languages, and the table shows each response's.
+	Languages bool
 }
 
 // responseFilter is the table's filters as the query names them: days, a field's value, the
@@ -217,7 +221,7 @@ func (h *Handler) responses(c *gin.Context) {
 	}
 	f := fv.Form
 	filter := readFilter(c.Request.URL.Query())
-	d := responsesData{FormID: f.ID(), FormName: f.Name(), Total: fv.SubmissionCount, CanDelete: p.Allows(access.Write),
+	d := responsesData{FormID: f.ID(), FormName: f.Name(), Total: fv.SubmissionCount, CanDelete: p.Allows(access.Write), Languages: len(f.Languages()) > 0,
 		CreatedAfter: filter.CreatedAfter, CreatedBefore: filter.CreatedBefore, Field: filter.Field, Contains: filter.Contains,
 		Source: filter.Source, Tabs: formTabs(f.ID(), "responses"), ColumnsOpen: c.Query("columns") == "open"}
 	q, err := filter.query(f, h.zone(c))
@@ -286,6 +290,9 @@ func (h *Handler) responses(c *gin.Context) {
 	for _, s := range page.Submissions {
 		row := responseRow{ID: s.ID(), Submitted: s.SubmittedAt(), Href: "/app/forms/" + f.ID() + "/responses/" + s.ID() + detail,
 			Version: s.FormVersion(), Earlier: s.FormVersion() > 0 && s.FormVersion() != f.Version()}
+		if l := s.Metadata().Language; l != nil {
+			row.Language = *l
+		}
 		asked := labels(s.FormVersion())
 		for _, fl := range shown {
 			cl := tableCell(fl, h.items(s, fl))
@@ -479,6 +486,7 @@ type responseData struct {
 	Submitted, Updated   time.Time
 	Answers              []answerView
 	Source, Referrer     string
+	Language             string // the page's language (a form with languages), else ""
 	UTM                  [][2]string
 	CanDelete            bool
 	Tabs                 []navItem
@@ -542,6 +550,9 @@ func (h *Handler) response(c *gin.Context) {
 	d.Source = string(m.Source)
 	if m.Referrer != nil {
 		d.Referrer = *m.Referrer
+	}
+	if m.Language != nil {
+		d.Language = *m.Language
 	}
 	for _, k := range submission.UTMKeys {
 		if v := m.UTM[k]; v != "" {

@@ -11,7 +11,7 @@ import (
 )
 
 // definitionProps are the properties of a form definition (forms as code).
-var definitionProps = []string{"ref", "name", "description", "fields", "settings"}
+var definitionProps = []string{"ref", "name", "description", "fields", "settings", "languages", "translations"}
 
 // definitionJSON is a form as a portable document: fields by key, without IDs.
 type definitionJSON struct {
@@ -22,6 +22,10 @@ type definitionJSON struct {
 	// Settings are the form's settings as a PUT takes them back: without the captcha's secret
 	// (a PUT without it keeps the stored one) and without the uploaded logo.
 	Settings *definitionSettings `json:"settings"`
+
+	// Languages and Translations are the form's (languages.go).
+	Languages    []string                       `json:"languages"`
+	Translations map[string]formTranslationView `json:"translations"`
 }
 
 // definitionSettings are settingsJSON in the shape FormSettingsInput takes.
@@ -79,6 +83,8 @@ type definitionField struct {
 	Hidden      bool        `json:"hidden"`
 	Page        int         `json:"page"`
 	ShowIf      *showIfView `json:"show_if"`
+
+	Translations map[string]fieldTranslationView `json:"translations"`
 }
 
 func presentDefinition(f *form.Form) definitionJSON {
@@ -88,10 +94,11 @@ func presentDefinition(f *form.Form) definitionJSON {
 	}
 	out := definitionJSON{Ref: f.Ref(), Name: f.Name(), Description: f.Description(), Fields: []definitionField{},
 		Settings: presentDefinitionSettings(f.ID(), f.Settings())}
+	out.Languages, out.Translations = presentLanguages(f)
 	for _, fl := range f.Fields() {
 		p := presentField(fl)
 		d := definitionField{Key: p.Key, Label: p.Label, Type: p.Type, Required: p.Required, Options: p.Options, Placeholder: p.Placeholder,
-			Help: p.Help, Accept: p.Accept, MaxFileSize: p.MaxFileSize, Hidden: p.Hidden, Page: p.Page, ShowIf: p.ShowIf}
+			Help: p.Help, Accept: p.Accept, MaxFileSize: p.MaxFileSize, Hidden: p.Hidden, Page: p.Page, ShowIf: p.ShowIf, Translations: p.Translations}
 		if d.ShowIf != nil {
 			for i := range d.ShowIf.Conditions {
 				d.ShowIf.Conditions[i].FieldID = keys[d.ShowIf.Conditions[i].FieldID]
@@ -168,6 +175,7 @@ func (a *api) putFormByRef(c *gin.Context) {
 	d.Description, _ = o.nullableStr("description")
 	d.Fields = fieldSpecs(o)
 	d.Settings = formSettings(o, a.App.FormLimits)
+	d.Languages, d.Translations = readLanguages(o)
 	for i, s := range d.Fields {
 		if s.ID != "" {
 			vs.Add(o.at("fields")+"["+itoa(i)+"].id", "not_allowed", "a definition names fields by key, without IDs")

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -16,7 +17,7 @@ import (
 var (
 	formProps          = []string{"name", "description", "fields", "settings", "ref", "status"}
 	formReadOnly       = []string{"id", "version", "created_at", "updated_at", "submission_count", "closed_reason"}
-	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "help", "accept", "max_file_size", "key", "hidden", "page", "show_if"}
+	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "help", "accept", "max_file_size", "key", "hidden", "page", "show_if", "translations"}
 	submissionProps    = []string{"data"}
 	submissionReadOnly = []string{"id", "form_id", "form_version", "metadata", "submitted_at", "updated_at", "created_at"}
 )
@@ -63,7 +64,7 @@ func (a *api) listForms(c *gin.Context) {
 
 func (a *api) createForm(c *gin.Context) {
 	var vs domain.Violations
-	o, ok := a.readBody(c, &vs, formProps[:5], append(formReadOnly, "status"))
+	o, ok := a.readBody(c, &vs, append(slices.Clone(formProps[:5]), languageProps...), append(formReadOnly, "status"))
 	if !ok {
 		return
 	}
@@ -77,6 +78,10 @@ func (a *api) createForm(c *gin.Context) {
 	d.Ref, _ = o.nullableStr("ref")
 	d.Fields = fieldSpecs(o)
 	d.Settings = formSettings(o, a.App.FormLimits)
+	if langs, tr := readLanguages(o); langs != nil || tr != nil {
+		d.Languages = deref(langs)
+		d.Translations = deref(tr)
+	}
 	if err := vs.Err(); err != nil {
 		fail(c, a.Logger, err)
 		return
@@ -135,6 +140,7 @@ func fieldSpecs(o object) []form.FieldSpec {
 		if !it.isNull("show_if") {
 			s.ShowIf = showIfSpec(it)
 		}
+		s.Translations = readFieldTranslations(it)
 		specs = append(specs, s)
 	}
 	return specs
@@ -172,7 +178,7 @@ func (a *api) getForm(c *gin.Context) {
 
 func (a *api) updateForm(c *gin.Context) {
 	var vs domain.Violations
-	o, ok := a.readBody(c, &vs, formProps, formReadOnly)
+	o, ok := a.readBody(c, &vs, append(slices.Clone(formProps), languageProps...), formReadOnly)
 	if !ok {
 		return
 	}
@@ -197,6 +203,7 @@ func (a *api) updateForm(c *gin.Context) {
 		p.Fields = &specs
 	}
 	p.Settings = formSettings(o, a.App.FormLimits)
+	p.Languages, p.Translations = readLanguages(o)
 	if err := vs.Err(); err != nil {
 		fail(c, a.Logger, err)
 		return

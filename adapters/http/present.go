@@ -31,6 +31,9 @@ type fieldJSON struct {
 	Hidden      bool        `json:"hidden"`
 	Page        int         `json:"page"`
 	ShowIf      *showIfView `json:"show_if"`
+
+	// Translations are the field's text in the form's other languages (languages.go).
+	Translations map[string]fieldTranslationView `json:"translations"`
 }
 
 type showIfView struct {
@@ -77,6 +80,10 @@ type formJSON struct {
 	ClosedReason *string `json:"closed_reason"`
 	CreatedAt    string  `json:"created_at"`
 	UpdatedAt    string  `json:"updated_at"`
+
+	// Languages and Translations are shown with the fields (languages.go).
+	Languages    *[]string                       `json:"languages,omitempty"`
+	Translations *map[string]formTranslationView `json:"translations,omitempty"`
 }
 
 func presentForm(v forms.FormView, withFields bool, now time.Time) formJSON {
@@ -97,6 +104,8 @@ func presentForm(v forms.FormView, withFields bool, now time.Time) formJSON {
 		}
 		out.Fields = &fields
 		out.Settings = presentSettings(f.ID(), f.Settings())
+		langs, tr := presentLanguages(f)
+		out.Languages, out.Translations = &langs, &tr
 	}
 	return out
 }
@@ -108,6 +117,7 @@ func presentField(f form.Field) fieldJSON {
 	}
 	out := fieldJSON{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: opts, Placeholder: f.Placeholder, Help: f.Help,
 		Key: f.Key, Hidden: f.Hidden, Page: f.Page, ShowIf: presentShowIf(f.ShowIf)}
+	out.Translations = presentFieldTranslations(f.Translations)
 	if f.Type == form.TypeFile {
 		accept := f.Accept
 		if accept == nil {

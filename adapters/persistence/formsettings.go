@@ -28,6 +28,10 @@ type settingsJSON struct {
 	Notifications *notificationsJSON `json:"notifications,omitempty"`
 	Theme         *storedTheme       `json:"theme,omitempty"`
 	Partial       *storedPartial     `json:"partial,omitempty"`
+
+	// Languages and Translations are the form's (formlanguages.go), stored with its settings.
+	Languages    []string                       `json:"languages,omitempty"`
+	Translations map[string]formTranslationJSON `json:"translations,omitempty"`
 }
 
 // storedPartial is settings.partial; forms stored without it keep no drafts.
@@ -109,6 +113,7 @@ func encodeSettings(ctx context.Context, cipher ports.Cipher, f *form.Form) (str
 	out.Notifications = encodeNotifications(s.Notifications)
 	out.Theme = encodeTheme(s.Theme)
 	out.Partial = encodePartial(s.Partial)
+	out.Languages, out.Translations = f.Languages(), formTranslationsToJSON(f.Translations())
 	if c := s.Spam.Captcha; c != nil {
 		sealed, err := cipher.Seal(ctx, f.WorkspaceID(), []byte(c.Secret), settingsAAD(f.ID()))
 		if err != nil {
@@ -176,6 +181,8 @@ func (r *FormRepository) formToDomain(ctx context.Context, row formRow) (*form.F
 	if err != nil {
 		return nil, err
 	}
-	return form.UnmarshalWithSettingsFromDatabase(row.ID, row.WorkspaceID, row.Name, row.Description, form.Status(row.Status), fields,
-		settings, fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)).WithRemovedFieldsFromDatabase(removed).WithVersionFromDatabase(row.Version).WithRefFromDatabase(row.Ref), nil
+	f := form.UnmarshalWithSettingsFromDatabase(row.ID, row.WorkspaceID, row.Name, row.Description, form.Status(row.Status), fields,
+		settings, fromMillis(row.CreatedAt), fromMillis(row.UpdatedAt)).WithRemovedFieldsFromDatabase(removed).WithVersionFromDatabase(row.Version).WithRefFromDatabase(row.Ref)
+	return withStoredLanguages(f, row.Settings)
+
 }

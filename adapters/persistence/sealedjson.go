@@ -211,7 +211,7 @@ func (d *sealedDecoder) metadata(m *submission.Metadata) bool {
 	if d.byte('}') {
 		return true
 	}
-	var seen [7]bool
+	var seen [8]bool
 	for {
 		k, ok := d.key()
 		if !ok || !d.byte(':') {
@@ -234,6 +234,8 @@ func (d *sealedDecoder) metadata(m *submission.Metadata) bool {
 			slot = 5
 		case "utm":
 			slot = 6
+		case "language":
+			slot, dst = 7, &m.Language
 		default:
 			return false
 		}
@@ -352,5 +354,5 @@ func decodeSealedJSON(plaintext []byte) (map[string]submission.Value, submission
 	}
 	m := in.Metadata
 	return data, submission.Metadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: submission.Source(m.Source), UTM: m.UTM,
-		ReplyTo: m.ReplyTo, Subject: m.Subject}, nil
+		ReplyTo: m.ReplyTo, Subject: m.Subject, Language: m.Language}, nil
 }

@@ -352,6 +352,7 @@ type sealedMetadata struct {
 	UTM       map[string]string `json:"utm,omitempty"`
 	ReplyTo   *string           `json:"reply_to,omitempty"`
 	Subject   *string           `json:"subject,omitempty"`
+	Language  *string           `json:"language,omitempty"`
 }
 
 func encodeSubmission(s *submission.Submission) ([]byte, error) {
@@ -374,6 +375,7 @@ func encodeSubmission(s *submission.Submission) ([]byte, error) {
 	}
 	m := s.Metadata()
 	out.Metadata = sealedMetadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: m.UTM, ReplyTo: m.ReplyTo, Subject: m.Subject}
+	out.Metadata.Language = m.Language
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encode submission: %w", err)

@@ -106,6 +106,9 @@ func (h *Handler) closedPage(c *gin.Context, status int, f *form.Form, closed *f
 	if closed.Message != "" {
 		msg = closed.Message
 	}
+	if h.closedInLanguage(c, status, f, closed.Message) {
+		return
+	}
 	h.themedMessage(c, status, &s, themeOf(f.ID(), s.Theme), m.Title, m.Heading, msg)
 }
 
@@ -130,6 +133,9 @@ func (h *Handler) openOrClosed(c *gin.Context, f *form.Form) bool {
 	if errors.Is(err, domain.ErrFormClosed) {
 		// The archived form's closed page, in the form's theme.
 		m := errorPages[b.Code]
+		if h.closedInLanguage(c, http.StatusOK, f, "") {
+			return false
+		}
 		h.themedMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), m.Title, m.Heading, m.Message)
 		return false
 	}

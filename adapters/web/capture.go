@@ -30,6 +30,7 @@ type post struct {
 	cmd     capture.SubmitPublicForm
 	values  map[string][]string // as typed, to draw the page again
 	page    int                 // the page of a multi-page form it was sent from (_page)
+	lang    string              // the page's language (_lang) on a form with languages, as posted
 	next    string              // a form-backend post's _next, as sent
 	resume  string              // the visit's resume token (_resume), when it has a draft
 	cleanup func()
@@ -101,6 +102,7 @@ func (h *Handler) readPost(c *gin.Context, f *form.Form) (*post, error) {
 	readBackendFields(pf, p)
 	p.page, _ = strconv.Atoi(pf.Get("_page"))
 	p.resume = pf.Get("_resume")
+	p.lang = pf.Get("_lang")
 	if cp := f.Settings().Spam.Captcha; cp != nil {
 		cmd.Captcha = pf.Get(h.opts.Captchas[cp.Provider].Response)
 	}
@@ -236,6 +238,7 @@ func (h *Handler) capture(c *gin.Context) {
 		cmd.Referrer = &ref
 		utmFromReferrer(ref, cmd.UTM)
 	}
+	cmd.Language, _ = pickLanguage(f, c.Request, p.lang)
 	sub, err := h.submit.Handle(c.Request.Context(), cmd)
 	if err != nil {
 		h.refuse(c, f, p, err)
@@ -247,7 +250,7 @@ func (h *Handler) capture(c *gin.Context) {
 		c.Redirect(http.StatusSeeOther, next)
 		return
 	}
-	h.thank(c, f, p.json, sub.ID())
+	h.thank(c, f, p.json, sub.ID(), cmd.Language)
 }
 
 // fakeSubmissionID answers a silently refused post (the honeypot) as if it had been stored.
@@ -269,7 +272,8 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 	case errors.As(err, &rej):
 		h.spam(f, string(rej.Reason))
 		if rej.Silent {
-			h.thank(c, f, p.json, fakeSubmissionID)
+			lang, _ := pickLanguage(f, c.Request, p.lang)
+			h.thank(c, f, p.json, fakeSubmissionID, lang)
 			return
 		}
 		if notice, timed := timedOut[rej.Reason]; timed && !p.json && f != nil {
@@ -306,7 +310,7 @@ func (h *Handler) refuse(c *gin.Context, f *form.Form, p *post, err error) {
 			issued, nonce = tok.Issued, tok.Nonce
 		}
 		httperr.SetRetryAfter(c, b)
-		h.showForm(c, b.Status, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, nonce: nonce,
+		h.showForm(c, b.Status, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, nonce: nonce, lang: p.lang, codes: fieldCodes(b),
 			resume: p.resume})
 		return
 	}
@@ -343,7 +347,7 @@ func (h *Handler) again(c *gin.Context, f *form.Form, p *post, notice string) {
 	}
 	// A new nonce (a new proof-of-work challenge with it): a start reported for the page
 	// drawn again may count once more, on this rare path only.
-	h.showPage(c, http.StatusForbidden, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, notice: notice, page: p.page,
+	h.showPage(c, http.StatusForbidden, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, notice: notice, page: p.page, lang: p.lang,
 		resume: p.resume})
 }
 
@@ -370,7 +374,7 @@ func (h *Handler) spam(f *form.Form, reason string) {
 	}
 }
 
-func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id string) {
+func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id, lang string) {
 	if isJSON {
 		c.JSON(http.StatusCreated, gin.H{"ok": true, "id": id})
 		return
@@ -384,6 +388,11 @@ func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id string) {
 	msg := "Your response has been recorded."
 	if s.ThankYouMessage != nil && *s.ThankYouMessage != "" {
 		msg = *s.ThankYouMessage
+	}
+	if lang != "" {
+		title, heading, msg := thankYouIn(f, lang)
+		h.localMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), lang, title, heading, msg)
+		return
 	}
 	h.themedMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), "Thank you", "Thank you!", msg)
 }

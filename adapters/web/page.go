@@ -29,6 +29,9 @@ const honeypotName = "website"
 type option struct {
 	ID, Value string
 	Checked   bool
+	// Label is the option's text in the page's language when it differs from Value (the
+	// default language's option, which is what is posted and stored); empty: Value.
+	Label string
 }
 
 // fieldView is one question as the template draws it.
@@ -93,6 +96,10 @@ type pageData struct {
 	// carries the visit's resume token (Resume, empty until a draft exists).
 	Partial bool
 	Resume  string
+	// W are the page's own words; Lang the page's language and switcher, nil on a form
+	// without languages (i18n.go).
+	W    *words
+	Lang *langView
 }
 
 // stepView is the position of a multi-page form's page.
@@ -111,6 +118,8 @@ type utmValue struct{ Name, Value string }
 
 type messageData struct {
 	Title, Heading, Message string
+	// Lang is the page's language on a form with languages (i18n.go); nil: English.
+	Lang *langView
 	// Note and Again are the builder's preview's: what it did not do, and a link to fill it
 	// in again.
 	Note, Again string
@@ -404,6 +413,10 @@ func (h *Handler) page(c *gin.Context) {
 // cache: rendered once per form version, the render token, challenge and UTM inputs spliced in.
 func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]string, issued time.Time) {
 	data := formData(f, h.opts.Captchas, nil, nil, "", 0)
+	if lang, notice := pickLanguage(f, c.Request, ""); lang != "" {
+		localize(&data, f, lang, nil, false)
+		data.Notice = notice
+	}
 	key := pageKey(f, &data)
 	p := h.pages.get(key)
 	if p == nil {
@@ -453,6 +466,10 @@ type view struct {
 	nonce string
 	// resume is the visit's resume token, once it has a draft.
 	resume string
+	// lang is the page's language as posted (_lang), codes the violation codes of errs by
+	// field ID (i18n.go).
+	lang  string
+	codes map[string]string
 }
 
 // showForm draws the form. On a form with several pages it shows the page of the first error
@@ -492,6 +509,12 @@ func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, v view) {
 	data.Notice = v.notice
 	data.Resume = v.resume
 	data.Wait = waitSeconds(f.Settings().Spam.MinFillSeconds, v.issued, h.d.Clock.Now())
+	if lang, notice := pickLanguage(f, c.Request, v.lang); lang != "" {
+		localize(&data, f, lang, v.codes, c.Request.Method == http.MethodPost)
+		if data.Notice == "" {
+			data.Notice = notice
+		}
+	}
 	s := f.Settings()
 	h.securityHeaders(c, &s)
 	h.render(c, status, "form.html", data)
@@ -526,7 +549,7 @@ func formData(f *form.Form, captchas map[form.CaptchaProvider]Captcha, values ma
 	fields, links, carry := views(f, all, values, errs, page)
 	data := pageData{Title: f.Name(), Action: "/f/" + f.ID(), Multipart: f.HasFileFields(), Fields: fields, Errors: links,
 		Honeypot: s.Spam.Honeypot, PoW: s.Spam.ProofOfWork, FormError: formError, Carry: carry, Steps: steps, Wait: s.Spam.MinFillSeconds,
-		Theme: themeOf(f.ID(), s.Theme), Partial: s.Partial.Enabled}
+		Theme: themeOf(f.ID(), s.Theme), W: english, Partial: s.Partial.Enabled}
 	if f.Description() != nil {
 		data.Description = *f.Description()
 	}
@@ -586,7 +609,12 @@ func (h *Handler) step(c *gin.Context) {
 	}
 	page, _ := strconv.Atoi(c.Request.PostFormValue("_page"))
 	if c.Request.PostFormValue("_nav") == "save" {
-		h.saveForLater(c, f, p, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: page, nonce: nonce, resume: p.resume})
+		h.saveForLater(c, f, p, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: page, nonce: nonce, resume: p.resume, lang: p.lang})
+		return
+	}
+	if to := c.Request.PostFormValue("_switch"); to != "" {
+		// The language switcher: the same page, answers kept, in the chosen language.
+		h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: page, nonce: nonce, lang: to, resume: p.resume})
 		return
 	}
 	fields := f.Fields()
@@ -603,14 +631,14 @@ func (h *Handler) step(c *gin.Context) {
 		h.countStep(c, f, p.cmd.Token, page, page)
 		resume, _ := h.saveDraft(c, f, p, page, terr == nil)
 		h.showPage(c, http.StatusUnprocessableEntity, f, view{values: p.values, errs: errs, utm: p.cmd.UTM, issued: issued, formError: formError, page: page, nonce: nonce,
-			resume: resume})
+			lang: p.lang, codes: fieldCodes(httperr.Problem(err)), resume: resume})
 		return
 	} else {
 		to = nextStep(steps, page)
 	}
 	h.countStep(c, f, p.cmd.Token, page, to)
 	resume, _ := h.saveDraft(c, f, p, to, terr == nil)
-	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: to, nonce: nonce, resume: resume})
+	h.showPage(c, http.StatusOK, f, view{values: p.values, utm: p.cmd.UTM, issued: issued, page: to, nonce: nonce, lang: p.lang, resume: resume})
 }
 
 // countStep counts a page move of a visit without JavaScript as its start (the first post of

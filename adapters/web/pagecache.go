@@ -86,7 +86,7 @@ func pageKey(f *form.Form, d *pageData) string {
 		fp.flag(v.Required, v.Checked)
 		fp.num(len(v.Options))
 		for _, o := range v.Options {
-			fp.str(o.ID, o.Value)
+			fp.str(o.ID, o.Value, o.Label)
 			fp.flag(o.Checked)
 		}
 	}
@@ -105,6 +105,9 @@ func pageKey(f *form.Form, d *pageData) string {
 	}
 	fp.str(d.Notice, d.Resume)
 	fp.flag(d.Partial)
+	if d.Lang != nil { // the words and the switcher follow from the language
+		fp.str(d.Lang.Tag)
+	}
 	fp.num(d.Wait)
 	fp.str(d.Theme.Class, d.Theme.CSS, d.Theme.Logo)
 	fp.num(d.Theme.LogoWidth, d.Theme.LogoHeight)

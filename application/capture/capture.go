@@ -41,6 +41,8 @@ type SubmitPublicForm struct {
 	// ReplyTo and Subject are a form-backend post's _replyto and _subject, kept with the
 	// submission for the owner's notification.
 	ReplyTo, Subject *string
+	// Language is the page's language on a form with languages, one of its tags; "" otherwise.
+	Language string
 }
 
 // ReasonOriginNotAllowed is the refusal (403) of a post from a site the form does not allow
@@ -329,6 +331,10 @@ func (h SubmitPublicFormHandler) screen(ctx context.Context, f *form.Form, cmd S
 func (h SubmitPublicFormHandler) metadata(cmd SubmitPublicForm) submission.Metadata {
 	meta := submission.Metadata{Source: submission.SourceForm, UserAgent: cmd.UserAgent, Referrer: cmd.Referrer, UTM: keepUTM(cmd.UTM),
 		ReplyTo: cmd.ReplyTo, Subject: cmd.Subject}
+	if cmd.Language != "" { // the page chose it among the form's languages
+		lang := cmd.Language
+		meta.Language = &lang
+	}
 	if cmd.IP != "" {
 		hash := h.ipHasher.Hash(cmd.IP)
 		meta.IPHash = &hash

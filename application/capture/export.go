@@ -108,8 +108,10 @@ func (h ExportSubmissionsHandler) Handle(ctx context.Context, q ExportSubmission
 	for i, r := range removed {
 		removedFields[i] = r.AsField()
 	}
-	return &Export{Form: f, At: now, Columns: exportColumns(fields, removed), Kinds: exportKinds(fields, removed), scanner: h.scanner, batch: h.batch,
-		workspaceID: p.WorkspaceID, createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore, ids: ids, fields: fields, removed: removedFields}, nil
+	out := &Export{Form: f, At: now, Columns: exportColumns(fields, removed), Kinds: exportKinds(fields, removed), scanner: h.scanner, batch: h.batch,
+		workspaceID: p.WorkspaceID, createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore, ids: ids, fields: fields, removed: removedFields}
+	out.withLanguageColumn()
+	return out, nil
 }
 
 // exportIDs are the chosen IDs, trimmed and named once; more than MaxExportIDs, or an empty
@@ -155,6 +157,8 @@ type Export struct {
 	fields []form.Field
 	// removed are the removed fields whose columns follow the fields (IncludeRemoved).
 	removed []form.Field
+	// language: the form has languages, and the last column is each response's (languages.go).
+	language bool
 }
 
 // Each calls fn with every submission, oldest first; it stops at the first error (of reading,
@@ -250,7 +254,9 @@ const RemovedSuffix = " (removed)"
 // ExportColumns are the header of a tabular export: submission_id, submitted_at, one column
 // per field titled by its label in form order (a label seen before gets " (2)", " (3)", …),
 // then source, referrer and the five UTM parameters.
-func ExportColumns(f *form.Form) []string { return exportColumns(f.Fields(), nil) }
+func ExportColumns(f *form.Form) []string {
+	return withLanguage(f, exportColumns(f.Fields(), nil))
+}
 
 // exportColumns are ExportColumns with, after the fields, one column per removed field titled
 // "<label> (removed)" (numbered alike when seen before), in the order they were removed.
@@ -298,6 +304,9 @@ func (e *Export) Row(s *submission.Submission, link func(s *submission.Submissio
 	row = append(row, string(m.Source), referrer)
 	for _, k := range submission.UTMKeys {
 		row = append(row, m.UTM[k])
+	}
+	if e.language {
+		row = append(row, languageCell(m))
 	}
 	return row
 }

@@ -23,6 +23,10 @@ type Definition struct {
 	// Settings replace the form's settings; nil leaves them as they are (the default
 	// settings for a new form).
 	Settings *form.Settings
+	// Languages and Translations replace the form's (nil: left as they are); the plan counts
+	// a change of them as a change of settings.
+	Languages    *[]string
+	Translations *map[string]form.FormTranslation
 }
 
 // ApplyDefinition creates or updates the workspace's form with Ref to match Definition.
@@ -159,6 +163,12 @@ func (h ApplyDefinitionHandler) Handle(ctx context.Context, cmd ApplyDefinition)
 func (h ApplyDefinitionHandler) createForm(ctx context.Context, cmd ApplyDefinition) (Plan, error) {
 	ref := cmd.Ref
 	d := form.Draft{Ref: &ref, Name: cmd.Definition.Name, Description: cmd.Definition.Description, Fields: cmd.Definition.Fields, Settings: cmd.Definition.Settings}
+	if cmd.Definition.Languages != nil {
+		d.Languages = *cmd.Definition.Languages
+	}
+	if cmd.Definition.Translations != nil {
+		d.Translations = *cmd.Definition.Translations
+	}
 	plan := Plan{Action: PlanCreate, Name: true, Description: d.Description != nil, Settings: d.Settings != nil}
 	for _, s := range d.Fields {
 		if s.Key != nil {
@@ -212,14 +222,16 @@ func (h ApplyDefinitionHandler) plan(f *form.Form, cmd ApplyDefinition, stored i
 	ref := cmd.Ref
 	refp := &ref
 	desc := cmd.Definition.Description
-	patch := form.Patch{Ref: &refp, Name: &cmd.Definition.Name, Description: &desc, Fields: &specs, Settings: cmd.Definition.Settings}
+	patch := form.Patch{Ref: &refp, Name: &cmd.Definition.Name, Description: &desc, Fields: &specs, Settings: cmd.Definition.Settings,
+		Languages: cmd.Definition.Languages, Translations: cmd.Definition.Translations}
 	next := *f
 	if _, err := next.Apply(patch, func() string { return h.ids.New(ports.PrefixField) }, h.limits, h.clock.Now()); err != nil {
 		return Plan{}, form.Patch{}, err
 	}
 	plan.Name = next.Name() != f.Name()
 	plan.Description = !reflect.DeepEqual(next.Description(), f.Description())
-	plan.Settings = !reflect.DeepEqual(next.Settings(), f.Settings())
+	plan.Settings = !reflect.DeepEqual(next.Settings(), f.Settings()) ||
+		!reflect.DeepEqual(next.Languages(), f.Languages()) || !reflect.DeepEqual(next.Translations(), f.Translations())
 	// Fields matched by key carry the stored field's ID, so the diff by ID is the diff by key.
 	diff := form.DiffFields(f.Fields(), next.Fields())
 	changed := map[string]form.FieldChange{}

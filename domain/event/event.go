@@ -63,10 +63,14 @@ func ForSubmission(id string, t Type, s *submission.Submission, at time.Time) Ev
 			fields[k] = v.String()
 		}
 	}
-	return Event{
+	e := Event{
 		ID: id, Type: t, WorkspaceID: s.WorkspaceID(), FormID: s.FormID(), OccurredAt: at.UTC(),
 		Data: map[string]any{"submission_id": s.ID(), "fields": fields}, FormVersion: s.FormVersion(), SubmissionID: s.ID(),
 	}
+	if l := s.Metadata().Language; l != nil { // a form with languages: the page's language
+		e.Data["language"] = *l
+	}
+	return e
 }
 
 // Published builds form.published for f.

@@ -56,6 +56,8 @@ type Field struct {
 	Page int
 	// ShowIf, when set, shows the field only when its rule holds of earlier answers.
 	ShowIf *ShowIf
+	// Translations are the field's text in the form's other languages (languages.go).
+	Translations map[string]FieldTranslation
 }
 
 // Multiple reports whether the field holds a list of values (checkbox with options, file).
@@ -92,6 +94,8 @@ type FieldSpec struct {
 	// Page is nil for the first page.
 	Page   *int
 	ShowIf *ShowIfSpec
+	// Translations by language tag; the form checks them against its languages.
+	Translations map[string]FieldTranslation
 }
 
 // Limits bound the size of a form.
@@ -131,7 +135,7 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 	out := make([]Field, 0, len(specs))
 	for i, s := range specs {
 		path := fmt.Sprintf("fields[%d]", i)
-		f := Field{ID: s.ID, Required: s.Required, Placeholder: s.Placeholder, Help: s.Help, Hidden: s.Hidden}
+		f := Field{ID: s.ID, Required: s.Required, Placeholder: s.Placeholder, Help: s.Help, Hidden: s.Hidden, Translations: s.Translations}
 		if s.ID != "" {
 			if !known[s.ID] {
 				vs.Add(path+".id", "unknown_field", "field "+s.ID+" does not belong to this form")

@@ -3,6 +3,7 @@ package form
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"time"
@@ -53,6 +54,10 @@ type Form struct {
 	version   int
 	createdAt time.Time
 	updatedAt time.Time
+	// languages are the form's language tags, the default first (nil: one language);
+	// translations its own text in the others (languages.go).
+	languages    []string
+	translations map[string]FormTranslation
 }
 
 // Draft is what a client asks for when creating a form.
@@ -64,6 +69,9 @@ type Draft struct {
 	Fields      []FieldSpec
 	// Settings are the public form settings; nil uses DefaultSettings.
 	Settings *Settings
+	// Languages are BCP 47 tags, the default first; Translations the form's own text in the others.
+	Languages    []string
+	Translations map[string]FormTranslation
 }
 
 // New checks a draft and builds a new form in status draft.
@@ -87,6 +95,9 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	}
 	vs = append(vs, checkNotificationFields(settings.Notifications, fields)...)
 	checkClosingField(&vs, settings.Closing, fields)
+	languages := checkLanguages(&vs, d.Languages)
+	fields = checkFieldTranslations(&vs, fields, languages)
+	translations := checkFormTranslations(&vs, d.Translations, languages)
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
@@ -94,6 +105,7 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	return &Form{
 		id: id, workspaceID: workspaceID, ref: d.Ref, name: name, description: d.Description,
 		status: StatusDraft, fields: fields, settings: settings, version: 1, createdAt: now, updatedAt: now,
+		languages: languages, translations: translations,
 	}, nil
 }
 
@@ -115,6 +127,9 @@ func sameFields(a, b []Field) bool {
 		}
 		if len(f.Accept) == 0 {
 			f.Accept = nil
+		}
+		if len(f.Translations) == 0 {
+			f.Translations = nil
 		}
 		if f.ShowIf != nil && len(f.ShowIf.Conditions) == 0 {
 			rule := *f.ShowIf
@@ -149,6 +164,10 @@ type Patch struct {
 	// Settings replace the public form settings; a captcha with an empty Secret keeps the stored
 	// secret, and the stored logo stays whatever Settings.Theme.Logo holds (SetLogo changes it).
 	Settings *Settings
+	// Languages replace the form's languages; translations into a language it drops go too.
+	Languages *[]string
+	// Translations replace the form's own translations.
+	Translations *map[string]FormTranslation
 }
 
 // Apply changes only the included properties and reports whether the form became published.
@@ -205,6 +224,10 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 		vs = append(vs, checkNotificationFields(next.settings.Notifications, next.fields)...)
 	}
 	checkClosingField(&vs, next.settings.Closing, next.fields)
+	applyLanguages(&vs, &next, p)
+	if next.version == f.version && !sameFields(f.fields, next.fields) {
+		next.version = f.version + 1
+	}
 	if err := vs.Err(); err != nil {
 		return false, err
 	}
@@ -282,6 +305,7 @@ func (f *Form) Fields() []Field {
 	for i, fl := range f.fields {
 		fl.Options = append([]string(nil), fl.Options...)
 		fl.Accept = append([]string(nil), fl.Accept...)
+		fl.Translations = maps.Clone(fl.Translations)
 		if fl.ShowIf != nil {
 			rule := *fl.ShowIf
 			rule.Conditions = append([]Condition(nil), rule.Conditions...)
@@ -335,6 +359,7 @@ func (f *Form) RestoreFields(fields []Field, now time.Time) error {
 		return nil
 	}
 	restored := storedFields(append([]Field(nil), fields...))
+	restored, _ = dropTranslations(restored, f.languages)
 	var vs domain.Violations
 	vs = append(vs, checkNotificationFields(f.settings.Notifications, restored)...)
 	checkClosingField(&vs, f.settings.Closing, restored)

@@ -35,6 +35,9 @@ type Metadata struct {
 	// notification; nil otherwise.
 	ReplyTo *string
 	Subject *string
+	// Language is the public page's language on a form with languages (a tag of the form's
+	// languages); nil otherwise.
+	Language *string
 }
 
 // Submission is the aggregate root.
