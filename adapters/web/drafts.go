@@ -53,7 +53,12 @@ func (h *Handler) resumePage(c *gin.Context, f *form.Form, token string, utm map
 		h.showPage(c, n.status, f, view{utm: utm, issued: now, notice: n.text})
 		return
 	}
-	h.showPage(c, http.StatusOK, f, view{values: d.Answers(), utm: utm, issued: issued, page: d.Page(), resume: token,
+	// ?lang= wins over the language the draft was saved in.
+	lang := d.Language()
+	if q := c.Query("lang"); q != "" {
+		lang = q
+	}
+	h.showPage(c, http.StatusOK, f, view{values: d.Answers(), utm: utm, issued: issued, page: d.Page(), resume: token, lang: lang,
 		notice: "Welcome back: your saved answers are filled in. Files are not saved, so attach them again."})
 }
 
@@ -84,7 +89,7 @@ func (h *Handler) saveDraft(c *gin.Context, f *form.Form, p *post, page int, tok
 		}
 	}
 	saved, err := h.d.App.Commands.SaveDraft.Handle(c.Request.Context(), capture.SaveDraft{FormID: f.ID(), Resume: p.resume,
-		Answers: p.values, Page: page})
+		Answers: p.values, Page: page, Language: p.lang})
 	if err != nil {
 		h.d.Logger.Warn("save draft", zap.String("form_id", f.ID()), zap.Error(err))
 		return p.resume, err
@@ -123,7 +128,7 @@ func (h *Handler) draft(c *gin.Context) {
 		}
 	}
 	saved, err := h.d.App.Commands.SaveDraft.Handle(c.Request.Context(), capture.SaveDraft{FormID: f.ID(), Resume: p.resume,
-		Answers: p.values, Page: p.page})
+		Answers: p.values, Page: p.page, Language: p.lang})
 	if err != nil {
 		h.jsonFail(c, err)
 		return
@@ -173,7 +178,7 @@ func (h *Handler) saveForLater(c *gin.Context, f *form.Form, p *post, v view) {
 		return
 	}
 	saved, err := h.d.App.Commands.SaveDraft.Handle(c.Request.Context(), capture.SaveDraft{FormID: f.ID(), Resume: p.resume,
-		Answers: p.values, Page: v.page})
+		Answers: p.values, Page: v.page, Language: p.lang})
 	if err != nil {
 		h.d.Logger.Warn("save draft", zap.String("form_id", f.ID()), zap.Error(err))
 		v.notice = "Your answers could not be saved for later just now. They are still here: try again in a moment."

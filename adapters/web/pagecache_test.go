@@ -98,7 +98,7 @@ func TestCachedPageEqualsFullRender(t *testing.T) {
 // Every template input of pageData is digested into the cache key; a new field must be added
 // to pageKey (this count is the reminder).
 func TestPageKeyCoversPageData(t *testing.T) {
-	if n := reflect.TypeOf(pageData{}).NumField(); n != 20 { // W and Lang: digested as Lang.Tag
+	if n := reflect.TypeOf(pageData{}).NumField(); n != 22 { // W and Lang: digested as Lang.Tag
 		t.Fatalf("pageData has %d fields; add the new ones to pageKey and update this count", n)
 	}
 	if n := reflect.TypeOf(fieldView{}).NumField(); n != 16 {

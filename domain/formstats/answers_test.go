@@ -55,7 +55,7 @@ func TestSummariesAndReach(t *testing.T) {
 		t.Fatalf("number and text %+v %+v", s[2], s[3])
 	}
 	r := Reach(fields, map[int]int64{1: 5, 3: 2})
-	if len(r) != 2 || r[0] != (PageReach{1, 5}) || r[1] != (PageReach{3, 2}) {
+	if len(r) != 2 || r[0] != (PageReach{Page: 1, Reached: 5}) || r[1] != (PageReach{Page: 3, Reached: 2}) {
 		t.Fatalf("reach %+v", r)
 	}
 	if Reach(fields[:2], map[int]int64{1: 5}) != nil {
