@@ -13,7 +13,9 @@
 # resume),
 # BENCH_DBS (default "sqlite postgres"), BENCH_MODES (default "api"; any of api, page,
 # capture (urlencoded, with the page's render token as a browser posts it), capture-notoken
-# (the same without the token, which these relaxed settings allow), run in the order given
+# (the same without the token, which these relaxed settings allow), step (Next from page 1 of a
+# multi-page form, POST /f/{id}/page: a page move, which saves a draft when the form keeps
+# them), run in the order given
 # against the same server and form), BENCH_CONNECTIONS (64), BENCH_DURATION (10s),
 # BENCH_WARMUP (2s), BENCH_LOG_LEVEL (info, the default of a real deployment),
 # BENCH_RETENTION (0; N > 0 stores N submissions received 13 months ago in a Starter workspace
@@ -45,8 +47,8 @@ PUBLIC=""
 for mode in $MODES; do
   case "$mode" in
     api) ;;
-    page | capture | capture-notoken) PUBLIC=1 ;;
-    *) echo "unknown mode $mode (want api, page, capture or capture-notoken)" >&2; exit 2 ;;
+    page | capture | capture-notoken | step) PUBLIC=1 ;;
+    *) echo "unknown mode $mode (want api, page, capture, capture-notoken or step)" >&2; exit 2 ;;
   esac
 done
 CONNECTIONS=${BENCH_CONNECTIONS:-64}
@@ -331,6 +333,7 @@ for db in $DBS; do
     echo "-- $db: $mode (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
     args=(-mode "$mode")
     if [ "$mode" = capture-notoken ]; then args=(-mode capture -no-token); fi
+    if [ "$mode" = step ]; then args=(-mode capture -step); fi
     if [ "$RETENTION" -gt 0 ]; then left_before=$(./bin/formward-seedexpired -remaining); t_before=$(date +%s.%N); fi
     rec="$WORK/recorded-$db-$mode"
     if [ "$BACKFILL" -gt 0 ]; then

@@ -57,8 +57,15 @@ func captureTarget(client *http.Client, base string, cfg config) (*target, error
 		return nil, fmt.Errorf("the page has no input named after field(s) %v; its inputs are %v", missing, controls.names())
 	}
 
+	postURL := pageURL
+	if cfg.step {
+		postURL = pageURL + "/page" // Next from page 1: every answer goes along, as carried ones do
+	}
 	bodyFor := func(page []byte) []byte {
 		v := url.Values{}
+		if cfg.step {
+			v.Set("_nav", "next")
+		}
 		for _, h := range parseControls(page).hidden {
 			if cfg.noToken && h.name == "_token" {
 				continue
@@ -91,7 +98,7 @@ func captureTarget(client *http.Client, base string, cfg config) (*target, error
 	var okCount atomic.Int64
 	ok := func(status int) bool { return status == http.StatusOK || status == http.StatusSeeOther }
 	shot := func(ctx context.Context, body []byte) (int, []byte, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, pageURL, bytes.NewReader(body))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, postURL, bytes.NewReader(body))
 		if err != nil {
 			return 0, nil, err
 		}
@@ -131,6 +138,14 @@ func captureTarget(client *http.Client, base string, cfg config) (*target, error
 		return nil, fmt.Errorf("first submission: status %d: %s", status, truncate(b, 600))
 	}
 	fresh := cfg.freshPage == "always"
+	if cfg.step {
+		// A page move spends no token: one body serves every post, and nothing is stored as a
+		// submission.
+		tg := &target{shot: shot, ok: ok}
+		tg.next = func(context.Context) ([]byte, bool, error) { return first, false, nil }
+		tg.after = func(*result) error { return nil }
+		return tg, nil
+	}
 	if cfg.freshPage == "auto" && !cfg.noToken {
 		status, _, err := shot(context.Background(), first)
 		if err != nil {

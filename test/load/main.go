@@ -46,6 +46,7 @@ type config struct {
 	site        string
 	freshPage   string
 	noToken     bool
+	step        bool
 	record      string
 }
 
@@ -63,6 +64,7 @@ func main() {
 	flag.StringVar(&cfg.mode, "mode", "api", "what to load: api (JSON API capture), page (GET /f/{id}) or capture (urlencoded POST /f/{id})")
 	flag.StringVar(&cfg.site, "site", "", "public site root for page and capture modes (default: -url without its /v1)")
 	flag.BoolVar(&cfg.noToken, "no-token", false, "capture mode: leave the page's render token (_token) out of the post; the server accepts that only when the form's min_fill_seconds is 0 and proof_of_work is off")
+	flag.BoolVar(&cfg.step, "step", false, "capture mode: post Next from page 1 (POST /f/{id}/page) instead of the final post: a page move, which on a form with save and resume saves a new draft; nothing is stored as a submission")
 	flag.StringVar(&cfg.freshPage, "fresh-page", "auto", "capture mode: post each submission with a render token of its own, from a page fetched beforehand (always, never, or auto: when the server refuses a replayed token)")
 	flag.StringVar(&cfg.record, "record", "", "folder to keep the first response of each kind in (the form, a submission, a page, a page post), for test/load/plain to answer the same bytes")
 	ab := flag.String("ab", "", "summarize an A/B file of tagged result lines (test/load/ab.sh) and exit")
@@ -241,7 +243,11 @@ func run(cfg config) error {
 	wg.Wait()
 	elapsed := time.Since(measureFrom)
 
-	res := result{Mode: cfg.mode, DB: cfg.db, Connections: cfg.connections, DurationS: round(elapsed.Seconds(), 3), Statuses: map[string]int{}}
+	mode := cfg.mode
+	if cfg.step {
+		mode = "step"
+	}
+	res := result{Mode: mode, DB: cfg.db, Connections: cfg.connections, DurationS: round(elapsed.Seconds(), 3), Statuses: map[string]int{}}
 	var all []time.Duration
 	var failures []string
 	for _, s := range stats {
