@@ -28,7 +28,7 @@ func TestBuilderTranslations(t *testing.T) {
 		}
 
 		// No languages yet; a bad tag is refused next to the input, the typed text kept.
-		p := b.get(base + "/translations").expect(t, http.StatusOK)
+		p := b.get(base+"/translations").expect(t, http.StatusOK)
 		if !strings.Contains(text(p.body), "Add a second language") {
 			t.Fatalf("languages page: %s", text(p.body))
 		}
@@ -57,7 +57,7 @@ func TestBuilderTranslations(t *testing.T) {
 
 		// Editing the question in the builder keeps its translations.
 		b.post(base+"/fields/"+colour, url.Values{"label": {"Colour"}, "options": {"Red\nBlue"}, "key": {"colour"}, "required": {"on"}}).redirectsTo(t, base)
-		p = b.get(base + "/translations?lang=de").expect(t, http.StatusOK)
+		p = b.get(base+"/translations?lang=de").expect(t, http.StatusOK)
 		if !strings.Contains(p.body, `value="Blau"`) || !strings.Contains(p.body, `value="Rückmeldung"`) {
 			t.Fatalf("translations lost: %s", text(p.body))
 		}

@@ -144,3 +144,19 @@ func TestPatchLanguages(t *testing.T) {
 		t.Fatal("translations survived the removal of every language")
 	}
 }
+
+func TestCanonicalLanguage(t *testing.T) {
+	for in, want := range map[string]string{
+		"en": "en", "EN_us": "en-US", "zh-hant-tw": "zh-Hant-TW", "pt-br": "pt-BR", "es-419": "es-419", "sr-Latn": "sr-Latn",
+		"de-CH-1996": "de-CH-1996", "en-US-x-Twain": "en-US-x-twain", "ar": "ar",
+	} {
+		if got, ok := form.CanonicalLanguage(in); !ok || got != want {
+			t.Errorf("%q: %q %v, want %q", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "e", "english language", "en--US", "en-", "x", "und", "abcd", "en-US-x", "<script>", "en-ÜS", "toolongtag1"} {
+		if got, ok := form.CanonicalLanguage(bad); ok {
+			t.Errorf("%q accepted as %q", bad, got)
+		}
+	}
+}
