@@ -390,3 +390,17 @@ func applyLanguages(vs *domain.Violations, next *Form, p Patch) {
 		next.translations = keptFormTranslations(next.translations, next.languages)
 	}
 }
+
+// sameTranslations reports whether two fields' translations say the same (nil and empty alike).
+func sameTranslations(a, b map[string]FieldTranslation) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, t := range a {
+		u, ok := b[k]
+		if !ok || t.Label != u.Label || t.Placeholder != u.Placeholder || t.Help != u.Help || !slices.Equal(t.Options, u.Options) {
+			return false
+		}
+	}
+	return true
+}

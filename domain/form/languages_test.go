@@ -160,3 +160,13 @@ func TestCanonicalLanguage(t *testing.T) {
 		}
 	}
 }
+
+func TestDiffNamesTranslations(t *testing.T) {
+	before := form.Field{ID: "fld_1", Label: "Colour", Type: form.TypeText}
+	after := before
+	after.Translations = map[string]form.FieldTranslation{"de": {Label: "Farbe"}}
+	d := form.DiffFields([]form.Field{before}, []form.Field{after})
+	if len(d.Changes) != 1 || !reflect.DeepEqual(d.Changes[0].Aspects, []string{form.AspectTranslations}) {
+		t.Fatalf("diff %+v", d.Changes)
+	}
+}
