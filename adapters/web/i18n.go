@@ -325,7 +325,9 @@ func pickLanguage(f *form.Form, r *http.Request, posted string) (tag, notice str
 // → violation code) in those words, and the language switcher. Option values stay the
 // default language's: only what the respondent reads changes. A form without languages
 // (lang "") keeps the English words and no switcher.
-func localize(data *pageData, f *form.Form, lang string, codes map[string]string, withAnswers bool) {
+// query is the page URL's query on a GET: the switcher's links keep it (UTM, prefill), with
+// lang changed.
+func localize(data *pageData, f *form.Form, lang string, codes map[string]string, withAnswers bool, query url.Values) {
 	if lang == "" {
 		return
 	}
@@ -336,7 +338,12 @@ func localize(data *pageData, f *form.Form, lang string, codes map[string]string
 		MsgInvalid: w.Invalid, MsgSending: w.Sending}
 	for _, l := range f.Languages() {
 		if l != lang {
-			data.Lang.Others = append(data.Lang.Others, langLink{Tag: l, Name: nativeName(l), Href: data.Action + "?lang=" + url.QueryEscape(l)})
+			q := url.Values{}
+			for k, v := range query {
+				q[k] = v
+			}
+			q.Set("lang", l)
+			data.Lang.Others = append(data.Lang.Others, langLink{Tag: l, Name: nativeName(l), Href: data.Action + "?" + q.Encode()})
 		}
 	}
 	if lang == f.DefaultLanguage() && len(codes) == 0 {
