@@ -273,3 +273,17 @@ func englishLanguageName(tag string) string {
 	}
 	return display.English.Languages().Name(t)
 }
+
+// translatedInto lists the languages a field is translated into, for the history's compare
+// page ("de, fr"), or "none".
+func translatedInto(f form.Field) string {
+	if len(f.Translations) == 0 {
+		return "none"
+	}
+	tags := make([]string, 0, len(f.Translations))
+	for tag := range f.Translations {
+		tags = append(tags, tag)
+	}
+	slices.Sort(tags)
+	return strings.Join(tags, ", ")
+}

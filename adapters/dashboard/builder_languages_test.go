@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -8,6 +9,9 @@ import (
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
+	"github.com/formward/formward/application/auth"
+	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/domain/submission"
 )
 
 // TestBuilderTranslations sets a form's languages and translates it side by side without
@@ -28,7 +32,7 @@ func TestBuilderTranslations(t *testing.T) {
 		}
 
 		// No languages yet; a bad tag is refused next to the input, the typed text kept.
-		p := b.get(base + "/translations").expect(t, http.StatusOK)
+		p := b.get(base+"/translations").expect(t, http.StatusOK)
 		if !strings.Contains(text(p.body), "Add a second language") {
 			t.Fatalf("languages page: %s", text(p.body))
 		}
@@ -57,9 +61,25 @@ func TestBuilderTranslations(t *testing.T) {
 
 		// Editing the question in the builder keeps its translations.
 		b.post(base+"/fields/"+colour, url.Values{"label": {"Colour"}, "options": {"Red\nBlue"}, "key": {"colour"}, "required": {"on"}}).redirectsTo(t, base)
-		p = b.get(base + "/translations?lang=de").expect(t, http.StatusOK)
+		p = b.get(base+"/translations?lang=de").expect(t, http.StatusOK)
 		if !strings.Contains(p.body, `value="Blau"`) || !strings.Contains(p.body, `value="Rückmeldung"`) {
 			t.Fatalf("translations lost: %s", text(p.body))
+		}
+
+		// The responses table of a form with languages has a Language column.
+		ctx := context.Background()
+		ws, err := persistence.NewWorkspaceRepository(db).Oldest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys := auth.WithPrincipal(ctx, auth.SystemPrincipal(ws.ID()))
+		if _, err := h.app.Commands.CaptureSubmission.Handle(sys, capture.CaptureSubmission{FormID: id, Source: submission.SourceAPI,
+			Data: map[string]submission.Input{colour: "Blue"}}); err != nil {
+			t.Fatal(err)
+		}
+		p = b.get(base+"/responses").expect(t, http.StatusOK)
+		if !strings.Contains(p.body, `<th scope="col">Language</th>`) || !strings.Contains(p.body, `<td data-label="Language">`) {
+			t.Fatalf("responses table: %s", text(p.body))
 		}
 	})
 }

@@ -181,6 +181,7 @@ func aspectWords(ch form.FieldChange) []string {
 		form.AspectLabel: "label", form.AspectKey: "key", form.AspectType: "type", form.AspectRequired: "required",
 		form.AspectOptions: "options", form.AspectLogic: "logic", form.AspectHelp: "help text", form.AspectPlaceholder: "placeholder",
 		form.AspectPage: "page", form.AspectHidden: "hidden", form.AspectFiles: "file rules", form.AspectOther: "other settings",
+		form.AspectTranslations: "translations",
 	}
 	out := make([]string, 0, len(ch.Aspects))
 	for _, a := range ch.Aspects {
@@ -329,6 +330,8 @@ func diffRowOf(ch form.FieldChange, beforeSpecs, afterSpecs []form.FieldSpec) di
 			l.What, l.Before, l.After = "Hidden", text(yesNo(b.Hidden)), text(yesNo(a.Hidden))
 		case form.AspectFiles:
 			l.What, l.Before, l.After = "File rules", text(fileRules(b)), text(fileRules(a))
+		case form.AspectTranslations:
+			l.What, l.Before, l.After = "Translations", text(translatedInto(b)), text(translatedInto(a))
 		default:
 			l.What, l.Before, l.After = "Other settings", text("as before"), text("changed")
 		}

@@ -43,6 +43,8 @@ type words struct {
 	// Errors are the field error messages by violation code; Invalid the message of any other.
 	Errors  map[string]string
 	Invalid string
+	// Sending is what the page's script shows while it holds or sends the final post.
+	Sending string
 }
 
 // english are the words the page has always had.
@@ -58,7 +60,7 @@ var english = &words{
 		"invalid_type": "Enter a number.", "invalid_number": "Enter a number.", "invalid_option": "Choose one of the options.",
 		"invalid_date": "Enter a real date, like 2024-05-31.", "too_many_files": "Too many files.",
 	},
-	Invalid: "This answer is not valid.",
+	Invalid: "This answer is not valid.", Sending: "Sending…",
 }
 
 // catalogue holds the page's words by base language.
@@ -76,7 +78,7 @@ var catalogue = map[string]*words{
 			"invalid_type": "Geben Sie eine Zahl ein.", "invalid_number": "Geben Sie eine Zahl ein.", "invalid_option": "Wählen Sie eine der Optionen.",
 			"invalid_date": "Geben Sie ein gültiges Datum ein, z. B. 2024-05-31.", "too_many_files": "Zu viele Dateien.",
 		},
-		Invalid: "Diese Antwort ist ungültig.",
+		Invalid: "Diese Antwort ist ungültig.", Sending: "Wird gesendet…",
 	},
 	"fr": {
 		Next: "Suivant", Back: "Retour", Submit: "Envoyer", SaveLater: "Enregistrer et continuer plus tard", StepOf: "Étape {n} sur {count}",
@@ -90,7 +92,7 @@ var catalogue = map[string]*words{
 			"invalid_type": "Saisissez un nombre.", "invalid_number": "Saisissez un nombre.", "invalid_option": "Choisissez l’une des options.",
 			"invalid_date": "Saisissez une date valide, par exemple 2024-05-31.", "too_many_files": "Trop de fichiers.",
 		},
-		Invalid: "Cette réponse n’est pas valide.",
+		Invalid: "Cette réponse n’est pas valide.", Sending: "Envoi…",
 	},
 	"es": {
 		Next: "Siguiente", Back: "Atrás", Submit: "Enviar", SaveLater: "Guardar y continuar más tarde", StepOf: "Paso {n} de {count}",
@@ -104,7 +106,7 @@ var catalogue = map[string]*words{
 			"invalid_type": "Escriba un número.", "invalid_number": "Escriba un número.", "invalid_option": "Elija una de las opciones.",
 			"invalid_date": "Escriba una fecha real, como 2024-05-31.", "too_many_files": "Demasiados archivos.",
 		},
-		Invalid: "Esta respuesta no es válida.",
+		Invalid: "Esta respuesta no es válida.", Sending: "Enviando…",
 	},
 	"pt": {
 		Next: "Seguinte", Back: "Voltar", Submit: "Enviar", SaveLater: "Guardar e continuar mais tarde", StepOf: "Passo {n} de {count}",
@@ -118,7 +120,7 @@ var catalogue = map[string]*words{
 			"invalid_type": "Escreva um número.", "invalid_number": "Escreva um número.", "invalid_option": "Escolha uma das opções.",
 			"invalid_date": "Escreva uma data real, como 2024-05-31.", "too_many_files": "Demasiados ficheiros.",
 		},
-		Invalid: "Esta resposta não é válida.",
+		Invalid: "Esta resposta não é válida.", Sending: "A enviar…",
 	},
 	"nl": {
 		Next: "Volgende", Back: "Terug", Submit: "Versturen", SaveLater: "Opslaan en later verdergaan", StepOf: "Stap {n} van {count}",
@@ -132,7 +134,7 @@ var catalogue = map[string]*words{
 			"invalid_type": "Vul een getal in.", "invalid_number": "Vul een getal in.", "invalid_option": "Kies een van de opties.",
 			"invalid_date": "Vul een echte datum in, zoals 2024-05-31.", "too_many_files": "Te veel bestanden.",
 		},
-		Invalid: "Dit antwoord is niet geldig.",
+		Invalid: "Dit antwoord is niet geldig.", Sending: "Bezig met versturen…",
 	},
 }
 
@@ -228,6 +230,8 @@ type langView struct {
 	// Buttons: the switcher posts the answers (a page drawn with answers); else plain links.
 	Buttons bool
 	Label   string
+	// The page's words for the browser's own checks (the page's script shows them).
+	MsgRequired, MsgEmail, MsgNumber, MsgInvalid, MsgSending string
 }
 
 // HTMLLang is the value of <html lang>: the form's language, English for a form without.
@@ -323,16 +327,25 @@ func pickLanguage(f *form.Form, r *http.Request, posted string) (tag, notice str
 // → violation code) in those words, and the language switcher. Option values stay the
 // default language's: only what the respondent reads changes. A form without languages
 // (lang "") keeps the English words and no switcher.
-func localize(data *pageData, f *form.Form, lang string, codes map[string]string, withAnswers bool) {
+// query is the page URL's query on a GET: the switcher's links keep it (UTM, prefill), with
+// lang changed.
+func localize(data *pageData, f *form.Form, lang string, codes map[string]string, withAnswers bool, query url.Values) {
 	if lang == "" {
 		return
 	}
 	w := wordsFor(lang)
 	data.W = w
-	data.Lang = &langView{Tag: lang, Dir: dirOf(lang), Buttons: withAnswers, Label: w.Languages}
+	data.Lang = &langView{Tag: lang, Dir: dirOf(lang), Buttons: withAnswers, Label: w.Languages,
+		MsgRequired: w.fieldMessage("required"), MsgEmail: w.fieldMessage("invalid_email"), MsgNumber: w.fieldMessage("invalid_number"),
+		MsgInvalid: w.Invalid, MsgSending: w.Sending}
 	for _, l := range f.Languages() {
 		if l != lang {
-			data.Lang.Others = append(data.Lang.Others, langLink{Tag: l, Name: nativeName(l), Href: data.Action + "?lang=" + url.QueryEscape(l)})
+			q := url.Values{}
+			for k, v := range query {
+				q[k] = v
+			}
+			q.Set("lang", l)
+			data.Lang.Others = append(data.Lang.Others, langLink{Tag: l, Name: nativeName(l), Href: data.Action + "?" + q.Encode()})
 		}
 	}
 	if lang == f.DefaultLanguage() && len(codes) == 0 {

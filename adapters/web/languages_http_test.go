@@ -124,6 +124,9 @@ func TestLanguageChoiceOfThePage(t *testing.T) {
 	if strings.Contains(bad, "<script>") {
 		t.Fatal("the tag was not escaped")
 	}
+	// The links keep the page URL's query (a campaign, a prefilled answer).
+	utm := h.getWith(path+"?utm_source=news&lang=de", "Accept-Language", "fr")
+	mustContain(t, utm, `<html lang="de"`, `href="/f/`+f.ID()+`?lang=fr&amp;utm_source=news"`, `name="_utm_source" value="news"`)
 	// A language written right to left.
 	h2 := newHarness(t)
 	g, _ := multilingualForm(h2, "en", "ar")

@@ -414,7 +414,12 @@ func (h *Handler) page(c *gin.Context) {
 func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]string, issued time.Time) {
 	data := formData(f, h.opts.Captchas, nil, nil, "", 0)
 	if lang, notice := pickLanguage(f, c.Request, ""); lang != "" {
-		localize(&data, f, lang, nil, false)
+		if q := c.Request.URL.Query(); len(q) > 1 || len(q) == 1 && !q.Has("lang") {
+			// The language links keep the page URL's query (UTM): drawn for this view alone.
+			h.showForm(c, http.StatusOK, f, view{utm: utm, issued: issued})
+			return
+		}
+		localize(&data, f, lang, nil, false, nil)
 		data.Notice = notice
 	}
 	key := pageKey(f, &data)
@@ -510,7 +515,12 @@ func (h *Handler) showPage(c *gin.Context, status int, f *form.Form, v view) {
 	data.Resume = v.resume
 	data.Wait = waitSeconds(f.Settings().Spam.MinFillSeconds, v.issued, h.d.Clock.Now())
 	if lang, notice := pickLanguage(f, c.Request, v.lang); lang != "" {
-		localize(&data, f, lang, v.codes, c.Request.Method == http.MethodPost)
+		post := c.Request.Method == http.MethodPost
+		var query url.Values
+		if !post {
+			query = c.Request.URL.Query()
+		}
+		localize(&data, f, lang, v.codes, post, query)
 		if data.Notice == "" {
 			data.Notice = notice
 		}

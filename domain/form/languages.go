@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/text/language"
-
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/text"
 )
@@ -66,16 +64,66 @@ func (f *Form) WithLanguagesFromDatabase(languages []string, translations map[st
 	return f
 }
 
-// CanonicalLanguage parses a BCP 47 tag and returns its canonical form.
+// CanonicalLanguage checks that tag is a well-formed BCP 47 language tag (RFC 5646: a 2–3 or
+// 5–8 letter language, an optional 4-letter script, an optional 2-letter or 3-digit region,
+// variants and extensions; "_" read as "-") and returns it in canonical case: "EN_us" is
+// "en-US", "zh-hant-tw" is "zh-Hant-TW". The domain uses no outside module: the adapters
+// match tags against a respondent's languages with golang.org/x/text/language.
 func CanonicalLanguage(tag string) (string, bool) {
-	if strings.TrimSpace(tag) == "" || len(tag) > 64 {
+	if tag == "" || len(tag) > 64 {
 		return "", false
 	}
-	t, err := language.Parse(tag)
-	if err != nil || t == language.Und {
+	parts := strings.Split(strings.ReplaceAll(tag, "_", "-"), "-")
+	for _, p := range parts {
+		if p == "" || len(p) > 8 {
+			return "", false
+		}
+		for _, r := range p {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+				return "", false
+			}
+		}
+	}
+	alpha := func(s string) bool { return strings.Trim(strings.ToLower(s), "abcdefghijklmnopqrstuvwxyz") == "" }
+	digit := func(s string) bool { return strings.Trim(s, "0123456789") == "" }
+	lang := strings.ToLower(parts[0])
+	if !alpha(lang) || len(lang) < 2 || len(lang) == 4 || lang == "und" {
 		return "", false
 	}
-	return t.String(), true
+	out := []string{lang}
+	i := 1
+	// Up to three extended language subtags (3 letters) after a 2–3 letter language.
+	for n := 0; n < 3 && i < len(parts) && len(lang) <= 3 && len(parts[i]) == 3 && alpha(parts[i]); n++ {
+		out = append(out, strings.ToLower(parts[i]))
+		i++
+	}
+	if i < len(parts) && len(parts[i]) == 4 && alpha(parts[i]) {
+		p := strings.ToLower(parts[i])
+		out = append(out, strings.ToUpper(p[:1])+p[1:])
+		i++
+	}
+	if i < len(parts) && (len(parts[i]) == 2 && alpha(parts[i]) || len(parts[i]) == 3 && digit(parts[i])) {
+		out = append(out, strings.ToUpper(parts[i]))
+		i++
+	}
+	for ; i < len(parts); i++ {
+		p := strings.ToLower(parts[i])
+		switch {
+		case len(p) >= 5 || len(p) == 4 && p[0] >= '0' && p[0] <= '9': // a variant
+		case len(p) == 1: // an extension or private use: the rest, each 1–8 characters
+			for _, rest := range parts[i:] {
+				out = append(out, strings.ToLower(rest))
+			}
+			if len(parts[len(parts)-1]) == 1 {
+				return "", false
+			}
+			return strings.Join(out, "-"), true
+		default:
+			return "", false
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, "-"), true
 }
 
 // checkLanguages reads a list of tags into canonical form: valid tags, no duplicates, at most
@@ -341,4 +389,18 @@ func applyLanguages(vs *domain.Violations, next *Form, p Patch) {
 	case p.Languages != nil:
 		next.translations = keptFormTranslations(next.translations, next.languages)
 	}
+}
+
+// sameTranslations reports whether two fields' translations say the same (nil and empty alike).
+func sameTranslations(a, b map[string]FieldTranslation) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, t := range a {
+		u, ok := b[k]
+		if !ok || t.Label != u.Label || t.Placeholder != u.Placeholder || t.Help != u.Help || !slices.Equal(t.Options, u.Options) {
+			return false
+		}
+	}
+	return true
 }

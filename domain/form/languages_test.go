@@ -144,3 +144,29 @@ func TestPatchLanguages(t *testing.T) {
 		t.Fatal("translations survived the removal of every language")
 	}
 }
+
+func TestCanonicalLanguage(t *testing.T) {
+	for in, want := range map[string]string{
+		"en": "en", "EN_us": "en-US", "zh-hant-tw": "zh-Hant-TW", "pt-br": "pt-BR", "es-419": "es-419", "sr-Latn": "sr-Latn",
+		"de-CH-1996": "de-CH-1996", "en-US-x-Twain": "en-US-x-twain", "ar": "ar",
+	} {
+		if got, ok := form.CanonicalLanguage(in); !ok || got != want {
+			t.Errorf("%q: %q %v, want %q", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "e", "english language", "en--US", "en-", "x", "und", "abcd", "en-US-x", "<script>", "en-ÜS", "toolongtag1"} {
+		if got, ok := form.CanonicalLanguage(bad); ok {
+			t.Errorf("%q accepted as %q", bad, got)
+		}
+	}
+}
+
+func TestDiffNamesTranslations(t *testing.T) {
+	before := form.Field{ID: "fld_1", Label: "Colour", Type: form.TypeText}
+	after := before
+	after.Translations = map[string]form.FieldTranslation{"de": {Label: "Farbe"}}
+	d := form.DiffFields([]form.Field{before}, []form.Field{after})
+	if len(d.Changes) != 1 || !reflect.DeepEqual(d.Changes[0].Aspects, []string{form.AspectTranslations}) {
+		t.Fatalf("diff %+v", d.Changes)
+	}
+}

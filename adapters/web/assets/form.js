@@ -54,13 +54,24 @@
     return "";
   }
 
+  // On a form with languages the page gives its own words for the browser's checks
+  // (data-msg-*), so the messages are in the page's language, not the browser's.
+  function localMessage(el) {
+    var d = form.dataset, v = el.validity;
+    if (!d.msgInvalid) return "";
+    if (v.valueMissing) return d.msgRequired;
+    if (v.typeMismatch && el.type === "email") return d.msgEmail;
+    if (v.badInput && el.type === "number") return d.msgNumber;
+    return d.msgInvalid;
+  }
+
   function hint(el) {
     var field = el.closest(".field");
     if (!field || field.querySelector(".field-error")) return;
     var p = document.createElement("p");
     p.className = "field-error";
     p.id = (el.id || el.name) + "-hint";
-    p.textContent = el.validationMessage || "Please check this answer.";
+    p.textContent = localMessage(el) || el.validationMessage || "Please check this answer.";
     var help = field.querySelector(".field-help");
     var anchor = help || field.querySelector("legend") || field.querySelector("label");
     if (anchor && anchor.parentNode) anchor.parentNode.insertBefore(p, anchor.nextSibling);
@@ -155,6 +166,7 @@
   var ready = false;
   form.addEventListener("submit", function (ev) {
     if (ready) return;
+    if (ev.submitter && ev.submitter.name === "_switch") return; // another language: no checks
     var nav = ev.submitter && ev.submitter.name === "_nav" ? ev.submitter.value : "";
     if (nav === "back" || nav === "save") return;
     var invalid = Array.prototype.filter.call(form.elements, function (el) {
@@ -175,7 +187,7 @@
     var button = form.querySelector("button[type=submit]");
     var status = document.getElementById("fw-status");
     if (button) button.disabled = true;
-    if (status) status.textContent = pow ? "Checking your browser…" : "Sending…";
+    if (status) status.textContent = form.dataset.msgSending || (pow ? "Checking your browser…" : "Sending…");
     var work = pow ? solve(JSON.parse(raw)).then(function (payload) { form.elements["altcha"].value = payload; }) : null;
     var pause = new Promise(function (done) { setTimeout(done, Math.max(0, left)); });
     Promise.all([work, pause]).then(function () {
