@@ -63,11 +63,6 @@ func TestTheCoreImportsOnlyInwards(t *testing.T) {
 	}
 }
 
-// rulesModules are outside packages that are rules, not infrastructure: no I/O, no state,
-// maintained by the Go team beside the standard library. BCP 47 language tags (their syntax,
-// canonical form and matching) are the domain's rules of a form's languages.
-var rulesModules = map[string]bool{"golang.org/x/text/language": true}
-
 // refused says why pkg (a path in the module) may not import imp, or "" when it may.
 func refused(pkg, imp string) string {
 	if !strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
@@ -75,9 +70,6 @@ func refused(pkg, imp string) string {
 	}
 	own, ok := strings.CutPrefix(imp, module+"/")
 	if !ok {
-		if rulesModules[imp] {
-			return ""
-		}
 		return "the core uses no outside module"
 	}
 	inside := func(tops ...string) bool {
