@@ -25,20 +25,21 @@ import (
 // verifies), and new drafts are rate-limited per address, so nobody fills the table from a
 // script.
 
-// resumeNotices tell a respondent why a resume link brought nothing back; the form is drawn
-// empty below.
+// resumeNotices tell a respondent why a resume link brought nothing back (in the page's
+// language); the form is drawn empty below.
 var resumeNotices = map[error]struct {
 	status int
-	text   string
+	text   func(*resumeWords) string
 }{
-	draft.ErrUnknown:   {http.StatusNotFound, "This resume link is not valid: check that you copied all of it. You can start the form again below."},
-	draft.ErrOtherForm: {http.StatusNotFound, "This resume link belongs to another form. You can fill in this one below."},
-	draft.ErrExpired:   {http.StatusGone, "This resume link has expired, and the answers saved with it were deleted. You can start the form again below."},
-	draft.ErrUsed:      {http.StatusGone, "This resume link was already used: the response saved with it has been sent. You can fill in the form again below."},
+	draft.ErrUnknown:   {http.StatusNotFound, func(w *resumeWords) string { return w.Unknown }},
+	draft.ErrOtherForm: {http.StatusNotFound, func(w *resumeWords) string { return w.OtherForm }},
+	draft.ErrExpired:   {http.StatusGone, func(w *resumeWords) string { return w.Expired }},
+	draft.ErrUsed:      {http.StatusGone, func(w *resumeWords) string { return w.Used }},
 }
 
-// resumePage draws the page a resume link saved, with its answers; or, for a link that
-// resumes nothing, the form's first page with a notice saying why.
+// resumePage draws the page a resume link saved, with its answers, in the language it was
+// saved in (?lang= wins); or, for a link that resumes nothing, the form's first page with a
+// notice saying why.
 func (h *Handler) resumePage(c *gin.Context, f *form.Form, token string, utm map[string]string) {
 	now := h.d.Clock.Now()
 	// The answers were typed before: the fill time counts as already spent.
@@ -50,16 +51,17 @@ func (h *Handler) resumePage(c *gin.Context, f *form.Form, token string, utm map
 			h.lookupFailed(c, err)
 			return
 		}
-		h.showPage(c, n.status, f, view{utm: utm, issued: now, notice: n.text})
+		lang, _ := pickLanguage(f, c.Request, c.Query("lang"))
+		h.showPage(c, n.status, f, view{utm: utm, issued: now, notice: n.text(resumeWordsFor(lang)), lang: lang})
 		return
 	}
-	// ?lang= wins over the language the draft was saved in.
 	lang := d.Language()
 	if q := c.Query("lang"); q != "" {
 		lang = q
 	}
+	shown, _ := pickLanguage(f, c.Request, lang)
 	h.showPage(c, http.StatusOK, f, view{values: d.Answers(), utm: utm, issued: issued, page: d.Page(), resume: token, lang: lang,
-		notice: "Welcome back: your saved answers are filled in. Files are not saved, so attach them again."})
+		notice: resumeWordsFor(shown).Welcome})
 }
 
 // resumeError is the resume error err is, or err.
@@ -151,24 +153,35 @@ func (h *Handler) resumeURL(c *gin.Context, formID, token string) string {
 	return capture.ResumeURL(base, formID, token)
 }
 
-// savedData is the page that shows a saved draft's resume link.
+// savedData is the page that shows a saved draft's resume link, in the page's language.
 type savedData struct {
-	Title, Link, Token, Expires, EmailAction, Email, EmailError, Sent string
-	Mail, Files                                                       bool
-	Theme                                                             themeView
+	Title, Link, Token, Expires, EmailAction, Email, EmailError, Sent, Lang string
+	Mail, Files                                                             bool
+	Theme                                                                   themeView
+	W                                                                       *resumeWords
+	Language                                                                *langView
 }
 
 // showSaved draws the resume link of the draft token names, with the form to email it.
 func (h *Handler) showSaved(c *gin.Context, status int, f *form.Form, token string, expires time.Time, sd savedData) {
 	s := f.Settings()
-	sd.Title, sd.Token, sd.Link = "Saved: "+f.Name(), token, h.resumeURL(c, f.ID(), token)
-	sd.Expires = expires.UTC().Format("2 January 2006")
+	lang, _ := pickLanguage(f, c.Request, sd.Lang)
+	sd.W = resumeWordsFor(lang)
+	if lang != "" {
+		sd.Language = &langView{Tag: lang, Dir: dirOf(lang)}
+	}
+	sd.Title, sd.Token, sd.Link = sd.W.SavedTitle+": "+f.Name(), token, h.resumeURL(c, f.ID(), token)
+	sd.Expires = expires.UTC().Format("2006-01-02")
 	sd.EmailAction = "/f/" + f.ID() + "/resume-email"
 	sd.Mail = h.d.App.Commands.EmailResumeLink.Sends()
 	sd.Theme = themeOf(f.ID(), s.Theme)
 	h.securityHeaders(c, &s)
 	h.render(c, status, "saved.html", sd)
 }
+
+// Text is the saved page's explanation with the date in it; SentText the confirmation.
+func (sd savedData) Text() string     { return fill(sd.W.SavedText, "date", sd.Expires) }
+func (sd savedData) SentText() string { return fill(sd.W.Sent, "email", sd.Sent) }
 
 // saveForLater is the "Save and continue later" button: the answers of every page so far are
 // saved (unchecked: a half-filled page is fine) and the resume link shown.
@@ -181,11 +194,12 @@ func (h *Handler) saveForLater(c *gin.Context, f *form.Form, p *post, v view) {
 		Answers: p.values, Page: v.page, Language: p.lang})
 	if err != nil {
 		h.d.Logger.Warn("save draft", zap.String("form_id", f.ID()), zap.Error(err))
-		v.notice = "Your answers could not be saved for later just now. They are still here: try again in a moment."
+		lang, _ := pickLanguage(f, c.Request, p.lang)
+		v.notice = resumeWordsFor(lang).SaveFailed
 		h.showPage(c, httperr.Problem(err).Status, f, v)
 		return
 	}
-	h.showSaved(c, http.StatusOK, f, saved.Token, saved.Draft.ExpiresAt(), savedData{Files: f.HasFileFields()})
+	h.showSaved(c, http.StatusOK, f, saved.Token, saved.Draft.ExpiresAt(), savedData{Files: f.HasFileFields(), Lang: p.lang})
 }
 
 // resumeEmail sends the resume link to the address typed on the saved page.
@@ -201,34 +215,36 @@ func (h *Handler) resumeEmail(c *gin.Context) {
 		return
 	}
 	token, email := c.Request.PostFormValue("_resume"), strings.TrimSpace(c.Request.PostFormValue("email"))
+	lang := c.Request.PostFormValue("_lang")
+	w := resumeWordsFor(lang)
+	if picked, _ := pickLanguage(f, c.Request, lang); picked != "" {
+		w = resumeWordsFor(picked)
+	}
 	d, err := h.d.App.Queries.ResumeDraft.Handle(c.Request.Context(), capture.ResumeDraft{FormID: f.ID(), Token: token})
 	if err != nil {
 		if n, known := resumeNotices[resumeError(err)]; known {
-			h.showPage(c, n.status, f, view{issued: h.d.Clock.Now(), notice: n.text})
+			h.showPage(c, n.status, f, view{issued: h.d.Clock.Now(), notice: n.text(w), lang: lang})
 			return
 		}
 		h.lookupFailed(c, err)
 		return
 	}
 	if err := h.submit.Limit(f.ID()+"/resume-email", httpkit.ClientIP(c.Request, h.opts.TrustedProxies), h.d.Clock.Now()); err != nil {
-		h.showSaved(c, http.StatusTooManyRequests, f, token, d.ExpiresAt(), savedData{Email: email,
-			EmailError: "Too many emails were asked for from your connection. Copy the link instead, or try again in a minute."})
+		h.showSaved(c, http.StatusTooManyRequests, f, token, d.ExpiresAt(), savedData{Email: email, Lang: lang, EmailError: w.TooMany})
 		return
 	}
 	err = h.d.App.Commands.EmailResumeLink.Handle(c.Request.Context(), capture.EmailResumeLink{FormID: f.ID(), Token: token, Email: email})
 	switch {
 	case err == nil:
-		h.showSaved(c, http.StatusOK, f, token, d.ExpiresAt(), savedData{Sent: email})
+		h.showSaved(c, http.StatusOK, f, token, d.ExpiresAt(), savedData{Sent: email, Lang: lang})
 	case errors.Is(err, draft.ErrTooManyEmails):
-		h.showSaved(c, http.StatusConflict, f, token, d.ExpiresAt(), savedData{Email: email,
-			EmailError: "This link was already emailed several times. Copy it from this page instead."})
+		h.showSaved(c, http.StatusConflict, f, token, d.ExpiresAt(), savedData{Email: email, Lang: lang, EmailError: w.TooOften})
 	case errors.Is(err, capture.ErrNoMail):
-		h.showSaved(c, http.StatusServiceUnavailable, f, token, d.ExpiresAt(), savedData{Email: email,
-			EmailError: "This server cannot send email. Copy the link instead."})
+		h.showSaved(c, http.StatusServiceUnavailable, f, token, d.ExpiresAt(), savedData{Email: email, Lang: lang, EmailError: w.NoMail})
 	default:
 		b := httperr.Problem(err)
 		if b.Status == http.StatusUnprocessableEntity {
-			h.showSaved(c, b.Status, f, token, d.ExpiresAt(), savedData{Email: email, EmailError: "Enter an email address like name@example.com."})
+			h.showSaved(c, b.Status, f, token, d.ExpiresAt(), savedData{Email: email, Lang: lang, EmailError: w.BadEmail})
 			return
 		}
 		h.lookupFailed(c, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	stdhtml "html"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
 	"github.com/formward/formward/application/capture"
+	"github.com/formward/formward/application/forms"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/domain/submission"
 )
@@ -269,5 +271,40 @@ func TestDraftScriptSave(t *testing.T) {
 	}
 	if page := h.get("/f/" + plain.ID()).Body.String(); strings.Contains(page, "_resume") || strings.Contains(page, "Save and continue") {
 		t.Fatal("a form without drafts offers to save")
+	}
+}
+
+// TestSaveAndResumeInTheRespondentsLanguage: on a form with languages, the saved page, the
+// resumed page and a dead link's notice speak the language the respondent used.
+func TestSaveAndResumeInTheRespondentsLanguage(t *testing.T) {
+	h := newHarness(t)
+	f, ids := multilingualForm(h)
+	s := f.Settings()
+	s.Partial = form.Partial{Enabled: true, TTLDays: 30}
+	if _, err := h.app.Commands.UpdateForm.Handle(h.owner(context.Background()), forms.UpdateForm{ID: f.ID(), Patch: form.Patch{Settings: &s}}); err != nil {
+		t.Fatal(err)
+	}
+	page := h.getWith("/f/"+f.ID(), "Accept-Language", "de-DE,de;q=0.9")
+	if !strings.Contains(page, "Speichern und später fortfahren") {
+		t.Fatalf("no German save button: %s", page)
+	}
+	v := carried(page)
+	v.Set(ids["colour"], "Red")
+	v.Set("_nav", "save")
+	rec := h.postForm("/f/"+f.ID()+"/page", v, "Accept-Language", "de-DE")
+	saved := rec.Body.String()
+	m := resumeLinkRe.FindStringSubmatch(saved)
+	if rec.Code != 200 || m == nil || !strings.Contains(saved, "Ihre Antworten sind gespeichert") || !strings.Contains(saved, `lang="de"`) {
+		t.Fatalf("saved page: %d %s", rec.Code, saved)
+	}
+	// Resumed in a browser that asks for English: the draft's German wins.
+	resumed := h.getWith("/f/"+f.ID()+"?resume="+url.QueryEscape(m[1]), "Accept-Language", "en")
+	if !strings.Contains(resumed, "Willkommen zurück") || !regexp.MustCompile(`value="Red" checked`).MatchString(resumed) {
+		t.Fatalf("resumed page: %s", resumed)
+	}
+	req := httptest.NewRequest("GET", "/f/"+f.ID()+"?resume=drf_x.y&lang=fr", nil)
+	req.Header.Set("Accept-Language", "de")
+	if dead := h.do(req); dead.Code != 404 || !strings.Contains(dead.Body.String(), "Ce lien de reprise") {
+		t.Fatalf("a dead link in French: %d %s", dead.Code, dead.Body.String())
 	}
 }
