@@ -358,6 +358,10 @@ func specsOf(fields []form.Field) []form.FieldSpec {
 			n := f.MaxFileBytes
 			s.MaxFileBytes = &n
 		}
+		if f.Scores != nil {
+			sc := append([]float64(nil), f.Scores...)
+			s.Scores = &sc
+		}
 		if f.ShowIf != nil {
 			r := &form.ShowIfSpec{Match: f.ShowIf.Match()}
 			for _, cond := range f.ShowIf.Conditions {

@@ -180,7 +180,7 @@ func aspectWords(ch form.FieldChange) []string {
 	words := map[string]string{
 		form.AspectLabel: "label", form.AspectKey: "key", form.AspectType: "type", form.AspectRequired: "required",
 		form.AspectOptions: "options", form.AspectLogic: "logic", form.AspectHelp: "help text", form.AspectPlaceholder: "placeholder",
-		form.AspectPage: "page", form.AspectHidden: "hidden", form.AspectFiles: "file rules", form.AspectOther: "other settings",
+		form.AspectPage: "page", form.AspectHidden: "hidden", form.AspectFiles: "file rules", form.AspectScores: "scores", form.AspectOther: "other settings",
 	}
 	out := make([]string, 0, len(ch.Aspects))
 	for _, a := range ch.Aspects {
@@ -329,6 +329,8 @@ func diffRowOf(ch form.FieldChange, beforeSpecs, afterSpecs []form.FieldSpec) di
 			l.What, l.Before, l.After = "Hidden", text(yesNo(b.Hidden)), text(yesNo(a.Hidden))
 		case form.AspectFiles:
 			l.What, l.Before, l.After = "File rules", text(fileRules(b)), text(fileRules(a))
+		case form.AspectScores:
+			l.What, l.Before, l.After = "Scores", text(scoresText(b.Scores)), text(scoresText(a.Scores))
 		default:
 			l.What, l.Before, l.After = "Other settings", text("as before"), text("changed")
 		}

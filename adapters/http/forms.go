@@ -16,7 +16,7 @@ import (
 var (
 	formProps          = []string{"name", "description", "fields", "settings", "ref", "status"}
 	formReadOnly       = []string{"id", "version", "created_at", "updated_at", "submission_count", "closed_reason"}
-	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "help", "accept", "max_file_size", "key", "hidden", "page", "show_if"}
+	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "help", "accept", "max_file_size", "key", "hidden", "page", "show_if", "scores"}
 	submissionProps    = []string{"data"}
 	submissionReadOnly = []string{"id", "form_id", "form_version", "metadata", "submitted_at", "updated_at", "created_at"}
 )
@@ -135,6 +135,7 @@ func fieldSpecs(o object) []form.FieldSpec {
 		if !it.isNull("show_if") {
 			s.ShowIf = showIfSpec(it)
 		}
+		s.Scores = it.scores("scores")
 		specs = append(specs, s)
 	}
 	return specs

@@ -31,6 +31,8 @@ type fieldJSON struct {
 	Hidden      bool        `json:"hidden"`
 	Page        int         `json:"page"`
 	ShowIf      *showIfView `json:"show_if"`
+	// Scores are shown on choice fields that have them.
+	Scores []float64 `json:"scores,omitempty"`
 }
 
 type showIfView struct {
@@ -107,7 +109,7 @@ func presentField(f form.Field) fieldJSON {
 		opts = []string{}
 	}
 	out := fieldJSON{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: opts, Placeholder: f.Placeholder, Help: f.Help,
-		Key: f.Key, Hidden: f.Hidden, Page: f.Page, ShowIf: presentShowIf(f.ShowIf)}
+		Key: f.Key, Hidden: f.Hidden, Page: f.Page, ShowIf: presentShowIf(f.ShowIf), Scores: f.Scores}
 	if f.Type == form.TypeFile {
 		accept := f.Accept
 		if accept == nil {

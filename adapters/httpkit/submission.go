@@ -14,6 +14,8 @@ type MetadataJSON struct {
 	UTM       map[string]string `json:"utm"`
 	ReplyTo   *string           `json:"reply_to,omitempty"`
 	Subject   *string           `json:"subject,omitempty"`
+	// Score is the submission's score; absent for forms without scores.
+	Score *float64 `json:"score,omitempty"`
 }
 
 // SubmissionJSON is how a submission is shown: in the API's answers and in an NDJSON export.
@@ -56,7 +58,7 @@ func PresentSubmission(s *submission.Submission, fileURL FileLinker) SubmissionJ
 	}
 	return SubmissionJSON{
 		ID: s.ID(), FormID: s.FormID(), FormVersion: s.FormVersion(), Data: data,
-		Metadata:    MetadataJSON{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm, ReplyTo: m.ReplyTo, Subject: m.Subject},
+		Metadata:    MetadataJSON{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm, ReplyTo: m.ReplyTo, Subject: m.Subject, Score: m.Score},
 		SubmittedAt: domain.FormatTime(s.SubmittedAt()), UpdatedAt: domain.FormatTime(s.UpdatedAt()),
 	}
 }

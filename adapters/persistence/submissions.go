@@ -352,6 +352,8 @@ type sealedMetadata struct {
 	UTM       map[string]string `json:"utm,omitempty"`
 	ReplyTo   *string           `json:"reply_to,omitempty"`
 	Subject   *string           `json:"subject,omitempty"`
+	// Score is written only for forms with scores: other submissions' bytes stay as before.
+	Score *float64 `json:"score,omitempty"`
 }
 
 func encodeSubmission(s *submission.Submission) ([]byte, error) {
@@ -373,7 +375,7 @@ func encodeSubmission(s *submission.Submission) ([]byte, error) {
 		out.Data[k] = b
 	}
 	m := s.Metadata()
-	out.Metadata = sealedMetadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: m.UTM, ReplyTo: m.ReplyTo, Subject: m.Subject}
+	out.Metadata = sealedMetadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: m.UTM, ReplyTo: m.ReplyTo, Subject: m.Subject, Score: m.Score}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encode submission: %w", err)

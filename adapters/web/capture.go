@@ -244,6 +244,7 @@ func (h *Handler) capture(c *gin.Context) {
 		c.Redirect(http.StatusSeeOther, next)
 		return
 	}
+	c.Set(thankedKey, sub)
 	h.thank(c, f, p.json, sub.ID())
 }
 
@@ -380,6 +381,7 @@ func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id string) {
 	if s.ThankYouMessage != nil && *s.ThankYouMessage != "" {
 		msg = *s.ThankYouMessage
 	}
+	msg = thankYouScore(msg, f, thankedScore(c))
 	h.themedMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), "Thank you", "Thank you!", msg)
 }
 

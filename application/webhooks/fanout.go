@@ -106,6 +106,9 @@ func DeliveryBody(e event.Event) ([]byte, error) {
 		}
 		data["submission_id"] = e.Data["submission_id"]
 		data["fields"] = fields
+		if sc, ok := e.Data["score"]; ok {
+			data["score"] = sc
+		}
 	case event.FormPublished:
 		data["name"] = e.Data["name"]
 		published := e.Data["published_at"]

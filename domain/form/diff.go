@@ -18,6 +18,7 @@ const (
 	AspectPage        = "page"
 	AspectHidden      = "hidden"
 	AspectFiles       = "files"
+	AspectScores      = "scores"
 	// AspectOther is any other property of the field.
 	AspectOther = "other"
 )
@@ -147,12 +148,14 @@ func compareField(b, a Field) FieldChange {
 	add(b.Page != a.Page, AspectPage)
 	add(b.Hidden != a.Hidden, AspectHidden)
 	add(!slices.Equal(b.Accept, a.Accept) || b.MaxFileBytes != a.MaxFileBytes, AspectFiles)
+	add(!slices.Equal(b.Scores, a.Scores), AspectScores)
 	// Whatever else a field holds (properties added after this list was written) counts as
 	// "other": copy the compared aspects across and look at the rest.
 	rest := b
 	rest.Label, rest.Key, rest.Type, rest.Required, rest.Options = a.Label, a.Key, a.Type, a.Required, a.Options
 	rest.ShowIf, rest.Help, rest.Placeholder, rest.Page, rest.Hidden = a.ShowIf, a.Help, a.Placeholder, a.Page, a.Hidden
 	rest.Accept, rest.MaxFileBytes = a.Accept, a.MaxFileBytes
+	rest.Scores = a.Scores
 	add(!reflect.DeepEqual(rest, a), AspectOther)
 	return c
 }

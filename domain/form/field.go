@@ -56,6 +56,8 @@ type Field struct {
 	Page int
 	// ShowIf, when set, shows the field only when its rule holds of earlier answers.
 	ShowIf *ShowIf
+	// Scores are the choice field's scores, one per option; nil: none (see scores.go).
+	Scores []float64
 }
 
 // Multiple reports whether the field holds a list of values (checkbox with options, file).
@@ -92,6 +94,9 @@ type FieldSpec struct {
 	// Page is nil for the first page.
 	Page   *int
 	ShowIf *ShowIfSpec
+	// Scores is nil when the client did not set them: an existing choice field keeps its
+	// scores; an empty list removes them.
+	Scores *[]float64
 }
 
 // Limits bound the size of a form.
@@ -124,8 +129,12 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 		return nil, vs.Err()
 	}
 	known := make(map[string]bool, len(existing))
+	prevScores := make(map[string][]float64)
 	for _, f := range existing {
 		known[f.ID] = true
+		if len(f.Scores) > 0 {
+			prevScores[f.ID] = f.Scores
+		}
 	}
 	seen := make(map[string]bool, len(specs))
 	out := make([]Field, 0, len(specs))
@@ -170,6 +179,7 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 		if len(s.Options) > 0 {
 			f.Options = append([]string(nil), s.Options...)
 		}
+		f.Scores = checkScores(&vs, path+".scores", t, s.Options, s.Scores, prevScores[s.ID])
 		out = append(out, f)
 	}
 	assignKeys(&vs, specs, out, existing)

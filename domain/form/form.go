@@ -116,6 +116,9 @@ func sameFields(a, b []Field) bool {
 		if len(f.Accept) == 0 {
 			f.Accept = nil
 		}
+		if len(f.Scores) == 0 {
+			f.Scores = nil
+		}
 		if f.ShowIf != nil && len(f.ShowIf.Conditions) == 0 {
 			rule := *f.ShowIf
 			rule.Conditions = nil
@@ -282,6 +285,9 @@ func (f *Form) Fields() []Field {
 	for i, fl := range f.fields {
 		fl.Options = append([]string(nil), fl.Options...)
 		fl.Accept = append([]string(nil), fl.Accept...)
+		if fl.Scores != nil {
+			fl.Scores = append([]float64(nil), fl.Scores...)
+		}
 		if fl.ShowIf != nil {
 			rule := *fl.ShowIf
 			rule.Conditions = append([]Condition(nil), rule.Conditions...)
