@@ -78,6 +78,7 @@ type definitionField struct {
 	Hidden      bool        `json:"hidden"`
 	Page        int         `json:"page"`
 	ShowIf      *showIfView `json:"show_if"`
+	Scores      []float64   `json:"scores,omitempty"`
 }
 
 func presentDefinition(f *form.Form) definitionJSON {
@@ -90,7 +91,7 @@ func presentDefinition(f *form.Form) definitionJSON {
 	for _, fl := range f.Fields() {
 		p := presentField(fl)
 		d := definitionField{Key: p.Key, Label: p.Label, Type: p.Type, Required: p.Required, Options: p.Options, Placeholder: p.Placeholder,
-			Help: p.Help, Accept: p.Accept, MaxFileSize: p.MaxFileSize, Hidden: p.Hidden, Page: p.Page, ShowIf: p.ShowIf}
+			Help: p.Help, Accept: p.Accept, MaxFileSize: p.MaxFileSize, Hidden: p.Hidden, Page: p.Page, ShowIf: p.ShowIf, Scores: p.Scores}
 		if d.ShowIf != nil {
 			for i := range d.ShowIf.Conditions {
 				d.ShowIf.Conditions[i].FieldID = keys[d.ShowIf.Conditions[i].FieldID]
