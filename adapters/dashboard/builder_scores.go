@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/domain/submission"
 )
 
 // scoreText writes a score as people read it: 2, 0.5, -1.25.
@@ -92,4 +93,13 @@ func readScores(post map[string][]string, s *form.FieldSpec) (typed map[string]s
 	}
 	s.Scores = &scores
 	return typed, ""
+}
+
+// scoreOf is whether the form scores its responses and s's score in words ("" when s has
+// none: it came before the form had scores).
+func scoreOf(f *form.Form, s *submission.Submission) (bool, string) {
+	if sc := s.Metadata().Score; sc != nil {
+		return true, scoreText(*sc)
+	}
+	return f.HasScores(), ""
 }

@@ -8,7 +8,9 @@ import (
 
 	"github.com/formward/formward/adapters/persistence"
 	"github.com/formward/formward/adapters/persistence/persistencetest"
+	"github.com/formward/formward/application/capture"
 	"github.com/formward/formward/application/forms"
+	"github.com/formward/formward/domain/submission"
 )
 
 // TestBuilderScores: a score box beside each option of a choice field, saved through the same
@@ -57,6 +59,21 @@ func TestBuilderScores(t *testing.T) {
 			"score": {"2e10", "1", "3"}, "score_for": {"Paris", "Nice", "Lyon"}}).expect(t, http.StatusUnprocessableEntity)
 		if !strings.Contains(p.body, `id="sc-`+capital+`-error">A score must be`) {
 			t.Fatalf("domain refusal: %s", text(p.body))
+		}
+
+		// The responses table and the response page show the score.
+		sub, err := h.app.Commands.CaptureSubmission.Handle(sctx, capture.CaptureSubmission{FormID: id,
+			Source: submission.SourceAPI, Data: map[string]submission.Input{capital: "Lyon"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		table := b.get(base + "/responses").expect(t, http.StatusOK).body
+		if !strings.Contains(table, `<th scope="col">Score</th>`) || !strings.Contains(table, `<td data-label="Score"><div class="v">0.5</div></td>`) {
+			t.Fatalf("responses table: %s", table)
+		}
+		page := b.get(base + "/responses/" + sub.ID()).expect(t, http.StatusOK).body
+		if !strings.Contains(page, "<dt>Score</dt><dd>0.5</dd>") {
+			t.Fatalf("response page: %s", text(page))
 		}
 
 		// Every box empty removes the scores.

@@ -75,6 +75,9 @@ type responseRow struct {
 	// Version is the form version the response answered, shown when it is not the current one.
 	Version int
 	Earlier bool
+	// Scored: the form has scores, and the last cell is the response's Score.
+	Scored bool
+	Score  string
 }
 
 type responsesData struct {
@@ -100,6 +103,8 @@ type responsesData struct {
 	Tabs             []navItem
 	// Back is the filters as a query: the Columns panel's form goes back to them.
 	Back string
+	// Scored: the form has scores; the table ends with a Score column.
+	Scored bool
 }
 
 // responseFilter is the table's filters as the query names them: days, a field's value, the
@@ -295,6 +300,8 @@ func (h *Handler) responses(c *gin.Context) {
 			}
 			row.Cells = append(row.Cells, cl)
 		}
+		row.Scored, row.Score = scoreOf(f, s)
+		d.Scored = d.Scored || row.Scored
 		d.Rows = append(d.Rows, row)
 	}
 
@@ -480,6 +487,9 @@ type responseData struct {
 	Answers              []answerView
 	Source, Referrer     string
 	UTM                  [][2]string
+	// Scored: the form has scores; Score is the response's ("" when it has none).
+	Scored bool
+	Score  string
 	CanDelete            bool
 	Tabs                 []navItem
 	// Version is the form version the response answered; Earlier says it is not the current
@@ -539,6 +549,7 @@ func (h *Handler) response(c *gin.Context) {
 	}
 	d.Back = pathWith("/app/forms/"+f.ID()+"/responses", filter.values())
 	m := s.Metadata()
+	d.Scored, d.Score = scoreOf(f, s)
 	d.Source = string(m.Source)
 	if m.Referrer != nil {
 		d.Referrer = *m.Referrer
