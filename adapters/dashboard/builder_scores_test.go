@@ -67,11 +67,11 @@ func TestBuilderScores(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		table := b.get(base + "/responses").expect(t, http.StatusOK).body
+		table := b.get(base+"/responses").expect(t, http.StatusOK).body
 		if !strings.Contains(table, `<th scope="col">Score</th>`) || !strings.Contains(table, `<td data-label="Score"><div class="v">0.5</div></td>`) {
 			t.Fatalf("responses table: %s", table)
 		}
-		page := b.get(base + "/responses/" + sub.ID()).expect(t, http.StatusOK).body
+		page := b.get(base+"/responses/"+sub.ID()).expect(t, http.StatusOK).body
 		if !strings.Contains(page, "<dt>Score</dt><dd>0.5</dd>") {
 			t.Fatalf("response page: %s", text(page))
 		}

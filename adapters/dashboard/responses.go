@@ -488,10 +488,10 @@ type responseData struct {
 	Source, Referrer     string
 	UTM                  [][2]string
 	// Scored: the form has scores; Score is the response's ("" when it has none).
-	Scored bool
-	Score  string
-	CanDelete            bool
-	Tabs                 []navItem
+	Scored    bool
+	Score     string
+	CanDelete bool
+	Tabs      []navItem
 	// Version is the form version the response answered; Earlier says it is not the current
 	// one, whose labels the page then does not use.
 	Version, CurrentVersion int
