@@ -304,6 +304,9 @@ func (h *Handler) responses(c *gin.Context) {
 		d.Scored = d.Scored || row.Scored
 		d.Rows = append(d.Rows, row)
 	}
+	for i := range d.Rows {
+		d.Rows[i].Scored = d.Scored // every row has the column when one has
+	}
 
 	// Links keep the filters; only the cursor changes (the columns are kept per person).
 	base := filter.values()
@@ -487,11 +490,8 @@ type responseData struct {
 	Answers              []answerView
 	Source, Referrer     string
 	UTM                  [][2]string
-	// Scored: the form has scores; Score is the response's ("" when it has none).
-	Scored    bool
-	Score     string
-	CanDelete bool
-	Tabs      []navItem
+	CanDelete            bool
+	Tabs                 []navItem
 	// Version is the form version the response answered; Earlier says it is not the current
 	// one, whose labels the page then does not use.
 	Version, CurrentVersion int
@@ -499,6 +499,9 @@ type responseData struct {
 	// Newer and Older are the neighbouring responses in the table's order under the same
 	// filters (Previous and Next); Back is the table with those filters.
 	Newer, Older, Back string
+	// Scored: the form has scores; Score is the response's ("" when it has none).
+	Scored bool
+	Score  string
 }
 
 // response is one response with its metadata and files.
