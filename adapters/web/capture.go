@@ -381,7 +381,7 @@ func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id string) {
 	if s.ThankYouMessage != nil && *s.ThankYouMessage != "" {
 		msg = *s.ThankYouMessage
 	}
-	msg = thankYouScore(msg, f, thankedScore(c))
+	msg = thankYouScore(thankYouRecall(msg, f, thankedAnswers(c)), f, thankedScore(c))
 	h.themedMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), "Thank you", "Thank you!", msg)
 }
 

@@ -109,7 +109,7 @@ func Preview(w io.Writer, f *form.Form, action string, post *http.Request) (int,
 	s := f.Settings()
 	m := messageData{Title: "Preview · Thank you", Heading: "Thank you!", Message: "Your response has been recorded.", Note: previewNote, Again: action}
 	if s.ThankYouMessage != nil && *s.ThankYouMessage != "" {
-		m.Message = thankYouScore(*s.ThankYouMessage, f, score)
+		m.Message = thankYouScore(thankYouRecall(*s.ThankYouMessage, f, values), f, score)
 	}
 	if target, ok := redirectTarget(s); ok {
 		m.Heading, m.Message = "Respondents go on to your page", "After sending, a respondent is taken to "+target+"."

@@ -184,6 +184,7 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 	}
 	assignKeys(&vs, specs, out, existing)
 	buildLogic(&vs, specs, out)
+	checkRecall(&vs, out)
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
