@@ -79,29 +79,21 @@ func recallView(v *fieldView, fields []form.Field, values map[string][]string) {
 }
 
 // thankYouRecall fills the {{key}} spots of a thank-you message with the submission's answers
-// (by field ID); {{score}} is left to thankYouScore.
+// (by field ID); {{score}} is left to thankYouScore, and a spot that names no field stays
+// exactly as written.
 func thankYouRecall(msg string, f *form.Form, answers map[string][]string) string {
 	if f == nil || !strings.Contains(msg, "{{") {
 		return msg
 	}
 	fields := f.Fields()
-	var b strings.Builder
-	for _, p := range form.SplitRecall(msg) {
-		if p.Name == "" {
-			b.WriteString(p.Text)
-			continue
+	scored := f.HasScores()
+	return replaceVars(msg, func(name string) (string, bool) {
+		src, ok := form.RecallSource(fields, name)
+		if !ok || src.Type == form.TypeFile || (name == "score" && scored) {
+			return "", false
 		}
-		src, ok := form.RecallSource(fields, p.Name)
-		if !ok || src.Type == form.TypeFile || (p.Name == "score" && f.HasScores()) {
-			b.WriteString("{{" + p.Name + "}}")
-			continue
-		}
-		b.WriteString(answerText(src, answers[src.ID]))
-	}
-	if b.Len() == 0 {
-		return msg
-	}
-	return b.String()
+		return answerText(src, answers[src.ID]), true
+	})
 }
 
 // thankedAnswers are the answers of the submission this request stored (by field ID); nil
@@ -118,4 +110,14 @@ func thankedAnswers(c *gin.Context) map[string][]string {
 	out := make(map[string][]string, len(s.Data()))
 	s.EachAnswer(func(id string, v submission.Value) { out[id] = v.Strings() })
 	return out
+}
+
+// recall digests the recalled pieces of a label and a help into the page cache's key.
+func (fp *fingerprint) recall(lists ...[]recallPiece) {
+	for _, parts := range lists {
+		fp.num(len(parts))
+		for _, p := range parts {
+			fp.str(p.Text, p.Source)
+		}
+	}
 }

@@ -39,6 +39,12 @@ func thankedScore(c *gin.Context) *float64 {
 
 // replaceVar replaces every {{name}} (spaces inside the braces allowed) in s with val.
 func replaceVar(s, name, val string) string {
+	return replaceVars(s, func(n string) (string, bool) { return val, n == name })
+}
+
+// replaceVars replaces each {{name}} (spaces inside the braces allowed) in s for which value
+// answers ok; the others stay exactly as written.
+func replaceVars(s string, value func(name string) (string, bool)) string {
 	var b strings.Builder
 	rest := s
 	for {
@@ -51,8 +57,8 @@ func replaceVar(s, name, val string) string {
 			break
 		}
 		b.WriteString(rest[:start])
-		if strings.TrimSpace(rest[start+2:start+2+end]) == name {
-			b.WriteString(val)
+		if v, ok := value(strings.TrimSpace(rest[start+2 : start+2+end])); ok {
+			b.WriteString(v)
 		} else {
 			b.WriteString(rest[start : start+2+end+2])
 		}
