@@ -87,6 +87,7 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	}
 	vs = append(vs, checkNotificationFields(settings.Notifications, fields)...)
 	checkClosingField(&vs, settings.Closing, fields)
+	checkThankYouRecall(&vs, settings.ThankYouMessage, fields)
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
@@ -206,6 +207,7 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 	}
 	if p.Settings != nil || p.Fields != nil {
 		vs = append(vs, checkNotificationFields(next.settings.Notifications, next.fields)...)
+		checkThankYouRecall(&vs, next.settings.ThankYouMessage, next.fields)
 	}
 	checkClosingField(&vs, next.settings.Closing, next.fields)
 	if err := vs.Err(); err != nil {

@@ -99,3 +99,20 @@ func checkRecall(vs *domain.Violations, out []Field) {
 		}
 	}
 }
+
+// checkThankYouRecall: every {{name}} in the thank-you message names a field of the form (by
+// key or ID, not a file field) or is {{score}}.
+func checkThankYouRecall(vs *domain.Violations, msg *string, fields []Field) {
+	if msg == nil {
+		return
+	}
+	for _, p := range SplitRecall(*msg) {
+		if p.Name == "" || p.Name == "score" {
+			continue
+		}
+		if src, ok := RecallSource(fields, p.Name); !ok || src.Type == TypeFile {
+			vs.Add("settings.thank_you_message", "unknown_recall",
+				fmt.Sprintf("{{%s}} names no question of this form: recall a question by its key, or show the score with {{score}}", p.Name))
+		}
+	}
+}

@@ -53,3 +53,19 @@ func TestRecallMustNameAnEarlierQuestion(t *testing.T) {
 		})
 	}
 }
+
+func TestThankYouRecallMustNameAField(t *testing.T) {
+	ok := "Thanks {{name}}, {{ score }} points"
+	f, ids := newForm(t, form.FieldSpec{Label: "Name", Type: "text"})
+	s := f.Settings()
+	s.ThankYouMessage = &ok
+	if _, err := f.Apply(form.Patch{Settings: &s}, ids, form.DefaultLimits, t1); err != nil {
+		t.Fatal(err)
+	}
+	bad := "Thanks {{nobody}}"
+	s.ThankYouMessage = &bad
+	_, err := f.Apply(form.Patch{Settings: &s}, ids, form.DefaultLimits, t1)
+	if vs := violations(t, err); !hasViolation(vs, "settings.thank_you_message", "unknown_recall") {
+		t.Fatalf("violations %v", vs)
+	}
+}
