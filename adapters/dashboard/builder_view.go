@@ -48,6 +48,8 @@ type fieldRow struct {
 	PrefillURL                       string
 	Types                            []selectOption
 	FormID                           string
+	// Scores are the score boxes beside a choice field's options (builder_scores.go).
+	Scores []scoreInput
 }
 
 // addSlot is one "add a question" form: at the end (After empty) or below a question. Only
@@ -145,6 +147,7 @@ func (h *Handler) drawBuilder(c *gin.Context, fv forms.FormView, st builderState
 	rows := make(map[string]*fieldRow, len(specs))
 	for i, s := range specs {
 		r := builderRow(i, s, specs, st.fieldErr[i])
+		r.Scores = scoreInputs(s, st.typedScores[i])
 		r.FormID = f.ID()
 		r.Open = len(r.Errors) > 0 || (st.open != "" && st.open == s.ID)
 		if s.Hidden {

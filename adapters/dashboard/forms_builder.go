@@ -361,6 +361,10 @@ func specsOf(fields []form.Field) []form.FieldSpec {
 			n := f.MaxFileBytes
 			s.MaxFileBytes = &n
 		}
+		if f.Scores != nil {
+			sc := append([]float64(nil), f.Scores...)
+			s.Scores = &sc
+		}
 		if f.ShowIf != nil {
 			r := &form.ShowIfSpec{Match: f.ShowIf.Match()}
 			for _, cond := range f.ShowIf.Conditions {
@@ -416,6 +420,8 @@ type builderState struct {
 	tab      string
 	// phone draws the preview at phone width.
 	phone bool
+	// typedScores are the score boxes as typed, by field index and option, when refused.
+	typedScores map[int]map[string]string
 }
 
 func (h *Handler) builder(c *gin.Context) {
@@ -655,6 +661,11 @@ func (h *Handler) saveField(c *gin.Context) {
 	}
 	if _, ok := c.GetPostForm("options"); ok {
 		s.Options = lines(c.PostForm("options"))
+	}
+	if typed, problem := readScores(c.Request.PostForm, s); problem != "" {
+		h.drawBuilder(c, fv, builderState{status: http.StatusUnprocessableEntity, fields: specs,
+			fieldErr: map[int]map[string]string{i: {"scores": problem}}, typedScores: map[int]map[string]string{i: typed}})
+		return
 	}
 	if t == form.TypeFile {
 		s.Accept = nil

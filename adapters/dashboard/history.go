@@ -180,7 +180,7 @@ func aspectWords(ch form.FieldChange) []string {
 	words := map[string]string{
 		form.AspectLabel: "label", form.AspectKey: "key", form.AspectType: "type", form.AspectRequired: "required",
 		form.AspectOptions: "options", form.AspectLogic: "logic", form.AspectHelp: "help text", form.AspectPlaceholder: "placeholder",
-		form.AspectPage: "page", form.AspectHidden: "hidden", form.AspectFiles: "file rules", form.AspectOther: "other settings",
+		form.AspectPage: "page", form.AspectHidden: "hidden", form.AspectFiles: "file rules", form.AspectScores: "scores", form.AspectOther: "other settings",
 		form.AspectTranslations: "translations",
 	}
 	out := make([]string, 0, len(ch.Aspects))
@@ -332,6 +332,8 @@ func diffRowOf(ch form.FieldChange, beforeSpecs, afterSpecs []form.FieldSpec) di
 			l.What, l.Before, l.After = "File rules", text(fileRules(b)), text(fileRules(a))
 		case form.AspectTranslations:
 			l.What, l.Before, l.After = "Translations", text(translatedInto(b)), text(translatedInto(a))
+		case form.AspectScores:
+			l.What, l.Before, l.After = "Scores", text(scoresText(b.Scores)), text(scoresText(a.Scores))
 		default:
 			l.What, l.Before, l.After = "Other settings", text("as before"), text("changed")
 		}

@@ -77,6 +77,9 @@ type responseRow struct {
 	Earlier bool
 	// Language is the page's language of the response, on a form with languages.
 	Language string
+	// Scored: the form has scores, and the last cell is the response's Score.
+	Scored bool
+	Score  string
 }
 
 type responsesData struct {
@@ -104,6 +107,8 @@ type responsesData struct {
 	Back string
 	// Languages: the form has languages, and the table shows each response's.
 	Languages bool
+	// Scored: the form has scores; the table ends with a Score column.
+	Scored bool
 }
 
 // responseFilter is the table's filters as the query names them: days, a field's value, the
@@ -302,7 +307,12 @@ func (h *Handler) responses(c *gin.Context) {
 			}
 			row.Cells = append(row.Cells, cl)
 		}
+		row.Scored, row.Score = scoreOf(f, s)
+		d.Scored = d.Scored || row.Scored
 		d.Rows = append(d.Rows, row)
+	}
+	for i := range d.Rows {
+		d.Rows[i].Scored = d.Scored // every row has the column when one has
 	}
 
 	// Links keep the filters; only the cursor changes (the columns are kept per person).
@@ -497,6 +507,9 @@ type responseData struct {
 	// Newer and Older are the neighbouring responses in the table's order under the same
 	// filters (Previous and Next); Back is the table with those filters.
 	Newer, Older, Back string
+	// Scored: the form has scores; Score is the response's ("" when it has none).
+	Scored bool
+	Score  string
 }
 
 // response is one response with its metadata and files.
@@ -547,6 +560,7 @@ func (h *Handler) response(c *gin.Context) {
 	}
 	d.Back = pathWith("/app/forms/"+f.ID()+"/responses", filter.values())
 	m := s.Metadata()
+	d.Scored, d.Score = scoreOf(f, s)
 	d.Source = string(m.Source)
 	if m.Referrer != nil {
 		d.Referrer = *m.Referrer

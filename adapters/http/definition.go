@@ -85,6 +85,7 @@ type definitionField struct {
 	ShowIf      *showIfView `json:"show_if"`
 
 	Translations map[string]fieldTranslationView `json:"translations"`
+	Scores      []float64   `json:"scores,omitempty"`
 }
 
 func presentDefinition(f *form.Form) definitionJSON {
@@ -98,7 +99,7 @@ func presentDefinition(f *form.Form) definitionJSON {
 	for _, fl := range f.Fields() {
 		p := presentField(fl)
 		d := definitionField{Key: p.Key, Label: p.Label, Type: p.Type, Required: p.Required, Options: p.Options, Placeholder: p.Placeholder,
-			Help: p.Help, Accept: p.Accept, MaxFileSize: p.MaxFileSize, Hidden: p.Hidden, Page: p.Page, ShowIf: p.ShowIf, Translations: p.Translations}
+			Help: p.Help, Accept: p.Accept, MaxFileSize: p.MaxFileSize, Hidden: p.Hidden, Page: p.Page, ShowIf: p.ShowIf, Translations: p.Translations, Scores: p.Scores}
 		if d.ShowIf != nil {
 			for i := range d.ShowIf.Conditions {
 				d.ShowIf.Conditions[i].FieldID = keys[d.ShowIf.Conditions[i].FieldID]

@@ -17,7 +17,7 @@ import (
 var (
 	formProps          = []string{"name", "description", "fields", "settings", "ref", "status"}
 	formReadOnly       = []string{"id", "version", "created_at", "updated_at", "submission_count", "closed_reason"}
-	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "help", "accept", "max_file_size", "key", "hidden", "page", "show_if", "translations"}
+	fieldProps         = []string{"id", "label", "type", "required", "options", "placeholder", "help", "accept", "max_file_size", "key", "hidden", "page", "show_if", "translations", "scores"}
 	submissionProps    = []string{"data"}
 	submissionReadOnly = []string{"id", "form_id", "form_version", "metadata", "submitted_at", "updated_at", "created_at"}
 )
@@ -141,6 +141,7 @@ func fieldSpecs(o object) []form.FieldSpec {
 			s.ShowIf = showIfSpec(it)
 		}
 		s.Translations = readFieldTranslations(it)
+		s.Scores = it.scores("scores")
 		specs = append(specs, s)
 	}
 	return specs

@@ -34,6 +34,8 @@ type fieldJSON struct {
 
 	// Translations are the field's text in the form's other languages (languages.go).
 	Translations map[string]fieldTranslationView `json:"translations"`
+	// Scores are shown on choice fields that have them.
+	Scores []float64 `json:"scores,omitempty"`
 }
 
 type showIfView struct {
@@ -116,7 +118,7 @@ func presentField(f form.Field) fieldJSON {
 		opts = []string{}
 	}
 	out := fieldJSON{ID: f.ID, Label: f.Label, Type: string(f.Type), Required: f.Required, Options: opts, Placeholder: f.Placeholder, Help: f.Help,
-		Key: f.Key, Hidden: f.Hidden, Page: f.Page, ShowIf: presentShowIf(f.ShowIf)}
+		Key: f.Key, Hidden: f.Hidden, Page: f.Page, ShowIf: presentShowIf(f.ShowIf), Scores: f.Scores}
 	out.Translations = presentFieldTranslations(f.Translations)
 	if f.Type == form.TypeFile {
 		accept := f.Accept

@@ -16,6 +16,8 @@ type MetadataJSON struct {
 	Subject   *string           `json:"subject,omitempty"`
 	// Language is the public page's language on a form with languages; absent otherwise.
 	Language *string `json:"language,omitempty"`
+	// Score is the submission's score; absent for forms without scores.
+	Score *float64 `json:"score,omitempty"`
 }
 
 // SubmissionJSON is how a submission is shown: in the API's answers and in an NDJSON export.
@@ -58,7 +60,7 @@ func PresentSubmission(s *submission.Submission, fileURL FileLinker) SubmissionJ
 	}
 	return SubmissionJSON{
 		ID: s.ID(), FormID: s.FormID(), FormVersion: s.FormVersion(), Data: data,
-		Metadata:    MetadataJSON{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm, ReplyTo: m.ReplyTo, Subject: m.Subject, Language: m.Language},
+		Metadata:    MetadataJSON{IP: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: utm, ReplyTo: m.ReplyTo, Subject: m.Subject, Language: m.Language, Score: m.Score},
 		SubmittedAt: domain.FormatTime(s.SubmittedAt()), UpdatedAt: domain.FormatTime(s.UpdatedAt()),
 	}
 }

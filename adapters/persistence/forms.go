@@ -358,6 +358,7 @@ type fieldJSON struct {
 	ShowIf      *showIfJSON `json:"show_if,omitempty"`
 	// Translations are the field's text in the form's other languages (formlanguages.go).
 	Translations map[string]fieldTranslationJSON `json:"translations,omitempty"`
+	Scores      []float64   `json:"scores,omitempty"`
 }
 
 // showIfJSON is a field's stored display rule.
@@ -400,7 +401,7 @@ func formFromDomain(f *form.Form) (formRow, error) {
 	out := make([]fieldJSON, len(fields))
 	for i, fl := range fields {
 		out[i] = fieldJSON{ID: fl.ID, Label: fl.Label, Type: string(fl.Type), Required: fl.Required, Options: fl.Options, Placeholder: fl.Placeholder, Help: fl.Help,
-			Accept: fl.Accept, MaxFileSize: fl.MaxFileBytes, Key: fl.Key, Hidden: fl.Hidden, Page: fl.Page, ShowIf: showIfToJSON(fl.ShowIf)}
+			Accept: fl.Accept, MaxFileSize: fl.MaxFileBytes, Key: fl.Key, Hidden: fl.Hidden, Page: fl.Page, ShowIf: showIfToJSON(fl.ShowIf), Scores: fl.Scores}
 		out[i].Translations = fieldTranslationsToJSON(fl.Translations)
 	}
 	b, err := json.Marshal(out)
@@ -464,7 +465,7 @@ func decodeFields(formID, raw string) ([]form.Field, error) {
 	fields := make([]form.Field, len(stored))
 	for i, s := range stored {
 		fields[i] = form.Field{ID: s.ID, Label: s.Label, Type: form.FieldType(s.Type), Required: s.Required, Options: s.Options, Placeholder: s.Placeholder, Help: s.Help,
-			Accept: s.Accept, MaxFileBytes: s.MaxFileSize, Key: s.Key, Hidden: s.Hidden, Page: s.Page, ShowIf: showIfFromJSON(s.ShowIf)}
+			Accept: s.Accept, MaxFileBytes: s.MaxFileSize, Key: s.Key, Hidden: s.Hidden, Page: s.Page, ShowIf: showIfFromJSON(s.ShowIf), Scores: s.Scores}
 		fields[i].Translations = fieldTranslationsFromJSON(s.Translations)
 	}
 	return fields, nil

@@ -211,7 +211,7 @@ func (d *sealedDecoder) metadata(m *submission.Metadata) bool {
 	if d.byte('}') {
 		return true
 	}
-	var seen [8]bool
+	var seen [9]bool
 	for {
 		k, ok := d.key()
 		if !ok || !d.byte(':') {
@@ -236,6 +236,8 @@ func (d *sealedDecoder) metadata(m *submission.Metadata) bool {
 			slot = 6
 		case "language":
 			slot, dst = 7, &m.Language
+		case "score":
+			slot = 8
 		default:
 			return false
 		}
@@ -260,6 +262,10 @@ func (d *sealedDecoder) metadata(m *submission.Metadata) bool {
 				}
 				m.Source = submission.Source(v)
 			}
+		case slot == 8:
+			if !d.score(m) {
+				return false
+			}
 		default:
 			if !d.utm(m) {
 				return false
@@ -272,6 +278,32 @@ func (d *sealedDecoder) metadata(m *submission.Metadata) bool {
 			return false
 		}
 	}
+}
+
+// score reads the submission's score: a JSON number, or null. The number's text is handed to
+// encoding/json, so what it takes (and its rounding) is exactly encoding/json's.
+func (d *sealedDecoder) score(m *submission.Metadata) bool {
+	if d.null() {
+		return true
+	}
+	d.space()
+	start := d.i
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		if (c < '0' || c > '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+			break
+		}
+		d.i++
+	}
+	if d.i == start {
+		return false
+	}
+	var x float64
+	if err := json.Unmarshal(d.b[start:d.i], &x); err != nil {
+		return false
+	}
+	m.Score = &x
+	return true
 }
 
 // utm reads the campaign parameters: an object of strings, or null.
@@ -354,5 +386,5 @@ func decodeSealedJSON(plaintext []byte) (map[string]submission.Value, submission
 	}
 	m := in.Metadata
 	return data, submission.Metadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: submission.Source(m.Source), UTM: m.UTM,
-		ReplyTo: m.ReplyTo, Subject: m.Subject, Language: m.Language}, nil
+		ReplyTo: m.ReplyTo, Subject: m.Subject, Language: m.Language, Score: m.Score}, nil
 }

@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 	"time"
@@ -39,6 +40,14 @@ var sealedSamples = []string{
 	`{"data":{"f1":"a\"},"metadata":{"source":"api"}}`,
 	`[]`,
 	``,
+	`{"data":{"f1":"a"},"metadata":{"source":"form","score":12.5}}`,
+	`{"data":{"f1":"a"},"metadata":{"source":"form","score":-3e2}}`,
+	`{"data":{"f1":"a"},"metadata":{"source":"form","score":null}}`,
+	`{"data":{"f1":"a"},"metadata":{"source":"form","score":01}}`,
+	`{"data":{"f1":"a"},"metadata":{"source":"form","score":+1}}`,
+	`{"data":{"f1":"a"},"metadata":{"source":"form","score":"1"}}`,
+	`{"data":{"f1":"a"},"metadata":{"source":"form","score":1,"score":2}}`,
+	`{"data":{"f1":"a"},"metadata":{"source":"form","score":1e999}}`,
 }
 
 func sameSealed(t *testing.T, text string) {
@@ -83,6 +92,22 @@ func TestDecodeSealedFastMatchesEncodingJSON(t *testing.T) {
 		t.Fatalf("%s: not read by the fast decoder", b)
 	}
 	sameSealed(t, string(b))
+	// A score round-trips through the fast path.
+	score := 7.25
+	scored := submission.UnmarshalFromDatabase("sub_2", "ws_1", "frm_1", map[string]submission.Value{"f1": submission.Single("B")},
+		submission.Metadata{Source: submission.SourceForm, Score: &score}, time.UnixMilli(1_700_000_000_000).UTC(), time.UnixMilli(1_700_000_000_000).UTC())
+	if b, err = encodeSubmission(scored); err != nil {
+		t.Fatal(err)
+	}
+	_, meta, ok := decodeSealedFast(b)
+	if !ok || meta.Score == nil || *meta.Score != score {
+		t.Fatalf("%s: score read as %v (ok %v)", b, meta.Score, ok)
+	}
+	sameSealed(t, string(b))
+	// A form without scores writes no score: its bytes stay as before.
+	if b, err = encodeSubmission(s); err != nil || bytes.Contains(b, []byte("score")) {
+		t.Fatalf("%s: unscored submission mentions a score (%v)", b, err)
+	}
 	for _, bad := range []string{`{"data":{"f1":1}}`, `{"Data":{}}`, `{"data":{}} x`, `{"data":{"f1":"a"},"data":{}}`} {
 		if _, _, ok := decodeSealedFast([]byte(bad)); ok {
 			t.Errorf("%s: read by the fast decoder", bad)

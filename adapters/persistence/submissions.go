@@ -353,6 +353,8 @@ type sealedMetadata struct {
 	ReplyTo   *string           `json:"reply_to,omitempty"`
 	Subject   *string           `json:"subject,omitempty"`
 	Language  *string           `json:"language,omitempty"`
+	// Score is written only for forms with scores: other submissions' bytes stay as before.
+	Score *float64 `json:"score,omitempty"`
 }
 
 func encodeSubmission(s *submission.Submission) ([]byte, error) {
@@ -374,7 +376,7 @@ func encodeSubmission(s *submission.Submission) ([]byte, error) {
 		out.Data[k] = b
 	}
 	m := s.Metadata()
-	out.Metadata = sealedMetadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: m.UTM, ReplyTo: m.ReplyTo, Subject: m.Subject}
+	out.Metadata = sealedMetadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: m.UTM, ReplyTo: m.ReplyTo, Subject: m.Subject, Score: m.Score}
 	out.Metadata.Language = m.Language
 	b, err := json.Marshal(out)
 	if err != nil {

@@ -45,6 +45,9 @@ type fieldView struct {
 	// Rule is the field's display rule as JSON for the page's script (data-show-if); empty
 	// when the field has none.
 	Rule string
+	// LabelParts and HelpParts draw a label or help that recalls answers (recall.go); nil
+	// when it recalls none.
+	LabelParts, HelpParts []recallPiece
 }
 
 // FirstID is where the error summary's link lands: the input, or a group's first option.
@@ -189,6 +192,7 @@ func views(f *form.Form, fields []form.Field, values map[string][]string, errs m
 		if fl.ShowIf != nil {
 			v.Rule = ruleJSON(fl.ShowIf, fields)
 		}
+		recallView(&v, fields, values)
 		vals := values[fl.ID]
 		if len(vals) > 0 && kind != "file" {
 			v.Value = vals[0]
@@ -205,7 +209,7 @@ func views(f *form.Form, fields []form.Field, values map[string][]string, errs m
 		}
 		out = append(out, v)
 		if v.Error != "" {
-			links = append(links, errorLink{Target: v.FirstID(), Label: fl.Label, Message: v.Error})
+			links = append(links, errorLink{Target: v.FirstID(), Label: v.Label, Message: v.Error})
 		}
 	}
 	return out, links, carry

@@ -84,6 +84,7 @@ func pageKey(f *form.Form, d *pageData) string {
 	for _, v := range d.Fields {
 		fp.str(v.ID, v.InputID, v.ErrorID, v.Label, v.Kind, v.InputType, v.Placeholder, v.Help, v.HelpID, v.Value, v.Error, v.Accept, v.Rule)
 		fp.flag(v.Required, v.Checked)
+		fp.recall(v.LabelParts, v.HelpParts)
 		fp.num(len(v.Options))
 		for _, o := range v.Options {
 			fp.str(o.ID, o.Value, o.Label)

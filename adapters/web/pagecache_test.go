@@ -101,7 +101,7 @@ func TestPageKeyCoversPageData(t *testing.T) {
 	if n := reflect.TypeOf(pageData{}).NumField(); n != 22 { // W and Lang: digested as Lang.Tag
 		t.Fatalf("pageData has %d fields; add the new ones to pageKey and update this count", n)
 	}
-	if n := reflect.TypeOf(fieldView{}).NumField(); n != 16 {
+	if n := reflect.TypeOf(fieldView{}).NumField(); n != 18 {
 		t.Fatalf("fieldView has %d fields; add the new ones to pageKey and update this count", n)
 	}
 	if n := reflect.TypeOf(themeView{}).NumField(); n != 5 {

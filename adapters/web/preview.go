@@ -95,7 +95,8 @@ func Preview(w io.Writer, f *form.Form, action string, post *http.Request) (int,
 	for id, infos := range files {
 		data[id] = infos
 	}
-	if err := submission.Check(f, data, submission.FileLimits{}); err != nil {
+	score, err := submission.CheckScored(f, data, submission.FileLimits{})
+	if err != nil {
 		b := httperr.Problem(err)
 		if b.Status != http.StatusUnprocessableEntity {
 			return 0, err
@@ -109,7 +110,7 @@ func Preview(w io.Writer, f *form.Form, action string, post *http.Request) (int,
 	s := f.Settings()
 	m := messageData{Title: "Preview · Thank you", Heading: "Thank you!", Message: "Your response has been recorded.", Note: previewNote, Again: action}
 	if s.ThankYouMessage != nil && *s.ThankYouMessage != "" {
-		m.Message = *s.ThankYouMessage
+		m.Message = thankYouScore(thankYouRecall(*s.ThankYouMessage, f, values), f, score)
 	}
 	if target, ok := redirectTarget(s); ok {
 		m.Heading, m.Message = "Respondents go on to your page", "After sending, a respondent is taken to "+target+"."

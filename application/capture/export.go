@@ -109,7 +109,8 @@ func (h ExportSubmissionsHandler) Handle(ctx context.Context, q ExportSubmission
 		removedFields[i] = r.AsField()
 	}
 	out := &Export{Form: f, At: now, Columns: exportColumns(fields, removed), Kinds: exportKinds(fields, removed), scanner: h.scanner, batch: h.batch,
-		workspaceID: p.WorkspaceID, createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore, ids: ids, fields: fields, removed: removedFields}
+		workspaceID: p.WorkspaceID, createdAfter: q.CreatedAfter, createdBefore: q.CreatedBefore, ids: ids, fields: fields, removed: removedFields,
+		scored: form.HasScores(fields)}
 	out.withLanguageColumn()
 	return out, nil
 }
@@ -159,6 +160,8 @@ type Export struct {
 	removed []form.Field
 	// language: the form has languages, and the last column is each response's (languages.go).
 	language bool
+	// scored: the form has scores, and the score column follows the metadata (scores_export.go).
+	scored bool
 }
 
 // Each calls fn with every submission, oldest first; it stops at the first error (of reading,
@@ -242,6 +245,9 @@ func exportKinds(fields []form.Field, removed []form.RemovedField) []ColumnKind 
 	for range metadataColumns {
 		kinds = append(kinds, TextColumn)
 	}
+	if form.HasScores(fields) {
+		kinds = append(kinds, NumberColumn)
+	}
 	return kinds
 }
 
@@ -277,7 +283,7 @@ func exportColumns(fields []form.Field, removed []form.RemovedField) []string {
 	for _, r := range removed {
 		cols = append(cols, title(r.Label+RemovedSuffix))
 	}
-	return append(cols, metadataColumns...)
+	return appendScoreColumn(append(cols, metadataColumns...), fields)
 }
 
 // Row is one submission as a tabular export writes it, in the order of Columns: lists joined
@@ -304,6 +310,9 @@ func (e *Export) Row(s *submission.Submission, link func(s *submission.Submissio
 	row = append(row, string(m.Source), referrer)
 	for _, k := range submission.UTMKeys {
 		row = append(row, m.UTM[k])
+	}
+	if e.scored || (e.fields == nil && e.Form.HasScores()) {
+		row = append(row, scoreCell(m.Score))
 	}
 	if e.language {
 		row = append(row, languageCell(m))

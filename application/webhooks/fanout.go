@@ -109,6 +109,9 @@ func DeliveryBody(e event.Event) ([]byte, error) {
 		if l, ok := e.Data["language"]; ok {
 			data["language"] = l
 		}
+		if sc, ok := e.Data["score"]; ok {
+			data["score"] = sc
+		}
 	case event.FormPublished:
 		data["name"] = e.Data["name"]
 		published := e.Data["published_at"]

@@ -284,6 +284,7 @@ func (e *RunEngine) loadSubject(ctx context.Context, r *workflow.Run) (*runSubje
 	}
 	s.values = values
 	vars := workflow.TemplateVars(values, r.SubmissionID(), r.FormID(), s.formName, s.submittedAt)
+	workflow.AddScore(vars, s.metadata.Score)
 	if f != nil {
 		workflow.AddFieldKeys(vars, f.Fields())
 	}

@@ -63,9 +63,13 @@ func ForSubmission(id string, t Type, s *submission.Submission, at time.Time) Ev
 			fields[k] = v.String()
 		}
 	}
+	data := map[string]any{"submission_id": s.ID(), "fields": fields}
+	if sc := s.Metadata().Score; sc != nil {
+		data["score"] = *sc // forms with scores only: other events stay as they were
+	}
 	e := Event{
 		ID: id, Type: t, WorkspaceID: s.WorkspaceID(), FormID: s.FormID(), OccurredAt: at.UTC(),
-		Data: map[string]any{"submission_id": s.ID(), "fields": fields}, FormVersion: s.FormVersion(), SubmissionID: s.ID(),
+		Data: data, FormVersion: s.FormVersion(), SubmissionID: s.ID(),
 	}
 	if l := s.Metadata().Language; l != nil { // a form with languages: the page's language
 		e.Data["language"] = *l

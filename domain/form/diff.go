@@ -20,6 +20,7 @@ const (
 	AspectFiles       = "files"
 	// AspectTranslations is the field's text in the form's other languages (languages.go).
 	AspectTranslations = "translations"
+	AspectScores      = "scores"
 	// AspectOther is any other property of the field.
 	AspectOther = "other"
 )
@@ -150,6 +151,7 @@ func compareField(b, a Field) FieldChange {
 	add(b.Hidden != a.Hidden, AspectHidden)
 	add(!slices.Equal(b.Accept, a.Accept) || b.MaxFileBytes != a.MaxFileBytes, AspectFiles)
 	add(!sameTranslations(b.Translations, a.Translations), AspectTranslations)
+	add(!slices.Equal(b.Scores, a.Scores), AspectScores)
 	// Whatever else a field holds (properties added after this list was written) counts as
 	// "other": copy the compared aspects across and look at the rest.
 	rest := b
@@ -157,6 +159,7 @@ func compareField(b, a Field) FieldChange {
 	rest.ShowIf, rest.Help, rest.Placeholder, rest.Page, rest.Hidden = a.ShowIf, a.Help, a.Placeholder, a.Page, a.Hidden
 	rest.Accept, rest.MaxFileBytes = a.Accept, a.MaxFileBytes
 	rest.Translations = a.Translations
+	rest.Scores = a.Scores
 	add(!reflect.DeepEqual(rest, a), AspectOther)
 	return c
 }

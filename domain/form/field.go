@@ -58,6 +58,8 @@ type Field struct {
 	ShowIf *ShowIf
 	// Translations are the field's text in the form's other languages (languages.go).
 	Translations map[string]FieldTranslation
+	// Scores are the choice field's scores, one per option; nil: none (see scores.go).
+	Scores []float64
 }
 
 // Multiple reports whether the field holds a list of values (checkbox with options, file).
@@ -96,6 +98,9 @@ type FieldSpec struct {
 	ShowIf *ShowIfSpec
 	// Translations by language tag; the form checks them against its languages.
 	Translations map[string]FieldTranslation
+	// Scores is nil when the client did not set them: an existing choice field keeps its
+	// scores; an empty list removes them.
+	Scores *[]float64
 }
 
 // Limits bound the size of a form.
@@ -128,8 +133,12 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 		return nil, vs.Err()
 	}
 	known := make(map[string]bool, len(existing))
+	prevScores := make(map[string][]float64)
 	for _, f := range existing {
 		known[f.ID] = true
+		if len(f.Scores) > 0 {
+			prevScores[f.ID] = f.Scores
+		}
 	}
 	seen := make(map[string]bool, len(specs))
 	out := make([]Field, 0, len(specs))
@@ -174,10 +183,12 @@ func buildFields(specs []FieldSpec, existing []Field, newID func() string, lim L
 		if len(s.Options) > 0 {
 			f.Options = append([]string(nil), s.Options...)
 		}
+		f.Scores = checkScores(&vs, path+".scores", t, s.Options, s.Scores, prevScores[s.ID])
 		out = append(out, f)
 	}
 	assignKeys(&vs, specs, out, existing)
 	buildLogic(&vs, specs, out)
+	checkRecall(&vs, out)
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}

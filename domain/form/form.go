@@ -98,6 +98,7 @@ func New(id, workspaceID string, d Draft, newFieldID func() string, lim Limits, 
 	languages := checkLanguages(&vs, d.Languages)
 	fields = checkFieldTranslations(&vs, fields, languages)
 	translations := checkFormTranslations(&vs, d.Translations, languages)
+	checkThankYouRecall(&vs, settings.ThankYouMessage, fields)
 	if err := vs.Err(); err != nil {
 		return nil, err
 	}
@@ -130,6 +131,9 @@ func sameFields(a, b []Field) bool {
 		}
 		if len(f.Translations) == 0 {
 			f.Translations = nil
+		}
+		if len(f.Scores) == 0 {
+			f.Scores = nil
 		}
 		if f.ShowIf != nil && len(f.ShowIf.Conditions) == 0 {
 			rule := *f.ShowIf
@@ -222,6 +226,7 @@ func (f *Form) Apply(p Patch, newFieldID func() string, lim Limits, now time.Tim
 	}
 	if p.Settings != nil || p.Fields != nil {
 		vs = append(vs, checkNotificationFields(next.settings.Notifications, next.fields)...)
+		checkThankYouRecall(&vs, next.settings.ThankYouMessage, next.fields)
 	}
 	checkClosingField(&vs, next.settings.Closing, next.fields)
 	applyLanguages(&vs, &next, p)
@@ -306,6 +311,9 @@ func (f *Form) Fields() []Field {
 		fl.Options = append([]string(nil), fl.Options...)
 		fl.Accept = append([]string(nil), fl.Accept...)
 		fl.Translations = maps.Clone(fl.Translations)
+		if fl.Scores != nil {
+			fl.Scores = append([]float64(nil), fl.Scores...)
+		}
 		if fl.ShowIf != nil {
 			rule := *fl.ShowIf
 			rule.Conditions = append([]Condition(nil), rule.Conditions...)

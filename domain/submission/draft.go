@@ -77,6 +77,7 @@ func prepare(f *form.Form, input map[string]Input, meta Metadata, limits FileLim
 	for _, p := range files {
 		pending[p.FieldID] = true
 	}
+	meta.Score = Score(fields, data)
 	return &Draft{form: f, data: data, meta: meta, files: files, pending: pending}, nil
 }
 

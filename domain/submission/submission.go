@@ -38,6 +38,9 @@ type Metadata struct {
 	// Language is the public page's language on a form with languages (a tag of the form's
 	// languages); nil otherwise.
 	Language *string
+	// Score is the sum of the scores of the answered options (scores.go); nil for a form
+	// without scores.
+	Score *float64
 }
 
 // Submission is the aggregate root.
@@ -81,6 +84,7 @@ func New(id string, f *form.Form, input map[string]Input, meta Metadata, now tim
 		return nil, err
 	}
 	now = now.UTC()
+	meta.Score = Score(f.Fields(), data)
 	return &Submission{id: id, workspaceID: f.WorkspaceID(), formID: f.ID(), formVersion: f.Version(), data: data, metadata: meta, submittedAt: now, updatedAt: now,
 		emails: EmailAnswers(f.Fields(), data), emailsKnown: true}, nil
 }
@@ -135,6 +139,9 @@ func (s *Submission) Update(f *form.Form, changes map[string]Input, now time.Tim
 		}
 	}
 	s.data = data
+	if form.HasScores(fields) || s.metadata.Score != nil {
+		s.metadata.Score = Score(fields, data)
+	}
 	s.emails, s.emailsKnown = EmailAnswers(fields, data), true
 	s.updatedAt = now.UTC()
 	return nil

@@ -19,6 +19,28 @@
   if (summary) summary.focus();
   else if (notice) notice.focus();
 
+  // Recall: a <span data-recall="<field ID>"> in a label or help shows that field's answer
+  // (drawn by the server); as the respondent answers, it follows. textContent only: an answer
+  // is never markup.
+  var spots = form.querySelectorAll("[data-recall]");
+  function recall() {
+    Array.prototype.forEach.call(spots, function (spot) {
+      var els = form.querySelectorAll('[name="' + spot.getAttribute("data-recall") + '"]');
+      if (!els.length) return;
+      var vals = [];
+      Array.prototype.forEach.call(els, function (el) {
+        if (el.type === "radio" || el.type === "checkbox") {
+          if (el.checked) vals.push(el.type === "checkbox" && el.value === "true" && els.length === 1 ? "Yes" : el.value);
+        } else if (el.value) vals.push(el.value);
+      });
+      spot.textContent = vals.join(", ");
+    });
+  }
+  if (spots.length) {
+    form.addEventListener("input", recall);
+    form.addEventListener("change", recall);
+  }
+
   var started = false;
   function start() {
     if (started) return;
