@@ -85,7 +85,7 @@ type definitionField struct {
 	ShowIf      *showIfView `json:"show_if"`
 
 	Translations map[string]fieldTranslationView `json:"translations"`
-	Scores      []float64   `json:"scores,omitempty"`
+	Scores       []float64                       `json:"scores,omitempty"`
 }
 
 func presentDefinition(f *form.Form) definitionJSON {

@@ -358,7 +358,7 @@ type fieldJSON struct {
 	ShowIf      *showIfJSON `json:"show_if,omitempty"`
 	// Translations are the field's text in the form's other languages (formlanguages.go).
 	Translations map[string]fieldTranslationJSON `json:"translations,omitempty"`
-	Scores      []float64   `json:"scores,omitempty"`
+	Scores       []float64                       `json:"scores,omitempty"`
 }
 
 // showIfJSON is a field's stored display rule.

@@ -20,7 +20,7 @@ const (
 	AspectFiles       = "files"
 	// AspectTranslations is the field's text in the form's other languages (languages.go).
 	AspectTranslations = "translations"
-	AspectScores      = "scores"
+	AspectScores       = "scores"
 	// AspectOther is any other property of the field.
 	AspectOther = "other"
 )
