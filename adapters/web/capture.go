@@ -250,7 +250,11 @@ func (h *Handler) capture(c *gin.Context) {
 		c.Redirect(http.StatusSeeOther, next)
 		return
 	}
-	c.Set(thankedKey, sub)
+	if !p.json && f.ThankYouRecalls() {
+		// Only a thank-you message with {{…}} reads the stored answers and score: every
+		// other post skips both the context's map and the copy of the answers.
+		c.Set(thankedKey, sub)
+	}
 	h.thank(c, f, p.json, sub.ID(), cmd.Language)
 }
 
@@ -392,11 +396,15 @@ func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id, lang stri
 	}
 	if lang != "" {
 		title, heading, msg := thankYouIn(f, lang)
-		msg = thankYouScore(thankYouRecall(msg, f, thankedAnswers(c)), f, thankedScore(c))
+		if strings.Contains(msg, "{{") {
+			msg = thankYouScore(thankYouRecall(msg, f, thankedAnswers(c)), f, thankedScore(c))
+		}
 		h.localMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), lang, title, heading, msg)
 		return
 	}
-	msg = thankYouScore(thankYouRecall(msg, f, thankedAnswers(c)), f, thankedScore(c))
+	if strings.Contains(msg, "{{") {
+		msg = thankYouScore(thankYouRecall(msg, f, thankedAnswers(c)), f, thankedScore(c))
+	}
 	h.themedMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), "Thank you", "Thank you!", msg)
 }
 

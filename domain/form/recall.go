@@ -116,3 +116,17 @@ func checkThankYouRecall(vs *domain.Violations, msg *string, fields []Field) {
 		}
 	}
 }
+
+// ThankYouRecalls reports whether the form's thank-you message, or one of its translations,
+// names an answer or the score ({{…}}).
+func (f *Form) ThankYouRecalls() bool {
+	if m := f.settings.ThankYouMessage; m != nil && strings.Contains(*m, "{{") {
+		return true
+	}
+	for _, t := range f.translations {
+		if strings.Contains(t.ThankYouMessage, "{{") {
+			return true
+		}
+	}
+	return false
+}
