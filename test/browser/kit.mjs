@@ -189,3 +189,20 @@ export function run(main) {
     },
   );
 }
+
+// axeAsServed runs axe-core on a page as a visitor with JavaScript (js) sees it, or, without
+// JavaScript (where nothing can be evaluated in the page), on the page as the server sent it
+// (resp), copied into a page of axeContext without its own script so the DOM stays as drawn.
+export async function axeAsServed(axeContext, page, resp, js, what) {
+  if (js || !resp) return expectNoAxeViolations(page, what);
+  const html = (await resp.text()).replace(/<script[^>]*><\/script>/g, '');
+  const url = page.url();
+  const copy = await axeContext.newPage();
+  try {
+    await copy.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
+    await copy.goto(url, { waitUntil: 'load' });
+    await expectNoAxeViolations(copy, what);
+  } finally {
+    await copy.close();
+  }
+}

@@ -13,7 +13,7 @@
 // axe-core on every state: zero violations. The Go test checks the stored submissions.
 import fs from 'node:fs';
 import path from 'node:path';
-import { commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
+import { axeAsServed, commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
 
 const [pageURL, artifactDir] = commandLine('languages.spec.mjs', 'page url', 'artifact dir');
 const minFillSeconds = Number(process.env.FORMWARD_MIN_FILL_SECONDS || '1');
@@ -27,18 +27,7 @@ const words = {
 
 let axeContext;
 // Without JavaScript axe-core runs on a copy of the page as the server sent it.
-async function axeOn(page, resp, js, what) {
-  if (js || !resp) return expectNoAxeViolations(page, what);
-  const html = (await resp.text()).replace(/<script[^>]*><\/script>/g, '');
-  const copy = await axeContext.newPage();
-  try {
-    await copy.route(page.url(), (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
-    await copy.goto(page.url(), { waitUntil: 'load' });
-    await expectNoAxeViolations(copy, what);
-  } finally {
-    await copy.close();
-  }
-}
+const axeOn = (page, resp, js, what) => axeAsServed(axeContext, page, resp, js, what);
 
 async function walk(browser, lang, js, width) {
   const w = words[lang];

@@ -16,7 +16,7 @@
 // It prints "ok: ..." lines and exits 0, or prints "FAIL: ..." and exits 1.
 import fs from 'node:fs';
 import path from 'node:path';
-import { commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
+import { axeAsServed, commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
 
 const [pageURL, artifactDir] = commandLine('pages.spec.mjs', 'page url', 'artifact dir');
 const minFillSeconds = Number(process.env.FORMWARD_MIN_FILL_SECONDS || '1');
@@ -25,19 +25,7 @@ const minFillSeconds = Number(process.env.FORMWARD_MIN_FILL_SECONDS || '1');
 // server sent it is then checked in a JavaScript-enabled page at the same URL (its own script
 // left out, so the DOM stays as the server drew it; its styles load as usual).
 let axeContext;
-async function axeOn(page, resp, js, what) {
-  if (js) return expectNoAxeViolations(page, what);
-  const html = (await resp.text()).replace(/<script[^>]*><\/script>/g, '');
-  const url = page.url();
-  const copy = await axeContext.newPage();
-  try {
-    await copy.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
-    await copy.goto(url, { waitUntil: 'load' });
-    await expectNoAxeViolations(copy, what);
-  } finally {
-    await copy.close();
-  }
-}
+const axeOn = (page, resp, js, what) => axeAsServed(axeContext, page, resp, js, what);
 
 async function expectStep(page, text, what) {
   const progress = page.locator('#fw-progress');

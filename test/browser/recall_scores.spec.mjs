@@ -14,7 +14,7 @@
 // "FAIL: ..." and exits 1.
 import fs from 'node:fs';
 import path from 'node:path';
-import { commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
+import { axeAsServed, commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
 
 const [pageURL, artifactDir] = commandLine('recall_scores.spec.mjs', 'page url', 'artifact dir');
 const minFillSeconds = Number(process.env.FORMWARD_MIN_FILL_SECONDS || '1');
@@ -23,19 +23,7 @@ const name = 'Ada <b>x</b>';
 // Without JavaScript axe-core runs on the page as the server sent it, in a JavaScript-enabled
 // copy without the page's own script (as pages.spec.mjs does).
 let axeContext;
-async function axeOn(page, resp, js, what) {
-  if (js) return expectNoAxeViolations(page, what);
-  const html = (await resp.text()).replace(/<script[^>]*><\/script>/g, '');
-  const url = page.url();
-  const copy = await axeContext.newPage();
-  try {
-    await copy.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
-    await copy.goto(url, { waitUntil: 'load' });
-    await expectNoAxeViolations(copy, what);
-  } finally {
-    await copy.close();
-  }
-}
+const axeOn = (page, resp, js, what) => axeAsServed(axeContext, page, resp, js, what);
 
 async function walk(browser, js, width) {
   const mode = `${js ? 'JavaScript on' : 'JavaScript off'}, ${width} px`;

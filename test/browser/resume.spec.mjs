@@ -16,25 +16,13 @@
 // state: zero violations. The script prints "ok: ..." lines and exits 0, or "FAIL: ..." and 1.
 import fs from 'node:fs';
 import path from 'node:path';
-import { commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
+import { axeAsServed, commandLine, expectNoAxeViolations, fail, launch, ok, run } from './kit.mjs';
 
 const [pageURL, artifactDir] = commandLine('resume.spec.mjs', 'page url', 'artifact dir');
 
 let axeContext;
 // Without JavaScript the page is checked as the server sent it, in a page that runs axe.
-async function axeOn(page, resp, js, what) {
-  if (js) return expectNoAxeViolations(page, what);
-  const html = (await resp.text()).replace(/<script[^>]*><\/script>/g, '');
-  const url = page.url();
-  const copy = await axeContext.newPage();
-  try {
-    await copy.route(url, (route) => route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: html }));
-    await copy.goto(url, { waitUntil: 'load' });
-    await expectNoAxeViolations(copy, what);
-  } finally {
-    await copy.close();
-  }
-}
+const axeOn = (page, resp, js, what) => axeAsServed(axeContext, page, resp, js, what);
 
 async function expectStep(page, text, what) {
   const got = (await page.locator('#fw-progress').innerText()).trim();
