@@ -141,19 +141,26 @@ var catalogue = map[string]*words{
 // wordsFor returns the page's words for a language tag (its base language), English when
 // Formward has none for it.
 func wordsFor(tag string) *words {
-	if tag == "" {
-		return english
+	if w := byBase(catalogue, tag); w != nil {
+		return w
 	}
-	if w, ok := catalogue[tag]; ok {
+	return english
+}
+
+// byBase finds a language's entry of a catalogue: the tag itself, else its base language;
+// nil when there is neither.
+func byBase[T any](c map[string]*T, tag string) *T {
+	if tag == "" {
+		return nil
+	}
+	if w, ok := c[tag]; ok {
 		return w
 	}
 	if t, err := language.Parse(tag); err == nil {
 		b, _ := t.Base()
-		if w, ok := catalogue[b.String()]; ok {
-			return w
-		}
+		return c[b.String()]
 	}
-	return english
+	return nil
 }
 
 // Steps is the progress line "Step n of count".

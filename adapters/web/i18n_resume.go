@@ -1,10 +1,6 @@
 package web
 
-import (
-	"strings"
-
-	"golang.org/x/text/language"
-)
+import "strings"
 
 // resumeWords are the words of save and resume (settings.partial): the saved page, the
 // notices of a resume link, in the languages of the page's own words (i18n.go).
@@ -125,14 +121,8 @@ var resumeCatalogue = map[string]*resumeWords{
 // resumeWordsFor returns the save-and-resume words of a language tag's base language,
 // English when there are none.
 func resumeWordsFor(tag string) *resumeWords {
-	if w, ok := resumeCatalogue[tag]; ok {
+	if w := byBase(resumeCatalogue, tag); w != nil {
 		return w
-	}
-	if t, err := language.Parse(tag); err == nil {
-		b, _ := t.Base()
-		if w, ok := resumeCatalogue[b.String()]; ok {
-			return w
-		}
 	}
 	return resumeCatalogue["en"]
 }
