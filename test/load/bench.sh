@@ -33,7 +33,9 @@
 # answers the bytes Formward answered, test/load/plain; its figures go beside Formward's in the
 # line: plain_rps, plain_p99_ms, of_plain; 0 skips it), BENCH_BASE (a git ref: run this script
 # alternately on that ref and on the working tree, BENCH_PAIRS times (3), and print the pairs
-# and the median change per figure: test/load/ab.sh).
+# and the median change per figure: test/load/ab.sh), BENCH_PROFILE (a directory: serve listens
+# for pprof on a loopback port of its own and, during each measured load, a CPU profile of the
+# server is written there as cpu-<db>-<mode>.pprof, with its top functions printed).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -62,6 +64,8 @@ RETENTION=${BENCH_RETENTION:-0}
 BACKFILL=${BENCH_BACKFILL:-0}
 BACKFILL_RATE=${BENCH_BACKFILL_RATE:-1000}
 PLAIN=${BENCH_PLAIN:-1}
+PROFILE=${BENCH_PROFILE:-}
+if [ -n "$PROFILE" ]; then mkdir -p "$PROFILE"; PROFILE=$(cd "$PROFILE" && pwd); fi
 
 # form_fields prints the benchmark form's fields: the same ten either way; multipage spreads them
 # over three pages with display rules (evaluated by the server on every post and page view).
@@ -257,6 +261,7 @@ for db in $DBS; do
   FORMWARD_MASTER_KEY=$(head -c 32 /dev/urandom | base64)
   export FORMWARD_MASTER_KEY
   unset FORMWARD_DATABASE_URL
+  if [ -n "$PROFILE" ]; then export FORMWARD_DEBUG_ADDR="127.0.0.1:$(free_port)"; fi
 
   case "$db" in
     sqlite) ;;
@@ -336,6 +341,14 @@ for db in $DBS; do
     if [ "$mode" = step ]; then args=(-mode capture -step); fi
     if [ "$RETENTION" -gt 0 ]; then left_before=$(./bin/formward-seedexpired -remaining); t_before=$(date +%s.%N); fi
     rec="$WORK/recorded-$db-$mode"
+    PROFILE_PID=""
+    if [ -n "$PROFILE" ]; then
+      # the profile covers the measured window: it starts after the warm-up and ends before the load does
+      secs=$(printf '%s' "$DURATION" | sed 's/s$//')
+      (sleep "$(printf '%s' "$WARMUP" | sed 's/s$//')" &&
+        curl -fsS -o "$PROFILE/cpu-$db-$mode.pprof" "http://$FORMWARD_DEBUG_ADDR/debug/pprof/profile?seconds=$((secs > 1 ? secs - 1 : 1))") &
+      PROFILE_PID=$!
+    fi
     if [ "$BACKFILL" -gt 0 ]; then
       ./bin/formward events backfill --restart --form "$backfill_form" --kafka-brokers "$broker" --kafka-topic bench.backfill \
         --kafka-partitions 1 --rate "$BACKFILL_RATE" >"$WORK/backfill.out" 2>"$WORK/backfill.err" &
@@ -346,6 +359,10 @@ for db in $DBS; do
       echo "the load run failed; the end of the server's output:" >&2
       tail -n 50 "bin/bench-$db-serve.log" >&2
       exit 1
+    fi
+    if [ -n "$PROFILE_PID" ]; then
+      wait "$PROFILE_PID" || echo "WARNING: no CPU profile of $db $mode" >&2
+      "$GO" tool pprof -top -nodecount=25 bin/formward "$PROFILE/cpu-$db-$mode.pprof" 2>/dev/null | sed 's/^/profile: /' || true
     fi
     if [ "$BACKFILL" -gt 0 ]; then
       if kill -0 "$BACKFILL_PID" 2>/dev/null; then
