@@ -95,6 +95,7 @@ func (c *cli) startObserved(ctx context.Context, role string) (log *zap.Logger, 
 	if err != nil {
 		return nil, nil, err
 	}
+	tuneGC(log)
 	stopTracing, err := startTracing(ctx, role, log)
 	if err != nil {
 		flush()

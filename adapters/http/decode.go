@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/adapters/httpkit"
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/submission"
 )
@@ -43,7 +44,7 @@ func parseBody(body []byte, vs *domain.Violations) (object, error) {
 		return object{}, badRequest("the body must be a JSON object")
 	}
 	var props map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &props); err != nil {
+	if err := jsoncodec.Unmarshal(trimmed, &props); err != nil {
 		return object{}, badRequest("the body is not valid JSON: " + jsonProblem(err))
 	}
 	return object{props: props, vs: vs}, nil
@@ -101,7 +102,7 @@ func (o object) str(name string) (v string, present bool) {
 	if !ok {
 		return "", false
 	}
-	if err := json.Unmarshal(raw, &v); err != nil || o.isNull(name) {
+	if err := jsoncodec.Unmarshal(raw, &v); err != nil || o.isNull(name) {
 		o.typeError(name, "a string")
 		return "", true
 	}
@@ -125,7 +126,7 @@ func (o object) boolean(name string) (v bool, present bool) {
 	if !ok {
 		return false, false
 	}
-	if err := json.Unmarshal(raw, &v); err != nil || o.isNull(name) {
+	if err := jsoncodec.Unmarshal(raw, &v); err != nil || o.isNull(name) {
 		o.typeError(name, "true or false")
 	}
 	return v, true
@@ -136,7 +137,7 @@ func (o object) strings(name string) (v []string, present bool) {
 	if !ok {
 		return nil, false
 	}
-	if err := json.Unmarshal(raw, &v); err != nil || o.isNull(name) {
+	if err := jsoncodec.Unmarshal(raw, &v); err != nil || o.isNull(name) {
 		o.typeError(name, "an array of strings")
 		return nil, true
 	}
@@ -153,7 +154,7 @@ func (o object) objects(name string) (v []object, present bool) {
 		return nil, false
 	}
 	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || o.isNull(name) {
+	if err := jsoncodec.Unmarshal(raw, &items); err != nil || o.isNull(name) {
 		o.typeError(name, "an array of objects")
 		return nil, true
 	}
@@ -161,7 +162,7 @@ func (o object) objects(name string) (v []object, present bool) {
 	for i, it := range items {
 		var props map[string]json.RawMessage
 		path := fmt.Sprintf("%s[%d]", o.at(name), i)
-		if err := json.Unmarshal(it, &props); err != nil || props == nil {
+		if err := jsoncodec.Unmarshal(it, &props); err != nil || props == nil {
 			o.vs.Add(path, "invalid_type", "must be an object")
 			props = map[string]json.RawMessage{}
 		}
@@ -176,10 +177,8 @@ func (o object) answers(name string) (v map[string]submission.Input, present boo
 	if !ok {
 		return nil, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
 	var m map[string]any
-	if err := dec.Decode(&m); err != nil || m == nil {
+	if err := jsoncodec.UnmarshalNumbers(raw, &m); err != nil || m == nil {
 		o.typeError(name, "an object mapping field IDs or keys to values")
 		return nil, true
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/formward/formward/adapters/http/openapi"
 	"github.com/formward/formward/adapters/httpkit"
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/application"
 	"github.com/formward/formward/domain/access"
 	"github.com/formward/formward/ports"
@@ -56,6 +57,9 @@ type api struct {
 	publicURL  string
 	limiter    *limiter
 }
+
+// gin renders and binds JSON with the hot paths' codec (adapters/jsoncodec): the same bytes.
+func init() { jsoncodec.UseForGin() }
 
 // NewRouter builds the HTTP handler: /healthz, /readyz and the /v1 API.
 func NewRouter(d Deps, o Options) *Router {

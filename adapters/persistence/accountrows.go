@@ -1,9 +1,9 @@
 package persistence
 
 import (
-	"encoding/json"
 	"fmt"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/invitation"
 	"github.com/formward/formward/domain/member"
 	"github.com/formward/formward/domain/session"
@@ -31,7 +31,7 @@ func userFromDomain(u *user.User) (userRow, error) {
 	if codes == nil {
 		codes = [][]byte{}
 	}
-	encoded, err := json.Marshal(codes) // [][]byte marshals as an array of base64 strings
+	encoded, err := jsoncodec.Marshal(codes) // [][]byte marshals as an array of base64 strings
 	if err != nil {
 		return userRow{}, fmt.Errorf("encode recovery codes: %w", err)
 	}
@@ -48,7 +48,7 @@ func userFromDomain(u *user.User) (userRow, error) {
 
 func (r userRow) toDomain() (*user.User, error) {
 	var codes [][]byte
-	if err := json.Unmarshal([]byte(r.RecoveryCodes), &codes); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(r.RecoveryCodes), &codes); err != nil {
 		return nil, fmt.Errorf("decode recovery codes of user %s: %w", r.ID, err)
 	}
 	if len(codes) == 0 {

@@ -1,10 +1,9 @@
 package persistence
 
 import (
-	"encoding/json"
-
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/audit"
 )
 
@@ -25,7 +24,7 @@ type auditRow struct {
 func (auditRow) TableName() string { return "audit_events" }
 
 func auditFromDomain(e audit.Event) (auditRow, error) {
-	details, err := json.Marshal(e.Details)
+	details, err := jsoncodec.Marshal(e.Details)
 	if err != nil {
 		return auditRow{}, err
 	}
@@ -49,7 +48,7 @@ func (r auditRow) toDomain() audit.Event {
 	if r.IPHash != nil {
 		e.IPHash = *r.IPHash
 	}
-	_ = json.Unmarshal([]byte(r.Details), &e.Details)
+	_ = jsoncodec.Unmarshal([]byte(r.Details), &e.Details)
 	if e.Details == nil {
 		e.Details = map[string]any{}
 	}

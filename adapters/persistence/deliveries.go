@@ -2,13 +2,13 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/webhook"
@@ -174,7 +174,7 @@ func encodeAttempts(as []retry.Attempt) (string, error) {
 	for i, a := range as {
 		out[i] = attemptJSON{Number: a.Number, At: toMillis(a.At), StatusCode: a.StatusCode, DurationMS: a.Duration.Milliseconds(), Error: a.Error}
 	}
-	b, err := json.Marshal(out)
+	b, err := jsoncodec.Marshal(out)
 	if err != nil {
 		return "", fmt.Errorf("encode attempts: %w", err)
 	}
@@ -183,7 +183,7 @@ func encodeAttempts(as []retry.Attempt) (string, error) {
 
 func decodeAttempts(id, raw string) ([]retry.Attempt, error) {
 	var in []attemptJSON
-	if err := json.Unmarshal([]byte(raw), &in); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(raw), &in); err != nil {
 		return nil, fmt.Errorf("decode attempts of delivery %s: %w", id, err)
 	}
 	out := make([]retry.Attempt, len(in))

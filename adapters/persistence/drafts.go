@@ -2,7 +2,6 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/draft"
 	"github.com/formward/formward/ports"
@@ -72,7 +72,7 @@ func (r *DraftRepository) Save(ctx context.Context, d *draft.Draft) error {
 		ms := toMillis(*at)
 		row.SubmittedAt = &ms
 	} else {
-		plain, err := json.Marshal(sealedDraft{Answers: d.Answers(), Language: d.Language(), AnswerEmails: d.AnswerEmails(), ResumeEmail: d.ResumeEmail()})
+		plain, err := jsoncodec.Marshal(sealedDraft{Answers: d.Answers(), Language: d.Language(), AnswerEmails: d.AnswerEmails(), ResumeEmail: d.ResumeEmail()})
 		if err != nil {
 			return fmt.Errorf("encode draft: %w", err)
 		}
@@ -123,7 +123,7 @@ func (r *DraftRepository) Get(ctx context.Context, id string) (*draft.Draft, err
 			return nil, fmt.Errorf("open draft %s: %w", row.ID, err)
 		}
 		var in sealedDraft
-		if err := json.Unmarshal(plain, &in); err != nil {
+		if err := jsoncodec.Unmarshal(plain, &in); err != nil {
 			return nil, fmt.Errorf("decode draft %s: %w", row.ID, err)
 		}
 		s.Answers, s.Language, s.AnswerEmails, s.ResumeEmail = in.Answers, in.Language, in.AnswerEmails, in.ResumeEmail

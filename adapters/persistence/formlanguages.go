@@ -1,10 +1,10 @@
 package persistence
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/form"
 )
 
@@ -70,7 +70,7 @@ func withStoredLanguages(f *form.Form, settings string) (*form.Form, error) {
 		return f, nil
 	}
 	var in storedLanguages
-	if err := json.Unmarshal([]byte(settings), &in); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(settings), &in); err != nil {
 		return nil, fmt.Errorf("decode languages of form %s: %w", f.ID(), err)
 	}
 	var tr map[string]form.FormTranslation

@@ -2,13 +2,13 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/form"
@@ -159,7 +159,7 @@ func (row formVersionRow) toPort() (ports.FormVersion, error) {
 	v := ports.FormVersion{Version: row.Version, Fields: fields, CreatedAt: fromMillis(row.CreatedAt)}
 	if row.CreatedBy != "" {
 		var a actorJSON
-		if err := json.Unmarshal([]byte(row.CreatedBy), &a); err != nil {
+		if err := jsoncodec.Unmarshal([]byte(row.CreatedBy), &a); err != nil {
 			return ports.FormVersion{}, fmt.Errorf("decode author of form %s version %d: %w", row.FormID, row.Version, err)
 		}
 		v.CreatedBy = &audit.Actor{Type: a.Type, ID: a.ID, Name: a.Name}
@@ -199,7 +199,7 @@ func actorOf(events []audit.Event) *audit.Actor {
 func writeFormVersion(tx *gorm.DB, row formRow, actor *audit.Actor) error {
 	by := ""
 	if actor != nil {
-		b, err := json.Marshal(actorJSON{Type: actor.Type, ID: actor.ID, Name: actor.Name})
+		b, err := jsoncodec.Marshal(actorJSON{Type: actor.Type, ID: actor.ID, Name: actor.Name})
 		if err != nil {
 			return fmt.Errorf("encode form version author: %w", err)
 		}
@@ -404,7 +404,7 @@ func formFromDomain(f *form.Form) (formRow, error) {
 			Accept: fl.Accept, MaxFileSize: fl.MaxFileBytes, Key: fl.Key, Hidden: fl.Hidden, Page: fl.Page, ShowIf: showIfToJSON(fl.ShowIf), Scores: fl.Scores}
 		out[i].Translations = fieldTranslationsToJSON(fl.Translations)
 	}
-	b, err := json.Marshal(out)
+	b, err := jsoncodec.Marshal(out)
 	if err != nil {
 		return formRow{}, fmt.Errorf("encode form fields: %w", err)
 	}
@@ -435,7 +435,7 @@ func encodeRemovedFields(removed []form.RemovedField) (string, error) {
 	for i, r := range removed {
 		out[i] = removedFieldJSON{ID: r.ID, Key: r.Key, Label: r.Label, Type: string(r.Type), RemovedAt: toMillis(r.RemovedAt)}
 	}
-	b, err := json.Marshal(out)
+	b, err := jsoncodec.Marshal(out)
 	if err != nil {
 		return "", fmt.Errorf("encode removed fields: %w", err)
 	}
@@ -447,7 +447,7 @@ func decodeRemovedFields(formID, raw string) ([]form.RemovedField, error) {
 		return nil, nil
 	}
 	var stored []removedFieldJSON
-	if err := json.Unmarshal([]byte(raw), &stored); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(raw), &stored); err != nil {
 		return nil, fmt.Errorf("decode removed fields of form %s: %w", formID, err)
 	}
 	out := make([]form.RemovedField, len(stored))
@@ -459,7 +459,7 @@ func decodeRemovedFields(formID, raw string) ([]form.RemovedField, error) {
 
 func decodeFields(formID, raw string) ([]form.Field, error) {
 	var stored []fieldJSON
-	if err := json.Unmarshal([]byte(raw), &stored); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(raw), &stored); err != nil {
 		return nil, fmt.Errorf("decode fields of form %s: %w", formID, err)
 	}
 	fields := make([]form.Field, len(stored))

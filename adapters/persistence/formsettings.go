@@ -3,9 +3,9 @@ package persistence
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/form"
 	"github.com/formward/formward/ports"
@@ -121,7 +121,7 @@ func encodeSettings(ctx context.Context, cipher ports.Cipher, f *form.Form) (str
 		}
 		out.Captcha = &captcha{Provider: string(c.Provider), SiteKey: c.SiteKey, SealedSecret: base64.StdEncoding.EncodeToString(sealed)}
 	}
-	b, err := json.Marshal(out)
+	b, err := jsoncodec.Marshal(out)
 	if err != nil {
 		return "", fmt.Errorf("encode form settings: %w", err)
 	}
@@ -134,7 +134,7 @@ func decodeSettings(ctx context.Context, cipher ports.Cipher, workspaceID, formI
 		return form.DefaultSettings(), nil
 	}
 	var in settingsJSON
-	if err := json.Unmarshal([]byte(raw), &in); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(raw), &in); err != nil {
 		return form.Settings{}, fmt.Errorf("decode settings of form %s: %w", formID, err)
 	}
 	s := form.Settings{RedirectURL: in.RedirectURL, ThankYouMessage: in.ThankYouMessage,

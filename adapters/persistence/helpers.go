@@ -2,11 +2,11 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/ports"
 )
 
@@ -117,6 +117,6 @@ func jsonIDs(ids []string) string {
 	if len(ids) == 0 {
 		return "[]"
 	}
-	b, _ := json.Marshal(ids) // strings always marshal
+	b, _ := jsoncodec.Marshal(ids) // strings always marshal
 	return string(b)
 }

@@ -2,9 +2,9 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/integration"
 	"github.com/formward/formward/ports"
@@ -41,7 +41,7 @@ func (r *IntegrationRepository) toDomain(ctx context.Context, row integrationRow
 		return nil, fmt.Errorf("open credentials of integration %s: %w", row.ID, err)
 	}
 	var creds map[string]string
-	if err := json.Unmarshal(plain, &creds); err != nil {
+	if err := jsoncodec.Unmarshal(plain, &creds); err != nil {
 		return nil, fmt.Errorf("decode credentials of integration %s: %w", row.ID, err)
 	}
 	return integration.UnmarshalFromDatabase(row.ID, row.WorkspaceID, row.Type, creds, fromMillis(row.CreatedAt)), nil
@@ -49,7 +49,7 @@ func (r *IntegrationRepository) toDomain(ctx context.Context, row integrationRow
 
 // Create stores i; an existing ID gives domain.ErrConflict.
 func (r *IntegrationRepository) Create(ctx context.Context, i *integration.Integration, events ...audit.Event) error {
-	b, err := json.Marshal(i.Credentials())
+	b, err := jsoncodec.Marshal(i.Credentials())
 	if err != nil {
 		return fmt.Errorf("encode integration credentials: %w", err)
 	}

@@ -2,7 +2,6 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/ports"
 )
@@ -54,7 +54,7 @@ func (o *Outbox) records(ctx context.Context, rows []outboxRow) ([]ports.OutboxR
 			return nil, fmt.Errorf("open outbox event %s: %w", r.ID, err)
 		}
 		var data map[string]any
-		if err := json.Unmarshal(plain, &data); err != nil {
+		if err := jsoncodec.Unmarshal(plain, &data); err != nil {
 			return nil, fmt.Errorf("decode outbox event %s: %w", r.ID, err)
 		}
 		out = append(out, ports.OutboxRecord{Seq: r.Seq, Event: event.Event{
@@ -98,7 +98,7 @@ type sealedEvent struct {
 }
 
 func sealEvent(ctx context.Context, c ports.Cipher, e event.Event) (sealedEvent, error) {
-	plain, err := json.Marshal(e.Data)
+	plain, err := jsoncodec.Marshal(e.Data)
 	if err != nil {
 		return sealedEvent{}, fmt.Errorf("encode event %s: %w", e.ID, err)
 	}

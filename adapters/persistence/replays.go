@@ -2,7 +2,6 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
@@ -59,7 +59,7 @@ func (replayRow) TableName() string { return "webhook_replays" }
 
 func (row replayRow) toDomain() (*webhook.Replay, error) {
 	var types []event.Type
-	if err := json.Unmarshal([]byte(row.Types), &types); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(row.Types), &types); err != nil {
 		return nil, fmt.Errorf("decode types of replay %s: %w", row.ID, err)
 	}
 	return webhook.UnmarshalReplayFromDatabase(row.ID, row.WorkspaceID, row.WebhookID, fromMillis(row.Since), fromMillis(row.Until), types,
@@ -69,7 +69,7 @@ func (row replayRow) toDomain() (*webhook.Replay, error) {
 
 // Create stores a queued job with its audit events.
 func (r *ReplayRepository) Create(ctx context.Context, rp *webhook.Replay, events ...audit.Event) error {
-	types, err := json.Marshal(rp.Types())
+	types, err := jsoncodec.Marshal(rp.Types())
 	if err != nil {
 		return fmt.Errorf("encode replay types: %w", err)
 	}
@@ -173,7 +173,7 @@ func (r *ReplayRepository) start(tx *gorm.DB, row *replayRow, formID string, now
 		return false, err
 	}
 	var types []string
-	if err := json.Unmarshal([]byte(row.Types), &types); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(row.Types), &types); err != nil {
 		return false, fmt.Errorf("decode types of replay %s: %w", row.ID, err)
 	}
 	q := tx.Table("outbox").Where("seq >= ? AND seq <= ? AND workspace_id = ? AND type IN ? AND created_at >= ? AND created_at < ? AND length(payload) > 0",

@@ -2,11 +2,11 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain"
 	"github.com/formward/formward/ports"
 )
@@ -46,10 +46,10 @@ func (r *ResponseColumnsRepository) Get(ctx context.Context, workspaceID, userID
 	}
 	row := rows[0]
 	c := ports.ResponseColumns{WorkspaceID: row.WorkspaceID, UserID: row.UserID, FormID: row.FormID, UpdatedAt: fromMillis(row.UpdatedAt)}
-	if err := json.Unmarshal([]byte(row.Shown), &c.Shown); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(row.Shown), &c.Shown); err != nil {
 		return ports.ResponseColumns{}, fmt.Errorf("read response columns: %w", err)
 	}
-	if err := json.Unmarshal([]byte(row.Hidden), &c.Hidden); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(row.Hidden), &c.Hidden); err != nil {
 		return ports.ResponseColumns{}, fmt.Errorf("read response columns: %w", err)
 	}
 	return c, nil
@@ -58,11 +58,11 @@ func (r *ResponseColumnsRepository) Get(ctx context.Context, workspaceID, userID
 // Put stores the choice, replacing the one kept. A form of another workspace, or a deleted
 // one, is domain.ErrNotFound.
 func (r *ResponseColumnsRepository) Put(ctx context.Context, c ports.ResponseColumns) error {
-	shown, err := json.Marshal(nonNil(c.Shown))
+	shown, err := jsoncodec.Marshal(nonNil(c.Shown))
 	if err != nil {
 		return err
 	}
-	hidden, err := json.Marshal(nonNil(c.Hidden))
+	hidden, err := jsoncodec.Marshal(nonNil(c.Hidden))
 	if err != nil {
 		return err
 	}

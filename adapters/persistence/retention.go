@@ -2,13 +2,13 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/submission"
 	"github.com/formward/formward/ports"
@@ -321,7 +321,7 @@ func (s *RetentionStore) DeleteDeliveriesOf(ctx context.Context, workspaceID, fo
 					SubmissionID string `json:"submission_id"`
 				} `json:"data"`
 			}
-			if json.Unmarshal(plain, &body) == nil && wanted[body.Data.SubmissionID] {
+			if jsoncodec.Unmarshal(plain, &body) == nil && wanted[body.Data.SubmissionID] {
 				doomed = append(doomed, row.ID)
 			}
 		}

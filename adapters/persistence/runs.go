@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/retry"
 	"github.com/formward/formward/domain/workflow"
@@ -77,11 +78,11 @@ func (r *RunRepository) seal(ctx context.Context, run *workflow.Run) (actions, f
 		out[i] = actionRunJSON{ActionID: a.ActionID, Type: a.Type, Config: a.Config, Status: string(a.Status), Cycle: a.Cycle,
 			Attempts: json.RawMessage(attempts), NextAttemptAt: toMillisPtr(a.NextAttemptAt)}
 	}
-	plainActions, err := json.Marshal(out)
+	plainActions, err := jsoncodec.Marshal(out)
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode run actions: %w", err)
 	}
-	plainFields, err := json.Marshal(run.Fields())
+	plainFields, err := jsoncodec.Marshal(run.Fields())
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode run fields: %w", err)
 	}
@@ -121,7 +122,7 @@ func (r *RunRepository) toDomain(ctx context.Context, row runRow) (*workflow.Run
 		return nil, fmt.Errorf("open fields of run %s: %w", row.ID, err)
 	}
 	var in []actionRunJSON
-	if err := json.Unmarshal(plainActions, &in); err != nil {
+	if err := jsoncodec.Unmarshal(plainActions, &in); err != nil {
 		return nil, fmt.Errorf("decode actions of run %s: %w", row.ID, err)
 	}
 	actions := make([]workflow.ActionRun, len(in))
@@ -139,7 +140,7 @@ func (r *RunRepository) toDomain(ctx context.Context, row runRow) (*workflow.Run
 			Cycle: a.Cycle, Attempts: attempts, NextAttemptAt: fromMillisPtr(a.NextAttemptAt)}
 	}
 	var raw map[string]any
-	if err := json.Unmarshal(plainFields, &raw); err != nil {
+	if err := jsoncodec.Unmarshal(plainFields, &raw); err != nil {
 		return nil, fmt.Errorf("decode fields of run %s: %w", row.ID, err)
 	}
 	fields := workflow.EventFields(event.Event{Data: map[string]any{"fields": raw}})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/submission"
 )
 
@@ -126,7 +127,7 @@ func (d *sealedDecoder) str() (s string, escaped, ok bool) {
 				return d.s[start:end], false, true
 			}
 			var out string
-			if err := json.Unmarshal(d.b[start-1:d.i], &out); err != nil {
+			if err := jsoncodec.Unmarshal(d.b[start-1:d.i], &out); err != nil {
 				return "", true, false
 			}
 			return out, true, true
@@ -299,7 +300,7 @@ func (d *sealedDecoder) score(m *submission.Metadata) bool {
 		return false
 	}
 	var x float64
-	if err := json.Unmarshal(d.b[start:d.i], &x); err != nil {
+	if err := jsoncodec.Unmarshal(d.b[start:d.i], &x); err != nil {
 		return false
 	}
 	m.Score = &x
@@ -361,14 +362,14 @@ func plainJSONString(raw json.RawMessage) (string, bool) {
 // decodeSealedJSON is decodeSealedFast through encoding/json: any text it takes.
 func decodeSealedJSON(plaintext []byte) (map[string]submission.Value, submission.Metadata, error) {
 	var in sealedSubmission
-	if err := json.Unmarshal(plaintext, &in); err != nil {
+	if err := jsoncodec.Unmarshal(plaintext, &in); err != nil {
 		return nil, submission.Metadata{}, err
 	}
 	data := make(map[string]submission.Value, len(in.Data))
 	for k, raw := range in.Data {
 		if len(raw) > 0 && raw[0] == '[' {
 			var list []string
-			if err := json.Unmarshal(raw, &list); err != nil {
+			if err := jsoncodec.Unmarshal(raw, &list); err != nil {
 				return nil, submission.Metadata{}, err
 			}
 			data[k] = submission.List(list)
@@ -379,7 +380,7 @@ func decodeSealedJSON(plaintext []byte) (map[string]submission.Value, submission
 			continue
 		}
 		var one string
-		if err := json.Unmarshal(raw, &one); err != nil {
+		if err := jsoncodec.Unmarshal(raw, &one); err != nil {
 			return nil, submission.Metadata{}, err
 		}
 		data[k] = submission.Single(one)

@@ -11,6 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/submission"
@@ -366,9 +367,9 @@ func encodeSubmission(s *submission.Submission) ([]byte, error) {
 			err error
 		)
 		if v.IsList() {
-			b, err = json.Marshal(v.Strings())
+			b, err = jsoncodec.Marshal(v.Strings())
 		} else {
-			b, err = json.Marshal(v.String())
+			b, err = jsoncodec.Marshal(v.String())
 		}
 		if err != nil {
 			return nil, fmt.Errorf("encode submission: %w", err)
@@ -378,7 +379,7 @@ func encodeSubmission(s *submission.Submission) ([]byte, error) {
 	m := s.Metadata()
 	out.Metadata = sealedMetadata{IPHash: m.IPHash, UserAgent: m.UserAgent, Referrer: m.Referrer, Source: string(m.Source), UTM: m.UTM, ReplyTo: m.ReplyTo, Subject: m.Subject, Score: m.Score}
 	out.Metadata.Language = m.Language
-	b, err := json.Marshal(out)
+	b, err := jsoncodec.Marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("encode submission: %w", err)
 	}

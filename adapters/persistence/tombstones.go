@@ -2,7 +2,6 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/ports"
 )
 
@@ -142,7 +142,7 @@ func (r *TombstoneRepository) Pending(ctx context.Context, limit int) ([]ports.P
 			return nil, mapErr("read tombstones", err)
 		}
 		var ids []string
-		if err := json.Unmarshal([]byte(row.IDs), &ids); err != nil {
+		if err := jsoncodec.Unmarshal([]byte(row.IDs), &ids); err != nil {
 			return nil, fmt.Errorf("read tombstones: row %d: %w", row.Seq, err)
 		}
 		for _, id := range ids {

@@ -2,12 +2,12 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
@@ -32,7 +32,7 @@ func (r *WebhookRepository) toRow(ctx context.Context, w *webhook.Webhook) (webh
 	for _, t := range w.Events() {
 		events = append(events, string(t))
 	}
-	b, err := json.Marshal(events)
+	b, err := jsoncodec.Marshal(events)
 	if err != nil {
 		return webhookRow{}, fmt.Errorf("encode webhook events: %w", err)
 	}
@@ -55,7 +55,7 @@ func (r *WebhookRepository) toRow(ctx context.Context, w *webhook.Webhook) (webh
 
 func (r *WebhookRepository) toDomain(ctx context.Context, row webhookRow) (*webhook.Webhook, error) {
 	var names []string
-	if err := json.Unmarshal([]byte(row.Events), &names); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(row.Events), &names); err != nil {
 		return nil, fmt.Errorf("decode events of webhook %s: %w", row.ID, err)
 	}
 	events := make([]event.Type, len(names))

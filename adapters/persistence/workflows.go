@@ -2,11 +2,11 @@ package persistence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"gorm.io/gorm"
 
+	"github.com/formward/formward/adapters/jsoncodec"
 	"github.com/formward/formward/domain/audit"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/workflow"
@@ -66,7 +66,7 @@ func (r *WorkflowRepository) toRow(ctx context.Context, w *workflow.Workflow) (w
 			conds[i] = conditionJSON{FieldID: c.FieldID, Operator: string(c.Operator), Value: c.Value, Kind: string(c.Kind)}
 		}
 	}
-	cb, err := json.Marshal(conds)
+	cb, err := jsoncodec.Marshal(conds)
 	if err != nil {
 		return workflowRow{}, fmt.Errorf("encode workflow conditions: %w", err)
 	}
@@ -74,7 +74,7 @@ func (r *WorkflowRepository) toRow(ctx context.Context, w *workflow.Workflow) (w
 	for _, a := range w.Actions() {
 		acts = append(acts, actionJSON{ID: a.ID, Type: a.Type, Config: a.Config})
 	}
-	ab, err := json.Marshal(acts)
+	ab, err := jsoncodec.Marshal(acts)
 	if err != nil {
 		return workflowRow{}, fmt.Errorf("encode workflow actions: %w", err)
 	}
@@ -93,7 +93,7 @@ func (r *WorkflowRepository) toRow(ctx context.Context, w *workflow.Workflow) (w
 
 func (r *WorkflowRepository) toDomain(ctx context.Context, row workflowRow) (*workflow.Workflow, error) {
 	var conds []conditionJSON
-	if err := json.Unmarshal([]byte(row.Conditions), &conds); err != nil {
+	if err := jsoncodec.Unmarshal([]byte(row.Conditions), &conds); err != nil {
 		return nil, fmt.Errorf("decode conditions of workflow %s: %w", row.ID, err)
 	}
 	t := workflow.Trigger{Type: event.Type(row.TriggerType)}
@@ -109,7 +109,7 @@ func (r *WorkflowRepository) toDomain(ctx context.Context, row workflowRow) (*wo
 		return nil, fmt.Errorf("open actions of workflow %s: %w", row.ID, err)
 	}
 	var acts []actionJSON
-	if err := json.Unmarshal(plain, &acts); err != nil {
+	if err := jsoncodec.Unmarshal(plain, &acts); err != nil {
 		return nil, fmt.Errorf("decode actions of workflow %s: %w", row.ID, err)
 	}
 	actions := make([]workflow.Action, len(acts))

@@ -43,6 +43,9 @@ func (s *RunStarter) HandleBatch(ctx context.Context, events []event.Event) erro
 	now := s.clock.Now()
 	var rs []*workflow.Run
 	forms := &formsOfBatch{forms: s.forms, seen: map[string]*form.Form{}}
+	// One read of a form's workflows per event type and batch, not one per event: a batch of
+	// captures to one form asked the same question hundreds of times.
+	matching := map[string][]*workflow.Workflow{}
 	for _, e := range events {
 		if e.Type != event.SubmissionCreated && e.Type != event.SubmissionUpdated {
 			continue
@@ -56,9 +59,14 @@ func (s *RunStarter) HandleBatch(ctx context.Context, events []event.Event) erro
 				rs = append(rs, notificationRuns(s.ids, f, e, now)...)
 			}
 		}
-		wfs, err := s.workflows.Matching(ctx, e)
-		if err != nil {
-			return fmt.Errorf("start runs of %s: find workflows: %w", e.ID, err)
+		key := e.WorkspaceID + "/" + e.FormID + "/" + string(e.Type)
+		wfs, seen := matching[key]
+		if !seen {
+			var err error
+			if wfs, err = s.workflows.Matching(ctx, e); err != nil {
+				return fmt.Errorf("start runs of %s: find workflows: %w", e.ID, err)
+			}
+			matching[key] = wfs
 		}
 		if len(wfs) == 0 {
 			continue
