@@ -133,7 +133,13 @@ func (a *api) authenticate(c *gin.Context) {
 		fail(c, a.Logger, auth.ErrUnauthenticated)
 		return
 	}
-	p, err := a.App.Queries.Authenticate.Handle(c.Request.Context(), accounts.Authenticate{Token: strings.TrimSpace(token)})
+	ctx := c.Request.Context()
+	if c.Request.Method == http.MethodPost && c.FullPath() == captureRoute {
+		// The capture reads its form right after the key: one round trip reads both.
+		ctx = ports.WithReadAhead(ctx, c.Param("id"))
+		c.Request = c.Request.WithContext(ctx)
+	}
+	p, err := a.App.Queries.Authenticate.Handle(ctx, accounts.Authenticate{Token: strings.TrimSpace(token)})
 	if err != nil {
 		fail(c, a.Logger, err)
 		return

@@ -58,6 +58,9 @@ type api struct {
 	limiter    *limiter
 }
 
+// captureRoute is the API's capture, whose key and form are read in one round trip.
+const captureRoute = "/v1/forms/:id/submissions"
+
 // gin renders and binds JSON with the hot paths' codec (adapters/jsoncodec): the same bytes.
 func init() { jsoncodec.UseForGin() }
 
@@ -121,7 +124,7 @@ func NewRouter(d Deps, o Options) *Router {
 	v1.GET("/forms/:id/versions/:version", a.getFormVersion)
 	v1.POST("/forms/:id/versions/:version/restore", a.restoreFormVersion)
 	v1.GET("/forms/:id/versions/:version/schema", a.getVersionSchema)
-	v1.POST("/forms/:id/submissions", a.createSubmission)
+	v1.POST(strings.TrimPrefix(captureRoute, "/v1"), a.createSubmission)
 	v1.GET("/forms/:id/submissions/:submission_id", a.getSubmission)
 	v1.PATCH("/forms/:id/submissions/:submission_id", a.updateSubmission)
 	v1.DELETE("/forms/:id/submissions/:submission_id", a.deleteSubmission)

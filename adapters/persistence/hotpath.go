@@ -11,6 +11,7 @@ import (
 
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/form"
+	"github.com/formward/formward/ports"
 )
 
 // Every API request authenticates and every capture loads its form, so these two reads skip
@@ -22,6 +23,11 @@ const (
 	// every request would write it (MarkUsed is meant for once a minute per key).
 	hotKeyQuery  = `SELECT id, workspace_id, name, scope, secret_hash, created_by_type, created_by_id, created_by_name, created_at, last_used_at, revoked_at FROM api_keys WHERE id = ?`
 	hotFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, removed_fields, version, ref, created_at, updated_at FROM forms WHERE workspace_id = ? AND id = ?`
+	// hotKeyFormQuery is hotKeyQuery and hotFormQuery in one round trip, for a request about one
+	// form (ports.ReadAhead): the form of the key's own workspace, NULLs when there is none.
+	hotKeyFormQuery = `SELECT k.id, k.workspace_id, k.name, k.scope, k.secret_hash, k.created_by_type, k.created_by_id, k.created_by_name, k.created_at, k.last_used_at, k.revoked_at,
+ f.id, f.workspace_id, f.name, f.description, f.status, f.fields, f.settings, f.removed_fields, f.version, f.ref, f.created_at, f.updated_at
+ FROM api_keys k LEFT JOIN forms f ON f.id = ? AND f.workspace_id = k.workspace_id WHERE k.id = ?`
 	// hotPublicFormQuery is the public form's lookup: the form ID alone, as the respondent's URL has it.
 	hotPublicFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, removed_fields, version, ref, created_at, updated_at FROM forms WHERE id = ?`
 )
@@ -38,6 +44,7 @@ type hotStatements struct {
 
 type preparedHot struct {
 	key        *sql.Stmt
+	keyForm    *sql.Stmt
 	form       *sql.Stmt
 	publicForm *sql.Stmt
 }
@@ -59,7 +66,7 @@ func (d *DB) hot(ctx context.Context) (*preparedHot, error) {
 	for _, s := range []struct {
 		dst   **sql.Stmt
 		query string
-	}{{&p.key, hotKeyQuery}, {&p.form, hotFormQuery}, {&p.publicForm, hotPublicFormQuery}} {
+	}{{&p.key, hotKeyQuery}, {&p.keyForm, hotKeyFormQuery}, {&p.form, hotFormQuery}, {&p.publicForm, hotPublicFormQuery}} {
 		if *s.dst, err = d.sqlDB.PrepareContext(pctx, d.rebind(s.query)); err != nil {
 			p.close()
 			return nil, fmt.Errorf("prepare hot-path statements: %w", err)
@@ -70,7 +77,7 @@ func (d *DB) hot(ctx context.Context) (*preparedHot, error) {
 }
 
 func (p *preparedHot) close() {
-	for _, st := range []*sql.Stmt{p.key, p.form, p.publicForm} {
+	for _, st := range []*sql.Stmt{p.key, p.keyForm, p.form, p.publicForm} {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -111,12 +118,49 @@ func (r *APIKeyRepository) Get(ctx context.Context, id string) (*apikey.Key, err
 		return nil, err
 	}
 	var row apiKeyRow
-	err = h.key.QueryRowContext(ctx, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Scope, &row.SecretHash, &row.CreatedByType, &row.CreatedByID,
-		&row.CreatedByName, &row.CreatedAt, &row.LastUsedAt, &row.RevokedAt)
-	if err != nil {
+	keyCols := []any{&row.ID, &row.WorkspaceID, &row.Name, &row.Scope, &row.SecretHash, &row.CreatedByType, &row.CreatedByID,
+		&row.CreatedByName, &row.CreatedAt, &row.LastUsedAt, &row.RevokedAt}
+	ra := ports.ReadAheadFrom(ctx)
+	if ra == nil || ra.FormID == "" {
+		if err := h.key.QueryRowContext(ctx, id).Scan(keyCols...); err != nil {
+			return nil, mapErr("get api key", err)
+		}
+		return row.toDomain(), nil
+	}
+	var f nullFormRow
+	if err := h.keyForm.QueryRowContext(ctx, ra.FormID, id).Scan(append(keyCols, f.columns()...)...); err != nil {
 		return nil, mapErr("get api key", err)
 	}
+	if fr, ok := f.row(); ok {
+		ra.Form = fr
+	}
 	return row.toDomain(), nil
+}
+
+// nullFormRow is a formRow read through a LEFT JOIN: every column may be NULL.
+type nullFormRow struct {
+	id, workspaceID, name, status, fields, settings, removedFields sql.NullString
+	description, ref                                               sql.NullString
+	version, createdAt, updatedAt                                  sql.NullInt64
+}
+
+func (f *nullFormRow) columns() []any {
+	return []any{&f.id, &f.workspaceID, &f.name, &f.description, &f.status, &f.fields, &f.settings, &f.removedFields, &f.version, &f.ref, &f.createdAt, &f.updatedAt}
+}
+
+func (f *nullFormRow) row() (formRow, bool) {
+	if !f.id.Valid {
+		return formRow{}, false
+	}
+	r := formRow{ID: f.id.String, WorkspaceID: f.workspaceID.String, Name: f.name.String, Status: f.status.String, Fields: f.fields.String,
+		Settings: f.settings.String, RemovedFields: f.removedFields.String, Version: int(f.version.Int64), CreatedAt: f.createdAt.Int64, UpdatedAt: f.updatedAt.Int64}
+	if f.description.Valid {
+		r.Description = &f.description.String
+	}
+	if f.ref.Valid {
+		r.Ref = &f.ref.String
+	}
+	return r, true
 }
 
 // Get returns the form of the workspace. Parsed field lists are reused while the stored
@@ -125,6 +169,13 @@ func (r *FormRepository) Get(ctx context.Context, workspaceID, id string) (*form
 	h, err := r.db.hot(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if ra := ports.ReadAheadFrom(ctx); ra != nil {
+		// read with the caller's key (APIKeyRepository.Get), for this workspace: used once
+		if row, ok := ra.Form.(formRow); ok && row.ID == id && row.WorkspaceID == workspaceID {
+			ra.Form = nil
+			return r.formToDomain(ctx, row)
+		}
 	}
 	var row formRow
 	err = h.form.QueryRowContext(ctx, workspaceID, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Description,

@@ -3,11 +3,14 @@ package persistence_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
+	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/audit"
+	"github.com/formward/formward/ports"
 )
 
 // A request that was already cancelled when it first used the hot path must not break the
@@ -63,6 +66,54 @@ func TestHotKeyReadHasLastUseAndCreator(t *testing.T) {
 		}
 		if got.NeedsUse(used.Add(apikey.LastUsedEvery/2)) || !got.NeedsUse(used.Add(apikey.LastUsedEvery)) {
 			t.Fatal("a key used just now asks to be marked again before a minute has passed, or not after")
+		}
+	})
+}
+
+// A capture's key read also reads its form (ports.ReadAhead) in the same round trip: the form
+// repository then answers from it exactly as from its own read, once, and only for the key's own
+// workspace; a form of another workspace is never handed over.
+func TestKeyReadReadsTheRequestsFormAhead(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ws := mustWorkspace(t, r, base)
+		other := mustWorkspace(t, r, base)
+		f := mustForm(t, r, ws.ID(), base)
+		foreign := mustForm(t, r, other.ID(), base)
+		k, err := apikey.New(newID("key"), ws.ID(), "ci", apikey.ScopeAdmin, apikey.HashSecret("s"), audit.Actor{Type: audit.ActorUser, ID: "usr_1", Name: "Ada"}, base)
+		noErr(t, err)
+		noErr(t, r.keys.Create(context.Background(), k))
+		want, err := r.forms.Get(context.Background(), ws.ID(), f.ID())
+		noErr(t, err)
+
+		ctx := ports.WithReadAhead(context.Background(), f.ID())
+		got, err := r.keys.Get(ctx, k.ID())
+		noErr(t, err)
+		if got.ID() != k.ID() || got.WorkspaceID() != ws.ID() {
+			t.Fatalf("key read ahead: got %s of %s", got.ID(), got.WorkspaceID())
+		}
+		if ports.ReadAheadFrom(ctx).Form == nil {
+			t.Fatal("the key read left no form for the request")
+		}
+		fromKey, err := r.forms.Get(ctx, ws.ID(), f.ID())
+		noErr(t, err)
+		if !reflect.DeepEqual(fromKey, want) {
+			t.Fatalf("form read ahead differs from its own read:\n%+v\n%+v", fromKey, want)
+		}
+		if ports.ReadAheadFrom(ctx).Form != nil {
+			t.Fatal("the form read ahead was not used up")
+		}
+
+		ctx = ports.WithReadAhead(context.Background(), foreign.ID())
+		_, err = r.keys.Get(ctx, k.ID())
+		noErr(t, err)
+		if ports.ReadAheadFrom(ctx).Form != nil {
+			t.Fatal("another workspace's form was read with the key")
+		}
+		if _, err := r.forms.Get(ctx, ws.ID(), foreign.ID()); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("another workspace's form: %v, want not found", err)
+		}
+		if _, err := r.keys.Get(ports.WithReadAhead(context.Background(), "frm_missing"), "key_missing"); !errors.Is(err, domain.ErrNotFound) {
+			t.Fatalf("a missing key read ahead: %v, want not found", err)
 		}
 	})
 }
