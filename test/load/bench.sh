@@ -27,6 +27,9 @@
 # serve starts, and runs `formward events backfill` of that form to a Kafka-protocol broker in a
 # process of its own, test/load/broker, during each load run: capture during a backfill; how many
 # snapshots it published meanwhile is printed; take enough that it outlasts the load),
+# BENCH_STORED (0; N > 0 stores N submissions of the last hour, spread over BENCH_STORED_FORMS
+# forms (10000) of a workspace of their own, before serve starts: capture with a full database,
+# to compare with the empty one; the line then carries "stored": N),
 # BENCH_BACKFILL_RATE (the backfill's --rate: 1000, its default; 0 for no limit),
 # BENCH_POSTGRES_ADMIN_URL (postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable),
 # BENCH_PLAIN (1: after each Formward figure, the same load against a plain net/http server that
@@ -63,6 +66,8 @@ FORM_SHAPE=${BENCH_FORM:-single}
 RETENTION=${BENCH_RETENTION:-0}
 BACKFILL=${BENCH_BACKFILL:-0}
 BACKFILL_RATE=${BENCH_BACKFILL_RATE:-1000}
+STORED=${BENCH_STORED:-0}
+STORED_FORMS=${BENCH_STORED_FORMS:-10000}
 PLAIN=${BENCH_PLAIN:-1}
 PROFILE=${BENCH_PROFILE:-}
 if [ -n "$PROFILE" ]; then mkdir -p "$PROFILE"; PROFILE=$(cd "$PROFILE" && pwd); fi
@@ -162,7 +167,7 @@ echo "== building bin/formward, bin/formward-load and bin/formward-plain"
 make --no-print-directory build GO="$GO"
 "$GO" build -o bin/formward-load ./test/load
 "$GO" build -o bin/formward-plain ./test/load/plain
-if [ "$RETENTION" -gt 0 ] || [ "$BACKFILL" -gt 0 ]; then "$GO" build -o bin/formward-seedexpired ./test/load/seedexpired; fi
+if [ "$RETENTION" -gt 0 ] || [ "$BACKFILL" -gt 0 ] || [ "$STORED" -gt 0 ]; then "$GO" build -o bin/formward-seedexpired ./test/load/seedexpired; fi
 if [ "$BACKFILL" -gt 0 ]; then "$GO" build -o bin/formward-broker ./test/load/broker; fi
 
 WORK=$(mktemp -d -t formward-bench-XXXXXX)
@@ -301,6 +306,11 @@ for db in $DBS; do
     export FORMWARD_BACKUP_INTERVAL=0 # as with BENCH_RETENTION: no first backup of the seeded rows during the load
   fi
 
+  if [ "$STORED" -gt 0 ]; then
+    ./bin/formward-seedexpired -recent -n "$STORED" -forms "$STORED_FORMS" | sed -n 1p
+    export FORMWARD_BACKUP_INTERVAL=0 # as with BENCH_RETENTION: no first backup of the seeded rows during the load
+  fi
+
   ./bin/formward serve >"bin/bench-$db-serve.log" 2>&1 &
   SERVE_PID=$!
   ready=""
@@ -381,6 +391,7 @@ for db in $DBS; do
       plain_line=$(plain_run "$rec" "${args[@]}" -db "$db" -form "$form_id" -c "$CONNECTIONS" -d "$DURATION" -warmup "$WARMUP")
       line=$(with_plain "$line" "$plain_line")
     fi
+    if [ "$STORED" -gt 0 ]; then line="${line%\}},\"stored\":$STORED}"; fi
     if [ "$BACKFILL" -gt 0 ]; then line="${line%\}},\"backfill_rate\":$BACKFILL_RATE,\"backfill_published\":${published:-0}}"; fi
     echo "$line" | tee -a "$RESULTS"
     if [ "$RETENTION" -gt 0 ]; then

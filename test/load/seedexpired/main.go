@@ -8,6 +8,8 @@
 // reads it before and after the load: what the retention job deleted meanwhile). With -recent
 // the N submissions are received now, in a workspace of their own, for the backfill part of
 // the benchmark (BENCH_BACKFILL=N): the last line printed is "form <id>", the form to backfill.
+// With -forms F (and -recent) the N submissions are spread over F forms of that workspace, in
+// turn: the stored data of the capture benchmark with a full database (BENCH_STORED=N).
 package main
 
 import (
@@ -38,6 +40,7 @@ func main() {
 	workers := flag.Int("c", 64, "concurrent writers")
 	remaining := flag.Bool("remaining", false, "print how many expired benchmark submissions are left, and store nothing")
 	recent := flag.Bool("recent", false, "store submissions received now (the backfill benchmark) instead of 13 months ago")
+	forms := flag.Int("forms", 1, "forms to spread the submissions over, in turn")
 	flag.Parse()
 	if *remaining {
 		if err := count(context.Background()); err != nil {
@@ -45,7 +48,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(context.Background(), *n, *workers, *recent); err != nil {
+	if err := run(context.Background(), *n, *workers, max(1, *forms), *recent); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -70,7 +73,7 @@ func count(ctx context.Context) error {
 	return nil
 }
 
-func run(ctx context.Context, n, workers int, recent bool) error {
+func run(ctx context.Context, n, workers, nforms int, recent bool) error {
 	master, err := crypto.ParseMasterKey(os.Getenv("FORMWARD_MASTER_KEY"))
 	if err != nil {
 		return fmt.Errorf("FORMWARD_MASTER_KEY: %w", err)
@@ -99,20 +102,24 @@ func run(ctx context.Context, n, workers int, recent bool) error {
 	if err := persistence.NewWorkspaceRepository(db).Create(ctx, w); err != nil {
 		return err
 	}
-	f, err := form.New(ids.New("frm"), w.ID(), form.Draft{Name: "Last year's registrations", Fields: []form.FieldSpec{
-		{Label: "Full name", Type: "text", Required: true},
-		{Label: "Email", Type: "email", Required: true},
-		{Label: "Comments", Type: "textarea"},
-	}}, func() string { return ids.New("fld") }, form.DefaultLimits, then)
-	if err != nil {
-		return err
-	}
-	if err := persistence.NewFormRepository(db, cipher).Create(ctx, f); err != nil {
-		return err
-	}
-	subs := persistence.NewSubmissionRepository(db, cipher, index)
-	fs := f.Fields()
 	start := time.Now()
+	all := make([]*form.Form, nforms)
+	for i := range all {
+		f, err := form.New(ids.New("frm"), w.ID(), form.Draft{Name: fmt.Sprintf("Last year's registrations %d", i+1), Fields: []form.FieldSpec{
+			{Label: "Full name", Type: "text", Required: true},
+			{Label: "Email", Type: "email", Required: true},
+			{Label: "Comments", Type: "textarea"},
+		}}, func() string { return ids.New("fld") }, form.DefaultLimits, then)
+		if err != nil {
+			return err
+		}
+		if err := persistence.NewFormRepository(db, cipher).Create(ctx, f); err != nil {
+			return err
+		}
+		all[i] = f
+	}
+	f := all[0]
+	subs := persistence.NewSubmissionRepository(db, cipher, index)
 	var next, failed atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -123,6 +130,8 @@ func run(ctx context.Context, n, workers int, recent bool) error {
 					return
 				}
 				at := then.Add(time.Duration(i) * time.Millisecond)
+				f := all[i%int64(len(all))]
+				fs := f.Fields()
 				s, err := submission.New(ids.New("sub"), f, map[string]submission.Input{
 					fs[0].ID: fmt.Sprintf("Respondent %d", i),
 					fs[1].ID: fmt.Sprintf("respondent%d@example.com", i),
@@ -160,7 +169,7 @@ func run(ctx context.Context, n, workers int, recent bool) error {
 		}
 	}
 	if recent {
-		fmt.Printf("seeded %d submissions of the last hour in workspace %s in %s\nform %s\n", n, w.ID(), time.Since(start).Round(time.Millisecond), f.ID())
+		fmt.Printf("seeded %d submissions of the last hour over %d forms in workspace %s in %s\nform %s\n", n, len(all), w.ID(), time.Since(start).Round(time.Millisecond), f.ID())
 		return nil
 	}
 	fmt.Printf("seeded %d expired submissions in workspace %s (starter plan) in %s\n", n, w.ID(), time.Since(start).Round(time.Millisecond))
