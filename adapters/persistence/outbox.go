@@ -67,11 +67,17 @@ func (o *Outbox) records(ctx context.Context, rows []outboxRow) ([]ports.OutboxR
 }
 
 // MarkPublished records the broker's acknowledgement; rows already marked keep their time.
+//
+// Its commit does not wait for the disk (DB.redoableTx): a mark lost in a crash only publishes
+// the rows again, which the relay's at-least-once contract allows (consumers dedupe on the
+// event ID), and the next capture's durable commit makes it durable anyway. The embedded relay
+// marks after nearly every group commit, so a durable mark was a second fsync per capture
+// batch, holding SQLite's writer meanwhile.
 func (o *Outbox) MarkPublished(ctx context.Context, seqs []int64, at time.Time) error {
 	if len(seqs) == 0 {
 		return nil
 	}
-	return o.db.write(ctx, func(db *gorm.DB) error {
+	return o.db.redoableTx(ctx, func(db *gorm.DB) error {
 		for chunk := range slices.Chunk(seqs, 500) {
 			err := db.Exec("UPDATE outbox SET published_at = ? WHERE published_at IS NULL AND seq IN ?", toMillis(at), chunk).Error
 			if err != nil {
