@@ -71,8 +71,9 @@ type DB struct {
 	writer    *gorm.DB
 	writerSQL *sql.DB
 
-	hotStmts hotStatements
-	fields   fieldsCache
+	hotStmts  hotStatements
+	committed committedEvents // the committer's events for this process's relay (handoff.go)
+	fields    fieldsCache
 
 	groupMax   int
 	adds       chan *pendingAdd

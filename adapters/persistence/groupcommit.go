@@ -113,6 +113,7 @@ func (d *DB) commitBatch(shard int, batch []*pendingAdd) {
 	defer span.End()
 	err := d.writeAdds(shard, live)
 	if err == nil {
+		d.committed.put(live)
 		for _, p := range live {
 			p.done <- p.outcome()
 		}
@@ -129,6 +130,7 @@ func (d *DB) commitBatch(shard int, batch []*pendingAdd) {
 			p.done <- mapErr("add submission", err)
 			continue
 		}
+		d.committed.put([]*pendingAdd{p})
 		p.done <- p.outcome()
 	}
 }

@@ -35,23 +35,70 @@ func (o *Outbox) Pending(ctx context.Context, afterSeq int64, limit int) ([]port
 	if limit <= 0 {
 		return nil, nil
 	}
+	handed := &o.db.committed
+	handed.wanted.Store(true)
 	var rows []outboxRow
-	err := o.db.read(ctx).
+	err := o.db.read(ctx).Select("seq, id, type, workspace_id, form_id, created_at, traceparent, form_version, submission_id").
 		Where("published_at IS NULL AND seq > ?", afterSeq).
 		Order("seq").Limit(limit).Find(&rows).Error
 	if err != nil {
 		return nil, mapErr("read outbox", err)
 	}
-	return o.records(ctx, rows)
+	plains := make([][]byte, len(rows))
+	var missing []int64
+	for i, r := range rows {
+		if p, ok := handed.take(r.ID); ok {
+			plains[i] = p
+		} else {
+			missing = append(missing, r.Seq)
+		}
+	}
+	if len(missing) > 0 {
+		if err := o.readPayloads(ctx, rows, missing); err != nil {
+			return nil, err
+		}
+	}
+	return o.decode(ctx, rows, plains)
+}
+
+// readPayloads fills in the sealed payloads of the rows whose seq is listed.
+func (o *Outbox) readPayloads(ctx context.Context, rows []outboxRow, seqs []int64) error {
+	payload := make(map[int64][]byte, len(seqs))
+	for chunk := range slices.Chunk(seqs, 500) {
+		var got []outboxRow
+		if err := o.db.read(ctx).Select("seq, payload").Where("seq IN ?", chunk).Find(&got).Error; err != nil {
+			return mapErr("read outbox", err)
+		}
+		for _, g := range got {
+			payload[g.Seq] = g.Payload
+		}
+	}
+	for i := range rows {
+		if p, ok := payload[rows[i].Seq]; ok {
+			rows[i].Payload = p
+		}
+	}
+	return nil
 }
 
 // records opens and decodes outbox rows.
 func (o *Outbox) records(ctx context.Context, rows []outboxRow) ([]ports.OutboxRecord, error) {
+	return o.decode(ctx, rows, nil)
+}
+
+// decode turns outbox rows into records: plains[i], when set, is row i's payload already open
+// (handed over by the committer); the others are opened here.
+func (o *Outbox) decode(ctx context.Context, rows []outboxRow, plains [][]byte) ([]ports.OutboxRecord, error) {
 	out := make([]ports.OutboxRecord, 0, len(rows))
-	for _, r := range rows {
-		plain, err := o.cipher.Open(ctx, r.WorkspaceID, r.Payload, outboxAAD(r.ID))
-		if err != nil {
-			return nil, fmt.Errorf("open outbox event %s: %w", r.ID, err)
+	for i, r := range rows {
+		var plain []byte
+		if plains != nil && plains[i] != nil {
+			plain = plains[i]
+		} else {
+			var err error
+			if plain, err = o.cipher.Open(ctx, r.WorkspaceID, r.Payload, outboxAAD(r.ID)); err != nil {
+				return nil, fmt.Errorf("open outbox event %s: %w", r.ID, err)
+			}
 		}
 		var data map[string]any
 		if err := jsoncodec.Unmarshal(plain, &data); err != nil {
@@ -97,6 +144,7 @@ func (o *Outbox) PurgePublished(ctx context.Context, before time.Time) (int64, e
 type sealedEvent struct {
 	id, typ, workspaceID, formID string
 	payload                      []byte
+	plain                        []byte // payload's plain JSON, handed to this process's relay after the commit
 	createdAt                    int64
 	traceParent                  *string // the W3C trace context of the writing request, or NULL
 	formVersion                  *int    // the submission's form version, or NULL
@@ -113,7 +161,7 @@ func sealEvent(ctx context.Context, c ports.Cipher, e event.Event) (sealedEvent,
 		return sealedEvent{}, fmt.Errorf("seal event %s: %w", e.ID, err)
 	}
 	return sealedEvent{id: e.ID, typ: string(e.Type), workspaceID: e.WorkspaceID, formID: e.FormID,
-		payload: sealed, createdAt: toMillis(e.OccurredAt), traceParent: eventTraceParent(ctx, e), formVersion: nullIfZero(e.FormVersion), submissionID: nullIfEmpty(e.SubmissionID)}, nil
+		payload: sealed, plain: plain, createdAt: toMillis(e.OccurredAt), traceParent: eventTraceParent(ctx, e), formVersion: nullIfZero(e.FormVersion), submissionID: nullIfEmpty(e.SubmissionID)}, nil
 }
 
 // insertEvents writes sealed events with one multi-row INSERT, in the order given.

@@ -246,3 +246,32 @@ func TestSubmissionUpdateDelete(t *testing.T) {
 		}
 	})
 }
+
+// The committer hands the events it committed to this process's relay (handoff.go) once a
+// relay has read the outbox: what the relay gets is exactly what it reads from the table when
+// nothing was handed over, and what it was not handed it reads as before.
+func TestCommittedEventsHandedToTheRelayAreWhatTheOutboxHolds(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		w := mustWorkspace(t, r, base)
+		f := publish(t, r, mustForm(t, r, w.ID(), base))
+		before, e0 := buildSubmission(t, f, base.Add(time.Millisecond), subOpts{name: "Before any relay"})
+		noErr(t, r.submissions.Add(ctx, before, e0)) // not handed over: no relay had asked yet
+		first, err := r.outbox.Pending(ctx, 0, 100)
+		noErr(t, err)
+		for i, name := range []string{"Ada", "Grace <&>", "Ümit"} {
+			s, e := buildSubmission(t, f, base.Add(time.Duration(i+2)*time.Millisecond), subOpts{name: name})
+			noErr(t, r.submissions.Add(ctx, s, e))
+		}
+		handed, err := r.outbox.Pending(ctx, 0, 100) // three handed over, the first read
+		noErr(t, err)
+		read, err := r.outbox.Pending(ctx, 0, 100) // nothing handed over any more: all read
+		noErr(t, err)
+		if len(handed) != len(first)+3 || !reflect.DeepEqual(handed, read) {
+			t.Fatalf("handed over:\n%+v\nread from the outbox:\n%+v", handed, read)
+		}
+		if !reflect.DeepEqual(handed[:len(first)], first) {
+			t.Fatalf("the earlier rows changed:\n%+v\n%+v", handed[:len(first)], first)
+		}
+	})
+}
