@@ -114,9 +114,16 @@ func (o *Outbox) MarkPublished(ctx context.Context, seqs []int64, at time.Time) 
 // PurgePublished deletes rows published before the given time and returns how many. A row a
 // pending webhook delivery still names stays: the delivery's body is rebuilt from it at each
 // attempt (see DeliveryRepository); it goes in the first purge after the delivery ends.
+//
+// SQLite lists the pending deliveries' events once (through the partial index of pending
+// deliveries); PostgreSQL anti-joins them (NOT IN over a list larger than work_mem would be
+// probed row by row).
 func (o *Outbox) PurgePublished(ctx context.Context, before time.Time) (int64, error) {
-	return o.db.execCount(ctx, "purge outbox", "DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < ? "+
-		"AND id NOT IN (SELECT event_id FROM deliveries WHERE status = 'pending')", toMillis(before))
+	pending := "id NOT IN (SELECT event_id FROM deliveries WHERE status = 'pending')"
+	if o.db.Dialect() == DialectPostgres {
+		pending = "NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = outbox.id AND d.status = 'pending')"
+	}
+	return o.db.execCount(ctx, "purge outbox", "DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < ? AND "+pending, toMillis(before))
 }
 
 // sealedEvent is an outbox row ready to insert: the event's Data is JSON, sealed.
