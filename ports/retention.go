@@ -74,9 +74,9 @@ type RetentionStore interface {
 	// PurgeExpiredLogs deletes the form's webhook deliveries created before the time (they
 	// carry copies of submissions), at most limit at a time, and returns how many went.
 	PurgeExpiredLogs(ctx context.Context, workspaceID, formID string, before time.Time, limit int) (int64, error)
-	// DeleteDeliveriesOf deletes the form's webhook deliveries whose body carries one of the
-	// submissions (their bodies are sealed, so this reads every delivery of the form), and
-	// returns how many went.
+	// DeleteDeliveriesOf deletes the form's webhook deliveries about one of the submissions:
+	// those whose stored body carries it (sealed, so this reads every delivery of the form)
+	// and those of a stored event about it. It returns how many went.
 	DeleteDeliveriesOf(ctx context.Context, workspaceID, formID string, submissionIDs []string) (int64, error)
 	// PurgeWorkspaceData deletes the rest of a workspace's data once its submissions are gone:
 	// forms, webhooks and their deliveries, workflows and their runs, outbox events and stored

@@ -15,7 +15,10 @@ import (
 	"github.com/formward/formward/ports"
 )
 
-// DeliveryRepository stores deliveries; each body is sealed with the workspace's data key.
+// DeliveryRepository stores deliveries. The body of a delivery of a stored event
+// (webhook.NewEventDelivery: fan-out, replays) is not stored: the row names the event (its
+// body column is empty) and ClaimDue rebuilds the body from the outbox. Any other body (a test
+// event's) is sealed with the workspace's data key, as are those stored before.
 type DeliveryRepository struct {
 	db     *DB
 	cipher ports.Cipher
@@ -33,9 +36,11 @@ func (r *DeliveryRepository) toRow(ctx context.Context, d *webhook.Delivery) (de
 	if err != nil {
 		return deliveryRow{}, err
 	}
-	body, err := r.cipher.Seal(ctx, d.WorkspaceID(), d.Body(), deliveryAAD(d.ID()))
-	if err != nil {
-		return deliveryRow{}, fmt.Errorf("seal delivery body: %w", err)
+	body := []byte{} // a delivery of a stored event: no copy, its body is rebuilt from the event
+	if !d.FromEvent() {
+		if body, err = r.cipher.Seal(ctx, d.WorkspaceID(), d.Body(), deliveryAAD(d.ID())); err != nil {
+			return deliveryRow{}, fmt.Errorf("seal delivery body: %w", err)
+		}
 	}
 	return deliveryRow{ID: d.ID(), WorkspaceID: d.WorkspaceID(), WebhookID: d.WebhookID(), EventID: d.EventID(),
 		EventType: string(d.EventType()), FormID: d.FormID(), Body: body, Status: string(d.Status()), Cycle: d.Cycle(),
@@ -43,10 +48,15 @@ func (r *DeliveryRepository) toRow(ctx context.Context, d *webhook.Delivery) (de
 		TraceParent: nullIfEmpty(d.TraceParent()), FormVersion: nullIfZero(d.FormVersion()), ReplayID: nullIfEmpty(d.ReplayID())}, nil
 }
 
+// toDomain rebuilds a stored delivery. A delivery of a stored event (an empty body column)
+// comes without its body: withBodies rebuilds it when it is to be sent.
 func (r *DeliveryRepository) toDomain(ctx context.Context, row deliveryRow) (*webhook.Delivery, error) {
-	body, err := r.cipher.Open(ctx, row.WorkspaceID, row.Body, deliveryAAD(row.ID))
-	if err != nil {
-		return nil, fmt.Errorf("open body of delivery %s: %w", row.ID, err)
+	var body []byte
+	if len(row.Body) > 0 {
+		var err error
+		if body, err = r.cipher.Open(ctx, row.WorkspaceID, row.Body, deliveryAAD(row.ID)); err != nil {
+			return nil, fmt.Errorf("open body of delivery %s: %w", row.ID, err)
+		}
 	}
 	attempts, err := decodeAttempts(row.ID, row.Attempts)
 	if err != nil {
@@ -58,7 +68,40 @@ func (r *DeliveryRepository) toDomain(ctx context.Context, row deliveryRow) (*we
 	d.RestoreTraceParent(emptyIfNull(row.TraceParent))
 	d.RestoreFormVersion(zeroIfNull(row.FormVersion))
 	d.RestoreReplayID(emptyIfNull(row.ReplayID))
+	if len(row.Body) == 0 {
+		d.RestoreFromEvent(nil)
+	}
 	return d, nil
+}
+
+// withBodies rebuilds the body of each delivery of a stored event from the event in the
+// outbox, with the function that made it (webhook.EventBody): the same bytes at every attempt.
+// A delivery whose event is no longer there keeps no body (webhook.Delivery.EventGone).
+func (r *DeliveryRepository) withBodies(ctx context.Context, ds []*webhook.Delivery) ([]*webhook.Delivery, error) {
+	byWorkspace := map[string][]string{}
+	for _, d := range ds {
+		if d.EventGone() {
+			byWorkspace[d.WorkspaceID()] = append(byWorkspace[d.WorkspaceID()], d.EventID())
+		}
+	}
+	for workspaceID, ids := range byWorkspace {
+		events, err := storedEvents(ctx, r.db.read(ctx), r.cipher, workspaceID, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			e, ok := events[d.EventID()]
+			if !ok || d.WorkspaceID() != workspaceID || !d.EventGone() {
+				continue
+			}
+			body, err := webhook.EventBody(e)
+			if err != nil {
+				continue // never encodable: nothing can be sent (it never is with a stored event)
+			}
+			d.RestoreFromEvent(body)
+		}
+	}
+	return ds, nil
 }
 
 // AddAll stores the deliveries in one transaction; a delivery whose (webhook, event) pair is
@@ -109,7 +152,11 @@ func (r *DeliveryRepository) ClaimDue(ctx context.Context, c ports.Claim) ([]*we
 	if err != nil {
 		return nil, mapErr("claim due deliveries", err)
 	}
-	return allToDomain(ctx, rows, r.toDomain)
+	ds, err := allToDomain(ctx, rows, r.toDomain)
+	if err != nil {
+		return nil, err
+	}
+	return r.withBodies(ctx, ds)
 }
 
 // Save stores the delivery's state after an attempt. It never recreates a deleted delivery:
@@ -145,7 +192,7 @@ type deliveryRow struct {
 	EventID       string `gorm:"column:event_id"`
 	EventType     string `gorm:"column:event_type"`
 	FormID        string `gorm:"column:form_id"`
-	Body          []byte `gorm:"column:body"` // sealed
+	Body          []byte `gorm:"column:body"` // sealed; empty for a delivery of a stored event
 	Status        string `gorm:"column:status"`
 	Cycle         int    `gorm:"column:cycle"`
 	Attempts      string `gorm:"column:attempts"`

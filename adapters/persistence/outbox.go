@@ -91,24 +91,61 @@ func (o *Outbox) records(ctx context.Context, rows []outboxRow) ([]ports.OutboxR
 func (o *Outbox) decode(ctx context.Context, rows []outboxRow, plains [][]byte) ([]ports.OutboxRecord, error) {
 	out := make([]ports.OutboxRecord, 0, len(rows))
 	for i, r := range rows {
-		var plain []byte
+		var (
+			e   event.Event
+			err error
+		)
 		if plains != nil && plains[i] != nil {
-			plain = plains[i]
+			e, err = decodeEvent(r, plains[i])
 		} else {
-			var err error
-			if plain, err = o.cipher.Open(ctx, r.WorkspaceID, r.Payload, outboxAAD(r.ID)); err != nil {
-				return nil, fmt.Errorf("open outbox event %s: %w", r.ID, err)
+			e, err = openEvent(ctx, o.cipher, r)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ports.OutboxRecord{Seq: r.Seq, Event: e})
+	}
+	return out, nil
+}
+
+// openEvent opens and decodes one outbox row into its event.
+func openEvent(ctx context.Context, c ports.Cipher, r outboxRow) (event.Event, error) {
+	plain, err := c.Open(ctx, r.WorkspaceID, r.Payload, outboxAAD(r.ID))
+	if err != nil {
+		return event.Event{}, fmt.Errorf("open outbox event %s: %w", r.ID, err)
+	}
+	return decodeEvent(r, plain)
+}
+
+// decodeEvent decodes one outbox row whose payload is open (plain).
+func decodeEvent(r outboxRow, plain []byte) (event.Event, error) {
+	var data map[string]any
+	if err := jsoncodec.Unmarshal(plain, &data); err != nil {
+		return event.Event{}, fmt.Errorf("decode outbox event %s: %w", r.ID, err)
+	}
+	return event.Event{
+		ID: r.ID, Type: event.Type(r.Type), WorkspaceID: r.WorkspaceID, FormID: r.FormID,
+		OccurredAt: fromMillis(r.CreatedAt), Data: data, TraceParent: emptyIfNull(r.TraceParent),
+		FormVersion: zeroIfNull(r.FormVersion), SubmissionID: emptyIfNull(r.SubmissionID),
+	}, nil
+}
+
+// storedEvents reads the workspace's events named by ids from the outbox, by their unique id.
+// An event whose payload was emptied (forgetEvents) or whose row was purged is not in the map.
+func storedEvents(ctx context.Context, db *gorm.DB, c ports.Cipher, workspaceID string, ids []string) (map[string]event.Event, error) {
+	out := make(map[string]event.Event, len(ids))
+	for chunk := range slices.Chunk(ids, 500) {
+		var rows []outboxRow
+		if err := db.Where("id IN ? AND workspace_id = ? AND length(payload) > 0", chunk, workspaceID).Find(&rows).Error; err != nil {
+			return nil, mapErr("read events of deliveries", err)
+		}
+		for _, r := range rows {
+			e, err := openEvent(ctx, c, r)
+			if err != nil {
+				return nil, err
 			}
+			out[e.ID] = e
 		}
-		var data map[string]any
-		if err := jsoncodec.Unmarshal(plain, &data); err != nil {
-			return nil, fmt.Errorf("decode outbox event %s: %w", r.ID, err)
-		}
-		out = append(out, ports.OutboxRecord{Seq: r.Seq, Event: event.Event{
-			ID: r.ID, Type: event.Type(r.Type), WorkspaceID: r.WorkspaceID, FormID: r.FormID,
-			OccurredAt: fromMillis(r.CreatedAt), Data: data, TraceParent: emptyIfNull(r.TraceParent),
-			FormVersion: zeroIfNull(r.FormVersion), SubmissionID: emptyIfNull(r.SubmissionID),
-		}})
 	}
 	return out, nil
 }
@@ -135,9 +172,19 @@ func (o *Outbox) MarkPublished(ctx context.Context, seqs []int64, at time.Time) 
 	})
 }
 
-// PurgePublished deletes rows published before the given time and returns how many.
+// PurgePublished deletes rows published before the given time and returns how many. A row a
+// pending webhook delivery still names stays: the delivery's body is rebuilt from it at each
+// attempt (see DeliveryRepository); it goes in the first purge after the delivery ends.
+//
+// SQLite lists the pending deliveries' events once (through the partial index of pending
+// deliveries); PostgreSQL anti-joins them (NOT IN over a list larger than work_mem would be
+// probed row by row).
 func (o *Outbox) PurgePublished(ctx context.Context, before time.Time) (int64, error) {
-	return o.db.execCount(ctx, "purge outbox", "DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < ?", toMillis(before))
+	pending := "id NOT IN (SELECT event_id FROM deliveries WHERE status = 'pending')"
+	if o.db.Dialect() == DialectPostgres {
+		pending = "NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = outbox.id AND d.status = 'pending')"
+	}
+	return o.db.execCount(ctx, "purge outbox", "DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < ? AND "+pending, toMillis(before))
 }
 
 // sealedEvent is an outbox row ready to insert: the event's Data is JSON, sealed.

@@ -289,7 +289,8 @@ func (s *RetentionStore) PurgeExpiredLogs(ctx context.Context, workspaceID, form
 }
 
 // DeleteDeliveriesOf reads the form's deliveries a page at a time (oldest first, through the
-// (form_id, created_at) index), opens each body and deletes those about the submissions.
+// (form_id, created_at) index), opens each body (or, for a delivery of a stored event, reads
+// its event's submission_id) and deletes those about the submissions.
 func (s *RetentionStore) DeleteDeliveriesOf(ctx context.Context, workspaceID, formID string, submissionIDs []string) (int64, error) {
 	wanted := make(map[string]bool, len(submissionIDs))
 	for _, id := range submissionIDs {
@@ -301,17 +302,28 @@ func (s *RetentionStore) DeleteDeliveriesOf(ctx context.Context, workspaceID, fo
 	afterID := ""
 	for {
 		var rows []struct {
-			ID        string `gorm:"column:id"`
-			CreatedAt int64  `gorm:"column:created_at"`
-			Body      []byte `gorm:"column:body"`
+			ID           string  `gorm:"column:id"`
+			CreatedAt    int64   `gorm:"column:created_at"`
+			Body         []byte  `gorm:"column:body"`
+			SubmissionID *string `gorm:"column:submission_id"`
 		}
-		err := s.db.read(ctx).Raw("SELECT id, created_at, body FROM deliveries WHERE form_id = ? AND workspace_id = ? AND (created_at, id) > (?, ?) "+
-			"ORDER BY created_at, id LIMIT ?", formID, workspaceID, afterAt, afterID, page).Scan(&rows).Error
+		// A delivery of a stored event holds no body: its event's row in the outbox names the
+		// submission (it keeps submission_id when the submission goes; a purged row leaves
+		// the delivery nothing of the submission but the event's ID).
+		err := s.db.read(ctx).Raw("SELECT d.id, d.created_at, d.body, o.submission_id FROM deliveries d LEFT JOIN outbox o ON o.id = d.event_id AND length(d.body) = 0 "+
+			"WHERE d.form_id = ? AND d.workspace_id = ? AND (d.created_at, d.id) > (?, ?) ORDER BY d.created_at, d.id LIMIT ?",
+			formID, workspaceID, afterAt, afterID, page).Scan(&rows).Error
 		if err != nil {
 			return deleted, mapErr("read deliveries", err)
 		}
 		var doomed []string
 		for _, row := range rows {
+			if len(row.Body) == 0 {
+				if row.SubmissionID != nil && wanted[*row.SubmissionID] {
+					doomed = append(doomed, row.ID)
+				}
+				continue
+			}
 			plain, err := s.cipher.Open(ctx, workspaceID, row.Body, deliveryAAD(row.ID))
 			if err != nil {
 				return deleted, fmt.Errorf("open body of delivery %s: %w", row.ID, err)

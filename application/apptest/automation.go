@@ -181,8 +181,12 @@ type Deliveries struct {
 
 // snapshot copies a delivery, as a database read does.
 func snapshot(d *webhook.Delivery) *webhook.Delivery {
-	return webhook.UnmarshalDeliveryFromDatabase(d.ID(), d.WorkspaceID(), d.WebhookID(), d.EventID(), d.EventType(), d.FormID(),
+	c := webhook.UnmarshalDeliveryFromDatabase(d.ID(), d.WorkspaceID(), d.WebhookID(), d.EventID(), d.EventType(), d.FormID(),
 		d.Body(), d.Status(), d.Cycle(), d.Attempts(), d.NextAttemptAt(), d.CreatedAt(), d.UpdatedAt())
+	if d.FromEvent() {
+		c.RestoreFromEvent(d.Body()) // the memory keeps the body the database rebuilds
+	}
+	return c
 }
 
 func (r *Deliveries) AddAll(_ context.Context, ds []*webhook.Delivery) error {

@@ -146,6 +146,13 @@ func (e *DeliveryEngine) attempt(ctx context.Context, d *webhook.Delivery) {
 		e.save(ctx, d) // no attempt was made: nothing for the observer
 		return
 	}
+	if d.EventGone() {
+		// The event went with its submission (deleted, erased, past retention) or the outbox
+		// row was purged: nothing of it is sent. The delivery ends undeliverable, saying why.
+		d.Halt(webhook.ErrEventGone, e.clock.Now())
+		e.save(ctx, d)
+		return
+	}
 	res := e.sender.Send(ctx, ports.OutboundRequest{
 		EndpointID: w.ID(), URL: w.URL(), Body: d.Body(), Event: string(d.EventType()),
 		DeliveryID: d.ID(), Attempt: d.NextAttemptNumber(), Secret: w.Secret(), TraceParent: d.TraceParent(),

@@ -451,6 +451,53 @@ func TestEngineStopsRetryingWhenWebhookDisabled(t *testing.T) {
 	waitFor(t, "manual retry delivered", func() bool { return delivery(t, ds, ids[0]).Status() == webhook.StatusDelivered })
 }
 
+// A delivery of a stored event whose event is gone (its submission was deleted, or the outbox
+// row purged) sends nothing: it ends undeliverable, saying why.
+func TestEngineSendsNothingOfAGoneEvent(t *testing.T) {
+	sender := &scriptedSender{script: []ports.OutboundResult{ok200}}
+	wh, ds := stores(newTestHook(t, "whk_1", nil, "submission.created"))
+	now := time.Now()
+	gone := webhook.UnmarshalDeliveryFromDatabase("dlv_1", "wsp_1", "whk_1", "evt_1", event.SubmissionCreated, "frm_1", nil,
+		webhook.StatusPending, 0, nil, &now, now, now)
+	gone.RestoreFromEvent(nil)
+	if !gone.EventGone() {
+		t.Fatal("a delivery of a stored event without its body is not EventGone")
+	}
+	if err := ds.AddAll(context.Background(), []*webhook.Delivery{gone}); err != nil {
+		t.Fatal(err)
+	}
+	engine := webhooks.NewDeliveryEngine(ds, wh, sender, apptest.WallClock{},
+		webhooks.DeliveryEngineConfig{Retry: shortSchedule, PollInterval: 2 * time.Millisecond}, nil)
+	runEngine(t, engine)
+	waitFor(t, "halted", func() bool { return delivery(t, ds, "dlv_1").Status() == webhook.StatusUndeliverable })
+	a := delivery(t, ds, "dlv_1").Attempts()
+	if len(a) != 1 || a[0].StatusCode != nil || a[0].Error == nil || *a[0].Error != webhook.ErrEventGone {
+		t.Fatalf("attempts = %+v, want one entry saying the event is gone", a)
+	}
+	if n := len(sender.requests()); n != 0 {
+		t.Fatalf("%d requests for a gone event", n)
+	}
+}
+
+// The fan-out's deliveries name their event and carry DeliveryBody of it: the store keeps the
+// event's identity, not another copy.
+func TestFanOutDeliveriesComeFromTheEvent(t *testing.T) {
+	wh, ds := stores(newTestHook(t, "whk_1", nil, "submission.created"))
+	fan := webhooks.NewFanOut(wh, ds, &apptest.IDs{}, apptest.WallClock{}, nil)
+	e := testEvent("evt_1")
+	if err := fan.Handle(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+	d := delivery(t, ds, ds.Added()[0])
+	want, err := webhooks.DeliveryBody(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.FromEvent() || d.EventID() != e.ID || string(d.Body()) != string(want) {
+		t.Fatalf("delivery from event %v of %s: %s, want %s", d.FromEvent(), d.EventID(), d.Body(), want)
+	}
+}
+
 func TestEngineBoundsConcurrency(t *testing.T) {
 	gate := make(chan struct{}) // a send lets one request finish; closing it lets all
 	var mu sync.Mutex

@@ -2,10 +2,8 @@ package webhooks
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
-	"github.com/formward/formward/domain"
 	"github.com/formward/formward/domain/event"
 	"github.com/formward/formward/domain/webhook"
 	"github.com/formward/formward/ports"
@@ -70,7 +68,7 @@ func (f *FanOut) HandleBatch(ctx context.Context, events []event.Event) error {
 			// The webhooks subscribed to this kind of event; one switched back on after the
 			// event happened skips it.
 			if w.Matches(e) {
-				ds = append(ds, webhook.NewDelivery(f.ids.New(deliveryIDPrefix), w, e, body, now))
+				ds = append(ds, webhook.NewEventDelivery(f.ids.New(deliveryIDPrefix), w, e, body, now))
 			}
 		}
 	}
@@ -86,47 +84,6 @@ func (f *FanOut) HandleBatch(ctx context.Context, events []event.Event) error {
 	return nil
 }
 
-// deliveryBody is the body of a registered webhook's request (docs/webhooks.md).
-type deliveryBody struct {
-	Event     string         `json:"event"`
-	FormID    string         `json:"form_id"`
-	Timestamp string         `json:"timestamp"`
-	Data      map[string]any `json:"data"`
-}
-
 // DeliveryBody encodes the webhook request body (docs/webhooks.md) for e: event, form_id, timestamp (the
-// time of the event) and the event-specific data.
-func DeliveryBody(e event.Event) ([]byte, error) {
-	data := map[string]any{}
-	switch e.Type {
-	case event.SubmissionCreated, event.SubmissionUpdated:
-		fields := e.Data["fields"]
-		if fields == nil {
-			fields = map[string]any{}
-		}
-		data["submission_id"] = e.Data["submission_id"]
-		data["fields"] = fields
-		if l, ok := e.Data["language"]; ok {
-			data["language"] = l
-		}
-		if sc, ok := e.Data["score"]; ok {
-			data["score"] = sc
-		}
-	case event.FormPublished:
-		data["name"] = e.Data["name"]
-		published := e.Data["published_at"]
-		if published == nil {
-			published = domain.FormatTime(e.OccurredAt)
-		}
-		data["published_at"] = published
-	default:
-		for k, v := range e.Data {
-			data[k] = v
-		}
-	}
-	b, err := json.Marshal(deliveryBody{Event: string(e.Type), FormID: e.FormID, Timestamp: domain.FormatTime(e.OccurredAt), Data: data})
-	if err != nil {
-		return nil, fmt.Errorf("encode delivery body of %s: %w", e.ID, err)
-	}
-	return b, nil
-}
+// time of the event) and the event-specific data (webhook.EventBody).
+func DeliveryBody(e event.Event) ([]byte, error) { return webhook.EventBody(e) }

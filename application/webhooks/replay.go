@@ -225,7 +225,7 @@ func (r *ReplayRunner) queue(ctx context.Context, job *ports.ReplayJob) error {
 			if err != nil {
 				continue // never encodable (see HandleBatch)
 			}
-			d := webhook.NewDelivery(r.ids.New(deliveryIDPrefix), w, e, body, now)
+			d := webhook.NewEventDelivery(r.ids.New(deliveryIDPrefix), w, e, body, now)
 			d.RestoreReplayID(rp.ID())
 			ds = append(ds, d)
 		}

@@ -25,7 +25,8 @@ type Outcome struct {
 }
 
 // Delivery is one event to one endpoint. Its body is fixed at creation, so every retry sends
-// the same bytes.
+// the same bytes. A delivery of a stored event (NewEventDelivery) is stored without its body,
+// which is EventBody of the event, rebuilt from the stored event before each attempt.
 type Delivery struct {
 	id            string
 	workspaceID   string
@@ -43,6 +44,7 @@ type Delivery struct {
 	traceParent   string
 	formVersion   int
 	replayID      string // the replay that queued the delivery again, "" when never replayed
+	fromEvent     bool   // the body is EventBody of the stored event, not stored with the delivery
 }
 
 // NewDelivery schedules the first attempt of e to w at once.
@@ -51,6 +53,32 @@ func NewDelivery(id string, w *Webhook, e event.Event, body []byte, now time.Tim
 	return &Delivery{id: id, workspaceID: w.workspaceID, webhookID: w.id, eventID: e.ID, eventType: e.Type, formID: e.FormID,
 		body: body, status: StatusPending, nextAttemptAt: &now, createdAt: now, updatedAt: now, traceParent: e.TraceParent, formVersion: e.FormVersion}
 }
+
+// NewEventDelivery is NewDelivery for an event kept in the outbox, whose body is EventBody(e):
+// the delivery is stored without it (FromEvent) and its body is rebuilt from the event.
+func NewEventDelivery(id string, w *Webhook, e event.Event, body []byte, now time.Time) *Delivery {
+	d := NewDelivery(id, w, e, body, now)
+	d.fromEvent = true
+	return d
+}
+
+// FromEvent reports whether the body is EventBody of the delivery's stored event, stored
+// with the event rather than with the delivery.
+func (d *Delivery) FromEvent() bool { return d.fromEvent }
+
+// RestoreFromEvent marks a delivery rebuilt from the database as one of a stored event, with
+// the body rebuilt from it: nil when the event is no longer there (EventGone).
+func (d *Delivery) RestoreFromEvent(body []byte) {
+	d.fromEvent, d.body = true, body
+}
+
+// EventGone reports whether the delivery's body came from its stored event and that event is
+// no longer there (its submission was deleted, or the outbox row was purged): nothing of it
+// can be sent.
+func (d *Delivery) EventGone() bool { return d.fromEvent && d.body == nil }
+
+// ErrEventGone is why a delivery stopped unsent: its event is no longer stored.
+const ErrEventGone = "not sent: the event is no longer available"
 
 // TraceParent is the W3C trace context of the event the delivery was made for ("" when not traced).
 func (d *Delivery) TraceParent() string { return d.traceParent }
@@ -122,7 +150,7 @@ func (d *Delivery) Postpone(until time.Time) {
 const ErrWebhookDisabled = "not sent: the webhook is disabled"
 
 // Halt ends a pending delivery without sending it (its webhook was switched off between two
-// attempts): it becomes undeliverable, with an entry saying why in place of the attempt that was
+// attempts, or its event is gone): it becomes undeliverable, with an entry saying why in place of the attempt that was
 // due. Retry sends it again on demand.
 func (d *Delivery) Halt(reason string, now time.Time) {
 	if d.status != StatusPending {
