@@ -142,6 +142,9 @@ func (d *DB) commitBatch(shard int, batch []*pendingAdd) {
 func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
+	if d.dialect == DialectPostgres && plainAdds(batch) {
+		return d.writeAddsAtOnce(ctx, shard, batch)
+	}
 	return d.tx(ctx, func(tx *gorm.DB) error {
 		for _, p := range batch {
 			p.refused = nil // the transaction may run again
@@ -156,37 +159,97 @@ func (d *DB) writeAdds(shard int, batch []*pendingAdd) error {
 		if len(batch) == 0 {
 			return nil
 		}
-		var sb strings.Builder
-		sb.WriteString("INSERT INTO submissions (id, workspace_id, form_id, submitted_at, updated_at, sealed, email_hash, form_version) VALUES ")
-		args := make([]any, 0, len(batch)*8)
-		events := make([]sealedEvent, 0, len(batch))
-		counts := make(map[string]int64)
-		var index []emailIndexRow
-		for i, p := range batch {
-			if i > 0 {
-				sb.WriteByte(',')
-			}
-			sb.WriteString("(?,?,?,?,?,?,?,?)")
-			s := p.sub
-			args = append(args, s.ID, s.WorkspaceID, s.FormID, s.SubmittedAt, s.UpdatedAt, s.Sealed, emailHashColumn(p.emails), s.FormVersion)
-			events = append(events, p.event)
-			counts[s.FormID]++
-			index = append(index, indexRows(s.ID, p.emails)...)
-		}
-		if err := tx.Exec(sb.String(), args...).Error; err != nil {
+		w := addsOf(shard, batch)
+		if err := tx.Exec(w.submissions, w.submissionArgs...).Error; err != nil {
 			return fmt.Errorf("insert submissions: %w", err)
 		}
-		if err := writeEmailIndex(tx, index, nil); err != nil {
+		if err := writeEmailIndex(tx, w.index, nil); err != nil {
 			return fmt.Errorf("insert submission email index: %w", err)
 		}
-		if err := insertEvents(tx, events); err != nil {
+		if err := tx.Exec(w.events, w.eventArgs...).Error; err != nil {
 			return fmt.Errorf("insert submission events: %w", err)
 		}
-		if err := addCounts(tx, shard, counts); err != nil {
+		if err := tx.Exec(w.counts, w.countArgs...).Error; err != nil {
 			return fmt.Errorf("count submissions: %w", err)
 		}
 		return nil
 	})
+}
+
+// plainAdds is true when no item of the batch needs a check in the transaction (a render token,
+// a one-per-email key, a submission limit) nor more than one email index row.
+func plainAdds(batch []*pendingAdd) bool {
+	for _, p := range batch {
+		if p.token != nil || p.emailKey != "" || p.limit > 0 || len(p.emails) > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// writeAddsAtOnce writes a plain batch on PostgreSQL as one statement, its own transaction:
+// the submissions and their events in data-modifying WITH clauses of the counters' upsert.
+// One round trip instead of five (BEGIN, three statements, COMMIT) per group commit; the
+// statement commits as a whole or not at all, as the transaction did.
+func (d *DB) writeAddsAtOnce(ctx context.Context, shard int, batch []*pendingAdd) error {
+	for _, p := range batch {
+		p.refused = nil
+	}
+	w := addsOf(shard, batch)
+	// The counters' rows are locked only after their forms' rows (FOR KEY SHARE, as the
+	// submissions' foreign key check takes them), the order of the transaction this replaces:
+	// a form's deletion, which locks the form and then its counters, never deadlocks with it.
+	forms := make([]string, 0, 4)
+	for i := 0; i < len(w.countArgs); i += 3 {
+		forms = append(forms, w.countArgs[i].(string))
+	}
+	var sb strings.Builder
+	sb.WriteString("WITH s AS (" + w.submissions + "), e AS (" + w.events + ")" +
+		" INSERT INTO form_counters (form_id, shard, n) SELECT v.form_id, v.shard, v.n FROM (VALUES ")
+	for i := range forms {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString("(?::text,?::int,?::bigint)")
+	}
+	sb.WriteString(") v(form_id, shard, n) JOIN (SELECT id FROM forms WHERE id IN ? ORDER BY id FOR KEY SHARE) f ON f.id = v.form_id" +
+		" ON CONFLICT (form_id, shard) DO UPDATE SET n = form_counters.n + excluded.n")
+	args := make([]any, 0, len(w.submissionArgs)+len(w.eventArgs)+len(w.countArgs)+1)
+	args = append(append(append(args, w.submissionArgs...), w.eventArgs...), w.countArgs...)
+	args = append(args, forms)
+	return d.write(ctx, func(db *gorm.DB) error { return db.Exec(sb.String(), args...).Error })
+}
+
+// adds is a batch's statements: the submissions' insert, their events' insert and the
+// counters' upsert, each with its arguments, and the email index rows.
+type adds struct {
+	submissions, events, counts          string
+	submissionArgs, eventArgs, countArgs []any
+	index                                []emailIndexRow
+}
+
+func addsOf(shard int, batch []*pendingAdd) adds {
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO submissions (id, workspace_id, form_id, submitted_at, updated_at, sealed, email_hash, form_version) VALUES ")
+	args := make([]any, 0, len(batch)*8)
+	events := make([]sealedEvent, 0, len(batch))
+	counts := make(map[string]int64)
+	var index []emailIndexRow
+	for i, p := range batch {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString("(?,?,?,?,?,?,?,?)")
+		s := p.sub
+		args = append(args, s.ID, s.WorkspaceID, s.FormID, s.SubmittedAt, s.UpdatedAt, s.Sealed, emailHashColumn(p.emails), s.FormVersion)
+		events = append(events, p.event)
+		counts[s.FormID]++
+		index = append(index, indexRows(s.ID, p.emails)...)
+	}
+	w := adds{submissions: sb.String(), submissionArgs: args, index: index}
+	w.events, w.eventArgs = eventsInsert(events)
+	w.counts, w.countArgs = countsUpsert(shard, counts)
+	return w
 }
 
 // spendTokens inserts the batch's token nonces and returns the items to store: those without
@@ -241,11 +304,8 @@ func spendTokens(tx *gorm.DB, batch []*pendingAdd) ([]*pendingAdd, error) {
 	return keep, nil
 }
 
-// addCounts adds to the forms' counter rows of one shard with one upsert.
-func addCounts(tx *gorm.DB, shard int, counts map[string]int64) error {
-	if len(counts) == 0 {
-		return nil
-	}
+// countsUpsert adds to the forms' counter rows of one shard with one upsert.
+func countsUpsert(shard int, counts map[string]int64) (string, []any) {
 	forms := make([]string, 0, len(counts))
 	for id := range counts {
 		forms = append(forms, id)
@@ -262,5 +322,14 @@ func addCounts(tx *gorm.DB, shard int, counts map[string]int64) error {
 		args = append(args, id, shard, counts[id])
 	}
 	sb.WriteString(" ON CONFLICT (form_id, shard) DO UPDATE SET n = form_counters.n + excluded.n")
-	return tx.Exec(sb.String(), args...).Error
+	return sb.String(), args
+}
+
+// addCounts adds to the forms' counter rows of one shard with one upsert.
+func addCounts(tx *gorm.DB, shard int, counts map[string]int64) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	q, args := countsUpsert(shard, counts)
+	return tx.Exec(q, args...).Error
 }

@@ -216,6 +216,12 @@ func insertEvents(tx *gorm.DB, events []sealedEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
+	q, args := eventsInsert(events)
+	return tx.Exec(q, args...).Error
+}
+
+// eventsInsert is the multi-row INSERT of sealed events (at least one), in the order given.
+func eventsInsert(events []sealedEvent) (string, []any) {
 	var sb strings.Builder
 	sb.WriteString("INSERT INTO outbox (id, type, workspace_id, form_id, payload, created_at, traceparent, form_version, submission_id) VALUES ")
 	args := make([]any, 0, len(events)*9)
@@ -226,7 +232,7 @@ func insertEvents(tx *gorm.DB, events []sealedEvent) error {
 		sb.WriteString("(?,?,?,?,?,?,?,?,?)")
 		args = append(args, e.id, e.typ, e.workspaceID, e.formID, e.payload, e.createdAt, e.traceParent, e.formVersion, e.submissionID)
 	}
-	return tx.Exec(sb.String(), args...).Error
+	return sb.String(), args
 }
 
 func outboxAAD(eventID string) []byte { return []byte("outbox/" + eventID) }
