@@ -65,20 +65,25 @@ func claimDue[R any](ctx context.Context, db *DB, t dueTable, c ports.Claim) ([]
 
 // fairDueSQL selects the IDs claimDue takes. It walks the groups that have unfinished work
 // (endpoints for deliveries, workspaces for runs) one index seek at a time, takes each group's
-// first due rows within its share (a group whose share is all in flight is skipped), ranks those
-// within their workspace after what is in flight there, and orders them by that rank so that
-// every workspace with due work gets its first row before any gets a second. The cost follows
-// the number of groups with unfinished work, never the length of a backlog.
+// first due rows within its room (its limit less what is in flight there; a group with no room
+// is skipped), and ranks them within their workspace after what is in flight there. Rows within
+// their workspace's share come first, ordered by that rank, so that every workspace with due
+// work gets its first row before any gets a second. Then, up to c.Spare rows in all, rows over
+// the share: those of endpoints whose limit in c.EndpointLimits is above the share of one
+// endpoint (a row is over when the endpoint already has that share in flight or claimed),
+// endpoints in turn. The cost follows the number of groups with unfinished work, never the
+// length of a backlog.
 func fairDueSQL(t dueTable, c ports.Claim, nowMS int64) (string, []any) {
 	perWorkspace := c.PerWorkspace
 	if perWorkspace <= 0 {
 		perWorkspace = c.Limit
 	}
 	// Items with an endpoint are walked per endpoint (the index the walk needs is on it); an
-	// endpoint never takes more than its workspace's share anyway.
-	group, share, busy := "workspace_id", perWorkspace, c.InFlight.Workspaces
+	// endpoint's first share counts toward its workspace's share, what it has beyond that
+	// (an adaptive limit that grew) is over it.
+	group, share, busy, limits := "workspace_id", perWorkspace, c.InFlight.Workspaces, map[string]int(nil)
 	if t.endpoint != "" {
-		group, share, busy = t.endpoint, perWorkspace, c.InFlight.Endpoints
+		group, share, busy, limits = t.endpoint, perWorkspace, c.InFlight.Endpoints, c.EndpointLimits
 		if c.PerEndpoint > 0 {
 			share = min(c.PerEndpoint, perWorkspace)
 		}
@@ -90,36 +95,47 @@ func fairDueSQL(t dueTable, c ports.Claim, nowMS int64) (string, []any) {
 	args = busyRows(&b, args, c.InFlight.Workspaces)
 	b.WriteString("), busy_grp(k, n) AS (")
 	args = busyRows(&b, args, busy)
+	b.WriteString("), lim(k, n) AS (")
+	args = busyRows(&b, args, limits)
 	// heads walks each group's due rows in (next_attempt_at, id) order, one seek per row, up to
-	// the share: LIMIT and OFFSET cannot name an outer column on SQLite, so no OFFSET i.
+	// the room: LIMIT and OFFSET cannot name an outer column on SQLite, so no OFFSET i.
 	fmt.Fprintf(&b, `),
 		grp(k) AS (
 			SELECT MIN(t.%[1]s) FROM %[2]s t WHERE %[3]s
 			UNION ALL
 			SELECT (SELECT MIN(t.%[1]s) FROM %[2]s t WHERE %[3]s AND t.%[1]s > grp.k) FROM grp WHERE grp.k IS NOT NULL),
-		first(k, id) AS (
-			SELECT grp.k, (SELECT t.id FROM %[2]s t WHERE t.%[1]s = grp.k AND %[3]s AND t.next_attempt_at <= ?
+		room(k, busy, n) AS (
+			SELECT grp.k, COALESCE(bg.n, 0), COALESCE(lim.n, ?) - COALESCE(bg.n, 0)
+			FROM grp LEFT JOIN busy_grp bg ON bg.k = grp.k LEFT JOIN lim ON lim.k = grp.k WHERE grp.k IS NOT NULL),
+		heads(k, i, busy, room, id) AS (
+			SELECT room.k, 1, room.busy, room.n, (SELECT t.id FROM %[2]s t WHERE t.%[1]s = room.k AND %[3]s AND t.next_attempt_at <= ?
 				ORDER BY t.next_attempt_at, t.id LIMIT 1)
-			FROM grp WHERE grp.k IS NOT NULL AND grp.k NOT IN (SELECT k FROM busy_grp WHERE n >= ?)),
-		heads(k, i, id) AS (
-			SELECT first.k, 1, first.id FROM first WHERE first.id IS NOT NULL
+			FROM room WHERE room.n > 0
 			UNION ALL
-			SELECT heads.k, heads.i + 1, (
+			SELECT heads.k, heads.i + 1, heads.busy, heads.room, (
 				SELECT u.id FROM %[2]s u, %[2]s p WHERE p.id = heads.id AND u.%[1]s = heads.k AND %[4]s AND u.next_attempt_at <= ?
 					AND (u.next_attempt_at > p.next_attempt_at OR (u.next_attempt_at = p.next_attempt_at AND u.id > p.id))
 				ORDER BY u.next_attempt_at, u.id LIMIT 1)
-			FROM heads WHERE heads.id IS NOT NULL AND heads.i < ?),
+			FROM heads WHERE heads.id IS NOT NULL AND heads.i < heads.room),
 		cand AS (
-			SELECT t.id, t.workspace_id, t.next_attempt_at,
-				ROW_NUMBER() OVER (PARTITION BY t.%[1]s ORDER BY t.next_attempt_at, t.id) + COALESCE(bg.n, 0) AS grp_rank
-			FROM %[2]s t LEFT JOIN busy_grp bg ON bg.k = t.%[1]s
-			WHERE t.id IN (SELECT id FROM heads WHERE id IS NOT NULL)),
+			SELECT t.id, t.workspace_id, t.next_attempt_at, heads.k AS grp, heads.i + heads.busy AS grp_rank
+			FROM heads JOIN %[2]s t ON t.id = heads.id),
 		ranked AS (
-			SELECT cand.id, cand.next_attempt_at,
-				ROW_NUMBER() OVER (PARTITION BY cand.workspace_id ORDER BY cand.next_attempt_at, cand.id) + COALESCE(bw.n, 0) AS ws_rank
-			FROM cand LEFT JOIN busy_ws bw ON bw.k = cand.workspace_id WHERE cand.grp_rank <= ?)
-		SELECT id FROM ranked WHERE ws_rank <= ? ORDER BY ws_rank, next_attempt_at, id LIMIT ?`, group, t.name, due("t"), due("u"))
-	args = append(args, nowMS, share, nowMS, share, share, perWorkspace, c.Limit)
+			SELECT cand.id, cand.grp, cand.grp_rank, cand.next_attempt_at,
+				CASE WHEN cand.grp_rank <= ? THEN ROW_NUMBER() OVER (PARTITION BY cand.workspace_id, CASE WHEN cand.grp_rank <= ? THEN 1 ELSE 0 END
+					ORDER BY cand.next_attempt_at, cand.id) + COALESCE(bw.n, 0) END AS ws_rank
+			FROM cand LEFT JOIN busy_ws bw ON bw.k = cand.workspace_id),
+		base AS (
+			SELECT id, ws_rank, next_attempt_at FROM ranked WHERE ws_rank <= ?),
+		over AS (
+			SELECT r.id, r.grp_rank, r.next_attempt_at, ROW_NUMBER() OVER (ORDER BY r.grp_rank, r.next_attempt_at, r.id) AS n
+			FROM ranked r WHERE r.ws_rank IS NULL AND NOT EXISTS (SELECT 1 FROM ranked x WHERE x.grp = r.grp AND x.ws_rank > ?)),
+		picked(id, tier, o, next_attempt_at) AS (
+			SELECT id, 0, ws_rank, next_attempt_at FROM base
+			UNION ALL
+			SELECT id, 1, grp_rank, next_attempt_at FROM over WHERE over.n + (SELECT COUNT(*) FROM base) <= ?)
+		SELECT id FROM picked ORDER BY tier, o, next_attempt_at, id LIMIT ?`, group, t.name, due("t"), due("u"))
+	args = append(args, share, nowMS, nowMS, share, share, perWorkspace, perWorkspace, max(c.Spare, 0), c.Limit)
 	return b.String(), args
 }
 
