@@ -19,6 +19,7 @@ import (
 type DeliveryRepository struct {
 	db     *DB
 	cipher ports.Cipher
+	saves  deliverySaves
 }
 
 var _ ports.DeliveryRepository = (*DeliveryRepository)(nil)
@@ -110,12 +111,6 @@ func (r *DeliveryRepository) ClaimDue(ctx context.Context, c ports.Claim) ([]*we
 		return nil, mapErr("claim due deliveries", err)
 	}
 	return allToDomain(ctx, rows, r.toDomain)
-}
-
-// Save stores the delivery's state after an attempt. It never recreates a deleted delivery:
-// when the row is gone (its webhook was deleted) it returns domain.ErrNotFound.
-func (r *DeliveryRepository) Save(ctx context.Context, d *webhook.Delivery) error {
-	return r.db.write(ctx, func(db *gorm.DB) error { return saveDelivery(db, d) })
 }
 
 func saveDelivery(db *gorm.DB, d *webhook.Delivery) error {

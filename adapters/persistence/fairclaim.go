@@ -27,7 +27,7 @@ type dueTable struct {
 // claimDue leases due rows of t for one engine, fairly: at most c.PerWorkspace rows per
 // workspace and c.PerEndpoint per endpoint, counting c.InFlight, and workspaces taken in turn
 // (the first due row of each workspace, then the second, …) up to c.Limit. The claimed rows'
-// next attempt moves to c.Now+c.Lease. On PostgreSQL FOR UPDATE SKIP LOCKED lets concurrent
+// next attempt moves to c.Now+c.Lease; the commit does not wait for the disk. On PostgreSQL FOR UPDATE SKIP LOCKED lets concurrent
 // engines claim disjoint sets; on SQLite the single write transaction does the same.
 func claimDue[R any](ctx context.Context, db *DB, t dueTable, c ports.Claim) ([]R, error) {
 	if c.Limit <= 0 {
@@ -36,7 +36,11 @@ func claimDue[R any](ctx context.Context, db *DB, t dueTable, c ports.Claim) ([]
 	nowMS, leaseMS := toMillis(c.Now), toMillis(c.Now.Add(c.Lease))
 	fair, args := fairDueSQL(t, c, nowMS)
 	var rows []R
-	err := db.tx(ctx, func(tx *gorm.DB) error {
+	// A claim need not wait for the disk (redoableTx): if a crash loses it, the rows are due
+	// again, just as they would be once the lease ran out, and an attempt of a claimed row is
+	// recorded by a durable commit that makes the claim durable too. A claim per freed slot is
+	// then no fsync of its own.
+	err := db.redoableTx(ctx, func(tx *gorm.DB) error {
 		var ids []string
 		if err := tx.Raw(fair, args...).Scan(&ids).Error; err != nil {
 			return err
