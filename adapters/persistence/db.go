@@ -65,8 +65,9 @@ type DB struct {
 	// time anyway: waiting here is cheaper than sleeping in SQLite's busy handler. nil on PostgreSQL.
 	writeSlot chan struct{}
 
-	hotStmts hotStatements
-	fields   fieldsCache
+	hotStmts   hotStatements
+	claimStmts sync.Map // a claim's SQL text → its *sql.Stmt; see claimStmt
+	fields     fieldsCache
 
 	groupMax   int
 	adds       chan *pendingAdd
@@ -233,6 +234,11 @@ func (d *DB) Close() error {
 		d.checkpoints.close()
 	}
 	d.closeHot()
+	d.claimStmts.Range(func(k, st any) bool {
+		_ = st.(*sql.Stmt).Close()
+		d.claimStmts.Delete(k)
+		return true
+	})
 	return d.sqlDB.Close()
 }
 
