@@ -77,11 +77,14 @@ func (c DispatchConfig) reserve() int {
 //     window of fast answers as long as the limit (while the endpoint uses at least half of
 //     it), up to PerEndpointMax; an overload (an error, a timeout, a 429 or 5xx, an open
 //     breaker) halves it, not below 1; a slow 2xx takes one away, not below PerEndpoint;
-//   - every item in flight counts toward its workspace's share, PerWorkspace, as before;
+//   - an endpoint's first PerEndpoint items in flight (all items without an endpoint) count
+//     toward its workspace's share, PerWorkspace, as before;
 //   - a workspace may go over its share only with items of endpoints whose limit has grown
-//     above PerEndpoint (they answer well), and only while the engine keeps
+//     above PerEndpoint (they answer well), beyond the PerEndpoint such an endpoint already
+//     has in flight or claimed, and only while the engine keeps
 //     min(PerWorkspace, Concurrency-PerWorkspace) slots free after the claim (the reserve):
-//     items within a share are claimed first, workspaces in turn, then those over it.
+//     items within a share are claimed first, workspaces in turn, then those over it,
+//     endpoints in turn.
 //
 // Hanging endpoints never answer fast, so they never grow, and their workspace keeps to its
 // share; a healthy endpoint uses the slots nobody else wants, yet a newly due workspace always
