@@ -179,6 +179,9 @@ type DeliveryConfig struct {
 	// endpoint's share of DeliveryConcurrency (and of the run engine's).
 	DeliveryConcurrencyPerWorkspace int
 	DeliveryConcurrencyPerEndpoint  int
+	// DeliveryConcurrencyPerEndpointMax is how far one webhook's adaptive limit may grow from
+	// DeliveryConcurrencyPerEndpoint while it answers fast (at most DeliveryConcurrency).
+	DeliveryConcurrencyPerEndpointMax int
 }
 
 // ActionsConfig is the workflow actions: the SMTP relay of send_email and the API bases of the
@@ -449,5 +452,7 @@ func bindDelivery(b *binder, c *Config) {
 	b.String(&c.WebhookCAFile, "webhook-ca-file", "", "PEM file of extra CA certificates trusted for outbound HTTPS (self-hosted and test receivers)")
 	b.Int(&c.DeliveryConcurrency, "delivery-concurrency", 16, "deliveries sent at the same time by one process")
 	b.Int(&c.DeliveryConcurrencyPerWorkspace, "delivery-concurrency-per-workspace", 4, "most of them (and of the workflow runs advanced at once) belonging to one workspace")
-	b.Int(&c.DeliveryConcurrencyPerEndpoint, "delivery-concurrency-per-endpoint", 2, "most of them going to one webhook")
+	b.Int(&c.DeliveryConcurrencyPerEndpoint, "delivery-concurrency-per-endpoint", 2, "most of them going to one webhook at first")
+	b.Int(&c.DeliveryConcurrencyPerEndpointMax, "delivery-concurrency-per-endpoint-max", 16,
+		"how far one webhook's limit may grow while it answers fast (at most delivery-concurrency; at most delivery-concurrency-per-endpoint: fixed)")
 }

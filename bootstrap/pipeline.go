@@ -57,6 +57,7 @@ func provideDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.W
 	return webhooksapp.NewDeliveryEngine(deliveries, webhooks, sender, clock, webhooksapp.DeliveryEngineConfig{
 		Retry: cfg.Retry, Concurrency: cfg.DeliveryConcurrency, Timeout: cfg.DeliveryTimeout,
 		PerWorkspace: cfg.DeliveryConcurrencyPerWorkspace, PerEndpoint: cfg.DeliveryConcurrencyPerEndpoint,
+		PerEndpointMax: cfg.DeliveryConcurrencyPerEndpointMax,
 	}, m.DeliveryObserver(deliveryLog{log: log.Named("deliveries")})), nil
 }
 
@@ -83,6 +84,7 @@ func checkFairShares(cfg Config) error {
 		{"FORMWARD_DELIVERY_CONCURRENCY", cfg.DeliveryConcurrency},
 		{"FORMWARD_DELIVERY_CONCURRENCY_PER_WORKSPACE", cfg.DeliveryConcurrencyPerWorkspace},
 		{"FORMWARD_DELIVERY_CONCURRENCY_PER_ENDPOINT", cfg.DeliveryConcurrencyPerEndpoint},
+		{"FORMWARD_DELIVERY_CONCURRENCY_PER_ENDPOINT_MAX", cfg.DeliveryConcurrencyPerEndpointMax},
 	} {
 		if s.v < 1 {
 			return fmt.Errorf("%s is %d: give at least 1", s.name, s.v)
@@ -200,7 +202,8 @@ func (c *cli) worker(ctx context.Context) error {
 	probes := c.watchRole(p.Metrics, p.DB, log)
 	log.Info("formward worker starting", zap.String("version", Version), zap.Strings("brokers", c.cfg.Brokers()),
 		zap.String("topic", c.cfg.KafkaTopic), zap.String("group", c.cfg.KafkaGroup), zap.Int("concurrency", c.cfg.DeliveryConcurrency),
-		zap.Int("concurrency_per_workspace", c.cfg.DeliveryConcurrencyPerWorkspace), zap.Int("concurrency_per_endpoint", c.cfg.DeliveryConcurrencyPerEndpoint), zap.Stringer("retry_delays", c.cfg.Retry))
+		zap.Int("concurrency_per_workspace", c.cfg.DeliveryConcurrencyPerWorkspace), zap.Int("concurrency_per_endpoint", c.cfg.DeliveryConcurrencyPerEndpoint),
+		zap.Int("concurrency_per_endpoint_max", c.cfg.DeliveryConcurrencyPerEndpointMax), zap.Stringer("retry_delays", c.cfg.Retry))
 	var wg sync.WaitGroup
 	errc := make(chan error, 1)
 	runCtx, cancel := context.WithCancel(ctx)

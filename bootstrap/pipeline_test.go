@@ -19,6 +19,7 @@ func TestPipelineSettingsFromEnvironment(t *testing.T) {
 	t.Setenv("FORMWARD_DELIVERY_CONCURRENCY", "3")
 	t.Setenv("FORMWARD_DELIVERY_CONCURRENCY_PER_WORKSPACE", "2")
 	t.Setenv("FORMWARD_DELIVERY_CONCURRENCY_PER_ENDPOINT", "1")
+	t.Setenv("FORMWARD_DELIVERY_CONCURRENCY_PER_ENDPOINT_MAX", "3")
 	t.Setenv("FORMWARD_ALLOW_PRIVATE_DESTINATIONS", "true")
 	t.Setenv("FORMWARD_KAFKA_BROKERS", "k1:9092, k2:9092")
 	roles := map[string][]func(*binder, *Config){
@@ -37,7 +38,7 @@ func TestPipelineSettingsFromEnvironment(t *testing.T) {
 		}
 		if c.Retry.String() != "1s,2s" || c.Retry.MaxAttempts() != 3 || c.DeliveryTimeout != 3*time.Second || c.BreakerFailures != 7 || c.BreakerCooldown != 4*time.Second ||
 			c.WebhookCAFile != "/tmp/ca.pem" || c.DeliveryConcurrency != 3 ||
-			c.DeliveryConcurrencyPerWorkspace != 2 || c.DeliveryConcurrencyPerEndpoint != 1 || !c.AllowPrivateDestinations ||
+			c.DeliveryConcurrencyPerWorkspace != 2 || c.DeliveryConcurrencyPerEndpoint != 1 || c.DeliveryConcurrencyPerEndpointMax != 3 || !c.AllowPrivateDestinations ||
 			strings.Join(c.Brokers(), ",") != "k1:9092,k2:9092" {
 			t.Fatalf("%s config = %+v", name, c)
 		}
@@ -82,9 +83,12 @@ func TestFairSharesMustAllowAnAttempt(t *testing.T) {
 	shares := func(total, perWorkspace, perEndpoint int) Config {
 		var c Config
 		c.DeliveryConcurrency, c.DeliveryConcurrencyPerWorkspace, c.DeliveryConcurrencyPerEndpoint = total, perWorkspace, perEndpoint
+		c.DeliveryConcurrencyPerEndpointMax = 16
 		return c
 	}
-	for _, c := range []Config{shares(16, 0, 2), shares(16, 4, -1)} {
+	noMax := shares(16, 4, 2)
+	noMax.DeliveryConcurrencyPerEndpointMax = 0
+	for _, c := range []Config{shares(16, 0, 2), shares(16, 4, -1), noMax} {
 		if err := checkFairShares(c); err == nil {
 			t.Errorf("%+v accepted", c)
 		}

@@ -17,6 +17,13 @@ type Claim struct {
 	// PerEndpoint, when positive, is the most deliveries to one webhook in flight, InFlight
 	// included. Runs have no single endpoint and ignore it.
 	PerEndpoint int
+	// EndpointLimits, when set, replaces PerEndpoint for the endpoints it names: the delivery
+	// engine's adaptive limits, which may be above PerWorkspace.
+	EndpointLimits map[string]int
+	// Spare, when positive, lets a workspace go over PerWorkspace with deliveries to endpoints
+	// whose EndpointLimits is above PerEndpoint (they answer well), as long as the claim takes at
+	// most Spare items in all. Items within their workspace's share come first.
+	Spare int
 	// InFlight is what the engine is working on now.
 	InFlight InFlight
 }

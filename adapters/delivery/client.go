@@ -191,7 +191,7 @@ func NewClient(o Options) (*Client, error) {
 		ResponseHeaderTimeout:  c.timeout,
 		ForceAttemptHTTP2:      true,
 		MaxIdleConns:           100,
-		MaxIdleConnsPerHost:    4,
+		MaxIdleConnsPerHost:    16, // as many as a webhook's adaptive concurrency may reach by default
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: maxResponseBody,
 		DisableCompression:     true,

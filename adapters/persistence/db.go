@@ -71,9 +71,10 @@ type DB struct {
 	writer    *gorm.DB
 	writerSQL *sql.DB
 
-	hotStmts  hotStatements
-	committed committedEvents // the committer's events for this process's relay (handoff.go)
-	fields    fieldsCache
+	hotStmts   hotStatements
+	committed  committedEvents // the committer's events for this process's relay (handoff.go)
+	claimStmts sync.Map        // a claim's SQL text → its *sql.Stmt; see claimStmt
+	fields     fieldsCache
 
 	groupMax   int
 	adds       chan *pendingAdd
@@ -251,6 +252,11 @@ func (d *DB) Close() error {
 		d.checkpoints.close()
 	}
 	d.closeHot()
+	d.claimStmts.Range(func(k, st any) bool {
+		_ = st.(*sql.Stmt).Close()
+		d.claimStmts.Delete(k)
+		return true
+	})
 	if d.writerSQL != nil {
 		_ = d.writerSQL.Close()
 	}

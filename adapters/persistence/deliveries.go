@@ -22,6 +22,7 @@ import (
 type DeliveryRepository struct {
 	db     *DB
 	cipher ports.Cipher
+	saves  deliverySaves
 }
 
 var _ ports.DeliveryRepository = (*DeliveryRepository)(nil)
@@ -157,12 +158,6 @@ func (r *DeliveryRepository) ClaimDue(ctx context.Context, c ports.Claim) ([]*we
 		return nil, err
 	}
 	return r.withBodies(ctx, ds)
-}
-
-// Save stores the delivery's state after an attempt. It never recreates a deleted delivery:
-// when the row is gone (its webhook was deleted) it returns domain.ErrNotFound.
-func (r *DeliveryRepository) Save(ctx context.Context, d *webhook.Delivery) error {
-	return r.db.write(ctx, func(db *gorm.DB) error { return saveDelivery(db, d) })
 }
 
 func saveDelivery(db *gorm.DB, d *webhook.Delivery) error {

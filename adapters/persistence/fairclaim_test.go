@@ -116,3 +116,76 @@ func TestRunClaimDueFair(t *testing.T) {
 		}
 	})
 }
+
+// An endpoint whose adaptive limit grew above the per-endpoint share may take its workspace
+// over the workspace's share, within the claim's Spare and after every share is served; an
+// endpoint that did not grow may not, and a grown endpoint whose own share could not be had
+// gets nothing over it.
+func TestDeliveryClaimDueOverShare(t *testing.T) {
+	each(t, func(t *testing.T, r repos) {
+		ctx := context.Background()
+		a, b := mustWorkspace(t, r, base), mustWorkspace(t, r, base)
+		fa, fb := mustForm(t, r, a.ID(), base), mustForm(t, r, b.ID(), base)
+		grown, plain := mustWebhook(t, r, a.ID(), nil, nil, base), mustWebhook(t, r, a.ID(), nil, nil, base)
+		b1 := mustWebhook(t, r, b.ID(), nil, nil, base)
+		var ds []*webhook.Delivery
+		for i := range 20 {
+			at := base.Add(time.Duration(i) * time.Millisecond)
+			ds = append(ds, buildDelivery(grown, fa.ID(), at, `{}`), buildDelivery(plain, fa.ID(), at, `{}`))
+		}
+		ds = append(ds, buildDelivery(b1, fb.ID(), base.Add(time.Second), `{}`))
+		noErr(t, r.deliveries.AddAll(ctx, ds))
+
+		byWorkspace := func(d *webhook.Delivery) string { return d.WorkspaceID() }
+		byWebhook := func(d *webhook.Delivery) string { return d.WebhookID() }
+		now := base.Add(time.Hour)
+		claim := func(limits map[string]int, spare int, inFlight ports.InFlight) []*webhook.Delivery {
+			t.Helper()
+			// A lease of a millisecond and a clock an hour on each time: every delivery is due again.
+			now = now.Add(time.Hour)
+			got, err := r.deliveries.ClaimDue(ctx, ports.Claim{Now: now, Limit: 16, Lease: time.Millisecond, PerWorkspace: 4, PerEndpoint: 2,
+				EndpointLimits: limits, Spare: spare, InFlight: inFlight})
+			noErr(t, err)
+			return got
+		}
+
+		got := claim(nil, 12, ports.InFlight{})
+		if ep := countBy(got, byWebhook); len(got) != 5 || ep[grown.ID()] != 2 || ep[plain.ID()] != 2 || ep[b1.ID()] != 1 {
+			t.Fatalf("without adaptive limits claimed %d: %v, want 2, 2 and B's 1", len(got), ep)
+		}
+
+		got = claim(map[string]int{grown.ID(): 8}, 12, ports.InFlight{})
+		if ep := countBy(got, byWebhook); len(got) != 11 || ep[grown.ID()] != 8 || ep[plain.ID()] != 2 || ep[b1.ID()] != 1 {
+			t.Fatalf("with the grown endpoint at 8 claimed %d: %v, want 8 of it, 2 of the other and B's 1", len(got), ep)
+		}
+
+		// The shares come first: B's delivery is claimed even when the spare runs out.
+		got = claim(map[string]int{grown.ID(): 8}, 7, ports.InFlight{})
+		if ep := countBy(got, byWebhook); len(got) != 7 || ep[grown.ID()] != 4 || ep[b1.ID()] != 1 {
+			t.Fatalf("with 7 spare claimed %d: %v, want 7 in all, 4 of the grown endpoint and B's 1", len(got), ep)
+		}
+
+		got = claim(map[string]int{grown.ID(): 8}, 0, ports.InFlight{})
+		if ep := countBy(got, byWebhook); len(got) != 5 || ep[grown.ID()] != 2 {
+			t.Fatalf("with no spare claimed %d: %v, want the shares only", len(got), ep)
+		}
+
+		// A shrunk limit holds the endpoint below the share.
+		got = claim(map[string]int{plain.ID(): 1}, 12, ports.InFlight{})
+		if ep := countBy(got, byWebhook); ep[plain.ID()] != 1 || ep[grown.ID()] != 2 {
+			t.Fatalf("with the other endpoint at 1 claimed %v, want 1 of it and 2 of the first", ep)
+		}
+
+		// A's share in flight at the other endpoint: the grown endpoint's share cannot be had, so
+		// nothing over it either.
+		got = claim(map[string]int{grown.ID(): 8}, 12, ports.InFlight{Workspaces: map[string]int{a.ID(): 4}, Endpoints: map[string]int{plain.ID(): 2}})
+		if ws := countBy(got, byWorkspace); len(got) != 1 || ws[b.ID()] != 1 {
+			t.Fatalf("with A's share in flight claimed %v, want B's delivery only", countBy(got, byWebhook))
+		}
+		// Its share in flight at the grown endpoint itself: the rest of its limit is over the share.
+		got = claim(map[string]int{grown.ID(): 8}, 12, ports.InFlight{Workspaces: map[string]int{a.ID(): 4}, Endpoints: map[string]int{grown.ID(): 2, plain.ID(): 2}})
+		if ep := countBy(got, byWebhook); len(got) != 7 || ep[grown.ID()] != 6 || ep[b1.ID()] != 1 {
+			t.Fatalf("with the grown endpoint's share in flight claimed %d: %v, want 6 more of it and B's 1", len(got), ep)
+		}
+	})
+}

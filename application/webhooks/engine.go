@@ -22,9 +22,13 @@ type DeliveryEngineConfig struct {
 	// PerWorkspace is how many of them may belong to one workspace (default 4), so endpoints
 	// that hang in one workspace leave the other slots to the other workspaces.
 	PerWorkspace int
-	// PerEndpoint is how many may go to one webhook (default 2, at most PerWorkspace), so one
-	// hanging endpoint leaves its workspace's other endpoints a slot.
+	// PerEndpoint is how many may go to one webhook at first (default 2, at most PerWorkspace),
+	// so one hanging endpoint leaves its workspace's other endpoints a slot.
 	PerEndpoint int
+	// PerEndpointMax is how far a webhook's own limit may grow while it answers fast (default
+	// 16, at most Concurrency; PerEndpoint or less: it never grows). Attempts beyond PerEndpoint
+	// may go over the workspace's share while the engine has spare slots (see dispatch.Dispatcher).
+	PerEndpointMax int
 	// ClaimBatch is the most deliveries claimed at once (default Concurrency).
 	ClaimBatch int
 	// Timeout is the sender's per-attempt timeout (default 10s); it only sets ClaimLease's default.
@@ -41,6 +45,9 @@ type DeliveryEngineConfig struct {
 // unless configured otherwise.
 const DefaultConcurrencyPerEndpoint = 2
 
+// DefaultConcurrencyPerEndpointMax is how far a webhook's limit may grow unless configured otherwise.
+const DefaultConcurrencyPerEndpointMax = 16
+
 func (c DeliveryEngineConfig) withDefaults() DeliveryEngineConfig {
 	if c.Timeout <= 0 {
 		c.Timeout = 10 * time.Second
@@ -50,6 +57,9 @@ func (c DeliveryEngineConfig) withDefaults() DeliveryEngineConfig {
 	}
 	if c.PerEndpoint <= 0 {
 		c.PerEndpoint = DefaultConcurrencyPerEndpoint
+	}
+	if c.PerEndpointMax <= 0 {
+		c.PerEndpointMax = DefaultConcurrencyPerEndpointMax
 	}
 	return c
 }
@@ -105,7 +115,7 @@ func NewDeliveryEngine(deliveries ports.DeliveryRepository, webhooks ports.Webho
 	cfg = cfg.withDefaults()
 	e := &DeliveryEngine{deliveries: deliveries, webhooks: webhooks, sender: sender, clock: clock, retry: cfg.Retry, observer: observer, lease: cfg.ClaimLease}
 	e.loop = dispatch.NewDispatcher(dispatch.DispatchConfig{Concurrency: cfg.Concurrency, PerWorkspace: cfg.PerWorkspace, PerEndpoint: cfg.PerEndpoint,
-		ClaimBatch: cfg.ClaimBatch, Lease: cfg.ClaimLease, PollInterval: cfg.PollInterval}, clock,
+		PerEndpointMax: cfg.PerEndpointMax, Timeout: cfg.Timeout, ClaimBatch: cfg.ClaimBatch, Lease: cfg.ClaimLease, PollInterval: cfg.PollInterval}, clock,
 		deliveries.ClaimDue,
 		func(d *webhook.Delivery) (string, string) { return d.WorkspaceID(), d.WebhookID() },
 		e.attempt,
@@ -161,6 +171,7 @@ func (e *DeliveryEngine) attempt(ctx context.Context, d *webhook.Delivery) {
 	if res.Err != nil && ctx.Err() != nil {
 		return // stopped mid-attempt: not the endpoint's fault; the lease runs out and it is sent again
 	}
+	e.loop.Observe(w.ID(), outcome(res), res.Duration)
 	if res.BreakerOpen {
 		d.Postpone(res.RetryAt)
 	} else {
@@ -170,6 +181,22 @@ func (e *DeliveryEngine) attempt(ctx context.Context, d *webhook.Delivery) {
 		e.observer.Attempted(d, res)
 	}
 }
+
+// outcome judges an attempt for the endpoint's adaptive limit: an open breaker, an error without
+// an answer (a timeout, a refused connection), a 429 or a 5xx say the endpoint is overloaded; any
+// other answer outside 2xx says nothing about its load.
+func outcome(res ports.OutboundResult) dispatch.Outcome {
+	switch {
+	case res.BreakerOpen, res.StatusCode == 0 && res.Err != nil, res.StatusCode == 429, res.StatusCode >= 500:
+		return dispatch.Overloaded
+	case res.Err == nil && res.StatusCode >= 200 && res.StatusCode < 300:
+		return dispatch.Answered
+	}
+	return dispatch.Refused
+}
+
+// EndpointLimit is how many attempts to the webhook the engine makes at once now.
+func (e *DeliveryEngine) EndpointLimit(webhookID string) int { return e.loop.EndpointLimit(webhookID) }
 
 // save stores the delivery after an attempt or a halt, even while stopping: the attempt
 // happened and must not be made twice needlessly. It reports whether the delivery was saved.
