@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/time/rate"
 
+	"github.com/formward/formward/adapters/httpkit"
 	"github.com/formward/formward/application/accounts"
 	"github.com/formward/formward/application/auth"
 	"github.com/formward/formward/ports"
@@ -134,7 +135,7 @@ func (a *api) authenticate(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	if c.Request.Method == http.MethodPost && c.FullPath() == captureRoute {
+	if c.Request.Method == http.MethodPost && c.FullPath() == captureRoute && httpkit.WellFormedID(c.Param("id")) {
 		// The capture reads its form right after the key: one round trip reads both.
 		ctx = ports.WithReadAhead(ctx, c.Param("id"))
 		c.Request = c.Request.WithContext(ctx)

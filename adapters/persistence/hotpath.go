@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/formward/formward/domain/apikey"
 	"github.com/formward/formward/domain/form"
@@ -121,7 +122,7 @@ func (r *APIKeyRepository) Get(ctx context.Context, id string) (*apikey.Key, err
 	keyCols := []any{&row.ID, &row.WorkspaceID, &row.Name, &row.Scope, &row.SecretHash, &row.CreatedByType, &row.CreatedByID,
 		&row.CreatedByName, &row.CreatedAt, &row.LastUsedAt, &row.RevokedAt}
 	ra := ports.ReadAheadFrom(ctx)
-	if ra == nil || ra.FormID == "" {
+	if ra == nil || ra.FormID == "" || !utf8.ValidString(ra.FormID) || strings.IndexByte(ra.FormID, 0) >= 0 {
 		if err := h.key.QueryRowContext(ctx, id).Scan(keyCols...); err != nil {
 			return nil, mapErr("get api key", err)
 		}

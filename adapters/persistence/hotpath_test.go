@@ -112,6 +112,11 @@ func TestKeyReadReadsTheRequestsFormAhead(t *testing.T) {
 		if _, err := r.forms.Get(ctx, ws.ID(), foreign.ID()); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("another workspace's form: %v, want not found", err)
 		}
+		for _, malformed := range []string{"frm_\x00", "frm_\xff"} { // PostgreSQL refuses such text: read the key alone
+			if _, err := r.keys.Get(ports.WithReadAhead(context.Background(), malformed), k.ID()); err != nil {
+				t.Fatalf("key read ahead of a malformed form ID %q: %v", malformed, err)
+			}
+		}
 		if _, err := r.keys.Get(ports.WithReadAhead(context.Background(), "frm_missing"), "key_missing"); !errors.Is(err, domain.ErrNotFound) {
 			t.Fatalf("a missing key read ahead: %v, want not found", err)
 		}
