@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -442,12 +443,30 @@ func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]str
 		h.lookupFailed(c, err)
 		return
 	}
-	var buf bytes.Buffer
-	p.write(&buf, tok, challenge, utmValues(utm))
 	s := f.Settings()
 	h.securityHeaders(c, &s)
-	c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
+	hd := c.Writer.Header()
+	varyAcceptEncoding(hd)
+	b := viewBufs.Get().(*viewBuf)
+	defer viewBufs.Put(b)
+	b.out.Reset()
+	if acceptsGzip(c.Request) {
+		// Compressed once per page (pagegzip.go): the compression middleware leaves a response
+		// that has a Content-Encoding alone.
+		p.writeGzip(&b.out, &b.scratch, tok, challenge, utmValues(utm))
+		hd.Set("Content-Encoding", "gzip")
+	} else {
+		p.write(&b.out, tok, challenge, utmValues(utm))
+	}
+	hd.Set("Content-Length", strconv.Itoa(b.out.Len()))
+	c.Data(http.StatusOK, "text/html; charset=utf-8", b.out.Bytes())
 }
+
+// viewBuf is a view's output and scratch space; c.Data writes the response before it returns,
+// so the buffers are reused.
+type viewBuf struct{ out, scratch bytes.Buffer }
+
+var viewBufs = sync.Pool{New: func() any { return new(viewBuf) }}
 
 func (h *Handler) lookupFailed(c *gin.Context, err error) {
 	b := httperr.Problem(err)

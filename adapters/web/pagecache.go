@@ -36,6 +36,9 @@ type cachedPage struct {
 	parts []string
 	slots []pageSlot
 	size  int
+	// gz are the parts compressed (pagegzip.go), gzSize their total size.
+	gz     []gzipPart
+	gzSize int
 }
 
 // pageCache holds the pages of form versions, keyed by what determines them.
@@ -206,6 +209,14 @@ func (h *Handler) buildPage(data pageData) (*cachedPage, error) {
 	for _, s := range p.parts {
 		p.size += len(s)
 	}
+	gz, err := compressParts(p.parts)
+	if err != nil {
+		return nil, err
+	}
+	p.gz = gz
+	for _, g := range gz {
+		p.gzSize += len(g.deflate)
+	}
 	return p, nil
 }
 
@@ -214,22 +225,27 @@ func (p *cachedPage) write(buf *bytes.Buffer, token, challenge string, utm []utm
 	buf.Grow(p.size + len(token) + 2*len(challenge) + 128*len(utm))
 	for i, s := range p.slots {
 		buf.WriteString(p.parts[i])
-		switch s {
-		case slotToken:
-			attrEscape(buf, token)
-		case slotChallenge:
-			attrEscape(buf, challenge)
-		case slotUTM:
-			for _, u := range utm {
-				buf.WriteString(`<input type="hidden" name="`)
-				attrEscape(buf, u.Name)
-				buf.WriteString(`" value="`)
-				attrEscape(buf, u.Value)
-				buf.WriteString(`">`)
-			}
-		}
+		p.writeSlot(buf, s, token, challenge, utm)
 	}
 	buf.WriteString(p.parts[len(p.parts)-1])
+}
+
+// writeSlot writes a slot's per-view value, escaped.
+func (p *cachedPage) writeSlot(buf *bytes.Buffer, s pageSlot, token, challenge string, utm []utmValue) {
+	switch s {
+	case slotToken:
+		attrEscape(buf, token)
+	case slotChallenge:
+		attrEscape(buf, challenge)
+	case slotUTM:
+		for _, u := range utm {
+			buf.WriteString(`<input type="hidden" name="`)
+			attrEscape(buf, u.Name)
+			buf.WriteString(`" value="`)
+			attrEscape(buf, u.Value)
+			buf.WriteString(`">`)
+		}
+	}
 }
 
 // attrEscape writes s as html/template writes a plain string in a quoted attribute value
