@@ -452,7 +452,7 @@ type wordedField struct {
 func (h *Handler) localMessage(c *gin.Context, status int, s *form.Settings, theme themeView, lang, title, heading, msg string) {
 	h.securityHeaders(c, s)
 	l := &langView{Tag: lang, Dir: dirOf(lang)}
-	h.render(c, status, "message.html", messagePage{messageData{Title: title, Heading: heading, Message: msg, Lang: l}, theme})
+	h.renderMessage(c, status, messagePage{messageData{Title: title, Heading: heading, Message: msg, Lang: l}, theme}, true)
 }
 
 // closedInLanguage draws the closed page of a form with languages in the page's language

@@ -364,7 +364,7 @@ type messagePage struct {
 
 func (h *Handler) themedMessage(c *gin.Context, status int, s *form.Settings, theme themeView, title, heading, msg string) {
 	h.securityHeaders(c, s)
-	h.render(c, status, "message.html", messagePage{messageData{Title: title, Heading: heading, Message: msg}, theme})
+	h.renderMessage(c, status, messagePage{messageData{Title: title, Heading: heading, Message: msg}, theme}, true)
 }
 
 // lookup finds the form of the URL; drafts are as good as unknown to respondents.

@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"hash"
 	"strings"
 	"sync"
 
@@ -79,8 +78,9 @@ func (pc *pageCache) put(key string, p *cachedPage) {
 // template input except the per-view ones (the token, challenge and UTM values), so a changed
 // form never matches an older page even when updated_at did not move.
 func pageKey(f *form.Form, d *pageData) string {
-	h := sha256.New()
-	fp := fingerprint{h: h}
+	fp := fingerprints.Get().(*fingerprint)
+	defer fingerprints.Put(fp)
+	fp.b = fp.b[:0]
 	fp.str(d.Title, d.Description, d.Action, d.FormError)
 	fp.flag(d.Multipart, d.PoW, d.Honeypot)
 	fp.num(len(d.Fields))
@@ -119,23 +119,24 @@ func pageKey(f *form.Form, d *pageData) string {
 	if d.Captcha != nil {
 		fp.str(d.Captcha.Script, d.Captcha.Class, d.Captcha.SiteKey)
 	}
-	var sum [sha256.Size]byte
+	sum := sha256.Sum256(fp.b)
 	var ts [8]byte
 	binary.BigEndian.PutUint64(ts[:], uint64(f.UpdatedAt().UnixNano()))
-	return f.ID() + "\x00" + string(ts[:]) + string(h.Sum(sum[:0]))
+	return f.ID() + "\x00" + string(ts[:]) + string(sum[:])
 }
 
-// fingerprint writes values unambiguously (length-prefixed) into a hash.
+// fingerprint writes values unambiguously (length-prefixed) into a buffer, hashed once at the
+// end.
 type fingerprint struct {
-	h   hash.Hash
-	buf [8]byte
+	b []byte
 }
+
+var fingerprints = sync.Pool{New: func() any { return &fingerprint{b: make([]byte, 0, 4096)} }}
 
 // num writes each number in turn.
 func (fp *fingerprint) num(ns ...int) {
 	for _, n := range ns {
-		binary.BigEndian.PutUint64(fp.buf[:], uint64(n))
-		fp.h.Write(fp.buf[:])
+		fp.b = binary.BigEndian.AppendUint64(fp.b, uint64(n))
 	}
 }
 
@@ -143,7 +144,7 @@ func (fp *fingerprint) num(ns ...int) {
 func (fp *fingerprint) str(ss ...string) {
 	for _, s := range ss {
 		fp.num(len(s))
-		_, _ = fp.h.Write([]byte(s))
+		fp.b = append(fp.b, s...)
 	}
 }
 
