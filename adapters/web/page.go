@@ -156,7 +156,7 @@ func kindOf(f form.Field) (kind, inputType string) {
 // views builds the fields drawn on page (0: a single-page form) with the respondent's
 // values and the errors of a failed post, and the values carried on as hidden inputs.
 func views(f *form.Form, fields []form.Field, values map[string][]string, errs map[string]string, page int) ([]fieldView, []errorLink, []utmValue) {
-	var out []fieldView
+	out := make([]fieldView, 0, len(fields))
 	var links []errorLink
 	var carry []utmValue
 	var skipped map[string]bool
@@ -201,9 +201,15 @@ func views(f *form.Form, fields []form.Field, values map[string][]string, errs m
 		if kind == "checkbox" {
 			v.Checked = v.Value == "true"
 		}
-		chosen := make(map[string]bool, len(vals))
-		for _, s := range vals {
-			chosen[s] = true
+		var chosen map[string]bool
+		if len(vals) > 0 {
+			chosen = make(map[string]bool, len(vals))
+			for _, s := range vals {
+				chosen[s] = true
+			}
+		}
+		if len(fl.Options) > 0 {
+			v.Options = make([]option, 0, len(fl.Options))
 		}
 		for j, o := range fl.Options {
 			v.Options = append(v.Options, option{ID: v.InputID + "-" + itoa(j), Value: o, Checked: chosen[o]})
@@ -267,6 +273,9 @@ func ruleJSON(r *form.ShowIf, fields []form.Field) string {
 // prefill reads the page URL's ?<key>= answers (hidden fields and any other); nil without any.
 func prefill(f *form.Form, q url.Values) map[string][]string {
 	var out map[string][]string
+	if len(q) == 0 {
+		return nil
+	}
 	for _, fl := range f.Fields() {
 		vals, ok := q[fl.Key]
 		if !ok || fl.Type == form.TypeFile || len(vals) == 0 {
@@ -398,16 +407,20 @@ func (h *Handler) page(c *gin.Context) {
 	// Counted in memory (written every few seconds): the page waits for no storage.
 	_ = h.d.App.Commands.RecordFormView.Handle(c.Request.Context(), capture.RecordFormView{FormID: f.ID()})
 	utm := map[string]string{}
+	var q url.Values // most views have no query: nothing to parse
+	if c.Request.URL.RawQuery != "" {
+		q = c.Request.URL.Query()
+	}
 	for _, k := range submission.UTMKeys {
-		if v := c.Query(k); v != "" {
+		if v := q.Get(k); v != "" {
 			utm[k] = v
 		}
 	}
-	if token := c.Query("resume"); token != "" {
+	if token := q.Get("resume"); token != "" {
 		h.resumePage(c, f, token, utm)
 		return
 	}
-	if values := prefill(f, c.Request.URL.Query()); values != nil {
+	if values := prefill(f, q); values != nil {
 		h.showForm(c, http.StatusOK, f, view{values: values, utm: utm, issued: h.d.Clock.Now()})
 		return
 	}
