@@ -239,7 +239,8 @@ func (h *Handler) capture(c *gin.Context) {
 		utmFromReferrer(ref, cmd.UTM)
 	}
 	cmd.Language, _ = pickLanguage(f, c.Request, p.lang)
-	sub, err := h.submit.Handle(c.Request.Context(), cmd)
+	// The form read above: the capture does not read it again.
+	sub, err := h.submit.HandleFor(c.Request.Context(), f, cmd)
 	if err != nil {
 		h.refuse(c, f, p, err)
 		return
