@@ -301,24 +301,34 @@ func prefill(f *form.Form, q url.Values) map[string][]string {
 // the header only as origin.Origin values written out in canonical form (scheme://host[:port]),
 // so no owner text can add a directive.
 func (h *Handler) securityHeaders(c *gin.Context, s *form.Settings) {
+	if s == nil || s.Spam.Captcha == nil && s.RedirectURL == nil && len(s.Embed.FrameAncestors) == 0 {
+		setSecurityHeaders(c.Writer.Header(), defaultCSP, false)
+		return
+	}
 	scripts := []string{"'self'"}
 	frames := []string{}
 	actions := []string{"'self'"}
-	var ancestors []string
-	if s != nil {
-		if cp := s.Spam.Captcha; cp != nil {
-			if info, ok := h.opts.Captchas[cp.Provider]; ok {
-				scripts = append(scripts, info.Origins...)
-				frames = append(frames, info.Origins...)
-			}
+	if cp := s.Spam.Captcha; cp != nil {
+		if info, ok := h.opts.Captchas[cp.Provider]; ok {
+			scripts = append(scripts, info.Origins...)
+			frames = append(frames, info.Origins...)
 		}
-		if s.RedirectURL != nil {
-			if r, err := form.ParseRedirectURL(*s.RedirectURL); err == nil {
-				actions = append(actions, r.Origin.String())
-			}
-		}
-		ancestors = form.OriginStrings(s.Embed.FrameAncestors)
 	}
+	if s.RedirectURL != nil {
+		if r, err := form.ParseRedirectURL(*s.RedirectURL); err == nil {
+			actions = append(actions, r.Origin.String())
+		}
+	}
+	ancestors := form.OriginStrings(s.Embed.FrameAncestors)
+	setSecurityHeaders(c.Writer.Header(), buildCSP(scripts, frames, actions, ancestors), len(ancestors) > 0)
+}
+
+// defaultCSP is the policy of a form without a captcha, a redirect or framing sites (and of
+// the pages of no form).
+var defaultCSP = buildCSP([]string{"'self'"}, nil, []string{"'self'"}, nil)
+
+// buildCSP writes the Content-Security-Policy of a page from its sources.
+func buildCSP(scripts, frames, actions, ancestors []string) string {
 	framing := "'none'"
 	if len(ancestors) > 0 {
 		framing = strings.Join(ancestors, " ")
@@ -328,11 +338,16 @@ func (h *Handler) securityHeaders(c *gin.Context, s *form.Settings) {
 	if len(frames) > 0 {
 		csp += "; frame-src " + strings.Join(frames, " ")
 	}
-	hd := c.Writer.Header()
+	return csp
+}
+
+// setSecurityHeaders sets the policy and the headers every public page has; X-Frame-Options
+// only when no site may frame it.
+func setSecurityHeaders(hd http.Header, csp string, framed bool) {
 	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-	if len(ancestors) == 0 {
+	if !framed {
 		hd.Set("X-Frame-Options", "DENY")
 	}
 	hd.Set("Cache-Control", "no-store")

@@ -7,8 +7,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/gin-gonic/gin"
 
 	"github.com/formward/formward/domain/form"
 )
@@ -126,6 +129,27 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 		if got := acceptsGzip(r); got != c.want {
 			t.Errorf("%s %q: acceptsGzip %v, want %v", c.method, c.ae, got, c.want)
+		}
+	}
+}
+
+// The policy of a form without a captcha, a redirect or framing sites is the one built for it.
+func TestDefaultCSP(t *testing.T) {
+	h, err := New(Deps{}, Options{TokenKey: []byte("k"), PoWKey: []byte("p")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := buildCSP([]string{"'self'"}, []string{}, []string{"'self'"}, []string{}); defaultCSP != want {
+		t.Fatalf("default CSP %q, want %q", defaultCSP, want)
+	}
+	s := form.DefaultSettings()
+	for _, st := range []*form.Settings{nil, &s} {
+		rec := httptest.NewRecorder()
+		c, _ := gin.CreateTestContext(rec)
+		h.securityHeaders(c, st)
+		if rec.Header().Get("Content-Security-Policy") != defaultCSP || rec.Header().Get("X-Frame-Options") != "DENY" ||
+			rec.Header().Get("Cache-Control") != "no-store" || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+			t.Fatalf("headers %v", rec.Header())
 		}
 	}
 }
