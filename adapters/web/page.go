@@ -182,7 +182,8 @@ func views(f *form.Form, fields []form.Field, values map[string][]string, errs m
 			}
 			continue
 		}
-		v := fieldView{ID: fl.ID, InputID: "f-" + fl.ID, ErrorID: "f-" + fl.ID + "-error", Label: fl.Label,
+		errorID := "f-" + fl.ID + "-error" // the input's ID is its prefix: one string for both
+		v := fieldView{ID: fl.ID, InputID: errorID[:len(errorID)-len("-error")], ErrorID: errorID, Label: fl.Label,
 			Kind: kind, InputType: typ, Required: fl.Required, Error: errs[fl.ID], Accept: strings.Join(fl.Accept, ",")}
 		if fl.Placeholder != nil {
 			v.Placeholder = *fl.Placeholder
@@ -210,9 +211,9 @@ func views(f *form.Form, fields []form.Field, values map[string][]string, errs m
 		}
 		if len(fl.Options) > 0 {
 			v.Options = make([]option, 0, len(fl.Options))
-		}
-		for j, o := range fl.Options {
-			v.Options = append(v.Options, option{ID: v.InputID + "-" + itoa(j), Value: o, Checked: chosen[o]})
+			for j, o := range fl.Options {
+				v.Options = append(v.Options, option{ID: v.InputID + "-" + itoa(j), Value: o, Checked: chosen[o]})
+			}
 		}
 		out = append(out, v)
 		if v.Error != "" {
