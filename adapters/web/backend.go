@@ -52,7 +52,11 @@ func readBackendFields(pf url.Values, p *post) {
 // acceptsJSON reports whether the client asked for a JSON answer (Accept: application/json),
 // as scripts posting a form's FormData do.
 func acceptsJSON(c *gin.Context) bool {
-	for _, part := range strings.Split(c.GetHeader("Accept"), ",") {
+	accept := c.GetHeader("Accept")
+	if !strings.Contains(strings.ToLower(accept), "json") {
+		return false // a browser's Accept: no media type to parse
+	}
+	for _, part := range strings.Split(accept, ",") {
 		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
 		if err == nil && mt == "application/json" {
 			return true

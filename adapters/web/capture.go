@@ -239,7 +239,8 @@ func (h *Handler) capture(c *gin.Context) {
 		utmFromReferrer(ref, cmd.UTM)
 	}
 	cmd.Language, _ = pickLanguage(f, c.Request, p.lang)
-	sub, err := h.submit.Handle(c.Request.Context(), cmd)
+	// The form read above: the capture does not read it again.
+	sub, err := h.submit.HandleFor(c.Request.Context(), f, cmd)
 	if err != nil {
 		h.refuse(c, f, p, err)
 		return
@@ -394,18 +395,18 @@ func (h *Handler) thank(c *gin.Context, f *form.Form, isJSON bool, id, lang stri
 	if s.ThankYouMessage != nil && *s.ThankYouMessage != "" {
 		msg = *s.ThankYouMessage
 	}
+	mp := messagePage{messageData{Title: "Thank you", Heading: "Thank you!", Message: msg}, themeOf(f.ID(), s.Theme)}
 	if lang != "" {
-		title, heading, msg := thankYouIn(f, lang)
-		if strings.Contains(msg, "{{") {
-			msg = thankYouScore(thankYouRecall(msg, f, thankedAnswers(c)), f, thankedScore(c))
-		}
-		h.localMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), lang, title, heading, msg)
-		return
+		mp.Title, mp.Heading, mp.Message = thankYouIn(f, lang)
+		mp.Lang = &langView{Tag: lang, Dir: dirOf(lang)}
 	}
-	if strings.Contains(msg, "{{") {
-		msg = thankYouScore(thankYouRecall(msg, f, thankedAnswers(c)), f, thankedScore(c))
+	// A message that recalls answers or the score is this respondent's: drawn for them alone.
+	recalls := strings.Contains(mp.Message, "{{")
+	if recalls {
+		mp.Message = thankYouScore(thankYouRecall(mp.Message, f, thankedAnswers(c)), f, thankedScore(c))
 	}
-	h.themedMessage(c, http.StatusOK, &s, themeOf(f.ID(), s.Theme), "Thank you", "Thank you!", msg)
+	h.securityHeaders(c, &s)
+	h.renderMessage(c, http.StatusOK, mp, !recalls)
 }
 
 // errorPages are what a browser sees for each error code of the shared table.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -260,6 +261,36 @@ func (l *langView) HTMLDir() string {
 // langLink is one of the form's other languages in the switcher.
 type langLink struct{ Tag, Name, Href string }
 
+// matchers are the language matchers of the forms' language lists (a matcher is costly to
+// build and safe for concurrent use), cleared when full.
+var matchers struct {
+	sync.RWMutex
+	m map[string]language.Matcher
+}
+
+// matcherFor is the matcher of a form's languages (default first).
+func matcherFor(langs []string) language.Matcher {
+	key := strings.Join(langs, ",")
+	matchers.RLock()
+	m, ok := matchers.m[key]
+	matchers.RUnlock()
+	if ok {
+		return m
+	}
+	tags := make([]language.Tag, 0, len(langs))
+	for _, l := range langs {
+		tags = append(tags, language.Make(l))
+	}
+	m = language.NewMatcher(tags)
+	matchers.Lock()
+	if matchers.m == nil || len(matchers.m) >= 1024 {
+		matchers.m = make(map[string]language.Matcher)
+	}
+	matchers.m[key] = m
+	matchers.Unlock()
+	return m
+}
+
 // pickLanguage chooses the page's language among the form's: a posted _lang (the language
 // the page had), else ?lang=, else the best Accept-Language match, else the default. A ?lang=
 // the form lacks falls back to the best other choice with a notice (in the chosen language).
@@ -269,11 +300,7 @@ func pickLanguage(f *form.Form, r *http.Request, posted string) (tag, notice str
 	if len(langs) == 0 {
 		return "", ""
 	}
-	tags := make([]language.Tag, 0, len(langs))
-	for _, l := range langs {
-		tags = append(tags, language.Make(l))
-	}
-	m := language.NewMatcher(tags)
+	m := matcherFor(langs)
 	best := func(asked ...language.Tag) (string, bool) {
 		_, i, conf := m.Match(asked...)
 		if conf == language.No {
@@ -452,7 +479,7 @@ type wordedField struct {
 func (h *Handler) localMessage(c *gin.Context, status int, s *form.Settings, theme themeView, lang, title, heading, msg string) {
 	h.securityHeaders(c, s)
 	l := &langView{Tag: lang, Dir: dirOf(lang)}
-	h.render(c, status, "message.html", messagePage{messageData{Title: title, Heading: heading, Message: msg, Lang: l}, theme})
+	h.renderMessage(c, status, messagePage{messageData{Title: title, Heading: heading, Message: msg, Lang: l}, theme}, true)
 }
 
 // closedInLanguage draws the closed page of a form with languages in the page's language

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -155,7 +156,7 @@ func kindOf(f form.Field) (kind, inputType string) {
 // views builds the fields drawn on page (0: a single-page form) with the respondent's
 // values and the errors of a failed post, and the values carried on as hidden inputs.
 func views(f *form.Form, fields []form.Field, values map[string][]string, errs map[string]string, page int) ([]fieldView, []errorLink, []utmValue) {
-	var out []fieldView
+	out := make([]fieldView, 0, len(fields))
 	var links []errorLink
 	var carry []utmValue
 	var skipped map[string]bool
@@ -181,7 +182,8 @@ func views(f *form.Form, fields []form.Field, values map[string][]string, errs m
 			}
 			continue
 		}
-		v := fieldView{ID: fl.ID, InputID: "f-" + fl.ID, ErrorID: "f-" + fl.ID + "-error", Label: fl.Label,
+		errorID := "f-" + fl.ID + "-error" // the input's ID is its prefix: one string for both
+		v := fieldView{ID: fl.ID, InputID: errorID[:len(errorID)-len("-error")], ErrorID: errorID, Label: fl.Label,
 			Kind: kind, InputType: typ, Required: fl.Required, Error: errs[fl.ID], Accept: strings.Join(fl.Accept, ",")}
 		if fl.Placeholder != nil {
 			v.Placeholder = *fl.Placeholder
@@ -200,12 +202,18 @@ func views(f *form.Form, fields []form.Field, values map[string][]string, errs m
 		if kind == "checkbox" {
 			v.Checked = v.Value == "true"
 		}
-		chosen := make(map[string]bool, len(vals))
-		for _, s := range vals {
-			chosen[s] = true
+		var chosen map[string]bool
+		if len(vals) > 0 {
+			chosen = make(map[string]bool, len(vals))
+			for _, s := range vals {
+				chosen[s] = true
+			}
 		}
-		for j, o := range fl.Options {
-			v.Options = append(v.Options, option{ID: v.InputID + "-" + itoa(j), Value: o, Checked: chosen[o]})
+		if len(fl.Options) > 0 {
+			v.Options = make([]option, 0, len(fl.Options))
+			for j, o := range fl.Options {
+				v.Options = append(v.Options, option{ID: v.InputID + "-" + itoa(j), Value: o, Checked: chosen[o]})
+			}
 		}
 		out = append(out, v)
 		if v.Error != "" {
@@ -266,6 +274,9 @@ func ruleJSON(r *form.ShowIf, fields []form.Field) string {
 // prefill reads the page URL's ?<key>= answers (hidden fields and any other); nil without any.
 func prefill(f *form.Form, q url.Values) map[string][]string {
 	var out map[string][]string
+	if len(q) == 0 {
+		return nil
+	}
 	for _, fl := range f.Fields() {
 		vals, ok := q[fl.Key]
 		if !ok || fl.Type == form.TypeFile || len(vals) == 0 {
@@ -291,24 +302,34 @@ func prefill(f *form.Form, q url.Values) map[string][]string {
 // the header only as origin.Origin values written out in canonical form (scheme://host[:port]),
 // so no owner text can add a directive.
 func (h *Handler) securityHeaders(c *gin.Context, s *form.Settings) {
+	if s == nil || s.Spam.Captcha == nil && s.RedirectURL == nil && len(s.Embed.FrameAncestors) == 0 {
+		setSecurityHeaders(c.Writer.Header(), defaultCSP, false)
+		return
+	}
 	scripts := []string{"'self'"}
 	frames := []string{}
 	actions := []string{"'self'"}
-	var ancestors []string
-	if s != nil {
-		if cp := s.Spam.Captcha; cp != nil {
-			if info, ok := h.opts.Captchas[cp.Provider]; ok {
-				scripts = append(scripts, info.Origins...)
-				frames = append(frames, info.Origins...)
-			}
+	if cp := s.Spam.Captcha; cp != nil {
+		if info, ok := h.opts.Captchas[cp.Provider]; ok {
+			scripts = append(scripts, info.Origins...)
+			frames = append(frames, info.Origins...)
 		}
-		if s.RedirectURL != nil {
-			if r, err := form.ParseRedirectURL(*s.RedirectURL); err == nil {
-				actions = append(actions, r.Origin.String())
-			}
-		}
-		ancestors = form.OriginStrings(s.Embed.FrameAncestors)
 	}
+	if s.RedirectURL != nil {
+		if r, err := form.ParseRedirectURL(*s.RedirectURL); err == nil {
+			actions = append(actions, r.Origin.String())
+		}
+	}
+	ancestors := form.OriginStrings(s.Embed.FrameAncestors)
+	setSecurityHeaders(c.Writer.Header(), buildCSP(scripts, frames, actions, ancestors), len(ancestors) > 0)
+}
+
+// defaultCSP is the policy of a form without a captcha, a redirect or framing sites (and of
+// the pages of no form).
+var defaultCSP = buildCSP([]string{"'self'"}, nil, []string{"'self'"}, nil)
+
+// buildCSP writes the Content-Security-Policy of a page from its sources.
+func buildCSP(scripts, frames, actions, ancestors []string) string {
 	framing := "'none'"
 	if len(ancestors) > 0 {
 		framing = strings.Join(ancestors, " ")
@@ -318,11 +339,16 @@ func (h *Handler) securityHeaders(c *gin.Context, s *form.Settings) {
 	if len(frames) > 0 {
 		csp += "; frame-src " + strings.Join(frames, " ")
 	}
-	hd := c.Writer.Header()
+	return csp
+}
+
+// setSecurityHeaders sets the policy and the headers every public page has; X-Frame-Options
+// only when no site may frame it.
+func setSecurityHeaders(hd http.Header, csp string, framed bool) {
 	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-	if len(ancestors) == 0 {
+	if !framed {
 		hd.Set("X-Frame-Options", "DENY")
 	}
 	hd.Set("Cache-Control", "no-store")
@@ -363,7 +389,7 @@ type messagePage struct {
 
 func (h *Handler) themedMessage(c *gin.Context, status int, s *form.Settings, theme themeView, title, heading, msg string) {
 	h.securityHeaders(c, s)
-	h.render(c, status, "message.html", messagePage{messageData{Title: title, Heading: heading, Message: msg}, theme})
+	h.renderMessage(c, status, messagePage{messageData{Title: title, Heading: heading, Message: msg}, theme}, true)
 }
 
 // lookup finds the form of the URL; drafts are as good as unknown to respondents.
@@ -397,16 +423,20 @@ func (h *Handler) page(c *gin.Context) {
 	// Counted in memory (written every few seconds): the page waits for no storage.
 	_ = h.d.App.Commands.RecordFormView.Handle(c.Request.Context(), capture.RecordFormView{FormID: f.ID()})
 	utm := map[string]string{}
+	var q url.Values // most views have no query: nothing to parse
+	if c.Request.URL.RawQuery != "" {
+		q = c.Request.URL.Query()
+	}
 	for _, k := range submission.UTMKeys {
-		if v := c.Query(k); v != "" {
+		if v := q.Get(k); v != "" {
 			utm[k] = v
 		}
 	}
-	if token := c.Query("resume"); token != "" {
+	if token := q.Get("resume"); token != "" {
 		h.resumePage(c, f, token, utm)
 		return
 	}
-	if values := prefill(f, c.Request.URL.Query()); values != nil {
+	if values := prefill(f, q); values != nil {
 		h.showForm(c, http.StatusOK, f, view{values: values, utm: utm, issued: h.d.Clock.Now()})
 		return
 	}
@@ -442,12 +472,30 @@ func (h *Handler) showCleanForm(c *gin.Context, f *form.Form, utm map[string]str
 		h.lookupFailed(c, err)
 		return
 	}
-	var buf bytes.Buffer
-	p.write(&buf, tok, challenge, utmValues(utm))
 	s := f.Settings()
 	h.securityHeaders(c, &s)
-	c.Data(http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
+	hd := c.Writer.Header()
+	varyAcceptEncoding(hd)
+	b := viewBufs.Get().(*viewBuf)
+	defer viewBufs.Put(b)
+	b.out.Reset()
+	if acceptsGzip(c.Request) {
+		// Compressed once per page (pagegzip.go): the compression middleware leaves a response
+		// that has a Content-Encoding alone.
+		p.writeGzip(&b.out, &b.scratch, tok, challenge, utmValues(utm))
+		hd.Set("Content-Encoding", "gzip")
+	} else {
+		p.write(&b.out, tok, challenge, utmValues(utm))
+	}
+	hd.Set("Content-Length", strconv.Itoa(b.out.Len()))
+	c.Data(http.StatusOK, "text/html; charset=utf-8", b.out.Bytes())
 }
+
+// viewBuf is a view's output and scratch space; c.Data writes the response before it returns,
+// so the buffers are reused.
+type viewBuf struct{ out, scratch bytes.Buffer }
+
+var viewBufs = sync.Pool{New: func() any { return new(viewBuf) }}
 
 func (h *Handler) lookupFailed(c *gin.Context, err error) {
 	b := httperr.Problem(err)

@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"hash"
 	"strings"
 	"sync"
 
@@ -36,6 +35,9 @@ type cachedPage struct {
 	parts []string
 	slots []pageSlot
 	size  int
+	// gz are the parts compressed (pagegzip.go), gzSize their total size.
+	gz     []gzipPart
+	gzSize int
 }
 
 // pageCache holds the pages of form versions, keyed by what determines them.
@@ -76,8 +78,9 @@ func (pc *pageCache) put(key string, p *cachedPage) {
 // template input except the per-view ones (the token, challenge and UTM values), so a changed
 // form never matches an older page even when updated_at did not move.
 func pageKey(f *form.Form, d *pageData) string {
-	h := sha256.New()
-	fp := fingerprint{h: h}
+	fp := fingerprints.Get().(*fingerprint)
+	defer fingerprints.Put(fp)
+	fp.b = fp.b[:0]
 	fp.str(d.Title, d.Description, d.Action, d.FormError)
 	fp.flag(d.Multipart, d.PoW, d.Honeypot)
 	fp.num(len(d.Fields))
@@ -116,23 +119,24 @@ func pageKey(f *form.Form, d *pageData) string {
 	if d.Captcha != nil {
 		fp.str(d.Captcha.Script, d.Captcha.Class, d.Captcha.SiteKey)
 	}
-	var sum [sha256.Size]byte
+	sum := sha256.Sum256(fp.b)
 	var ts [8]byte
 	binary.BigEndian.PutUint64(ts[:], uint64(f.UpdatedAt().UnixNano()))
-	return f.ID() + "\x00" + string(ts[:]) + string(h.Sum(sum[:0]))
+	return f.ID() + "\x00" + string(ts[:]) + string(sum[:])
 }
 
-// fingerprint writes values unambiguously (length-prefixed) into a hash.
+// fingerprint writes values unambiguously (length-prefixed) into a buffer, hashed once at the
+// end.
 type fingerprint struct {
-	h   hash.Hash
-	buf [8]byte
+	b []byte
 }
+
+var fingerprints = sync.Pool{New: func() any { return &fingerprint{b: make([]byte, 0, 4096)} }}
 
 // num writes each number in turn.
 func (fp *fingerprint) num(ns ...int) {
 	for _, n := range ns {
-		binary.BigEndian.PutUint64(fp.buf[:], uint64(n))
-		fp.h.Write(fp.buf[:])
+		fp.b = binary.BigEndian.AppendUint64(fp.b, uint64(n))
 	}
 }
 
@@ -140,7 +144,7 @@ func (fp *fingerprint) num(ns ...int) {
 func (fp *fingerprint) str(ss ...string) {
 	for _, s := range ss {
 		fp.num(len(s))
-		_, _ = fp.h.Write([]byte(s))
+		fp.b = append(fp.b, s...)
 	}
 }
 
@@ -206,6 +210,14 @@ func (h *Handler) buildPage(data pageData) (*cachedPage, error) {
 	for _, s := range p.parts {
 		p.size += len(s)
 	}
+	gz, err := compressParts(p.parts)
+	if err != nil {
+		return nil, err
+	}
+	p.gz = gz
+	for _, g := range gz {
+		p.gzSize += len(g.deflate)
+	}
 	return p, nil
 }
 
@@ -214,22 +226,27 @@ func (p *cachedPage) write(buf *bytes.Buffer, token, challenge string, utm []utm
 	buf.Grow(p.size + len(token) + 2*len(challenge) + 128*len(utm))
 	for i, s := range p.slots {
 		buf.WriteString(p.parts[i])
-		switch s {
-		case slotToken:
-			attrEscape(buf, token)
-		case slotChallenge:
-			attrEscape(buf, challenge)
-		case slotUTM:
-			for _, u := range utm {
-				buf.WriteString(`<input type="hidden" name="`)
-				attrEscape(buf, u.Name)
-				buf.WriteString(`" value="`)
-				attrEscape(buf, u.Value)
-				buf.WriteString(`">`)
-			}
-		}
+		p.writeSlot(buf, s, token, challenge, utm)
 	}
 	buf.WriteString(p.parts[len(p.parts)-1])
+}
+
+// writeSlot writes a slot's per-view value, escaped.
+func (p *cachedPage) writeSlot(buf *bytes.Buffer, s pageSlot, token, challenge string, utm []utmValue) {
+	switch s {
+	case slotToken:
+		attrEscape(buf, token)
+	case slotChallenge:
+		attrEscape(buf, challenge)
+	case slotUTM:
+		for _, u := range utm {
+			buf.WriteString(`<input type="hidden" name="`)
+			attrEscape(buf, u.Name)
+			buf.WriteString(`" value="`)
+			attrEscape(buf, u.Value)
+			buf.WriteString(`">`)
+		}
+	}
 }
 
 // attrEscape writes s as html/template writes a plain string in a quoted attribute value

@@ -1,12 +1,17 @@
 package web
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"hash"
+	"io"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/formward/formward/ports"
@@ -60,9 +65,39 @@ func issueTokenFor(key []byte, formID string, now time.Time, nonce string) (stri
 }
 
 func tokenMAC(key []byte, formID, issued, nonce string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(formID + "\x00" + issued + "\x00" + nonce))
-	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+	pool := macPoolFor(key)
+	m := pool.Get().(hash.Hash)
+	m.Reset()
+	_, _ = io.WriteString(m, formID)
+	_, _ = m.Write([]byte{0})
+	_, _ = io.WriteString(m, issued)
+	_, _ = m.Write([]byte{0})
+	_, _ = io.WriteString(m, nonce)
+	var sum [sha256.Size]byte
+	mac := base64.RawURLEncoding.EncodeToString(m.Sum(sum[:0]))
+	pool.Put(m)
+	return mac
+}
+
+// macPool keeps HMACs of one key, its padded key hashed once (hmac's Reset restores that
+// state): the token key is the same for every token of the process.
+type macPool struct {
+	key  []byte
+	pool sync.Pool
+}
+
+var lastMACPool atomic.Pointer[macPool]
+
+// macPoolFor is the pool of key's HMACs.
+func macPoolFor(key []byte) *sync.Pool {
+	if p := lastMACPool.Load(); p != nil && bytes.Equal(p.key, key) {
+		return &p.pool
+	}
+	k := bytes.Clone(key)
+	p := &macPool{key: k}
+	p.pool.New = func() any { return hmac.New(sha256.New, k) }
+	lastMACPool.Store(p)
+	return &p.pool
 }
 
 // parseToken checks the signature and the age; it does not spend the nonce.

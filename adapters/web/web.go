@@ -81,11 +81,13 @@ type Deps struct {
 
 // Handler serves the public form routes.
 type Handler struct {
-	d      Deps
-	opts   Options
-	tmpl   *template.Template
-	pages  *pageCache
-	tokens renderTokens
+	d     Deps
+	opts  Options
+	tmpl  *template.Template
+	pages *pageCache
+	// messages are the rendered message pages (messagecache.go).
+	messages messageCache
+	tokens   renderTokens
 	// drafts limits the drafts one address starts per form and minute.
 	drafts *rateLimiter
 	submit capture.SubmitPublicFormHandler

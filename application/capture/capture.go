@@ -112,6 +112,15 @@ func (h SubmitPublicFormHandler) Handle(ctx context.Context, cmd SubmitPublicFor
 	if err != nil {
 		return nil, err
 	}
+	return h.HandleFor(ctx, f, cmd)
+}
+
+// HandleFor is Handle for a post to f, the form of cmd.FormID as the caller has just read it
+// (the public page's handler reads it to parse the post): it is not read again.
+func (h SubmitPublicFormHandler) HandleFor(ctx context.Context, f *form.Form, cmd SubmitPublicForm) (*submission.Submission, error) {
+	if f.ID() != cmd.FormID {
+		return nil, domain.ErrNotFound
+	}
 	if f.Status() == form.StatusDraft {
 		return nil, domain.ErrNotFound // a draft is as good as unknown to respondents
 	}

@@ -433,3 +433,25 @@ func TestSubmitPublicFormWithoutChecksFailsClosed(t *testing.T) {
 		t.Fatalf("stored without checks: %v", err)
 	}
 }
+
+// HandleFor takes the form its caller read: the same checks as Handle, no second read; a form
+// that is not the command's is refused as unknown.
+func TestSubmitPublicFormHandleForTheFormRead(t *testing.T) {
+	c := newCapture(t, form.Spam{}, workspace.PlanFree)
+	cmd := capture.SubmitPublicForm{FormID: c.form.ID(), IP: "203.0.113.7", Data: map[string]submission.Input{c.name: "Ada"}}
+	if _, err := c.h.App.Commands.SubmitPublicForm.HandleFor(ctx, c.form, cmd); err != nil {
+		t.Fatal(err)
+	}
+	other := cmd
+	other.FormID = "frm_other"
+	if _, err := c.h.App.Commands.SubmitPublicForm.HandleFor(ctx, c.form, other); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("a form that is not the command's: %v, want not found", err)
+	}
+	draft := c.h.SetStatus(t, "wsp_a", c.form.ID(), "draft")
+	if _, err := c.h.App.Commands.SubmitPublicForm.HandleFor(ctx, draft, cmd); !errors.Is(err, domain.ErrNotFound) {
+		t.Fatalf("a draft: %v, want not found", err)
+	}
+	if len(c.h.Submissions.Items) != 1 {
+		t.Fatalf("%d submissions stored, want 1", len(c.h.Submissions.Items))
+	}
+}

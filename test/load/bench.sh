@@ -38,7 +38,9 @@
 # alternately on that ref and on the working tree, BENCH_PAIRS times (3), and print the pairs
 # and the median change per figure: test/load/ab.sh), BENCH_PROFILE (a directory: serve listens
 # for pprof on a loopback port of its own and, during each measured load, a CPU profile of the
-# server is written there as cpu-<db>-<mode>.pprof, with its top functions printed).
+# server is written there as cpu-<db>-<mode>.pprof, with its top functions printed),
+# BENCH_ACCEPT_ENCODING (empty: the page mode asks for no compression; gzip: its requests send
+# Accept-Encoding: gzip as a browser does, and the plain server answers the same gzip bytes).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -70,6 +72,7 @@ STORED=${BENCH_STORED:-0}
 STORED_FORMS=${BENCH_STORED_FORMS:-10000}
 PLAIN=${BENCH_PLAIN:-1}
 PROFILE=${BENCH_PROFILE:-}
+ACCEPT_ENCODING=${BENCH_ACCEPT_ENCODING:-}
 if [ -n "$PROFILE" ]; then mkdir -p "$PROFILE"; PROFILE=$(cd "$PROFILE" && pwd); fi
 
 # form_fields prints the benchmark form's fields: the same ten either way; multipage spreads them
@@ -349,6 +352,7 @@ for db in $DBS; do
     args=(-mode "$mode")
     if [ "$mode" = capture-notoken ]; then args=(-mode capture -no-token); fi
     if [ "$mode" = step ]; then args=(-mode capture -step); fi
+    if [ "$mode" = page ] && [ -n "$ACCEPT_ENCODING" ]; then args+=(-accept-encoding "$ACCEPT_ENCODING"); fi
     if [ "$RETENTION" -gt 0 ]; then left_before=$(./bin/formward-seedexpired -remaining); t_before=$(date +%s.%N); fi
     rec="$WORK/recorded-$db-$mode"
     PROFILE_PID=""

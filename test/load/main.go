@@ -48,6 +48,7 @@ type config struct {
 	noToken     bool
 	step        bool
 	record      string
+	encoding    string
 }
 
 func main() {
@@ -66,6 +67,7 @@ func main() {
 	flag.BoolVar(&cfg.noToken, "no-token", false, "capture mode: leave the page's render token (_token) out of the post; the server accepts that only when the form's min_fill_seconds is 0 and proof_of_work is off")
 	flag.BoolVar(&cfg.step, "step", false, "capture mode: post Next from page 1 (POST /f/{id}/page) instead of the final post: a page move, which on a form with save and resume saves a new draft; nothing is stored as a submission")
 	flag.StringVar(&cfg.freshPage, "fresh-page", "auto", "capture mode: post each submission with a render token of its own, from a page fetched beforehand (always, never, or auto: when the server refuses a replayed token)")
+	flag.StringVar(&cfg.encoding, "accept-encoding", "", "page mode: the Accept-Encoding of the page requests (gzip: as a browser asks; default none, the page uncompressed)")
 	flag.StringVar(&cfg.record, "record", "", "folder to keep the first response of each kind in (the form, a submission, a page, a page post), for test/load/plain to answer the same bytes")
 	ab := flag.String("ab", "", "summarize an A/B file of tagged result lines (test/load/ab.sh) and exit")
 	flag.Parse()
@@ -87,6 +89,7 @@ func main() {
 type result struct {
 	Mode            string         `json:"mode"`
 	RenderToken     *bool          `json:"render_token,omitempty"` // capture mode: the post carries the page's _token
+	AcceptEncoding  string         `json:"accept_encoding,omitempty"`
 	DB              string         `json:"db"`
 	Connections     int            `json:"connections"`
 	DurationS       float64        `json:"duration_s"`
@@ -336,22 +339,28 @@ func apiTarget(client *http.Client, base string, cfg config) (*target, error) {
 // pageTarget fetches the public page; only 200 counts, with its whole body read.
 func pageTarget(client *http.Client, cfg config) (*target, error) {
 	url := cfg.site + "/f/" + cfg.formID
-	if status, body, err := get(context.Background(), client, url); err != nil {
+	if status, body, err := get(context.Background(), client, url, cfg.encoding); err != nil {
 		return nil, fmt.Errorf("first page: %w", err)
 	} else if status != http.StatusOK {
 		return nil, fmt.Errorf("first page: GET %s: status %d: %s", url, status, truncate(body, 300))
 	}
 	return &target{
-		shot: func(ctx context.Context, _ []byte) (int, []byte, error) { return get(ctx, client, url) },
-		ok:   func(status int) bool { return status == http.StatusOK },
-		next: func(context.Context) ([]byte, bool, error) { return nil, false, nil },
+		shot:  func(ctx context.Context, _ []byte) (int, []byte, error) { return get(ctx, client, url, cfg.encoding) },
+		ok:    func(status int) bool { return status == http.StatusOK },
+		next:  func(context.Context) ([]byte, bool, error) { return nil, false, nil },
+		after: func(res *result) error { res.AcceptEncoding = cfg.encoding; return nil },
 	}, nil
 }
 
-func get(ctx context.Context, client *http.Client, url string) (int, []byte, error) {
+// get fetches url; with an encoding, it asks for it (Accept-Encoding) and the body is returned
+// as sent, not decoded.
+func get(ctx context.Context, client *http.Client, url string, encoding ...string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, nil, err
+	}
+	if len(encoding) > 0 && encoding[0] != "" {
+		req.Header.Set("Accept-Encoding", encoding[0])
 	}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -30,6 +30,7 @@ type recorded struct {
 	Status      int    `json:"status"`
 	ContentType string `json:"content_type,omitempty"`
 	Location    string `json:"location,omitempty"`
+	Encoding    string `json:"content_encoding,omitempty"`
 	Body        []byte `json:"body"`
 }
 
@@ -70,7 +71,8 @@ func (rec *recorder) RoundTrip(r *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	out, err := json.Marshal(recorded{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Location: resp.Header.Get("Location"), Body: body})
+	out, err := json.Marshal(recorded{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Location: resp.Header.Get("Location"),
+		Encoding: resp.Header.Get("Content-Encoding"), Body: body})
 	if err != nil {
 		return nil, err
 	}

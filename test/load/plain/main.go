@@ -29,6 +29,7 @@ type recorded struct {
 	Status      int    `json:"status"`
 	ContentType string `json:"content_type,omitempty"`
 	Location    string `json:"location,omitempty"`
+	Encoding    string `json:"content_encoding,omitempty"`
 	Body        []byte `json:"body"`
 }
 
@@ -70,6 +71,9 @@ func main() {
 		}
 		if r.Location != "" {
 			w.Header().Set("Location", r.Location)
+		}
+		if r.Encoding != "" {
+			w.Header().Set("Content-Encoding", r.Encoding)
 		}
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(r.Status)
