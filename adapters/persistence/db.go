@@ -75,6 +75,7 @@ type DB struct {
 	committed  committedEvents // the committer's events for this process's relay (handoff.go)
 	claimStmts sync.Map        // a claim's SQL text → its *sql.Stmt; see claimStmt
 	fields     fieldsCache
+	forms      formRows // SQLite: forms rows read, valid while form_epoch is unchanged (formcache.go)
 
 	groupMax   int
 	adds       chan *pendingAdd

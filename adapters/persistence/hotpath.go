@@ -29,6 +29,8 @@ const (
 	hotKeyFormQuery = `SELECT k.id, k.workspace_id, k.name, k.scope, k.secret_hash, k.created_by_type, k.created_by_id, k.created_by_name, k.created_at, k.last_used_at, k.revoked_at,
  f.id, f.workspace_id, f.name, f.description, f.status, f.fields, f.settings, f.removed_fields, f.version, f.ref, f.created_at, f.updated_at
  FROM api_keys k LEFT JOIN forms f ON f.id = ? AND f.workspace_id = k.workspace_id WHERE k.id = ?`
+	// hotFormEpochQuery reads SQLite's count of forms writes (formcache.go).
+	hotFormEpochQuery = `SELECT n FROM form_epoch WHERE id = 1`
 	// hotPublicFormQuery is the public form's lookup: the form ID alone, as the respondent's URL has it.
 	hotPublicFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, removed_fields, version, ref, created_at, updated_at FROM forms WHERE id = ?`
 )
@@ -44,6 +46,7 @@ type hotStatements struct {
 }
 
 type preparedHot struct {
+	formEpoch  *sql.Stmt // SQLite only (formcache.go)
 	key        *sql.Stmt
 	keyForm    *sql.Stmt
 	form       *sql.Stmt
@@ -67,7 +70,10 @@ func (d *DB) hot(ctx context.Context) (*preparedHot, error) {
 	for _, s := range []struct {
 		dst   **sql.Stmt
 		query string
-	}{{&p.key, hotKeyQuery}, {&p.keyForm, hotKeyFormQuery}, {&p.form, hotFormQuery}, {&p.publicForm, hotPublicFormQuery}} {
+	}{{&p.key, hotKeyQuery}, {&p.keyForm, hotKeyFormQuery}, {&p.form, hotFormQuery}, {&p.publicForm, hotPublicFormQuery}, {&p.formEpoch, hotFormEpochQuery}} {
+		if s.query == hotFormEpochQuery && d.dialect != DialectSQLite {
+			continue
+		}
 		if *s.dst, err = d.sqlDB.PrepareContext(pctx, d.rebind(s.query)); err != nil {
 			p.close()
 			return nil, fmt.Errorf("prepare hot-path statements: %w", err)
@@ -78,7 +84,7 @@ func (d *DB) hot(ctx context.Context) (*preparedHot, error) {
 }
 
 func (p *preparedHot) close() {
-	for _, st := range []*sql.Stmt{p.key, p.keyForm, p.form, p.publicForm} {
+	for _, st := range []*sql.Stmt{p.key, p.keyForm, p.form, p.publicForm, p.formEpoch} {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -178,11 +184,26 @@ func (r *FormRepository) Get(ctx context.Context, workspaceID, id string) (*form
 			return r.formToDomain(ctx, row)
 		}
 	}
+	epoch, keep, err := r.db.formEpoch(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	if keep {
+		if row, ok := r.db.forms.get(id, epoch); ok {
+			if row.WorkspaceID != workspaceID {
+				return nil, mapErr("get form", sql.ErrNoRows)
+			}
+			return r.formToDomain(ctx, row)
+		}
+	}
 	var row formRow
 	err = h.form.QueryRowContext(ctx, workspaceID, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Description,
 		&row.Status, &row.Fields, &row.Settings, &row.RemovedFields, &row.Version, &row.Ref, &row.CreatedAt, &row.UpdatedAt)
 	if err != nil {
 		return nil, mapErr("get form", err)
+	}
+	if keep {
+		r.db.forms.put(row, epoch)
 	}
 	return r.formToDomain(ctx, row)
 }
@@ -193,11 +214,23 @@ func (r *FormRepository) Find(ctx context.Context, id string) (*form.Form, error
 	if err != nil {
 		return nil, err
 	}
+	epoch, keep, err := r.db.formEpoch(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	if keep {
+		if row, ok := r.db.forms.get(id, epoch); ok {
+			return r.formToDomain(ctx, row)
+		}
+	}
 	var row formRow
 	err = h.publicForm.QueryRowContext(ctx, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Description,
 		&row.Status, &row.Fields, &row.Settings, &row.RemovedFields, &row.Version, &row.Ref, &row.CreatedAt, &row.UpdatedAt)
 	if err != nil {
 		return nil, mapErr("find form", err)
+	}
+	if keep {
+		r.db.forms.put(row, epoch)
 	}
 	return r.formToDomain(ctx, row)
 }
