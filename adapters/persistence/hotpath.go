@@ -22,20 +22,20 @@ import (
 const (
 	// hotKeyQuery reads the whole key: without last_used_at the key would always look unused and
 	// every request would write it (MarkUsed is meant for once a minute per key).
-	hotKeyQuery  = `SELECT id, workspace_id, name, scope, secret_hash, created_by_type, created_by_id, created_by_name, created_at, last_used_at, revoked_at FROM api_keys WHERE id = ?`
-	hotFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, removed_fields, version, ref, created_at, updated_at FROM forms WHERE workspace_id = ? AND id = ?`
-	// hotKeyFormQuery is hotKeyQuery and hotFormQuery in one round trip, for a request about one
+	hotKeyQuery = `SELECT id, workspace_id, name, scope, secret_hash, created_by_type, created_by_id, created_by_name, created_at, last_used_at, revoked_at FROM api_keys WHERE id = ?`
+	// hotKeyFormQuery is hotKeyQuery and the form's row in one round trip, for a request about one
 	// form (ports.ReadAhead): the form of the key's own workspace, NULLs when there is none.
 	hotKeyFormQuery = `SELECT k.id, k.workspace_id, k.name, k.scope, k.secret_hash, k.created_by_type, k.created_by_id, k.created_by_name, k.created_at, k.last_used_at, k.revoked_at,
  f.id, f.workspace_id, f.name, f.description, f.status, f.fields, f.settings, f.removed_fields, f.version, f.ref, f.created_at, f.updated_at
  FROM api_keys k LEFT JOIN forms f ON f.id = ? AND f.workspace_id = k.workspace_id WHERE k.id = ?`
 	// hotFormEpochQuery reads SQLite's count of forms writes (formcache.go).
 	hotFormEpochQuery = `SELECT n FROM form_epoch WHERE id = 1`
-	// hotPublicFormQuery is the public form's lookup: the form ID alone, as the respondent's URL has it.
+	// hotPublicFormQuery reads a form by its ID alone, as the respondent's URL has it (IDs are
+	// unique across workspaces: Get checks the row's workspace).
 	hotPublicFormQuery = `SELECT id, workspace_id, name, description, status, fields, settings, removed_fields, version, ref, created_at, updated_at FROM forms WHERE id = ?`
 )
 
-// hotStatements are prepared on first use and kept once all three prepared. A failed prepare
+// hotStatements are prepared on first use and kept once all are prepared. A failed prepare
 // is not remembered: the next request tries again, so one failure (the database briefly away,
 // or migrations not yet applied) never disables the hot path until a restart. Preparing runs
 // under the request's context values but not its cancellation, so a client that hung up first
@@ -49,7 +49,6 @@ type preparedHot struct {
 	formEpoch  *sql.Stmt // SQLite only (formcache.go)
 	key        *sql.Stmt
 	keyForm    *sql.Stmt
-	form       *sql.Stmt
 	publicForm *sql.Stmt
 }
 
@@ -70,7 +69,7 @@ func (d *DB) hot(ctx context.Context) (*preparedHot, error) {
 	for _, s := range []struct {
 		dst   **sql.Stmt
 		query string
-	}{{&p.key, hotKeyQuery}, {&p.keyForm, hotKeyFormQuery}, {&p.form, hotFormQuery}, {&p.publicForm, hotPublicFormQuery}, {&p.formEpoch, hotFormEpochQuery}} {
+	}{{&p.key, hotKeyQuery}, {&p.keyForm, hotKeyFormQuery}, {&p.publicForm, hotPublicFormQuery}, {&p.formEpoch, hotFormEpochQuery}} {
 		if s.query == hotFormEpochQuery && d.dialect != DialectSQLite {
 			continue
 		}
@@ -84,7 +83,7 @@ func (d *DB) hot(ctx context.Context) (*preparedHot, error) {
 }
 
 func (p *preparedHot) close() {
-	for _, st := range []*sql.Stmt{p.key, p.keyForm, p.form, p.publicForm, p.formEpoch} {
+	for _, st := range []*sql.Stmt{p.key, p.keyForm, p.publicForm, p.formEpoch} {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -184,26 +183,12 @@ func (r *FormRepository) Get(ctx context.Context, workspaceID, id string) (*form
 			return r.formToDomain(ctx, row)
 		}
 	}
-	epoch, keep, err := r.db.formEpoch(ctx, h)
+	row, err := r.row(ctx, h, "get form", id)
 	if err != nil {
 		return nil, err
 	}
-	if keep {
-		if row, ok := r.db.forms.get(id, epoch); ok {
-			if row.WorkspaceID != workspaceID {
-				return nil, mapErr("get form", sql.ErrNoRows)
-			}
-			return r.formToDomain(ctx, row)
-		}
-	}
-	var row formRow
-	err = h.form.QueryRowContext(ctx, workspaceID, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Description,
-		&row.Status, &row.Fields, &row.Settings, &row.RemovedFields, &row.Version, &row.Ref, &row.CreatedAt, &row.UpdatedAt)
-	if err != nil {
-		return nil, mapErr("get form", err)
-	}
-	if keep {
-		r.db.forms.put(row, epoch)
+	if row.WorkspaceID != workspaceID {
+		return nil, mapErr("get form", sql.ErrNoRows)
 	}
 	return r.formToDomain(ctx, row)
 }
@@ -214,25 +199,35 @@ func (r *FormRepository) Find(ctx context.Context, id string) (*form.Form, error
 	if err != nil {
 		return nil, err
 	}
-	epoch, keep, err := r.db.formEpoch(ctx, h)
+	row, err := r.row(ctx, h, "find form", id)
 	if err != nil {
 		return nil, err
 	}
+	return r.formToDomain(ctx, row)
+}
+
+// row reads the forms row with this ID (a failure mapped as what): on SQLite from the rows kept
+// under form_epoch while no forms row was written since (formcache.go).
+func (r *FormRepository) row(ctx context.Context, h *preparedHot, what, id string) (formRow, error) {
+	epoch, keep, err := r.db.formEpoch(ctx, h)
+	if err != nil {
+		return formRow{}, err
+	}
 	if keep {
 		if row, ok := r.db.forms.get(id, epoch); ok {
-			return r.formToDomain(ctx, row)
+			return row, nil
 		}
 	}
 	var row formRow
 	err = h.publicForm.QueryRowContext(ctx, id).Scan(&row.ID, &row.WorkspaceID, &row.Name, &row.Description,
 		&row.Status, &row.Fields, &row.Settings, &row.RemovedFields, &row.Version, &row.Ref, &row.CreatedAt, &row.UpdatedAt)
 	if err != nil {
-		return nil, mapErr("find form", err)
+		return formRow{}, mapErr(what, err)
 	}
 	if keep {
 		r.db.forms.put(row, epoch)
 	}
-	return r.formToDomain(ctx, row)
+	return row, nil
 }
 
 // fieldsCache maps a form ID to its last decoded field list and the stored text it came from.
